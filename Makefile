@@ -1,0 +1,41 @@
+# smrstore — the two commands of README.md, plus the pieces they are made of.
+#   make demo   build and show an emulated HM-SMR drive at work
+#   make test   build and run every test suite
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
+JOBS ?= 2
+
+.PHONY: all deps configure build test unit demo devbench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+configure: $(BUILD_DIR)/build.ninja
+
+build: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Every suite: the GoogleTest binary (one ctest entry per test case), then the qa/ smoke
+# scripts that drive the tool as an operator would.
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
+	qa/run.sh $(TOOL)
+
+unit: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit
+
+demo: build
+	qa/demo/demo.sh $(TOOL)
+
+# Emulated drive vs plain file throughput (doc/performance.md).
+devbench: build
+	$(TOOL) devbench --size 1G --rounds 5
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,54 @@
+// Clang thread-safety annotations (no-ops elsewhere) and an annotated mutex.
+//
+// Contract: fields marked SMR_GUARDED_BY(mu) are only touched with `mu` held; methods marked
+// SMR_REQUIRES(mu) are only called with it held. Clang's -Wthread-safety checks both (the
+// CMake build turns it on under Clang); GCC compiles them away.
+#pragma once
+
+#include <mutex>
+
+#if defined(__clang__)
+#define SMR_THREAD_ANNOTATION_(x) __attribute__((x))
+#else
+#define SMR_THREAD_ANNOTATION_(x)
+#endif
+
+#define SMR_CAPABILITY(x) SMR_THREAD_ANNOTATION_(capability(x))
+#define SMR_SCOPED_CAPABILITY SMR_THREAD_ANNOTATION_(scoped_lockable)
+#define SMR_GUARDED_BY(x) SMR_THREAD_ANNOTATION_(guarded_by(x))
+#define SMR_PT_GUARDED_BY(x) SMR_THREAD_ANNOTATION_(pt_guarded_by(x))
+#define SMR_REQUIRES(...) SMR_THREAD_ANNOTATION_(requires_capability(__VA_ARGS__))
+#define SMR_EXCLUDES(...) SMR_THREAD_ANNOTATION_(locks_excluded(__VA_ARGS__))
+#define SMR_ACQUIRE(...) SMR_THREAD_ANNOTATION_(acquire_capability(__VA_ARGS__))
+#define SMR_RELEASE(...) SMR_THREAD_ANNOTATION_(release_capability(__VA_ARGS__))
+#define SMR_NO_THREAD_SAFETY_ANALYSIS SMR_THREAD_ANNOTATION_(no_thread_safety_analysis)
+
+namespace smr {
+
+// std::mutex with capability annotations, so GUARDED_BY can name it.
+class SMR_CAPABILITY("mutex") Mutex {
+ public:
+  Mutex() = default;
+  Mutex(const Mutex&) = delete;
+  Mutex& operator=(const Mutex&) = delete;
+  void Lock() SMR_ACQUIRE() { mu_.lock(); }
+  void Unlock() SMR_RELEASE() { mu_.unlock(); }
+  std::mutex& native() { return mu_; }
+
+ private:
+  std::mutex mu_;
+};
+
+// RAII lock for Mutex.
+class SMR_SCOPED_CAPABILITY MutexLock {
+ public:
+  explicit MutexLock(Mutex* mu) SMR_ACQUIRE(mu) : mu_(mu) { mu_->Lock(); }
+  ~MutexLock() SMR_RELEASE() { mu_->Unlock(); }
+  MutexLock(const MutexLock&) = delete;
+  MutexLock& operator=(const MutexLock&) = delete;
+
+ private:
+  Mutex* const mu_;
+};
+
+}  // namespace smr

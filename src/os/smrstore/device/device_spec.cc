@@ -1,0 +1,230 @@
+#include "device/device_spec.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <charconv>
+#include <map>
+
+#ifdef SMRSTORE_HAVE_LIBZBD
+#include "device/libzbd_zoned_device.h"
+#endif
+
+namespace smr {
+
+namespace {
+
+constexpr uint64_t kKiB = 1ull << 10;
+constexpr uint64_t kMiB = 1ull << 20;
+
+Result<uint64_t> ParseUnsigned(std::string_view key, std::string_view value) {
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
+    return Status::InvalidArgument("device spec: " + std::string(key) + "=" +
+                                   std::string(value) + " is not a non-negative integer");
+  }
+  return v;
+}
+
+Result<double> ParseDouble(std::string_view key, std::string_view value) {
+  // from_chars for double is available in GCC 11+, but keep strtod for portability.
+  std::string s(value);
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || errno != 0 || !(v >= 0)) {
+    return Status::InvalidArgument("device spec: " + std::string(key) + "=" + s +
+                                   " is not a non-negative number");
+  }
+  return v;
+}
+
+Result<uint32_t> ToU32(std::string_view key, uint64_t v) {
+  if (v > UINT32_MAX) {
+    return Status::InvalidArgument("device spec: " + std::string(key) + " is too large");
+  }
+  return static_cast<uint32_t>(v);
+}
+
+Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value) {
+  EmulatedGeometry& g = spec->geometry;
+  if (key == "mbps" || key == "seek_ms") {
+    SMR_ASSIGN_OR_RETURN(double d, ParseDouble(key, value));
+    (key == "mbps" ? spec->timing.seq_mbps : spec->timing.seek_ms) = d;
+    return Status::OK();
+  }
+  SMR_ASSIGN_OR_RETURN(uint64_t v, ParseUnsigned(key, value));
+  if (key == "zones") {
+    SMR_ASSIGN_OR_RETURN(g.nr_zones, ToU32(key, v));
+  } else if (key == "zone_mib" || key == "zone_kib") {
+    g.zone_size = v * (key == "zone_mib" ? kMiB : kKiB);
+  } else if (key == "cap_mib" || key == "cap_kib") {
+    g.zone_capacity = v * (key == "cap_mib" ? kMiB : kKiB);
+    if (v == 0) return Status::InvalidArgument("device spec: zone capacity must be > 0");
+  } else if (key == "conv") {
+    SMR_ASSIGN_OR_RETURN(g.nr_conventional, ToU32(key, v));
+  } else if (key == "max_open") {
+    SMR_ASSIGN_OR_RETURN(g.max_open_zones, ToU32(key, v));
+  } else if (key == "max_active") {
+    SMR_ASSIGN_OR_RETURN(g.max_active_zones, ToU32(key, v));
+  } else if (key == "lbs") {
+    SMR_ASSIGN_OR_RETURN(g.logical_block_size, ToU32(key, v));
+  } else {
+    return Status::InvalidArgument(
+        "device spec: unknown key '" + key +
+        "' (known: zones, zone_mib, zone_kib, cap_mib, cap_kib, conv, max_open, max_active, "
+        "lbs, mbps, seek_ms)");
+  }
+  // Both spellings of a size name one setting.
+  std::string canonical = key;
+  if (key == "zone_kib") canonical = "zone_mib";
+  if (key == "cap_kib") canonical = "cap_mib";
+  if (!spec->given.insert(canonical).second) {
+    return Status::InvalidArgument("device spec: '" + key + "' given twice");
+  }
+  return Status::OK();
+}
+
+std::string SizeKey(const char* base, uint64_t bytes) {
+  if (bytes % kMiB == 0) return std::string(base) + "_mib=" + std::to_string(bytes / kMiB);
+  return std::string(base) + "_kib=" + std::to_string(bytes / kKiB);
+}
+
+std::string FormatNumber(double v) {
+  std::string s = std::to_string(v);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+// Compares the geometry keys given in `spec` with an opened drive's geometry.
+Status CheckGivenGeometry(const DeviceSpec& spec, const EmulatedGeometry& actual) {
+  EmulatedGeometry want = spec.geometry;
+  auto mismatch = [&](const char* key, uint64_t w, uint64_t a) {
+    return Status::InvalidArgument(spec.path + ": spec says " + key + "=" + std::to_string(w) +
+                                   " but the drive has " + std::to_string(a));
+  };
+  const auto& g = spec.given;
+  if (g.count("zones") && want.nr_zones != actual.nr_zones) {
+    return mismatch("zones", want.nr_zones, actual.nr_zones);
+  }
+  if (g.count("zone_mib") && want.zone_size != actual.zone_size) {
+    return mismatch("zone size (bytes)", want.zone_size, actual.zone_size);
+  }
+  if (g.count("cap_mib") && want.zone_capacity != actual.zone_capacity) {
+    return mismatch("zone capacity (bytes)", want.zone_capacity, actual.zone_capacity);
+  }
+  if (g.count("conv") && want.nr_conventional != actual.nr_conventional) {
+    return mismatch("conv", want.nr_conventional, actual.nr_conventional);
+  }
+  if (g.count("max_open") && want.max_open_zones != actual.max_open_zones) {
+    return mismatch("max_open", want.max_open_zones, actual.max_open_zones);
+  }
+  if (g.count("max_active") && want.max_active_zones != actual.max_active_zones) {
+    return mismatch("max_active", want.max_active_zones, actual.max_active_zones);
+  }
+  if (g.count("lbs") && want.logical_block_size != actual.logical_block_size) {
+    return mismatch("lbs", want.logical_block_size, actual.logical_block_size);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<DeviceSpec> DeviceSpec::Parse(std::string_view text) {
+  DeviceSpec spec;
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    return Status::InvalidArgument("device spec '" + std::string(text) +
+                                   "' has no scheme (use emu:PATH?... or zbd:/dev/NODE)");
+  }
+  const std::string_view scheme = text.substr(0, colon);
+  std::string_view rest = text.substr(colon + 1);
+  if (scheme == "emu") {
+    spec.kind = Kind::kEmulated;
+  } else if (scheme == "zbd") {
+    spec.kind = Kind::kZbd;
+  } else {
+    return Status::InvalidArgument("device spec: unknown scheme '" + std::string(scheme) +
+                                   "' (use emu: or zbd:)");
+  }
+  const size_t q = rest.find('?');
+  spec.path = std::string(rest.substr(0, q));
+  if (spec.path.empty()) return Status::InvalidArgument("device spec: empty path");
+  if (q == std::string_view::npos) return spec;
+  if (spec.kind == Kind::kZbd) {
+    return Status::InvalidArgument("device spec: zbd: devices take no options");
+  }
+  std::string_view query = rest.substr(q + 1);
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    std::string_view kv = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    const size_t eq = kv.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return Status::InvalidArgument("device spec: '" + std::string(kv) +
+                                     "' is not key=value");
+    }
+    SMR_RETURN_IF_ERROR(ApplyKey(&spec, std::string(kv.substr(0, eq)), kv.substr(eq + 1)));
+  }
+  EmulatedGeometry check = spec.geometry;
+  SMR_RETURN_IF_ERROR(check.Normalize().WithContext("device spec"));
+  return spec;
+}
+
+std::string DeviceSpec::ToString() const {
+  if (kind == Kind::kZbd) return "zbd:" + path;
+  std::string out = "emu:" + path;
+  std::vector<std::string> parts;
+  const EmulatedGeometry& g = geometry;
+  if (given.count("zones")) parts.push_back("zones=" + std::to_string(g.nr_zones));
+  if (given.count("zone_mib")) parts.push_back(SizeKey("zone", g.zone_size));
+  if (given.count("cap_mib")) parts.push_back(SizeKey("cap", g.zone_capacity));
+  if (given.count("conv")) parts.push_back("conv=" + std::to_string(g.nr_conventional));
+  if (given.count("max_open")) parts.push_back("max_open=" + std::to_string(g.max_open_zones));
+  if (given.count("max_active")) {
+    parts.push_back("max_active=" + std::to_string(g.max_active_zones));
+  }
+  if (given.count("lbs")) parts.push_back("lbs=" + std::to_string(g.logical_block_size));
+  if (timing.seq_mbps > 0) parts.push_back("mbps=" + FormatNumber(timing.seq_mbps));
+  if (timing.seek_ms > 0) parts.push_back("seek_ms=" + FormatNumber(timing.seek_ms));
+  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "?" : "&") + parts[i];
+  return out;
+}
+
+Result<std::unique_ptr<ZonedDevice>> OpenDevice(std::string_view text) {
+  SMR_ASSIGN_OR_RETURN(DeviceSpec spec, DeviceSpec::Parse(text));
+  if (spec.kind == DeviceSpec::Kind::kZbd) {
+#ifdef SMRSTORE_HAVE_LIBZBD
+    return OpenLibzbdDevice(spec.path);
+#else
+    return Status::NotSupported("this build has no libzbd backend (install libzbd-dev and "
+                                "rebuild) for " + spec.path);
+#endif
+  }
+  SMR_ASSIGN_OR_RETURN(auto dev, EmulatedZonedDevice::Open(spec.path, spec.timing));
+  SMR_RETURN_IF_ERROR(CheckGivenGeometry(spec, dev->geometry()));
+  return std::unique_ptr<ZonedDevice>(std::move(dev));
+}
+
+Result<std::unique_ptr<ZonedDevice>> CreateDevice(std::string_view text) {
+  SMR_ASSIGN_OR_RETURN(DeviceSpec spec, DeviceSpec::Parse(text));
+  if (spec.kind == DeviceSpec::Kind::kZbd) {
+    return Status::NotSupported("zbd:" + spec.path +
+                                " is a kernel device; only emu: drives can be created");
+  }
+  SMR_ASSIGN_OR_RETURN(auto dev,
+                       EmulatedZonedDevice::Create(spec.path, spec.geometry, spec.timing));
+  return std::unique_ptr<ZonedDevice>(std::move(dev));
+}
+
+bool HaveLibzbd() {
+#ifdef SMRSTORE_HAVE_LIBZBD
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace smr

@@ -1,0 +1,57 @@
+// Device spec strings: how every tool and test names a zoned device.
+//
+//   emu:PATH[?key=value&...]   emulated drive in file PATH (emulated_zoned_device.h)
+//   zbd:/dev/NODE              kernel zoned block device through libzbd
+//
+// Keys for emu: (sizes accept the _mib or _kib suffix form shown)
+//   zones=N          number of zones                         (default 64)
+//   zone_mib=N | zone_kib=N   zone size                      (default 256 MiB)
+//   cap_mib=N  | cap_kib=N    zone capacity, <= zone size    (default = zone size)
+//   conv=N           conventional zones at the start         (default ~1 % of zones, >= 1)
+//   max_open=N       max open zones, 0 = unlimited           (default 128)
+//   max_active=N     max active zones, 0 = unlimited         (default 0)
+//   lbs=N            logical block size: 512 or 4096         (default 4096)
+//   mbps=N           timing model bandwidth, MB/s; 0 = off   (default 0)
+//   seek_ms=N        timing model positioning time, ms       (default 0)
+// Geometry keys apply when the drive is created (mkdev); on open they must match the
+// drive's stored geometry (else kInvalidArgument); mbps and seek_ms apply on every open.
+//
+// Contract: Parse never touches the file system. OpenDevice never creates anything;
+// CreateDevice never overwrites anything. Errors are one line naming the problem.
+// Thread safety: free functions, no shared state.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "device/emulated_zoned_device.h"
+#include "device/zoned_device.h"
+
+namespace smr {
+
+struct DeviceSpec {
+  enum class Kind { kEmulated, kZbd };
+
+  Kind kind = Kind::kEmulated;
+  std::string path;
+  EmulatedGeometry geometry;     // kEmulated only
+  TimingModel timing;            // kEmulated only
+  std::set<std::string> given;   // geometry keys present in the spec
+
+  static Result<DeviceSpec> Parse(std::string_view spec);
+  // Canonical form, e.g. "emu:/x?zones=64&zone_mib=256" (only given keys).
+  std::string ToString() const;
+};
+
+// Opens an existing device named by `spec`.
+Result<std::unique_ptr<ZonedDevice>> OpenDevice(std::string_view spec);
+// Creates a new emulated drive (kNotSupported for zbd: specs, which already exist).
+Result<std::unique_ptr<ZonedDevice>> CreateDevice(std::string_view spec);
+
+// True when this build has the libzbd backend.
+bool HaveLibzbd();
+
+}  // namespace smr

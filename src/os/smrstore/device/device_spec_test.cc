@@ -1,0 +1,348 @@
+// Tests of device/device_spec.h: spec parsing, canonical form, OpenDevice / CreateDevice.
+
+#include "device/device_spec.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/status.h"
+#include "device/testing/device_test_backends.h"
+#include "device/zoned_device.h"
+
+namespace smr {
+namespace {
+
+using smr::testing::CheckPattern;
+using smr::testing::FillPattern;
+using smr::testing::ScratchDir;
+
+constexpr uint64_t kMiB = 1ull << 20;
+constexpr uint64_t kKiB = 1ull << 10;
+
+#define ASSERT_OK(expr)                                                  \
+  do {                                                                   \
+    ::smr::Status s_ = (expr);                                           \
+    ASSERT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString();            \
+  } while (0)
+#define EXPECT_CODE(expr, want)                                          \
+  do {                                                                   \
+    ::smr::Status s_ = (expr);                                           \
+    EXPECT_TRUE(s_.code() == ::smr::Status::Code::want)                  \
+        << #expr << " -> " << s_.ToString() << ", expected " #want;      \
+  } while (0)
+
+bool PathExists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+DeviceSpec MustParse(const std::string& spec) {
+  auto r = DeviceSpec::Parse(spec);
+  EXPECT_TRUE(r.ok()) << spec << ": " << r.status().ToString();
+  if (!r.ok()) return DeviceSpec();
+  return std::move(r).value();
+}
+
+void ExpectSameSpec(const DeviceSpec& a, const DeviceSpec& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_TRUE(a.kind == b.kind);
+  EXPECT_EQ(a.path, b.path);
+  EXPECT_EQ(a.given, b.given);
+  EXPECT_EQ(a.geometry.nr_zones, b.geometry.nr_zones);
+  EXPECT_EQ(a.geometry.zone_size, b.geometry.zone_size);
+  EXPECT_EQ(a.geometry.zone_capacity, b.geometry.zone_capacity);
+  EXPECT_EQ(a.geometry.nr_conventional, b.geometry.nr_conventional);
+  EXPECT_EQ(a.geometry.logical_block_size, b.geometry.logical_block_size);
+  EXPECT_EQ(a.geometry.max_open_zones, b.geometry.max_open_zones);
+  EXPECT_EQ(a.geometry.max_active_zones, b.geometry.max_active_zones);
+  EXPECT_EQ(a.timing.seq_mbps, b.timing.seq_mbps);
+  EXPECT_EQ(a.timing.seek_ms, b.timing.seek_ms);
+}
+
+// ---------------------------------------------------------------------------------------
+// Parse
+
+TEST(DeviceSpecTest, ParsesPlainEmulatedPathWithDefaults) {
+  DeviceSpec s = MustParse("emu:/tmp/smr/drive.img");
+  EXPECT_TRUE(s.kind == DeviceSpec::Kind::kEmulated);
+  EXPECT_EQ(s.path, "/tmp/smr/drive.img");
+  EXPECT_TRUE(s.given.empty());
+  EXPECT_EQ(s.geometry.nr_zones, 64u);
+  EXPECT_EQ(s.geometry.zone_size, 256 * kMiB);
+  EXPECT_TRUE(s.geometry.zone_capacity == 0 || s.geometry.zone_capacity == 256 * kMiB);
+  EXPECT_EQ(s.geometry.max_open_zones, 128u);
+  EXPECT_EQ(s.geometry.max_active_zones, 0u);
+  EXPECT_EQ(s.geometry.logical_block_size, 4096u);
+  EXPECT_FALSE(s.timing.enabled());
+  EXPECT_EQ(s.timing.seek_ms, 0);
+}
+
+TEST(DeviceSpecTest, ParsesEveryDocumentedKey) {
+  DeviceSpec s = MustParse(
+      "emu:/d/x.img?zones=16&zone_mib=4&cap_mib=3&conv=2&max_open=8&max_active=10&lbs=512"
+      "&mbps=150&seek_ms=8");
+  EXPECT_TRUE(s.kind == DeviceSpec::Kind::kEmulated);
+  EXPECT_EQ(s.path, "/d/x.img");
+  EXPECT_EQ(s.geometry.nr_zones, 16u);
+  EXPECT_EQ(s.geometry.zone_size, 4 * kMiB);
+  EXPECT_EQ(s.geometry.zone_capacity, 3 * kMiB);
+  EXPECT_EQ(s.geometry.nr_conventional, 2u);
+  EXPECT_EQ(s.geometry.max_open_zones, 8u);
+  EXPECT_EQ(s.geometry.max_active_zones, 10u);
+  EXPECT_EQ(s.geometry.logical_block_size, 512u);
+  EXPECT_EQ(s.timing.seq_mbps, 150);
+  EXPECT_EQ(s.timing.seek_ms, 8);
+  for (const char* key : {"zones", "conv", "max_open", "max_active", "lbs"}) {
+    EXPECT_EQ(s.given.count(key), 1u) << key;
+  }
+  // Timing keys are not geometry keys.
+  EXPECT_EQ(s.given.count("mbps"), 0u);
+  EXPECT_EQ(s.given.count("seek_ms"), 0u);
+}
+
+TEST(DeviceSpecTest, ParsesKibSizesAndZeroLimits) {
+  DeviceSpec s = MustParse("emu:rel/path.img?zone_kib=512&cap_kib=384&max_open=0&conv=0");
+  EXPECT_EQ(s.path, "rel/path.img");
+  EXPECT_EQ(s.geometry.zone_size, 512 * kKiB);
+  EXPECT_EQ(s.geometry.zone_capacity, 384 * kKiB);
+  EXPECT_EQ(s.geometry.max_open_zones, 0u);
+  EXPECT_EQ(s.geometry.nr_conventional, 0u);
+}
+
+TEST(DeviceSpecTest, ParsesZbd) {
+  DeviceSpec s = MustParse("zbd:/dev/sdz");
+  EXPECT_TRUE(s.kind == DeviceSpec::Kind::kZbd);
+  EXPECT_EQ(s.path, "/dev/sdz");
+}
+
+TEST(DeviceSpecTest, ParseNeverTouchesTheFileSystem) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/not-yet.img";
+  DeviceSpec s = MustParse("emu:" + path + "?zones=8&zone_mib=1");
+  EXPECT_EQ(s.path, path);
+  EXPECT_FALSE(PathExists(path));
+  MustParse("emu:/no/such/directory/x.img");
+}
+
+struct BadSpec {
+  std::string spec;
+  std::vector<std::string> any_of;  // the message names the problem with one of these
+};
+
+TEST(DeviceSpecTest, RejectsMalformedSpecsNamingTheProblem) {
+  const std::vector<BadSpec> cases = {
+      {"foo:/x", {"foo"}},
+      {"/just/a/path", {"scheme", "emu", "zbd", "/just/a/path"}},
+      {"", {"empty", "scheme", "spec"}},
+      {"emu:/x?bogus=1", {"bogus"}},
+      {"emu:/x?zones=abc", {"abc", "zones"}},
+      {"emu:/x?zones=", {"zones"}},
+      {"emu:/x?zones=-4", {"-4", "zones"}},
+      {"emu:/x?zones=12abc", {"12abc", "zones"}},
+      {"emu:/x?zones=99999999999999999999999", {"zones", "99999999999999999999999"}},
+      {"emu:/x?zone_mib=1.5", {"1.5", "zone_mib"}},
+      {"emu:/x?mbps=fast", {"fast", "mbps"}},
+      {"emu:/x?zones=8&zones=16", {"zones"}},
+      {"emu:/x?zones", {"zones"}},
+      {"emu:", {"path"}},
+      {"emu:?zones=4", {"path"}},
+      {"zbd:", {"path"}},
+      {"emu:/x?zone_mib=4&cap_mib=8", {"cap", "capacity"}},
+      {"emu:/x?zone_kib=512&cap_kib=1024", {"cap", "capacity"}},
+      {"emu:/x?lbs=1000", {"lbs", "1000", "block"}},
+  };
+  for (const BadSpec& c : cases) {
+    SCOPED_TRACE("spec \"" + c.spec + "\"");
+    auto r = DeviceSpec::Parse(c.spec);
+    ASSERT_FALSE(r.ok()) << "accepted";
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+    const std::string& msg = r.status().message();
+    bool named = false;
+    for (const std::string& word : c.any_of) named |= msg.find(word) != std::string::npos;
+    EXPECT_TRUE(named) << "message does not name the problem: " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "message is not one line: " << msg;
+  }
+}
+
+TEST(DeviceSpecTest, RejectsBothUnitsOfOneSize) {
+  for (const char* spec : {"emu:/x?zone_mib=4&zone_kib=4096", "emu:/x?cap_mib=1&cap_kib=1024"}) {
+    auto r = DeviceSpec::Parse(spec);
+    EXPECT_TRUE(r.status().IsInvalidArgument())
+        << spec << " -> " << (r.ok() ? "accepted" : r.status().ToString());
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// ToString
+
+TEST(DeviceSpecTest, ToStringIsCanonical) {
+  EXPECT_EQ(MustParse("emu:/x").ToString(), "emu:/x");
+  EXPECT_EQ(MustParse("emu:/x?zones=64&zone_mib=256").ToString(), "emu:/x?zones=64&zone_mib=256");
+  EXPECT_EQ(MustParse("emu:/x?zone_mib=256&zones=64").ToString(), "emu:/x?zones=64&zone_mib=256");
+  EXPECT_EQ(MustParse("zbd:/dev/sdz").ToString(), "zbd:/dev/sdz");
+}
+
+TEST(DeviceSpecTest, ToStringRoundTrips) {
+  const char* specs[] = {
+      "emu:/x",
+      "emu:/a/b.img?zones=16",
+      "emu:/a/b.img?zone_kib=512&cap_kib=384&conv=1",
+      "emu:/d/x.img?zones=16&zone_mib=4&cap_mib=3&conv=2&max_open=8&max_active=10&lbs=512",
+      "emu:/d/x.img?zones=8&mbps=150&seek_ms=8",
+      "emu:/d/x.img?max_open=0&max_active=0&conv=0",
+      "zbd:/dev/nvme0n2",
+  };
+  for (const char* spec : specs) {
+    DeviceSpec a = MustParse(spec);
+    const std::string text = a.ToString();
+    DeviceSpec b = MustParse(text);
+    ExpectSameSpec(a, b, std::string(spec) + " -> " + text);
+    EXPECT_EQ(b.ToString(), text);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// CreateDevice / OpenDevice
+
+TEST(DeviceSpecTest, CreateThenOpenWithTheSameSpec) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/d.img";
+  const std::string spec = "emu:" + path + "?zones=8&zone_mib=1&conv=1&max_open=4&max_active=6";
+  const uint64_t off = 1 * kMiB;
+  {
+    auto r = CreateDevice(spec);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ZonedDevice* dev = r->get();
+    EXPECT_EQ(dev->info().nr_zones, 8u);
+    EXPECT_EQ(dev->info().zone_size, kMiB);
+    EXPECT_EQ(dev->info().nr_conventional, 1u);
+    EXPECT_EQ(dev->info().max_open_zones, 4u);
+    EXPECT_EQ(dev->info().max_active_zones, 6u);
+    std::vector<char> buf(8192);
+    FillPattern(1, off, buf.data(), buf.size());
+    ASSERT_OK(dev->Write(off, buf.data(), buf.size()));
+  }
+  EXPECT_TRUE(PathExists(path));
+  for (const std::string& s : {spec, "emu:" + path, "emu:" + path + "?zones=8&mbps=1000"}) {
+    SCOPED_TRACE(s);
+    auto r = OpenDevice(s);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ZonedDevice* dev = r->get();
+    EXPECT_EQ(dev->info().nr_zones, 8u);
+    EXPECT_EQ(dev->info().zone_size, kMiB);
+    std::vector<char> buf(8192);
+    ASSERT_OK(dev->Read(off, buf.data(), buf.size()));
+    EXPECT_TRUE(CheckPattern(1, off, buf.data(), buf.size()));
+  }
+}
+
+TEST(DeviceSpecTest, CreateWithDefaultsUsesDocumentedGeometry) {
+  ScratchDir dir;
+  auto r = CreateDevice("emu:" + dir.path() + "/big.img");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const DeviceInfo& info = (*r)->info();
+  EXPECT_EQ(info.nr_zones, 64u);
+  EXPECT_EQ(info.zone_size, 256 * kMiB);
+  EXPECT_EQ(info.zone_capacity, 256 * kMiB);
+  EXPECT_GE(info.nr_conventional, 1u);
+  EXPECT_EQ(info.max_open_zones, 128u);
+  EXPECT_EQ(info.max_active_zones, 0u);
+  EXPECT_EQ(info.logical_block_size, 4096u);
+}
+
+TEST(DeviceSpecTest, CreateNeverOverwrites) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/d.img";
+  const std::string spec = "emu:" + path + "?zones=4&zone_mib=1&conv=1";
+  {
+    auto r = CreateDevice(spec);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<char> buf(4096);
+    FillPattern(2, kMiB, buf.data(), buf.size());
+    ASSERT_OK((*r)->Write(kMiB, buf.data(), buf.size()));
+  }
+  const std::string image = ReadFileBytes(path);
+  EXPECT_CODE(CreateDevice(spec).status(), kAlreadyExists);
+  EXPECT_CODE(CreateDevice("emu:" + path + "?zones=8&zone_mib=2").status(), kAlreadyExists);
+  EXPECT_TRUE(ReadFileBytes(path) == image) << "CreateDevice modified an existing drive";
+}
+
+TEST(DeviceSpecTest, OpenWithMismatchingGeometryIsInvalidArgument) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/d.img";
+  {
+    auto r = CreateDevice("emu:" + path + "?zones=8&zone_mib=1&conv=1&max_open=4");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  const std::string image = ReadFileBytes(path);
+  for (const char* keys : {"zones=16", "zone_mib=2", "zone_kib=512", "conv=2", "max_open=8",
+                           "max_active=3", "lbs=512", "cap_kib=512"}) {
+    SCOPED_TRACE(keys);
+    auto r = OpenDevice("emu:" + path + "?" + keys);
+    EXPECT_CODE(r.status(), kInvalidArgument);
+  }
+  EXPECT_TRUE(ReadFileBytes(path) == image) << "a failed OpenDevice modified the drive";
+  auto r = OpenDevice("emu:" + path + "?zones=8&zone_kib=1024");
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+}
+
+TEST(DeviceSpecTest, OpenOfMissingEmulatedFileIsNotFoundAndCreatesNothing) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/missing.img";
+  EXPECT_CODE(OpenDevice("emu:" + path).status(), kNotFound);
+  EXPECT_CODE(OpenDevice("emu:" + path + "?zones=8&zone_mib=1").status(), kNotFound);
+  EXPECT_FALSE(PathExists(path));
+}
+
+TEST(DeviceSpecTest, OpenAndCreateRejectBadSpecs) {
+  EXPECT_CODE(OpenDevice("nope:/x").status(), kInvalidArgument);
+  EXPECT_CODE(OpenDevice("emu:/x?bogus=1").status(), kInvalidArgument);
+  ScratchDir dir;
+  const std::string path = dir.path() + "/d.img";
+  EXPECT_CODE(CreateDevice("emu:" + path + "?zone_mib=1&cap_mib=2").status(), kInvalidArgument);
+  EXPECT_FALSE(PathExists(path));
+}
+
+TEST(DeviceSpecTest, CreateOfZbdIsNotSupported) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/zoned-node";
+  EXPECT_CODE(CreateDevice("zbd:" + path).status(), kNotSupported);
+  EXPECT_FALSE(PathExists(path));
+  EXPECT_CODE(CreateDevice("zbd:/dev/null").status(), kNotSupported);
+}
+
+TEST(DeviceSpecTest, OpenOfNonZonedZbdFails) {
+  auto null_dev = OpenDevice("zbd:/dev/null");
+  EXPECT_FALSE(null_dev.ok());
+  if (!HaveLibzbd()) {
+    EXPECT_CODE(null_dev.status(), kNotSupported);
+  }
+  ScratchDir dir;
+  const std::string path = dir.path() + "/regular";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string(1 << 16, 'r');
+  }
+  const std::string before = ReadFileBytes(path);
+  auto r = OpenDevice("zbd:" + path);
+  EXPECT_FALSE(r.ok()) << "a regular file opened as a zoned block device";
+  EXPECT_TRUE(ReadFileBytes(path) == before);
+  Status missing = OpenDevice("zbd:" + dir.path() + "/missing").status();
+  EXPECT_TRUE(missing.IsNotFound() || missing.IsNotSupported()) << missing.ToString();
+  EXPECT_FALSE(PathExists(dir.path() + "/missing"));
+}
+
+}  // namespace
+}  // namespace smr

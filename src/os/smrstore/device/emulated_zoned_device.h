@@ -1,0 +1,145 @@
+// EmulatedZonedDevice: a host-managed zoned drive emulated in one sparse file.
+//
+// Contract
+//   Follows every rule of zoned_device.h. The drive lives in a single file (layout and
+//   encoding in emulated_format.h, described in doc/format.md): a superblock with the
+//   geometry, a table of zone state slots, then the data area (sparse: unwritten zones use
+//   no disk space).
+//
+// Crash consistency (process killed at any instant, e.g. kill -9)
+//   Each sequential zone has two 32-byte state slots (A, B), each with a sequence number and
+//   a crc32c. A state change writes the *older* slot with sequence+1 via one pwrite; open
+//   picks the valid slot with the higher sequence. A Write first pwrites the data, then the
+//   state slot. So after a crash at any instant:
+//     - before the slot pwrite: the old write pointer stands; the new bytes lie past it and
+//       are invisible (a later write at that write pointer overwrites them);
+//     - after it: the new write pointer stands and the data under it is complete;
+//     - a torn slot write fails its crc and the other slot (the previous state) is used.
+//   Conventional zones have no state; their writes are plain pwrites.
+//   Flush() fdatasyncs the file, so everything written before it survives an OS crash or
+//   power cut. Between flushes the emulator promises nothing for an OS crash (the kernel
+//   may write back a state slot before the data under it); the loss of unflushed writes at a
+//   power cut is modelled deterministically by FaultInjectionDevice instead.
+//
+// Zone rules (write pointer, capacity, open/active limits) come from ZoneStateMachine, the
+// same code the libzbd backend uses.
+// The file is the drive and the process is the host: when the process exits or crashes,
+// the drive stays powered, so Open() of an existing file restores every zone's condition,
+// open zones included (implicitly open ones in zone order for the close-on-limit rule).
+// Only a simulated power cut (FaultInjectionDevice::PowerCut) closes open zones.
+//
+// Timing model (optional, off by default): when seq_mbps > 0, each I/O takes
+//   (seek_ms if it does not start where the previous I/O ended) + len / seq_mbps
+// of device time; I/Os queue on one simulated head, and the caller sleeps until its I/O
+// would have completed. Turn it on to make throughput experiments resemble a disk.
+//
+// Thread safety: all methods are thread-safe. A device-wide mutex guards zone state; it is
+// held for the write-pointer check and for the update after the data pwrite, not during
+// the data transfer, so I/O to different zones proceeds in parallel. A second Write to a
+// zone whose previous Write has not completed fails with kIOError (not at the write
+// pointer), as it would on a drive. The file is locked (flock, exclusive)
+// while open: a second Open of the same file, from any process, fails with kBusy.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "common/thread_annotations.h"
+#include "device/zone_state_machine.h"
+#include "device/zoned_device.h"
+
+namespace smr {
+
+struct EmulatedGeometry {
+  static constexpr uint64_t kMiB = 1ull << 20;
+  static constexpr uint32_t kDefaultConventional = UINT32_MAX;  // "about 1 % of the zones"
+
+  uint32_t nr_zones = 64;
+  uint64_t zone_size = 256 * kMiB;
+  uint64_t zone_capacity = 0;  // 0 = zone_size (HM-SMR); less for ZNS-like zones
+  uint32_t nr_conventional = kDefaultConventional;  // the first zones of the device
+  uint32_t logical_block_size = 4096;
+  uint32_t max_open_zones = 128;  // 0 = no limit
+  uint32_t max_active_zones = 0;  // 0 = no limit
+
+  // Fills defaults (capacity, conventional count) and checks consistency:
+  // zone_size a multiple of the block size, capacity <= size, conventional < nr_zones...
+  Status Normalize();
+};
+
+struct TimingModel {
+  double seq_mbps = 0;  // sequential bandwidth in MB/s (10^6 bytes); 0 = timing model off
+  double seek_ms = 0;   // positioning time added to an I/O that is not sequential
+  bool enabled() const { return seq_mbps > 0; }
+};
+
+class EmulatedZonedDevice final : public ZonedDevice {
+ public:
+  // Creates a new drive file at `path`. Errors: kAlreadyExists if the path exists,
+  // kInvalidArgument for a bad geometry, kIOError/kNotFound from the file system.
+  // Nothing is left behind on failure.
+  static Result<std::unique_ptr<EmulatedZonedDevice>> Create(const std::string& path,
+                                                             EmulatedGeometry geometry,
+                                                             TimingModel timing = {});
+  // Opens an existing drive file. Errors: kNotFound (no file), kCorruption (not an
+  // emulated drive, bad superblock, unknown version), kBusy (open elsewhere).
+  static Result<std::unique_ptr<EmulatedZonedDevice>> Open(const std::string& path,
+                                                           TimingModel timing = {});
+  ~EmulatedZonedDevice() override;
+
+  const DeviceInfo& info() const override { return info_; }
+  Result<std::vector<ZoneInfo>> ReportZones(uint32_t first, uint32_t count) override;
+  Status OpenZones(uint32_t first, uint32_t count) override;
+  Status CloseZones(uint32_t first, uint32_t count) override;
+  Status FinishZones(uint32_t first, uint32_t count) override;
+  Status ResetZones(uint32_t first, uint32_t count) override;
+  Status Read(uint64_t offset, void* buf, size_t len) override;
+  Status Write(uint64_t offset, const void* buf, size_t len) override;
+  Status Flush() override;
+
+  const EmulatedGeometry& geometry() const { return geometry_; }
+  const TimingModel& timing() const { return timing_; }
+
+ private:
+  struct SlotCursor {
+    uint64_t seq = 0;       // sequence of the newest valid slot
+    uint8_t next_slot = 0;  // slot to write next (the older one)
+  };
+
+  EmulatedZonedDevice(std::string path, int fd, EmulatedGeometry geometry, TimingModel timing);
+  Status LoadState();
+  // Writes the state slots of `zones` (deduplicated), in order.
+  Status PersistZones(const std::vector<uint32_t>& zones) SMR_REQUIRES(mu_);
+  using ZoneOpFn = void (ZoneStateMachine::*)(uint32_t, std::vector<uint32_t>*);
+  Status ApplyZoneOp(uint32_t first, uint32_t count, const char* op, ZoneOpFn fn);
+  Status WriteConventional(uint64_t offset, const void* buf, size_t len);
+  // Full-length pread/pwrite at a *file* offset (data_offset_ + device offset for data).
+  Status PreadFull(uint64_t file_offset, void* buf, size_t len) const;
+  Status PwriteFull(uint64_t file_offset, const void* buf, size_t len);
+  // Makes [zone start + from, zone end) read as zeros and frees its space.
+  void PunchZoneTail(uint32_t zone, uint64_t from);
+  void ChargeTime(uint64_t offset, size_t len);
+
+  const std::string path_;
+  const int fd_;
+  const EmulatedGeometry geometry_;
+  DeviceInfo info_;
+  TimingModel timing_;
+  uint64_t data_offset_ = 0;   // file offset of device byte 0
+  uint64_t state_offset_ = 0;  // file offset of zone slot table
+
+  mutable Mutex mu_;
+  std::unique_ptr<ZoneStateMachine> zones_ SMR_PT_GUARDED_BY(mu_);
+  std::vector<SlotCursor> slots_ SMR_GUARDED_BY(mu_);
+
+  Mutex head_mu_;  // timing model
+  uint64_t head_pos_ SMR_GUARDED_BY(head_mu_) = 0;
+  std::chrono::steady_clock::time_point head_free_ SMR_GUARDED_BY(head_mu_);
+};
+
+}  // namespace smr

@@ -1,0 +1,231 @@
+#include "device/fault_injection_device.h"
+
+#include <algorithm>
+#include <random>
+
+namespace smr {
+
+FaultInjectionDevice::FaultInjectionDevice(std::unique_ptr<ZonedDevice> base)
+    : base_(std::move(base)) {}
+
+FaultInjectionDevice::~FaultInjectionDevice() = default;
+
+bool FaultInjectionDevice::Tick(Trigger* t) {
+  if (t->firing) return true;
+  if (t->countdown == 0) return false;
+  if (--t->countdown > 0) return false;
+  if (t->sticky) t->firing = true;
+  return true;
+}
+
+void FaultInjectionDevice::FailNthRead(uint64_t n, bool sticky) {
+  MutexLock lock(&mu_);
+  read_fail_ = Trigger{n, sticky, false};
+}
+
+void FaultInjectionDevice::FailNthWrite(uint64_t n, bool sticky) {
+  MutexLock lock(&mu_);
+  write_fail_ = Trigger{n, sticky, false};
+}
+
+void FaultInjectionDevice::CorruptReads(uint64_t offset, uint64_t len) {
+  MutexLock lock(&mu_);
+  corrupt_.emplace_back(offset, len);
+}
+
+void FaultInjectionDevice::SetZoneFault(uint32_t zone, ZoneCondition cond) {
+  MutexLock lock(&mu_);
+  zone_faults_[zone] = cond;
+}
+
+void FaultInjectionDevice::ClearZoneFault(uint32_t zone) {
+  MutexLock lock(&mu_);
+  zone_faults_.erase(zone);
+}
+
+void FaultInjectionDevice::ClearFaults() {
+  MutexLock lock(&mu_);
+  read_fail_ = Trigger{};
+  write_fail_ = Trigger{};
+  corrupt_.clear();
+  zone_faults_.clear();
+}
+
+uint64_t FaultInjectionDevice::unflushed_bytes() const {
+  MutexLock lock(&mu_);
+  return unflushed_;
+}
+
+Status FaultInjectionDevice::CheckZoneFaults(uint64_t offset, size_t len, bool write) const {
+  if (zone_faults_.empty()) return Status::OK();
+  const uint64_t zs = info().zone_size;
+  for (uint64_t z = offset / zs; z <= (offset + len - 1) / zs; ++z) {
+    auto it = zone_faults_.find(static_cast<uint32_t>(z));
+    if (it == zone_faults_.end()) continue;
+    if (it->second == ZoneCondition::kOffline || write) {
+      return Status::IOError(std::string(write ? "write" : "read") + ": zone " +
+                             std::to_string(z) + " is " + ZoneConditionName(it->second));
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<ZoneInfo>> FaultInjectionDevice::ReportZones(uint32_t first, uint32_t count) {
+  auto zones = base_->ReportZones(first, count);
+  if (!zones.ok()) return zones;
+  MutexLock lock(&mu_);
+  for (ZoneInfo& zi : *zones) {
+    auto it = zone_faults_.find(static_cast<uint32_t>(zi.start / info().zone_size));
+    if (it != zone_faults_.end()) zi.cond = it->second;
+  }
+  return zones;
+}
+
+Status FaultInjectionDevice::ZoneOp(uint32_t first, uint32_t count, const char* op,
+                                    Status (ZonedDevice::*fn)(uint32_t, uint32_t)) {
+  SMR_RETURN_IF_ERROR(CheckZoneRange(info(), first, count, op));
+  MutexLock lock(&mu_);
+  for (uint32_t z = first; z < first + count; ++z) {
+    auto it = zone_faults_.find(z);
+    if (it != zone_faults_.end()) {
+      return Status::IOError(std::string(op) + ": zone " + std::to_string(z) + " is " +
+                             ZoneConditionName(it->second));
+    }
+  }
+  Status s = (base_.get()->*fn)(first, count);
+  // Zone operations are durable once complete: the zone's current state is the new floor.
+  for (uint32_t z = first; z < first + count; ++z) durable_wp_.erase(z);
+  return s;
+}
+
+Status FaultInjectionDevice::OpenZones(uint32_t first, uint32_t count) {
+  return ZoneOp(first, count, "open zones", &ZonedDevice::OpenZones);
+}
+Status FaultInjectionDevice::CloseZones(uint32_t first, uint32_t count) {
+  return ZoneOp(first, count, "close zones", &ZonedDevice::CloseZones);
+}
+Status FaultInjectionDevice::FinishZones(uint32_t first, uint32_t count) {
+  return ZoneOp(first, count, "finish zones", &ZonedDevice::FinishZones);
+}
+Status FaultInjectionDevice::ResetZones(uint32_t first, uint32_t count) {
+  return ZoneOp(first, count, "reset zones", &ZonedDevice::ResetZones);
+}
+
+Status FaultInjectionDevice::Read(uint64_t offset, void* buf, size_t len) {
+  SMR_RETURN_IF_ERROR(CheckIoRange(info(), offset, len, "read"));
+  std::vector<std::pair<uint64_t, uint64_t>> corrupt;
+  {
+    MutexLock lock(&mu_);
+    SMR_RETURN_IF_ERROR(CheckZoneFaults(offset, len, /*write=*/false));
+    if (Tick(&read_fail_)) {
+      return Status::IOError("read at " + std::to_string(offset) + ": injected media error");
+    }
+    corrupt = corrupt_;
+  }
+  SMR_RETURN_IF_ERROR(base_->Read(offset, buf, len));
+  const uint64_t lbs = info().logical_block_size;
+  auto* p = static_cast<unsigned char*>(buf);
+  for (const auto& [coff, clen] : corrupt) {
+    const uint64_t lo = std::max(offset, coff);
+    const uint64_t hi = std::min(offset + len, coff + clen);
+    if (lo >= hi) continue;
+    // One flipped bit in every logical block that overlaps the corrupt range.
+    for (uint64_t b = lo / lbs * lbs; b < hi; b += lbs) {
+      p[std::max(b, lo) - offset] ^= 0x10;
+    }
+  }
+  return Status::OK();
+}
+
+Status FaultInjectionDevice::Write(uint64_t offset, const void* buf, size_t len) {
+  SMR_RETURN_IF_ERROR(CheckIoRange(info(), offset, len, "write"));
+  const uint32_t zone = ZoneIndexOf(offset);
+  const bool conventional = zone < info().nr_conventional;
+  MutexLock lock(&mu_);
+  SMR_RETURN_IF_ERROR(CheckZoneFaults(offset, len, /*write=*/true));
+  if (Tick(&write_fail_)) {
+    return Status::IOError("write at " + std::to_string(offset) + ": injected media error");
+  }
+  // Remember what a power cut would have to undo, before the write happens.
+  std::vector<char> old;
+  if (conventional) {
+    old.resize(len);
+    SMR_RETURN_IF_ERROR(base_->Read(offset, old.data(), len));
+  }
+  bool new_entry = false;
+  if (!conventional && durable_wp_.count(zone) == 0) {
+    auto zi = base_->ReportZones(zone, 1);
+    if (!zi.ok()) return zi.status();
+    durable_wp_[zone] = (*zi)[0].wp;
+    new_entry = true;
+  }
+  Status s = base_->Write(offset, buf, len);
+  if (!s.ok()) {
+    if (new_entry) durable_wp_.erase(zone);
+    return s;
+  }
+  if (conventional) conv_undo_.push_back(ConvUndo{offset, std::move(old)});
+  unflushed_ += len;
+  return Status::OK();
+}
+
+Status FaultInjectionDevice::Flush() {
+  MutexLock lock(&mu_);
+  SMR_RETURN_IF_ERROR(base_->Flush());
+  durable_wp_.clear();
+  conv_undo_.clear();
+  unflushed_ = 0;
+  return Status::OK();
+}
+
+Status FaultInjectionDevice::RollBackSequential(uint32_t zone, uint64_t keep_wp) {
+  const uint64_t start = ZoneStart(zone);
+  std::vector<char> keep(keep_wp - start);
+  if (!keep.empty()) SMR_RETURN_IF_ERROR(base_->Read(start, keep.data(), keep.size()));
+  SMR_RETURN_IF_ERROR(base_->ResetZones(zone, 1));
+  if (!keep.empty()) SMR_RETURN_IF_ERROR(base_->Write(start, keep.data(), keep.size()));
+  return Status::OK();
+}
+
+Status FaultInjectionDevice::PowerCut(PowerCutMode mode, uint64_t seed) {
+  MutexLock lock(&mu_);
+  std::mt19937_64 rng(seed);
+  const uint64_t lbs = info().logical_block_size;
+  // Conventional zones: undo newest first, so each range ends with its pre-flush bytes.
+  for (auto it = conv_undo_.rbegin(); it != conv_undo_.rend(); ++it) {
+    uint64_t keep_blocks = 0;
+    if (mode == PowerCutMode::kTornUnflushed) {
+      keep_blocks = rng() % (it->old_bytes.size() / lbs + 1);
+    }
+    const uint64_t skip = keep_blocks * lbs;
+    if (skip == it->old_bytes.size()) continue;
+    SMR_RETURN_IF_ERROR(base_->Write(it->offset + skip, it->old_bytes.data() + skip,
+                                     it->old_bytes.size() - skip));
+  }
+  conv_undo_.clear();
+  for (const auto& [zone, durable] : durable_wp_) {
+    auto zi = base_->ReportZones(zone, 1);
+    if (!zi.ok()) return zi.status();
+    // A zone filled since the flush reports wp = end; what was written ends at capacity.
+    const ZoneInfo& z = (*zi)[0];
+    const uint64_t written_end = z.cond == ZoneCondition::kFull ? z.start + z.capacity : z.wp;
+    if (written_end <= durable) continue;
+    uint64_t keep = durable;
+    if (mode == PowerCutMode::kTornUnflushed) {
+      keep += rng() % ((written_end - durable) / lbs + 1) * lbs;
+    }
+    if (keep == written_end) continue;
+    SMR_RETURN_IF_ERROR(RollBackSequential(zone, keep));
+  }
+  durable_wp_.clear();
+  unflushed_ = 0;
+  // A power cycle closes every open zone.
+  auto zones = base_->ReportZones(0, 0);
+  if (!zones.ok()) return zones.status();
+  for (uint32_t z = 0; z < zones->size(); ++z) {
+    if ((*zones)[z].is_open()) SMR_RETURN_IF_ERROR(base_->CloseZones(z, 1));
+  }
+  return base_->Flush();
+}
+
+}  // namespace smr

@@ -1,0 +1,102 @@
+// FaultInjectionDevice: wraps any ZonedDevice and injects the failures real drives have.
+//
+// Contract
+//   With no fault armed it is transparent: every call is forwarded and the wrapper passes
+//   the device conformance suite. Faults:
+//   * FailNthRead(n) / FailNthWrite(n): the n-th Read/Write from now (1 = the next one)
+//     fails with kIOError and has no effect. With `sticky`, it and every later one fail
+//     until ClearFaults().
+//   * CorruptReads(offset, len): every Read overlapping [offset, offset+len) returns data
+//     with one bit flipped in each overlapping logical block (the device itself is
+//     unchanged), like a media error that escaped the drive's ECC.
+//   * SetZoneFault(zone, kReadOnly | kOffline): the zone is reported in that condition;
+//     writes and zone operations on it fail with kIOError; reads of an offline zone fail
+//     with kIOError. ClearZoneFault(zone) undoes it.
+//   * PowerCut(mode): simulates losing power. Writes completed since the last Flush() are
+//     lost (kLoseUnflushed) or a random block-aligned prefix of each zone's unflushed bytes
+//     survives (kTornUnflushed): sequential zones' write pointers roll back, conventional
+//     zones get their previous bytes back. Zone operations (open/close/finish/reset) are
+//     taken as durable when they complete. Afterwards every open zone is closed, as after
+//     a power cycle. The wrapper stays usable: callers remount their upper layers on it.
+//     PowerCut rewrites the surviving prefix of each affected zone (read, reset, rewrite),
+//     so it is meant for test-sized zones.
+//
+// Thread safety: all methods are thread-safe (one mutex guards the fault state and the
+// unflushed-write log). PowerCut must not race with I/O on the same wrapper.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/thread_annotations.h"
+#include "device/zoned_device.h"
+
+namespace smr {
+
+class FaultInjectionDevice final : public ZonedDevice {
+ public:
+  enum class PowerCutMode { kLoseUnflushed, kTornUnflushed };
+
+  explicit FaultInjectionDevice(std::unique_ptr<ZonedDevice> base);
+  ~FaultInjectionDevice() override;
+
+  const DeviceInfo& info() const override { return base_->info(); }
+  Result<std::vector<ZoneInfo>> ReportZones(uint32_t first, uint32_t count) override;
+  Status OpenZones(uint32_t first, uint32_t count) override;
+  Status CloseZones(uint32_t first, uint32_t count) override;
+  Status FinishZones(uint32_t first, uint32_t count) override;
+  Status ResetZones(uint32_t first, uint32_t count) override;
+  Status Read(uint64_t offset, void* buf, size_t len) override;
+  Status Write(uint64_t offset, const void* buf, size_t len) override;
+  Status Flush() override;
+
+  void FailNthRead(uint64_t n, bool sticky = false);
+  void FailNthWrite(uint64_t n, bool sticky = false);
+  void CorruptReads(uint64_t offset, uint64_t len);
+  // REQUIRES: cond is kReadOnly or kOffline.
+  void SetZoneFault(uint32_t zone, ZoneCondition cond);
+  void ClearZoneFault(uint32_t zone);
+  // Clears read/write failures, corruptions and zone faults (not the unflushed log).
+  void ClearFaults();
+
+  // `seed` picks the surviving prefixes in kTornUnflushed mode.
+  Status PowerCut(PowerCutMode mode = PowerCutMode::kLoseUnflushed, uint64_t seed = 0);
+  // Bytes written since the last Flush (what a PowerCut would put at risk).
+  uint64_t unflushed_bytes() const;
+
+  ZonedDevice* base() { return base_.get(); }
+
+ private:
+  struct Trigger {
+    uint64_t countdown = 0;  // 0 = disarmed
+    bool sticky = false;
+    bool firing = false;  // sticky trigger has fired
+  };
+  struct ConvUndo {
+    uint64_t offset;
+    std::vector<char> old_bytes;
+  };
+  // Returns true when this call must fail.
+  static bool Tick(Trigger* t);
+  Status CheckZoneFaults(uint64_t offset, size_t len, bool write) const SMR_REQUIRES(mu_);
+  Status ZoneOp(uint32_t first, uint32_t count, const char* op,
+                Status (ZonedDevice::*fn)(uint32_t, uint32_t));
+  Status RollBackSequential(uint32_t zone, uint64_t keep_wp);
+
+  const std::unique_ptr<ZonedDevice> base_;
+  mutable Mutex mu_;
+  Trigger read_fail_ SMR_GUARDED_BY(mu_);
+  Trigger write_fail_ SMR_GUARDED_BY(mu_);
+  std::vector<std::pair<uint64_t, uint64_t>> corrupt_ SMR_GUARDED_BY(mu_);
+  std::map<uint32_t, ZoneCondition> zone_faults_ SMR_GUARDED_BY(mu_);
+  // Sequential zone -> its write pointer at the last flush (or zone op), for zones written
+  // since then.
+  std::map<uint32_t, uint64_t> durable_wp_ SMR_GUARDED_BY(mu_);
+  std::vector<ConvUndo> conv_undo_ SMR_GUARDED_BY(mu_);  // in write order
+  uint64_t unflushed_ SMR_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace smr

@@ -1,0 +1,313 @@
+// The only translation unit that includes libzbd (see libzbd_zoned_device.h).
+#include "device/libzbd_zoned_device.h"
+
+#include <fcntl.h>
+#include <libzbd/zbd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/thread_annotations.h"
+#include "device/zone_state_machine.h"
+
+namespace smr {
+
+namespace {
+
+ZoneCondition ToCondition(unsigned int cond) {
+  switch (cond) {
+    case ZBD_ZONE_COND_NOT_WP:
+      return ZoneCondition::kNotWritePointer;
+    case ZBD_ZONE_COND_EMPTY:
+      return ZoneCondition::kEmpty;
+    case ZBD_ZONE_COND_IMP_OPEN:
+      return ZoneCondition::kImplicitOpen;
+    case ZBD_ZONE_COND_EXP_OPEN:
+      return ZoneCondition::kExplicitOpen;
+    case ZBD_ZONE_COND_CLOSED:
+      return ZoneCondition::kClosed;
+    case ZBD_ZONE_COND_FULL:
+      return ZoneCondition::kFull;
+    case ZBD_ZONE_COND_READONLY:
+      return ZoneCondition::kReadOnly;
+    default:
+      return ZoneCondition::kOffline;
+  }
+}
+
+ZoneInfo ToZoneInfo(const zbd_zone& z) {
+  ZoneInfo zi;
+  zi.start = z.start;
+  zi.length = z.len;
+  zi.capacity = z.capacity;
+  zi.wp = z.wp;
+  zi.cond = ToCondition(z.cond);
+  zi.type = z.type == ZBD_ZONE_TYPE_CNV ? ZoneType::kConventional : ZoneType::kSequentialRequired;
+  if (zi.type == ZoneType::kConventional) {
+    zi.capacity = zi.length;
+    zi.wp = zi.start + zi.length;  // no write pointer; same convention as the emulator
+  } else if (zi.cond == ZoneCondition::kFull) {
+    zi.wp = zi.start + zi.length;
+  }
+  return zi;
+}
+
+// Frees libzbd's zone arrays.
+struct FreeDeleter {
+  void operator()(zbd_zone* p) const { std::free(p); }
+};
+
+class LibzbdZonedDevice final : public ZonedDevice {
+ public:
+  LibzbdZonedDevice(int fd, DeviceInfo info) : fd_(fd), info_(std::move(info)) {}
+  ~LibzbdZonedDevice() override { zbd_close(fd_); }
+
+  Status Init(const std::vector<ZoneInfo>& zones) {
+    MutexLock lock(&mu_);
+    machine_ = std::make_unique<ZoneStateMachine>(info_);
+    for (uint32_t z = 0; z < zones.size(); ++z) SMR_RETURN_IF_ERROR(RestoreLocked(z, zones[z]));
+    return Status::OK();
+  }
+
+  const DeviceInfo& info() const override { return info_; }
+
+  Result<std::vector<ZoneInfo>> ReportZones(uint32_t first, uint32_t count) override {
+    if (first >= info_.nr_zones) {
+      return Status::InvalidArgument("report zones: first zone " + std::to_string(first) +
+                                     " beyond " + std::to_string(info_.nr_zones));
+    }
+    uint32_t n = info_.nr_zones - first;
+    if (count != 0 && count < n) n = count;
+    return ReportRaw(first, n);
+  }
+
+  Status OpenZones(uint32_t first, uint32_t count) override {
+    SMR_RETURN_IF_ERROR(CheckZoneRange(info_, first, count, "open zones"));
+    MutexLock lock(&mu_);
+    SMR_RETURN_IF_ERROR(machine_->CheckZoneOp(first, count, "open zones"));
+    for (uint32_t z = first; z < first + count; ++z) {
+      std::vector<uint32_t> changed, to_close;
+      SMR_RETURN_IF_ERROR(machine_->Open(z, &changed, &to_close));
+      SMR_RETURN_IF_ERROR(CloseVictims(to_close));
+      if (zbd_open_zones(fd_, ZoneStart(z), info_.zone_size) != 0) {
+        return Fail(errno, z, "open zone");
+      }
+    }
+    return Status::OK();
+  }
+
+  Status CloseZones(uint32_t first, uint32_t count) override {
+    return ZoneOp(first, count, "close zones", ZBD_OP_CLOSE, &ZoneStateMachine::Close);
+  }
+  Status FinishZones(uint32_t first, uint32_t count) override {
+    return ZoneOp(first, count, "finish zones", ZBD_OP_FINISH, &ZoneStateMachine::Finish);
+  }
+  Status ResetZones(uint32_t first, uint32_t count) override {
+    return ZoneOp(first, count, "reset zones", ZBD_OP_RESET, &ZoneStateMachine::Reset);
+  }
+
+  Status Read(uint64_t offset, void* buf, size_t len) override {
+    SMR_RETURN_IF_ERROR(CheckIoRange(info_, offset, len, "read"));
+    if (Aligned(buf)) return Transfer(/*write=*/false, offset, buf, len);
+    std::unique_ptr<char, decltype(&std::free)> bounce(AllocAligned(len), &std::free);
+    if (!bounce) return Status::IOError("read: out of memory for a bounce buffer");
+    SMR_RETURN_IF_ERROR(Transfer(false, offset, bounce.get(), len));
+    std::memcpy(buf, bounce.get(), len);
+    return Status::OK();
+  }
+
+  Status Write(uint64_t offset, const void* buf, size_t len) override {
+    SMR_RETURN_IF_ERROR(CheckIoRange(info_, offset, len, "write"));
+    std::unique_ptr<char, decltype(&std::free)> bounce(nullptr, &std::free);
+    if (!Aligned(buf)) {
+      bounce.reset(AllocAligned(len));
+      if (!bounce) return Status::IOError("write: out of memory for a bounce buffer");
+      std::memcpy(bounce.get(), buf, len);
+      buf = bounce.get();
+    }
+    const uint32_t z = ZoneIndexOf(offset);
+    {
+      MutexLock lock(&mu_);
+      if (machine_->is_conventional(z)) {
+        for (uint32_t last = ZoneIndexOf(offset + len - 1), i = z; i <= last; ++i) {
+          if (!machine_->is_conventional(i)) {
+            return Status::IOError("write [" + std::to_string(offset) + ", +" +
+                                   std::to_string(len) +
+                                   ") crosses from a conventional into a sequential zone");
+          }
+        }
+      } else {
+        std::vector<uint32_t> changed, to_close;
+        SMR_RETURN_IF_ERROR(machine_->BeginWrite(offset, len, &changed, &to_close));
+        Status s = CloseVictims(to_close);
+        if (!s.ok()) {
+          machine_->EndWrite(z, len, false, &changed);
+          return s;
+        }
+      }
+    }
+    Status io = Transfer(/*write=*/true, offset, const_cast<void*>(buf), len);
+    MutexLock lock(&mu_);
+    if (!machine_->is_conventional(z)) {
+      std::vector<uint32_t> changed;
+      machine_->EndWrite(z, len, io.ok(), &changed);
+      if (!io.ok()) ResyncLocked(z);
+    }
+    return io;
+  }
+
+  Status Flush() override {
+    if (::fdatasync(fd_) != 0) return Status::FromErrno(errno, info_.path + ": flush");
+    return Status::OK();
+  }
+
+ private:
+  using MachineOp = void (ZoneStateMachine::*)(uint32_t, std::vector<uint32_t>*);
+
+  bool Aligned(const void* p) const {
+    return reinterpret_cast<uintptr_t>(p) % info_.logical_block_size == 0;
+  }
+  char* AllocAligned(size_t len) const {
+    void* p = nullptr;
+    if (posix_memalign(&p, 4096, len) != 0) return nullptr;
+    return static_cast<char*>(p);
+  }
+
+  Status Transfer(bool write, uint64_t offset, void* buf, size_t len) {
+    auto* p = static_cast<char*>(buf);
+    while (len > 0) {
+      ssize_t n = write ? ::pwrite(fd_, p, len, static_cast<off_t>(offset))
+                        : ::pread(fd_, p, len, static_cast<off_t>(offset));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status::FromErrno(errno, info_.path + (write ? ": write" : ": read"));
+      }
+      if (n == 0) return Status::IOError(info_.path + ": short transfer at " +
+                                         std::to_string(offset));
+      p += n;
+      offset += static_cast<uint64_t>(n);
+      len -= static_cast<size_t>(n);
+    }
+    return Status::OK();
+  }
+
+  Result<std::vector<ZoneInfo>> ReportRaw(uint32_t first, uint32_t n) {
+    std::unique_ptr<zbd_zone[]> zones(new zbd_zone[n]);
+    unsigned int nr = n;
+    if (zbd_report_zones(fd_, static_cast<off_t>(ZoneStart(first)),
+                         static_cast<off_t>(uint64_t{n} * info_.zone_size), ZBD_RO_ALL,
+                         zones.get(), &nr) != 0) {
+      return Status::FromErrno(errno, info_.path + ": report zones");
+    }
+    std::vector<ZoneInfo> out;
+    out.reserve(nr);
+    for (unsigned int i = 0; i < nr; ++i) out.push_back(ToZoneInfo(zones[i]));
+    return out;
+  }
+
+  Status RestoreLocked(uint32_t z, const ZoneInfo& zi) SMR_REQUIRES(mu_) {
+    if (zi.is_conventional()) {
+      machine_->MarkConventional(z);
+      return Status::OK();
+    }
+    uint64_t written = zi.wp - zi.start;
+    if (zi.cond == ZoneCondition::kFull) written = zi.capacity;
+    if (zi.cond == ZoneCondition::kReadOnly || zi.cond == ZoneCondition::kOffline) written = 0;
+    return machine_->Restore(z, written, zi.cond);
+  }
+
+  // After a kernel error, reload the zone's true state so the cache cannot drift.
+  void ResyncLocked(uint32_t z) SMR_REQUIRES(mu_) {
+    auto zi = ReportRaw(z, 1);
+    if (zi.ok() && !zi->empty()) (void)RestoreLocked(z, (*zi)[0]);
+  }
+
+  Status Fail(int err, uint32_t z, const char* what) SMR_REQUIRES(mu_) {
+    Status s = Status::FromErrno(err, info_.path + ": " + what + " " + std::to_string(z));
+    ResyncLocked(z);
+    return s;
+  }
+
+  Status CloseVictims(const std::vector<uint32_t>& zones) SMR_REQUIRES(mu_) {
+    for (uint32_t v : zones) {
+      if (zbd_close_zones(fd_, ZoneStart(v), info_.zone_size) != 0) {
+        return Fail(errno, v, "close zone");
+      }
+    }
+    return Status::OK();
+  }
+
+  Status ZoneOp(uint32_t first, uint32_t count, const char* op, zbd_zone_op kop, MachineOp fn) {
+    SMR_RETURN_IF_ERROR(CheckZoneRange(info_, first, count, op));
+    MutexLock lock(&mu_);
+    SMR_RETURN_IF_ERROR(machine_->CheckZoneOp(first, count, op));
+    for (uint32_t z = first; z < first + count; ++z) {
+      if (zbd_zones_operation(fd_, kop, ZoneStart(z), info_.zone_size) != 0) {
+        return Fail(errno, z, op);
+      }
+      std::vector<uint32_t> changed;
+      (machine_.get()->*fn)(z, &changed);
+    }
+    return Status::OK();
+  }
+
+  const int fd_;
+  const DeviceInfo info_;
+  Mutex mu_;
+  std::unique_ptr<ZoneStateMachine> machine_ SMR_PT_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ZonedDevice>> OpenLibzbdDevice(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(errno, path);
+  if (!S_ISBLK(st.st_mode)) {
+    return Status::InvalidArgument(path + ": not a block device (zbd: needs a zoned block "
+                                   "device; use emu: for an emulated drive)");
+  }
+  if (zbd_device_is_zoned(path.c_str()) != 1) {
+    return Status::InvalidArgument(path + ": not a zoned block device");
+  }
+  zbd_set_log_level(ZBD_LOG_NONE);
+  zbd_info zi{};
+  int fd = zbd_open(path.c_str(), O_RDWR | O_DIRECT | O_EXCL, &zi);
+  if (fd < 0) return Status::FromErrno(errno, path + ": open");
+  DeviceInfo info;
+  info.path = path;
+  info.model_name = std::string(zi.vendor_id, strnlen(zi.vendor_id, sizeof(zi.vendor_id)));
+  info.model = zi.model == ZBD_DM_HOST_AWARE ? ZonedModel::kHostAware : ZonedModel::kHostManaged;
+  info.nr_zones = zi.nr_zones;
+  info.zone_size = zi.zone_size;
+  info.logical_block_size = zi.lblock_size;
+  info.physical_block_size = zi.pblock_size;
+  // libzbd reports -1 for "unknown": treat as no known limit.
+  info.max_open_zones = zi.max_nr_open_zones == UINT32_MAX ? 0 : zi.max_nr_open_zones;
+  info.max_active_zones = zi.max_nr_active_zones == UINT32_MAX ? 0 : zi.max_nr_active_zones;
+
+  zbd_zone* raw = nullptr;
+  unsigned int nr = 0;
+  if (zbd_list_zones(fd, 0, 0, ZBD_RO_ALL, &raw, &nr) != 0) {
+    int err = errno;
+    zbd_close(fd);
+    return Status::FromErrno(err, path + ": report zones");
+  }
+  std::unique_ptr<zbd_zone, FreeDeleter> owned(raw);
+  std::vector<ZoneInfo> zones;
+  for (unsigned int i = 0; i < nr; ++i) {
+    zones.push_back(ToZoneInfo(raw[i]));
+    if (zones.back().is_conventional()) {
+      ++info.nr_conventional;
+    } else if (info.zone_capacity == 0) {
+      info.zone_capacity = zones.back().capacity;
+    }
+  }
+  auto dev = std::make_unique<LibzbdZonedDevice>(fd, info);
+  SMR_RETURN_IF_ERROR(dev->Init(zones).WithContext(path));
+  return std::unique_ptr<ZonedDevice>(std::move(dev));
+}
+
+}  // namespace smr

@@ -1,0 +1,163 @@
+// ZonedDevice: one zoned block device (HM-SMR disk, ZNS namespace, or an emulation of one).
+//
+// Contract
+//   A device is an array of `nr_zones` zones of `zone_size` bytes each. A zone is either
+//   conventional (random writes anywhere, like a CMR disk; condition kNotWritePointer) or
+//   sequential-write-required (written only at its write pointer, reset to rewrite).
+//   Every backend (emulated_zoned_device.h, libzbd_zoned_device.h, fault_injection_device.h)
+//   follows the rules below exactly; device_conformance_test.cc checks them on each backend.
+//
+//   Rules, as the Linux zoned block layer and a host-managed drive apply them:
+//   * Offsets and lengths of Read/Write are multiples of the logical block size, else
+//     kInvalidArgument; I/O beyond the device's end is kInvalidArgument.
+//   * A write to a sequential zone must start exactly at the zone's write pointer (else
+//     kIOError, the kernel's EIO "unaligned write"), must not cross the zone's end (else
+//     kIOError) and must fit in the zone's remaining *capacity* (else kNoSpace). A write
+//     that reaches the capacity makes the zone kFull.
+//   * A write to an empty or closed zone opens it implicitly. The number of open zones
+//     (implicit + explicit) is bounded by max_open_zones; when the bound is reached, the
+//     device first closes an implicitly opened zone (least recently written) to make room,
+//     as null_blk and NVMe ZNS do. If all open zones were opened explicitly, the write or
+//     the explicit open fails with kTooManyOpenZones.
+//   * Active zones (open + closed) are bounded by max_active_zones (ZNS); a transition that
+//     would exceed it fails with kTooManyActiveZones. 0 means "no limit" for both bounds.
+//   * Reads may cross zone boundaries. Blocks past a zone's write pointer read as zeros, as
+//     null_blk, NVMe ZNS (deallocated blocks) and SMR drives with URSWRZ do; no error.
+//   * Conventional zones accept writes anywhere in them (also spanning several adjacent
+//     conventional zones) and reject zone operations with kInvalidArgument.
+//   * kReadOnly zones accept reads only (writes and zone operations: kIOError); kOffline
+//     zones accept nothing (kIOError). Only fault injection produces them here.
+//   * Zone operations: Open (-> kExplicitOpen), Close (open -> kClosed, or kEmpty when
+//     nothing was written), Finish (-> kFull, write pointer = zone end), Reset (-> kEmpty,
+//     write pointer = zone start). Reset/Finish of an already empty/full zone succeed.
+//     A FULL zone reports write pointer = start + length (as the kernel does).
+//   * Durability: a completed Write is visible to every later Read, also after the process
+//     crashes. Only Flush() makes it survive a power cut (the fault-injection wrapper models
+//     the loss of unflushed writes; see there).
+//
+// Thread safety: all methods may be called concurrently from any thread. Writes to one
+// zone are serialized by the caller's ordering (two concurrent writes to the same zone race
+// for the write pointer exactly as on a real device: one of them fails).
+// Ownership: a device owns its file descriptors; destroying it closes them (no flush).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "common/status.h"
+
+namespace smr {
+
+enum class ZoneType : uint8_t {
+  kConventional = 1,    // random-write zone (CMR)
+  kSequentialRequired,  // host-managed sequential zone
+};
+
+enum class ZoneCondition : uint8_t {
+  kNotWritePointer = 0,  // conventional zones
+  kEmpty,
+  kImplicitOpen,
+  kExplicitOpen,
+  kClosed,
+  kFull,
+  kReadOnly,
+  kOffline,
+};
+
+enum class ZonedModel : uint8_t {
+  kHostManaged = 1,
+  kHostAware,
+};
+
+const char* ZoneTypeName(ZoneType type);            // "conventional" / "seq-write-required"
+const char* ZoneConditionName(ZoneCondition cond);  // "empty", "implicit-open", ...
+const char* ZonedModelName(ZonedModel model);       // "host-managed" / "host-aware"
+
+struct ZoneInfo {
+  uint64_t start = 0;     // byte offset of the zone on the device
+  uint64_t length = 0;    // zone size in bytes
+  uint64_t capacity = 0;  // writable bytes from start (<= length)
+  uint64_t wp = 0;        // write pointer (byte offset on the device)
+  ZoneType type = ZoneType::kSequentialRequired;
+  ZoneCondition cond = ZoneCondition::kEmpty;
+
+  bool is_conventional() const { return type == ZoneType::kConventional; }
+  bool is_open() const {
+    return cond == ZoneCondition::kImplicitOpen || cond == ZoneCondition::kExplicitOpen;
+  }
+  bool is_active() const { return is_open() || cond == ZoneCondition::kClosed; }
+  // Bytes that can still be written at the write pointer (0 for conventional zones).
+  uint64_t remaining() const;
+  bool operator==(const ZoneInfo& o) const;
+};
+
+struct DeviceInfo {
+  std::string path;   // what the device was opened from (spec or /dev node)
+  std::string model_name;  // vendor/model string, "smrstore-emulated" for the emulator
+  ZonedModel model = ZonedModel::kHostManaged;
+  uint32_t nr_zones = 0;
+  uint64_t zone_size = 0;
+  uint64_t zone_capacity = 0;  // capacity of sequential zones (all equal here)
+  uint32_t nr_conventional = 0;
+  uint32_t logical_block_size = 4096;
+  uint32_t physical_block_size = 4096;
+  uint32_t max_open_zones = 0;    // 0 = no limit
+  uint32_t max_active_zones = 0;  // 0 = no limit
+
+  uint64_t capacity_bytes() const { return static_cast<uint64_t>(nr_zones) * zone_size; }
+};
+
+class ZonedDevice {
+ public:
+  ZonedDevice() = default;
+  ZonedDevice(const ZonedDevice&) = delete;
+  ZonedDevice& operator=(const ZonedDevice&) = delete;
+  virtual ~ZonedDevice() = default;
+
+  virtual const DeviceInfo& info() const = 0;
+
+  // Zones [first, first + count) clipped to the device; count 0 means "to the end".
+  // Errors: kInvalidArgument if first >= nr_zones; kIOError if the report fails.
+  virtual Result<std::vector<ZoneInfo>> ReportZones(uint32_t first = 0, uint32_t count = 0) = 0;
+
+  // Zone operations on zones [first, first + count). Each zone must be sequential
+  // (kInvalidArgument otherwise; nothing changed). Errors: kInvalidArgument (range),
+  // kIOError (zone offline/read-only, device failure), kTooManyOpenZones /
+  // kTooManyActiveZones (Open only). A failure part-way leaves earlier zones changed, as
+  // the kernel's zone-management ioctl does.
+  virtual Status OpenZones(uint32_t first, uint32_t count = 1) = 0;
+  virtual Status CloseZones(uint32_t first, uint32_t count = 1) = 0;
+  virtual Status FinishZones(uint32_t first, uint32_t count = 1) = 0;
+  virtual Status ResetZones(uint32_t first, uint32_t count = 1) = 0;
+
+  // Reads `len` bytes at byte `offset` into `buf` (any alignment of `buf` works; a buffer
+  // aligned to the logical block size avoids a copy on O_DIRECT backends).
+  // Errors: kInvalidArgument (alignment, range), kIOError (media error, offline zone).
+  virtual Status Read(uint64_t offset, void* buf, size_t len) = 0;
+
+  // Writes `len` bytes from `buf` at byte `offset`, following the rules above.
+  // Errors: kInvalidArgument, kIOError, kNoSpace, kTooManyOpenZones, kTooManyActiveZones.
+  // On any error nothing was written and no zone state changed.
+  virtual Status Write(uint64_t offset, const void* buf, size_t len) = 0;
+
+  // Makes every completed write durable (survives a power cut). Errors: kIOError.
+  virtual Status Flush() = 0;
+
+  // Convenience: the zone that holds byte `offset` (REQUIRES: offset < capacity_bytes()).
+  uint32_t ZoneIndexOf(uint64_t offset) const {
+    return static_cast<uint32_t>(offset / info().zone_size);
+  }
+  uint64_t ZoneStart(uint32_t zone) const { return zone * info().zone_size; }
+};
+
+// Shared argument checks, so every backend rejects bad input with the same code and text.
+// Checks logical-block alignment of offset and len, len > 0 and the device range.
+Status CheckIoRange(const DeviceInfo& info, uint64_t offset, size_t len, const char* op);
+// Checks first < nr_zones and first + count <= nr_zones (count 0 is invalid).
+Status CheckZoneRange(const DeviceInfo& info, uint32_t first, uint32_t count, const char* op);
+
+}  // namespace smr

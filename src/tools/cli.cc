@@ -1,0 +1,188 @@
+#include "cli.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace smr::tool {
+
+bool Args::has(const std::string& name) const {
+  return flags_.count(name) > 0 || values_.count(name) > 0;
+}
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
+Result<uint64_t> Args::size(const std::string& name, uint64_t fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  auto v = ParseSize(it->second);
+  if (!v.ok()) return v.status().WithContext("--" + name);
+  return v;
+}
+
+Result<uint64_t> Args::number(const std::string& name, uint64_t fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const std::string& s = it->second;
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 19) {
+    return Status::InvalidArgument("--" + name + ": '" + s + "' is not a non-negative integer");
+  }
+  return std::stoull(s);
+}
+
+Result<uint64_t> ParseSize(const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 19) {
+    return Status::InvalidArgument("'" + text + "' is not a size (e.g. 4096, 64K, 256M, 1G)");
+  }
+  uint64_t v = std::stoull(text.substr(0, digits));
+  const std::string suffix = text.substr(digits);
+  int shift = 0;
+  if (suffix.empty() || suffix == "B") {
+    shift = 0;
+  } else if (suffix == "K" || suffix == "KiB" || suffix == "k") {
+    shift = 10;
+  } else if (suffix == "M" || suffix == "MiB") {
+    shift = 20;
+  } else if (suffix == "G" || suffix == "GiB") {
+    shift = 30;
+  } else if (suffix == "T" || suffix == "TiB") {
+    shift = 40;
+  } else {
+    return Status::InvalidArgument("'" + text + "': unknown size suffix '" + suffix + "'");
+  }
+  if (shift > 0 && (v >> (64 - shift)) != 0) {
+    return Status::InvalidArgument("'" + text + "' is too large");
+  }
+  return v << shift;
+}
+
+int Fail(const std::string& command, const Status& status) {
+  std::cerr << "smrstore-tool " << command << ": " << status.ToString() << "\n";
+  return 1;
+}
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+void Cli::PrintOverview() const {
+  std::cout << "usage: " << program_ << " COMMAND [ARGS] [OPTIONS]\n\n"
+            << "Commands:\n";
+  for (const auto& c : commands_) {
+    std::string head = "  " + c.name;
+    head.resize(std::max<size_t>(head.size() + 2, 14), ' ');
+    std::cout << head << c.summary << "\n";
+  }
+  std::cout << "\nRun '" << program_ << " COMMAND --help' for a command's arguments.\n"
+            << "Devices are named by spec strings: emu:PATH?zones=N&zone_mib=N&... or "
+               "zbd:/dev/NODE (see doc/tools/smrstore-tool.md).\n";
+}
+
+void Cli::PrintCommandHelp(const CommandSpec& cmd) const {
+  std::cout << "usage: " << program_ << " " << cmd.name;
+  if (!cmd.positional_usage.empty()) std::cout << " " << cmd.positional_usage;
+  if (!cmd.options.empty()) std::cout << " [OPTIONS]";
+  std::cout << "\n\n" << cmd.summary << "\n";
+  if (!cmd.description.empty()) std::cout << "\n" << cmd.description << "\n";
+  if (!cmd.options.empty()) {
+    std::cout << "\nOptions:\n";
+    for (const auto& o : cmd.options) {
+      std::string head = "  --" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+      head.resize(std::max<size_t>(head.size() + 2, 26), ' ');
+      std::cout << head << o.help << "\n";
+    }
+  }
+  std::cout << "  --help                  show this help\n";
+}
+
+int Cli::Run(int argc, char** argv) const {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+      std::string(argv[1]) == "help") {
+    PrintOverview();
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string name = argv[1];
+  const CommandSpec* cmd = nullptr;
+  for (const auto& c : commands_) {
+    if (c.name == name) cmd = &c;
+  }
+  if (cmd == nullptr) {
+    std::cerr << program_ << ": unknown command '" << name << "' (see " << program_
+              << " --help)\n";
+    return 2;
+  }
+  auto usage_error = [&](const std::string& msg) {
+    std::cerr << program_ << " " << cmd->name << ": " << msg << " (see " << program_ << " "
+              << cmd->name << " --help)\n";
+    return 2;
+  };
+  Args args;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      PrintCommandHelp(*cmd);
+      return 0;
+    }
+    if (a.rfind("--", 0) == 0 && a.size() > 2) {
+      std::string key = a.substr(2), value;
+      bool inline_value = false;
+      if (size_t eq = key.find('='); eq != std::string::npos) {
+        value = key.substr(eq + 1);
+        key = key.substr(0, eq);
+        inline_value = true;
+      }
+      const OptionSpec* opt = nullptr;
+      for (const auto& o : cmd->options) {
+        if (o.name == key) opt = &o;
+      }
+      if (opt == nullptr) return usage_error("unknown option --" + key);
+      if (opt->value_name.empty()) {
+        if (inline_value) return usage_error("--" + key + " takes no value");
+        args.flags_.insert(key);
+        continue;
+      }
+      if (!inline_value) {
+        if (i + 1 >= argc) return usage_error("--" + key + " needs a value");
+        value = argv[++i];
+      }
+      if (args.values_.count(key)) return usage_error("--" + key + " given twice");
+      args.values_[key] = value;
+      continue;
+    }
+    args.positional_.push_back(a);
+  }
+  if (args.positional_.size() < cmd->min_positional ||
+      args.positional_.size() > cmd->max_positional) {
+    return usage_error("expects " + (cmd->positional_usage.empty() ? std::string("no arguments")
+                                                                   : cmd->positional_usage));
+  }
+  return cmd->run(args);
+}
+
+}  // namespace smr::tool

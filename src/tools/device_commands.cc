@@ -1,0 +1,308 @@
+// Device-level subcommands of smrstore-tool: mkdev, zones, zone, write, read.
+#include "device_commands.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "common/crc32c.h"
+#include "common/pattern.h"
+#include "device/device_spec.h"
+
+namespace smr::tool {
+
+namespace {
+
+constexpr size_t kChunk = 1 << 20;
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%09" PRIx64, v);
+  return buf;
+}
+
+std::string DeviceJson(const std::string& spec, const DeviceInfo& info) {
+  std::ostringstream o;
+  o << "{\"spec\": \"" << JsonEscape(spec) << "\", \"path\": \"" << JsonEscape(info.path)
+    << "\", \"model\": \"" << ZonedModelName(info.model) << "\", \"model_name\": \""
+    << JsonEscape(info.model_name) << "\", \"nr_zones\": " << info.nr_zones
+    << ", \"zone_size\": " << info.zone_size << ", \"zone_capacity\": " << info.zone_capacity
+    << ", \"nr_conventional\": " << info.nr_conventional
+    << ", \"logical_block_size\": " << info.logical_block_size
+    << ", \"physical_block_size\": " << info.physical_block_size
+    << ", \"max_open_zones\": " << info.max_open_zones
+    << ", \"max_active_zones\": " << info.max_active_zones
+    << ", \"capacity_bytes\": " << info.capacity_bytes() << "}";
+  return o.str();
+}
+
+// Bytes written below the write pointer of a sequential zone (capacity when full).
+uint64_t WrittenBytes(const ZoneInfo& z) {
+  if (z.is_conventional()) return 0;
+  if (z.cond == ZoneCondition::kFull) return z.capacity;
+  return z.wp - z.start;
+}
+
+int CmdMkdev(const Args& args) {
+  const std::string& spec = args.positional()[0];
+  auto dev = CreateDevice(spec);
+  if (!dev.ok()) return Fail("mkdev", dev.status());
+  const DeviceInfo& info = (*dev)->info();
+  std::cout << "created " << spec << ": " << info.nr_zones << " zones of "
+            << (info.zone_size >> 20) << " MiB (capacity " << (info.zone_capacity >> 20)
+            << " MiB), " << info.nr_conventional << " conventional, max open "
+            << info.max_open_zones << ", max active " << info.max_active_zones << "\n";
+  return 0;
+}
+
+int CmdZones(const Args& args) {
+  const std::string& spec = args.positional()[0];
+  auto first = args.number("zone", 0);
+  auto count = args.number("count", 0);
+  if (!first.ok()) return Fail("zones", first.status());
+  if (!count.ok()) return Fail("zones", count.status());
+  auto dev = OpenDevice(spec);
+  if (!dev.ok()) return Fail("zones", dev.status());
+  const DeviceInfo& info = (*dev)->info();
+  if (*first > UINT32_MAX || *count > UINT32_MAX) {
+    return Fail("zones", Status::InvalidArgument("zone number out of range"));
+  }
+  auto zones = (*dev)->ReportZones(static_cast<uint32_t>(*first), static_cast<uint32_t>(*count));
+  if (!zones.ok()) return Fail("zones", zones.status());
+
+  std::map<std::string, uint64_t> by_cond;
+  uint64_t written = 0;
+  for (const ZoneInfo& z : *zones) {
+    ++by_cond[ZoneConditionName(z.cond)];
+    written += WrittenBytes(z);
+  }
+  const uint32_t base = static_cast<uint32_t>(*first);
+  if (args.has("json")) {
+    std::ostringstream o;
+    o << "{\n  \"device\": " << DeviceJson(spec, info) << ",\n  \"summary\": {";
+    const char* conds[] = {"not-write-pointer", "empty",  "implicit-open", "explicit-open",
+                           "closed",            "full",   "read-only",     "offline"};
+    for (const char* c : conds) o << "\"" << c << "\": " << by_cond[c] << ", ";
+    o << "\"zones_reported\": " << zones->size() << ", \"written_bytes\": " << written
+      << "},\n  \"zones\": [";
+    for (size_t i = 0; i < zones->size(); ++i) {
+      const ZoneInfo& z = (*zones)[i];
+      o << (i ? ",\n" : "\n") << "    {\"zone\": " << base + i << ", \"start\": " << z.start
+        << ", \"length\": " << z.length << ", \"capacity\": " << z.capacity
+        << ", \"wp\": " << z.wp << ", \"written\": " << WrittenBytes(z) << ", \"type\": \""
+        << ZoneTypeName(z.type) << "\", \"cond\": \"" << ZoneConditionName(z.cond) << "\"}";
+    }
+    o << "\n  ]\n}\n";
+    std::cout << o.str();
+    return 0;
+  }
+  std::cout << "device " << info.path << ": " << ZonedModelName(info.model) << ", "
+            << info.nr_zones << " zones x " << (info.zone_size >> 20) << " MiB, capacity "
+            << (info.zone_capacity >> 20) << " MiB, lbs " << info.logical_block_size
+            << ", max open " << info.max_open_zones << ", max active " << info.max_active_zones
+            << "\n";
+  for (size_t i = 0; i < zones->size(); ++i) {
+    const ZoneInfo& z = (*zones)[i];
+    char line[200];
+    std::snprintf(line, sizeof(line), "zone %6u  start %s  len %s  cap %s  wptr %s  %-18s %s\n",
+                  static_cast<unsigned>(base + i), Hex(z.start).c_str(), Hex(z.length).c_str(),
+                  Hex(z.capacity).c_str(),
+                  z.is_conventional() ? "    -      " : Hex(z.wp - z.start).c_str(),
+                  ZoneTypeName(z.type), ZoneConditionName(z.cond));
+    std::cout << line;
+  }
+  std::cout << "summary:";
+  for (const auto& [c, n] : by_cond) std::cout << " " << c << "=" << n;
+  std::cout << " written=" << written << " bytes\n";
+  return 0;
+}
+
+int CmdZone(const Args& args) {
+  const std::string& spec = args.positional()[0];
+  const std::string& action = args.positional()[1];
+  const std::string& zone_text = args.positional()[2];
+  if (zone_text.empty() || zone_text.find_first_not_of("0123456789") != std::string::npos ||
+      zone_text.size() > 9) {
+    return Fail("zone", Status::InvalidArgument("'" + zone_text + "' is not a zone number"));
+  }
+  auto count = args.number("count", 1);
+  if (!count.ok()) return Fail("zone", count.status());
+  Status (ZonedDevice::*op)(uint32_t, uint32_t) = nullptr;
+  if (action == "open") op = &ZonedDevice::OpenZones;
+  if (action == "close") op = &ZonedDevice::CloseZones;
+  if (action == "finish") op = &ZonedDevice::FinishZones;
+  if (action == "reset") op = &ZonedDevice::ResetZones;
+  if (op == nullptr) {
+    return Fail("zone", Status::InvalidArgument("unknown action '" + action +
+                                                "' (open, close, finish, reset)"));
+  }
+  auto dev = OpenDevice(spec);
+  if (!dev.ok()) return Fail("zone", dev.status());
+  const auto z = static_cast<uint32_t>(std::stoul(zone_text));
+  if (*count > UINT32_MAX) return Fail("zone", Status::InvalidArgument("--count too large"));
+  Status s = ((*dev).get()->*op)(z, static_cast<uint32_t>(*count));
+  if (!s.ok()) return Fail("zone", s);
+  std::cout << action << " zones [" << z << ", " << z + *count << "): ok\n";
+  return 0;
+}
+
+int CmdWrite(const Args& args) {
+  const std::string& spec = args.positional()[0];
+  auto length = args.size("length", 0);
+  auto seed = args.number("seed", 1);
+  auto zone = args.number("zone", 0);
+  auto offset = args.size("offset", 0);
+  for (const Status* s : {&length.status(), &seed.status(), &zone.status(), &offset.status()}) {
+    if (!s->ok()) return Fail("write", *s);
+  }
+  if (args.has("zone") == args.has("offset")) {
+    return Fail("write", Status::InvalidArgument("give exactly one of --zone and --offset"));
+  }
+  int in_fd = -1;
+  if (args.has("input")) {
+    in_fd = ::open(args.get("input").c_str(), O_RDONLY | O_CLOEXEC);
+    if (in_fd < 0) return Fail("write", Status::FromErrno(errno, args.get("input")));
+    if (!args.has("length")) {
+      off_t end = ::lseek(in_fd, 0, SEEK_END);
+      *length = end < 0 ? 0 : static_cast<uint64_t>(end);
+    }
+  }
+  auto dev = OpenDevice(spec);
+  if (!dev.ok()) return Fail("write", dev.status());
+  uint64_t off = *offset;
+  if (args.has("zone")) {
+    if (*zone >= (*dev)->info().nr_zones) {
+      return Fail("write", Status::InvalidArgument("zone " + std::to_string(*zone) +
+                                                   " does not exist"));
+    }
+    auto zi = (*dev)->ReportZones(static_cast<uint32_t>(*zone), 1);
+    if (!zi.ok()) return Fail("write", zi.status());
+    off = (*zi)[0].is_conventional() ? (*zi)[0].start : (*zi)[0].wp;
+  }
+  if (in_fd >= 0 && !args.has("length")) {
+    // A file's last partial block is written zero-padded.
+    const uint64_t lbs = (*dev)->info().logical_block_size;
+    *length = (*length + lbs - 1) / lbs * lbs;
+  }
+  if (*length == 0) return Fail("write", Status::InvalidArgument("--length must be > 0"));
+  std::vector<char> buf(kChunk);
+  for (uint64_t done = 0; done < *length;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, *length - done));
+    if (in_fd >= 0) {
+      std::fill(buf.begin(), buf.begin() + n, '\0');  // past the file's end: zeros
+      ssize_t r = ::pread(in_fd, buf.data(), n, static_cast<off_t>(done));
+      if (r < 0) return Fail("write", Status::FromErrno(errno, args.get("input")));
+    } else {
+      FillPattern(*seed, off + done, buf.data(), n);
+    }
+    Status s = (*dev)->Write(off + done, buf.data(), n);
+    if (!s.ok()) {
+      return Fail("write", s.WithContext("after " + std::to_string(done) + " bytes"));
+    }
+    done += n;
+  }
+  if (in_fd >= 0) ::close(in_fd);
+  Status s = (*dev)->Flush();
+  if (!s.ok()) return Fail("write", s);
+  std::cout << "wrote " << *length << " bytes at " << off << " (zone " << (*dev)->ZoneIndexOf(off)
+            << ")\n";
+  return 0;
+}
+
+int CmdRead(const Args& args) {
+  const std::string& spec = args.positional()[0];
+  auto length = args.size("length", 0);
+  auto offset = args.size("offset", 0);
+  auto seed = args.number("verify-seed", 0);
+  for (const Status* s : {&length.status(), &offset.status(), &seed.status()}) {
+    if (!s->ok()) return Fail("read", *s);
+  }
+  if (!args.has("offset") || !args.has("length")) {
+    return Fail("read", Status::InvalidArgument("--offset and --length are required"));
+  }
+  auto dev = OpenDevice(spec);
+  if (!dev.ok()) return Fail("read", dev.status());
+  int out_fd = -1;
+  if (args.has("output")) {
+    out_fd = ::open(args.get("output").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (out_fd < 0) return Fail("read", Status::FromErrno(errno, args.get("output")));
+  }
+  std::vector<char> buf(kChunk);
+  uint32_t crc = 0;
+  for (uint64_t done = 0; done < *length;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, *length - done));
+    Status s = (*dev)->Read(*offset + done, buf.data(), n);
+    if (!s.ok()) return Fail("read", s);
+    if (args.has("verify-seed") && !CheckPattern(*seed, *offset + done, buf.data(), n)) {
+      return Fail("read", Status::Corruption("data at [" + std::to_string(*offset + done) +
+                                             ", +" + std::to_string(n) +
+                                             ") does not match pattern seed " +
+                                             std::to_string(*seed)));
+    }
+    if (out_fd >= 0 && ::write(out_fd, buf.data(), n) != static_cast<ssize_t>(n)) {
+      return Fail("read", Status::FromErrno(errno, args.get("output")));
+    }
+    crc = crc32c::Extend(crc, buf.data(), n);
+    done += n;
+  }
+  if (out_fd >= 0) ::close(out_fd);
+  char line[120];
+  std::snprintf(line, sizeof(line), "read %" PRIu64 " bytes at %" PRIu64 ": crc32c 0x%08x%s\n",
+                *length, *offset, crc, args.has("verify-seed") ? ", pattern verified" : "");
+  std::cout << line;
+  return 0;
+}
+
+}  // namespace
+
+void AddDeviceCommands(Cli* cli) {
+  cli->Add({"mkdev", "SPEC", "create an emulated zoned drive",
+            "SPEC is emu:PATH?key=value&... (keys: zones, zone_mib|zone_kib, cap_mib|cap_kib,\n"
+            "conv, max_open, max_active, lbs, mbps, seek_ms). Fails if PATH exists.",
+            1, 1, {}, CmdMkdev});
+  cli->Add({"zones", "SPEC", "report the zones of a device (like blkzone report)",
+            "Prints one line per zone and a summary, or JSON with --json (format in\n"
+            "doc/tools/smrstore-tool.md).",
+            1,
+            1,
+            {{"json", "", "print JSON"},
+             {"zone", "N", "first zone to report (default 0)"},
+             {"count", "N", "number of zones (default: to the end)"}},
+            CmdZones});
+  cli->Add({"zone", "SPEC ACTION ZONE", "open, close, finish or reset zones",
+            "ACTION is open, close, finish or reset; acts on ZONE and the --count-1 after it.",
+            3,
+            3,
+            {{"count", "N", "number of zones (default 1)"}},
+            CmdZone});
+  cli->Add({"write", "SPEC", "write a test pattern or a file to a device",
+            "Writes --length bytes at --offset, or at the write pointer of --zone (a\n"
+            "conventional zone's start), then flushes. Data is a deterministic pattern of\n"
+            "--seed (verifiable with read --verify-seed) or the bytes of --input.",
+            1,
+            1,
+            {{"offset", "BYTES", "device byte offset"},
+             {"zone", "N", "write at this zone's write pointer"},
+             {"length", "BYTES", "bytes to write (K/M/G suffixes)"},
+             {"seed", "N", "pattern seed (default 1)"},
+             {"input", "FILE", "write this file's bytes instead of a pattern"}},
+            CmdWrite});
+  cli->Add({"read", "SPEC", "read a device range; verify a pattern or save it",
+            "Prints the crc32c of the bytes read; --verify-seed checks them against the\n"
+            "pattern that write --seed wrote; --output saves them to a new file.",
+            1,
+            1,
+            {{"offset", "BYTES", "device byte offset"},
+             {"length", "BYTES", "bytes to read"},
+             {"verify-seed", "N", "check the data equals pattern N"},
+             {"output", "FILE", "write the bytes to FILE (must not exist)"}},
+            CmdRead});
+}
+
+}  // namespace smr::tool
