@@ -35,7 +35,7 @@ demo: build
 
 # Emulated drive vs plain file throughput (doc/performance.md).
 devbench: build
-	$(TOOL) devbench --size 1G --rounds 5
+	$(TOOL) devbench --size 1G --rounds 9
 
 clean:
 	rm -rf $(BUILD_DIR)

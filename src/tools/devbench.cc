@@ -113,15 +113,18 @@ Result<Round> RunEmulated(const std::string& path, uint64_t size, const std::vec
   return r;
 }
 
-double Median(std::vector<double> v) {
+// q-quantile (nearest rank) of v.
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
+  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
+double Median(std::vector<double> v) { return Quantile(std::move(v), 0.5); }
 
 int CmdDevbench(const Args& args) {
   auto size = args.size("size", 1ull << 30);
   auto io = args.size("io", 1ull << 20);
-  auto rounds = args.number("rounds", 5);
+  auto rounds = args.number("rounds", 9);
   for (const Status* s : {&size.status(), &io.status(), &rounds.status()}) {
     if (!s->ok()) return Fail("devbench", *s);
   }
@@ -162,28 +165,32 @@ int CmdDevbench(const Args& args) {
   }
   const double rw = Median(raw_w), rr = Median(raw_r), ew = Median(emu_w), er = Median(emu_r);
   const double qw = Median(ratio_w), qr = Median(ratio_r);
+  // Spread of the per-round ratios (25th..75th percentile): how noisy the machine was.
+  const double w25 = Quantile(ratio_w, 0.25), w75 = Quantile(ratio_w, 0.75);
+  const double r25 = Quantile(ratio_r, 0.25), r75 = Quantile(ratio_r, 0.75);
   char out[1024];
   if (args.has("json")) {
     std::snprintf(out, sizeof(out),
                   "{\"size_bytes\": %llu, \"io_bytes\": %llu, \"rounds\": %llu, \"cache\": "
                   "\"%s\", \"dir\": \"%s\",\n \"raw_write_mbps\": %.1f, \"emu_write_mbps\": "
-                  "%.1f, \"write_ratio\": %.3f,\n \"raw_read_mbps\": %.1f, \"emu_read_mbps\": "
-                  "%.1f, \"read_ratio\": %.3f}\n",
+                  "%.1f, \"write_ratio\": %.3f, \"write_ratio_iqr\": [%.3f, %.3f],\n "
+                  "\"raw_read_mbps\": %.1f, \"emu_read_mbps\": %.1f, \"read_ratio\": %.3f, "
+                  "\"read_ratio_iqr\": [%.3f, %.3f]}\n",
                   static_cast<unsigned long long>(*size), static_cast<unsigned long long>(*io),
                   static_cast<unsigned long long>(*rounds), cold ? "cold" : "hot",
-                  JsonEscape(dir).c_str(), rw, ew, qw, rr, er, qr);
+                  JsonEscape(dir).c_str(), rw, ew, qw, w25, w75, rr, er, qr, r25, r75);
   } else {
     std::snprintf(out, sizeof(out),
                   "devbench: %llu MiB in %llu KiB I/Os, %llu rounds (medians; ratio = median of "
                   "per-round ratios), %s page cache, in %s\n"
                   "  sequential write: plain file %8.1f MB/s   emulated drive %8.1f MB/s   "
-                  "ratio %.3f\n"
+                  "ratio %.3f (IQR %.3f-%.3f)\n"
                   "  sequential read:  plain file %8.1f MB/s   emulated drive %8.1f MB/s   "
-                  "ratio %.3f\n",
+                  "ratio %.3f (IQR %.3f-%.3f)\n",
                   static_cast<unsigned long long>(*size >> 20),
                   static_cast<unsigned long long>(*io >> 10),
                   static_cast<unsigned long long>(*rounds), cold ? "cold" : "hot", dir.c_str(),
-                  rw, ew, qw, rr, er, qr);
+                  rw, ew, qw, w25, w75, rr, er, qr, r25, r75);
   }
   std::cout << out;
   return 0;
@@ -201,7 +208,7 @@ void AddDevbenchCommand(Cli* cli) {
             {{"dir", "DIR", "where to put the scratch files (default /var/tmp)"},
              {"size", "BYTES", "bytes per pass (default 1G)"},
              {"io", "BYTES", "request size (default 1M)"},
-             {"rounds", "N", "rounds; medians are reported (default 5)"},
+             {"rounds", "N", "rounds; medians are reported (default 9)"},
              {"verbose", "", "print every round on stderr"},
              {"cold", "", "drop the page cache before reading"},
              {"json", "", "print JSON"}},
