@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "common/status.h"
+#include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
 #include "device/zoned_device.h"
 
@@ -32,6 +33,7 @@ namespace testing {
 namespace {
 
 using smr::testing::CheckPattern;
+using smr::testing::DescribeZone;
 using smr::testing::DeviceTestBackends;
 using smr::testing::FillPattern;
 using smr::testing::ScratchDir;
@@ -40,22 +42,6 @@ using Code = Status::Code;
 
 constexpr uint64_t kMiB = 1ull << 20;
 
-#define ASSERT_OK(expr)                                                  \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    ASSERT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString();            \
-  } while (0)
-#define EXPECT_OK(expr)                                                  \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    EXPECT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString();            \
-  } while (0)
-#define EXPECT_CODE(expr, want)                                          \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    EXPECT_TRUE(s_.code() == ::smr::Status::Code::want)                  \
-        << #expr << " -> " << s_.ToString() << ", expected " #want;      \
-  } while (0)
 // `expr` must fail with `code` and leave every zone as it was.
 #define EXPECT_FAILS_UNCHANGED(expr, want)                               \
   do {                                                                   \
@@ -63,13 +49,6 @@ constexpr uint64_t kMiB = 1ull << 20;
     EXPECT_CODE(expr, want);                                             \
     ExpectSameZones(before_, Zones(), #expr);                            \
   } while (0)
-
-std::string Describe(const ZoneInfo& z) {
-  std::ostringstream os;
-  os << "{start=" << z.start << " len=" << z.length << " cap=" << z.capacity << " wp=" << z.wp
-     << " type=" << ZoneTypeName(z.type) << " cond=" << ZoneConditionName(z.cond) << "}";
-  return os.str();
-}
 
 bool SameZone(const ZoneInfo& a, const ZoneInfo& b) {
   return a.start == b.start && a.length == b.length && a.capacity == b.capacity &&
@@ -81,8 +60,8 @@ void ExpectSameZones(const std::vector<ZoneInfo>& before, const std::vector<Zone
   ASSERT_EQ(before.size(), after.size()) << what;
   for (size_t i = 0; i < before.size(); ++i) {
     EXPECT_TRUE(SameZone(before[i], after[i]))
-        << "zone " << i << " changed by failed " << what << ": " << Describe(before[i])
-        << " -> " << Describe(after[i]);
+        << "zone " << i << " changed by failed " << what << ": " << DescribeZone(before[i])
+        << " -> " << DescribeZone(after[i]);
   }
 }
 
@@ -221,7 +200,7 @@ TEST_P(DeviceConformanceTest, FreshDeviceReportsConventionalThenEmptySequentialZ
   ASSERT_EQ(zones.size(), info_.nr_zones);
   for (uint32_t i = 0; i < info_.nr_zones; ++i) {
     const ZoneInfo& z = zones[i];
-    SCOPED_TRACE("zone " + std::to_string(i) + " " + Describe(z));
+    SCOPED_TRACE("zone " + std::to_string(i) + " " + DescribeZone(z));
     EXPECT_EQ(z.start, Start(i));
     EXPECT_EQ(z.length, info_.zone_size);
     EXPECT_LE(z.capacity, z.length);
@@ -283,7 +262,7 @@ TEST_P(DeviceConformanceTest, SequentialWritesAdvanceWritePointerAndImplicitlyOp
   ASSERT_OK(WritePattern(1, s, lbs_));
   ZoneInfo zi = Zone(z);
   EXPECT_EQ(zi.wp, s + lbs_);
-  EXPECT_EQ(zi.cond, ZoneCondition::kImplicitOpen) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kImplicitOpen) << DescribeZone(zi);
   EXPECT_TRUE(zi.is_open());
   EXPECT_TRUE(zi.is_active());
   EXPECT_EQ(zi.remaining(), zi.capacity - lbs_);
@@ -291,7 +270,7 @@ TEST_P(DeviceConformanceTest, SequentialWritesAdvanceWritePointerAndImplicitlyOp
   ASSERT_OK(WritePattern(1, s + lbs_, 3 * lbs_));
   zi = Zone(z);
   EXPECT_EQ(zi.wp, s + 4 * lbs_);
-  EXPECT_EQ(zi.cond, ZoneCondition::kImplicitOpen) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kImplicitOpen) << DescribeZone(zi);
 
   const uint64_t more = std::min<uint64_t>(8 * lbs_, info_.zone_capacity - 4 * lbs_);
   if (more > 0 && more < info_.zone_capacity - 4 * lbs_) {
@@ -418,7 +397,7 @@ TEST_P(DeviceConformanceTest, WritePastCapacityFailsAndChangesNothing) {
   // Exactly the remaining capacity works and fills the zone.
   ASSERT_OK(dev_->Write(s + cap - lbs_, buf.data(), lbs_));
   ZoneInfo zi = Zone(z);
-  EXPECT_EQ(zi.cond, ZoneCondition::kFull) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kFull) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, s + info_.zone_size);
   EXPECT_TRUE(ReadMatches(5, s, cap));
 }
@@ -438,8 +417,8 @@ TEST_P(DeviceConformanceTest, WriteReachingCapacityMakesZoneFull) {
       ASSERT_OK(WritePatternChunked(11, s, cap));
     }
     ZoneInfo zi = Zone(z);
-    EXPECT_EQ(zi.cond, ZoneCondition::kFull) << Describe(zi);
-    EXPECT_EQ(zi.wp, s + info_.zone_size) << Describe(zi);
+    EXPECT_EQ(zi.cond, ZoneCondition::kFull) << DescribeZone(zi);
+    EXPECT_EQ(zi.wp, s + info_.zone_size) << DescribeZone(zi);
     EXPECT_EQ(zi.remaining(), 0u);
     EXPECT_FALSE(zi.is_open());
     EXPECT_FALSE(zi.is_active());
@@ -465,10 +444,10 @@ TEST_P(DeviceConformanceTest, WriteReachingCapacityMakesZoneFull) {
       ZoneInfo zi = Zone(z);
       if (off < cap) {
         EXPECT_EQ(zi.wp, s + off);
-        EXPECT_EQ(zi.cond, ZoneCondition::kImplicitOpen) << Describe(zi);
+        EXPECT_EQ(zi.cond, ZoneCondition::kImplicitOpen) << DescribeZone(zi);
       } else {
         EXPECT_EQ(zi.wp, s + info_.zone_size);
-        EXPECT_EQ(zi.cond, ZoneCondition::kFull) << Describe(zi);
+        EXPECT_EQ(zi.cond, ZoneCondition::kFull) << DescribeZone(zi);
       }
     }
   }
@@ -478,7 +457,7 @@ TEST_P(DeviceConformanceTest, WriteReachingCapacityMakesZoneFull) {
     ASSERT_OK(dev_->OpenZones(z, 1));
     ASSERT_OK(WritePatternChunked(13, Start(z), cap));
     ZoneInfo zi = Zone(z);
-    EXPECT_EQ(zi.cond, ZoneCondition::kFull) << Describe(zi);
+    EXPECT_EQ(zi.cond, ZoneCondition::kFull) << DescribeZone(zi);
     EXPECT_EQ(zi.wp, Start(z) + info_.zone_size);
   }
   EXPECT_EQ(CountOpen(Zones()), 0u);
@@ -705,7 +684,7 @@ TEST_P(DeviceConformanceTest, OpenAndCloseTransitions) {
 
   ASSERT_OK(dev_->OpenZones(z0, 1));
   ZoneInfo zi = Zone(z0);
-  EXPECT_EQ(zi.cond, ZoneCondition::kExplicitOpen) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kExplicitOpen) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, s0);
   EXPECT_TRUE(zi.is_open());
   ASSERT_OK(dev_->CloseZones(z0, 1));
@@ -720,7 +699,7 @@ TEST_P(DeviceConformanceTest, OpenAndCloseTransitions) {
   EXPECT_EQ(zi.wp, s0 + 2 * lbs_);
   ASSERT_OK(dev_->CloseZones(z0, 1));
   zi = Zone(z0);
-  EXPECT_EQ(zi.cond, ZoneCondition::kClosed) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kClosed) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, s0 + 2 * lbs_);
   EXPECT_TRUE(zi.is_active());
   EXPECT_FALSE(zi.is_open());
@@ -729,7 +708,7 @@ TEST_P(DeviceConformanceTest, OpenAndCloseTransitions) {
   // A write to a closed zone opens it implicitly.
   ASSERT_OK(WritePattern(71, s0 + 2 * lbs_, lbs_));
   zi = Zone(z0);
-  EXPECT_EQ(zi.cond, ZoneCondition::kImplicitOpen) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kImplicitOpen) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, s0 + 3 * lbs_);
   // Close of an implicitly open zone with data.
   ASSERT_OK(dev_->CloseZones(z0, 1));
@@ -737,7 +716,7 @@ TEST_P(DeviceConformanceTest, OpenAndCloseTransitions) {
   // Explicit open of a closed zone keeps its write pointer.
   ASSERT_OK(dev_->OpenZones(z0, 1));
   zi = Zone(z0);
-  EXPECT_EQ(zi.cond, ZoneCondition::kExplicitOpen) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kExplicitOpen) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, s0 + 3 * lbs_);
   ASSERT_OK(dev_->CloseZones(z0, 1));
 
@@ -769,7 +748,7 @@ TEST_P(DeviceConformanceTest, FinishTransitions) {
   const uint32_t z0 = Seq(0);
   ASSERT_OK(dev_->FinishZones(z0, 1));
   ZoneInfo zi = Zone(z0);
-  EXPECT_EQ(zi.cond, ZoneCondition::kFull) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kFull) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, Start(z0) + info_.zone_size);
   EXPECT_EQ(zi.remaining(), 0u);
   std::vector<char> buf(lbs_, 'f');
@@ -784,7 +763,7 @@ TEST_P(DeviceConformanceTest, FinishTransitions) {
   ASSERT_OK(WritePattern(81, Start(z1), 3 * lbs_));
   ASSERT_OK(dev_->FinishZones(z1, 1));
   zi = Zone(z1);
-  EXPECT_EQ(zi.cond, ZoneCondition::kFull) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kFull) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, Start(z1) + info_.zone_size);
   EXPECT_TRUE(ReadMatches(81, Start(z1), 3 * lbs_));
 
@@ -823,7 +802,7 @@ TEST_P(DeviceConformanceTest, ResetTransitions) {
   ASSERT_EQ(Zone(z0).cond, ZoneCondition::kFull);
   ASSERT_OK(dev_->ResetZones(z0, 1));
   ZoneInfo zi = Zone(z0);
-  EXPECT_EQ(zi.cond, ZoneCondition::kEmpty) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kEmpty) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, Start(z0));
   EXPECT_EQ(zi.remaining(), cap);
   EXPECT_TRUE(ReadZeros(Start(z0), std::min<uint64_t>(cap, kMiB)));
@@ -846,7 +825,7 @@ TEST_P(DeviceConformanceTest, ResetTransitions) {
   ASSERT_OK(dev_->ResetZones(z0, 4));
   for (uint32_t i = 0; i < 4; ++i) {
     zi = Zone(Seq(i));
-    EXPECT_EQ(zi.cond, ZoneCondition::kEmpty) << Seq(i) << " " << Describe(zi);
+    EXPECT_EQ(zi.cond, ZoneCondition::kEmpty) << Seq(i) << " " << DescribeZone(zi);
     EXPECT_EQ(zi.wp, Start(Seq(i)));
   }
   // Reset of all sequential zones.
@@ -894,7 +873,7 @@ TEST_P(DeviceConformanceTest, ExplicitOpensAreBoundedByMaxOpen) {
   ASSERT_OK(dev_->OpenZones(Seq(m + 1), 1));
   EXPECT_EQ(Zone(Seq(m + 1)).cond, ZoneCondition::kExplicitOpen);
   ZoneInfo zi = Zone(Seq(m));
-  EXPECT_EQ(zi.cond, ZoneCondition::kClosed) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kClosed) << DescribeZone(zi);
   EXPECT_EQ(zi.wp, Start(Seq(m)) + lbs_);
   EXPECT_EQ(CountOpen(Zones()), m);
 
@@ -969,7 +948,7 @@ TEST_P(DeviceConformanceTest, ImplicitOpenClosesLeastRecentlyWrittenZone) {
       EXPECT_EQ(z.wp, z.start + blocks * lbs_) << "seq zone " << zi;
       const bool open = std::find(lru.begin(), lru.end(), zi) != lru.end();
       EXPECT_EQ(z.cond, open ? ZoneCondition::kImplicitOpen : ZoneCondition::kClosed)
-          << "seq zone " << zi << " " << Describe(z);
+          << "seq zone " << zi << " " << DescribeZone(z);
     }
   }
   for (const auto& [zi, blocks] : written) {

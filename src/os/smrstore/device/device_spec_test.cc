@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "common/status.h"
+#include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
 #include "device/zoned_device.h"
 
@@ -22,31 +23,11 @@ namespace {
 using smr::testing::CheckPattern;
 using smr::testing::FillPattern;
 using smr::testing::ScratchDir;
+using smr::testing::ReadFileBytes;
+using smr::testing::PathExists;
 
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kKiB = 1ull << 10;
-
-#define ASSERT_OK(expr)                                                  \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    ASSERT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString();            \
-  } while (0)
-#define EXPECT_CODE(expr, want)                                          \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    EXPECT_TRUE(s_.code() == ::smr::Status::Code::want)                  \
-        << #expr << " -> " << s_.ToString() << ", expected " #want;      \
-  } while (0)
-
-bool PathExists(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
-std::string ReadFileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 DeviceSpec MustParse(const std::string& spec) {
   auto r = DeviceSpec::Parse(spec);

@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include "common/status.h"
+#include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
 #include "device/zoned_device.h"
 
@@ -33,51 +34,15 @@ namespace smr {
 namespace {
 
 using smr::testing::CheckPattern;
+using smr::testing::DescribeZone;
 using smr::testing::FillPattern;
 using smr::testing::ScratchDir;
+using smr::testing::WriteFileBytes;
+using smr::testing::ReadFileBytes;
+using smr::testing::PathExists;
 
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kKiB = 1ull << 10;
-
-#define ASSERT_OK(expr)                                                  \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    ASSERT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString();            \
-  } while (0)
-#define EXPECT_OK(expr)                                                  \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    EXPECT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString();            \
-  } while (0)
-#define EXPECT_CODE(expr, want)                                          \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    EXPECT_TRUE(s_.code() == ::smr::Status::Code::want)                  \
-        << #expr << " -> " << s_.ToString() << ", expected " #want;      \
-  } while (0)
-
-std::string Describe(const ZoneInfo& z) {
-  std::ostringstream os;
-  os << "{start=" << z.start << " len=" << z.length << " cap=" << z.capacity << " wp=" << z.wp
-     << " type=" << ZoneTypeName(z.type) << " cond=" << ZoneConditionName(z.cond) << "}";
-  return os.str();
-}
-
-bool PathExists(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
-}
-
-std::string ReadFileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void WriteFileBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
-}
 
 // A small drive: 12 zones of 1 MiB, 1 conventional, max_open 4.
 EmulatedGeometry SmallGeometry() {
@@ -185,7 +150,7 @@ TEST(EmulatedZonedDeviceTest, NormalizeFillsDefaults) {
 TEST(EmulatedZonedDeviceTest, CreateOnExistingPathIsAlreadyExistsAndLeavesFileAlone) {
   ScratchDir dir;
   const std::string path = dir.path() + "/drive.img";
-  WriteFileBytes(path, "precious user data\n");
+  ASSERT_TRUE(WriteFileBytes(path, "precious user data\n"));
   auto r = EmulatedZonedDevice::Create(path, SmallGeometry());
   EXPECT_CODE(r.status(), kAlreadyExists);
   EXPECT_EQ(ReadFileBytes(path), "precious user data\n");
@@ -240,7 +205,7 @@ TEST(EmulatedZonedDeviceTest, OpenOfNonDriveFileIsCorruptionAndFileUnchanged) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string path = dir.path() + "/" + c.name + ".img";
-    WriteFileBytes(path, c.bytes);
+    ASSERT_TRUE(WriteFileBytes(path, c.bytes));
     EXPECT_CODE(EmulatedZonedDevice::Open(path).status(), kCorruption);
     EXPECT_TRUE(ReadFileBytes(path) == c.bytes) << "file was modified";
   }
@@ -335,8 +300,8 @@ TEST(EmulatedZonedDeviceTest, StateAndDataSurviveReopen) {
     for (size_t i = 0; i < before.size(); ++i) {
       const ZoneInfo& x = before[i];
       const ZoneInfo& y = after[i];
-      SCOPED_TRACE("zone " + std::to_string(i) + " before " + Describe(x) + " after " +
-                   Describe(y));
+      SCOPED_TRACE("zone " + std::to_string(i) + " before " + DescribeZone(x) + " after " +
+                   DescribeZone(y));
       EXPECT_EQ(x.start, y.start);
       EXPECT_EQ(x.length, y.length);
       EXPECT_EQ(x.capacity, y.capacity);
@@ -549,7 +514,7 @@ TEST(EmulatedZonedDeviceCrashTest, KillNineAtRandomInstantsKeepsDriveConsistent)
     std::string first_not_closed;
     for (uint32_t i = info.nr_conventional; i < info.nr_zones; ++i) {
       const ZoneInfo& z = zones[i];
-      SCOPED_TRACE("zone " + std::to_string(i) + " " + Describe(z));
+      SCOPED_TRACE("zone " + std::to_string(i) + " " + DescribeZone(z));
       ASSERT_EQ(z.wp % lbs, 0u);
       ASSERT_GE(z.wp, z.start);
       if (z.wp == z.start) {
@@ -561,7 +526,7 @@ TEST(EmulatedZonedDeviceCrashTest, KillNineAtRandomInstantsKeepsDriveConsistent)
         // The drive outlives the killed process: a written, not full zone is open or closed.
         if (z.cond != ZoneCondition::kClosed && z.cond != ZoneCondition::kImplicitOpen &&
             z.cond != ZoneCondition::kExplicitOpen) {
-          if (not_closed++ == 0) first_not_closed = "zone " + std::to_string(i) + Describe(z);
+          if (not_closed++ == 0) first_not_closed = "zone " + std::to_string(i) + DescribeZone(z);
         }
       }
       const uint64_t written =

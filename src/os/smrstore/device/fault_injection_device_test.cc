@@ -16,6 +16,7 @@
 
 #include "common/status.h"
 #include "device/emulated_zoned_device.h"
+#include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
 #include "device/zoned_device.h"
 
@@ -23,6 +24,7 @@ namespace smr {
 namespace {
 
 using smr::testing::CheckPattern;
+using smr::testing::DescribeZone;
 using smr::testing::FillPattern;
 using smr::testing::ScratchDir;
 using Mode = FaultInjectionDevice::PowerCutMode;
@@ -30,30 +32,6 @@ using Mode = FaultInjectionDevice::PowerCutMode;
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint32_t kConv = 2;
 constexpr uint64_t kB = 4096;  // logical block size of the test drive
-
-#define ASSERT_OK(expr)                                                  \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    ASSERT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString();            \
-  } while (0)
-#define EXPECT_OK(expr)                                                  \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    EXPECT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString();            \
-  } while (0)
-#define EXPECT_CODE(expr, want)                                          \
-  do {                                                                   \
-    ::smr::Status s_ = (expr);                                           \
-    EXPECT_TRUE(s_.code() == ::smr::Status::Code::want)                  \
-        << #expr << " -> " << s_.ToString() << ", expected " #want;      \
-  } while (0)
-
-std::string Describe(const ZoneInfo& z) {
-  std::ostringstream os;
-  os << "{start=" << z.start << " len=" << z.length << " cap=" << z.capacity << " wp=" << z.wp
-     << " type=" << ZoneTypeName(z.type) << " cond=" << ZoneConditionName(z.cond) << "}";
-  return os.str();
-}
 
 bool SameZone(const ZoneInfo& a, const ZoneInfo& b) {
   return a.start == b.start && a.length == b.length && a.capacity == b.capacity &&
@@ -161,7 +139,7 @@ TEST_F(FaultInjectionDeviceTest, FailNthWriteFailsOnlyTheNthWrite) {
   EXPECT_CODE(Write(1, S(0) + 2 * kB, kB), kIOError);
   std::vector<ZoneInfo> after = Zones(dev_.get());
   for (size_t i = 0; i < before.size(); ++i) {
-    EXPECT_TRUE(SameZone(before[i], after[i])) << i << " " << Describe(after[i]);
+    EXPECT_TRUE(SameZone(before[i], after[i])) << i << " " << DescribeZone(after[i]);
   }
   EXPECT_EQ(Zone(Z(0)).wp, S(0) + 2 * kB);
   EXPECT_EQ(Zone(dev_->base(), Z(0)).wp, S(0) + 2 * kB) << "the failed write reached the base";
@@ -297,7 +275,7 @@ TEST_F(FaultInjectionDeviceTest, ReadOnlyZoneAcceptsReadsOnly) {
   const ZoneInfo healthy = Zone(z);
   dev_->SetZoneFault(z, ZoneCondition::kReadOnly);
   ZoneInfo zi = Zone(z);
-  EXPECT_EQ(zi.cond, ZoneCondition::kReadOnly) << Describe(zi);
+  EXPECT_EQ(zi.cond, ZoneCondition::kReadOnly) << DescribeZone(zi);
   auto all = dev_->ReportZones(0, 0);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ((*all)[z].cond, ZoneCondition::kReadOnly);
@@ -309,14 +287,14 @@ TEST_F(FaultInjectionDeviceTest, ReadOnlyZoneAcceptsReadsOnly) {
   EXPECT_CODE(dev_->ResetZones(z, 1), kIOError);
   EXPECT_TRUE(Matches(10, S(1), 2 * kB));
   // The base device is unchanged.
-  EXPECT_TRUE(SameZone(Zone(dev_->base(), z), healthy)) << Describe(Zone(dev_->base(), z));
+  EXPECT_TRUE(SameZone(Zone(dev_->base(), z), healthy)) << DescribeZone(Zone(dev_->base(), z));
   // Other zones are unaffected.
   ASSERT_OK(Write(11, S(2), kB));
   ASSERT_OK(dev_->FinishZones(Z(3), 1));
 
   dev_->ClearZoneFault(z);
   zi = Zone(z);
-  EXPECT_TRUE(SameZone(zi, healthy)) << Describe(zi);
+  EXPECT_TRUE(SameZone(zi, healthy)) << DescribeZone(zi);
   ASSERT_OK(Write(10, S(1) + 2 * kB, kB));
   EXPECT_TRUE(Matches(10, S(1), 3 * kB));
 }
@@ -344,7 +322,7 @@ TEST_F(FaultInjectionDeviceTest, OfflineZoneAcceptsNothing) {
   EXPECT_TRUE(Matches(14, S(2), kB));
 
   dev_->ClearZoneFault(z);
-  EXPECT_TRUE(SameZone(Zone(z), healthy)) << Describe(Zone(z));
+  EXPECT_TRUE(SameZone(Zone(z), healthy)) << DescribeZone(Zone(z));
   EXPECT_TRUE(Matches(13, S(1), 2 * kB));
 }
 
@@ -422,38 +400,38 @@ TEST_F(FaultInjectionDeviceTest, PowerCutLosesUnflushedWrites) {
 
   // A: rolled back to the flushed write pointer, closed.
   ZoneInfo a = Zone(Z(0));
-  EXPECT_EQ(a.wp, S(0) + 4 * kB) << Describe(a);
-  EXPECT_EQ(a.cond, ZoneCondition::kClosed) << Describe(a);
+  EXPECT_EQ(a.wp, S(0) + 4 * kB) << DescribeZone(a);
+  EXPECT_EQ(a.cond, ZoneCondition::kClosed) << DescribeZone(a);
   EXPECT_TRUE(Matches(30, S(0), 4 * kB));
   EXPECT_TRUE(Zeros(S(0) + 4 * kB, 4 * kB));
   // B: empty again.
   ZoneInfo b = Zone(Z(1));
-  EXPECT_EQ(b.wp, S(1)) << Describe(b);
-  EXPECT_EQ(b.cond, ZoneCondition::kEmpty) << Describe(b);
+  EXPECT_EQ(b.wp, S(1)) << DescribeZone(b);
+  EXPECT_EQ(b.cond, ZoneCondition::kEmpty) << DescribeZone(b);
   EXPECT_TRUE(Zeros(S(1), 2 * kB));
   // C: full, data intact.
   EXPECT_EQ(Zone(Z(2)).cond, ZoneCondition::kFull);
   EXPECT_TRUE(Matches(32, S(2), kMiB));
   // D: the reset is durable, the writes after it are lost.
   ZoneInfo d = Zone(Z(3));
-  EXPECT_EQ(d.cond, ZoneCondition::kEmpty) << Describe(d);
+  EXPECT_EQ(d.cond, ZoneCondition::kEmpty) << DescribeZone(d);
   EXPECT_EQ(d.wp, S(3));
   EXPECT_TRUE(Zeros(S(3), 3 * kB));
   // E: the finish is durable.
   ZoneInfo e = Zone(Z(4));
-  EXPECT_EQ(e.cond, ZoneCondition::kFull) << Describe(e);
+  EXPECT_EQ(e.cond, ZoneCondition::kFull) << DescribeZone(e);
   EXPECT_TRUE(Matches(34, S(4), 2 * kB));
   // F: was open without data -> empty.
   ZoneInfo f = Zone(Z(5));
-  EXPECT_EQ(f.cond, ZoneCondition::kEmpty) << Describe(f);
+  EXPECT_EQ(f.cond, ZoneCondition::kEmpty) << DescribeZone(f);
   // G: was open with data -> closed.
   ZoneInfo g = Zone(Z(6));
-  EXPECT_EQ(g.cond, ZoneCondition::kClosed) << Describe(g);
+  EXPECT_EQ(g.cond, ZoneCondition::kClosed) << DescribeZone(g);
   EXPECT_EQ(g.wp, S(6) + 2 * kB);
   EXPECT_TRUE(Matches(36, S(6), 2 * kB));
   // H: implicitly open, fully flushed -> closed, data intact.
   ZoneInfo h = Zone(Z(7));
-  EXPECT_EQ(h.cond, ZoneCondition::kClosed) << Describe(h);
+  EXPECT_EQ(h.cond, ZoneCondition::kClosed) << DescribeZone(h);
   EXPECT_EQ(h.wp, S(7) + 3 * kB);
   EXPECT_TRUE(Matches(37, S(7), 3 * kB));
   // Conventional overwrites since the flush are reverted.
@@ -464,13 +442,13 @@ TEST_F(FaultInjectionDeviceTest, PowerCutLosesUnflushedWrites) {
   EXPECT_TRUE(Matches(42, 16 * kB, kB));
   // No zone is open after a power cycle.
   std::vector<ZoneInfo> zones = Zones(dev_.get());
-  for (const ZoneInfo& z : zones) EXPECT_FALSE(z.is_open()) << Describe(z);
+  for (const ZoneInfo& z : zones) EXPECT_FALSE(z.is_open()) << DescribeZone(z);
   // The base device agrees with the wrapper.
   std::vector<ZoneInfo> base_zones = Zones(dev_->base());
   ASSERT_EQ(base_zones.size(), zones.size());
   for (size_t i = 0; i < zones.size(); ++i) {
     EXPECT_TRUE(SameZone(zones[i], base_zones[i]))
-        << i << ": " << Describe(zones[i]) << " vs base " << Describe(base_zones[i]);
+        << i << ": " << DescribeZone(zones[i]) << " vs base " << DescribeZone(base_zones[i]);
   }
 
   // The wrapper stays usable.
@@ -487,7 +465,7 @@ TEST_F(FaultInjectionDeviceTest, ZoneResetAfterFlushIsDurable) {
   ASSERT_OK(dev_->ResetZones(Z(0), 1));
   ASSERT_OK(dev_->PowerCut(Mode::kLoseUnflushed));
   ZoneInfo z = Zone(Z(0));
-  EXPECT_EQ(z.cond, ZoneCondition::kEmpty) << Describe(z);
+  EXPECT_EQ(z.cond, ZoneCondition::kEmpty) << DescribeZone(z);
   EXPECT_EQ(z.wp, S(0));
   EXPECT_TRUE(Zeros(S(0), 5 * kB));
 }
@@ -522,7 +500,7 @@ TEST_F(FaultInjectionDeviceTest, TornPowerCutKeepsABlockAlignedPrefix) {
   int at_flushed = 0;
   for (uint32_t i = 0; i < kZones; ++i) {
     ZoneInfo z = Zone(Z(i));
-    SCOPED_TRACE("zone " + std::to_string(Z(i)) + " " + Describe(z));
+    SCOPED_TRACE("zone " + std::to_string(Z(i)) + " " + DescribeZone(z));
     EXPECT_EQ(z.wp % kB, 0u);
     EXPECT_GE(z.wp, S(i) + kFlushed);
     EXPECT_LE(z.wp, S(i) + kFlushed + kUnflushed);

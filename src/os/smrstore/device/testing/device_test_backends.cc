@@ -82,6 +82,12 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::string DescribeZone(const ZoneInfo& z) {
+  return "{start=" + std::to_string(z.start) + " len=" + std::to_string(z.length) +
+         " cap=" + std::to_string(z.capacity) + " wp=" + std::to_string(z.wp) +
+         " type=" + ZoneTypeName(z.type) + " cond=" + ZoneConditionName(z.cond) + "}";
+}
+
 void FillPattern(uint64_t seed, uint64_t offset, void* buf, size_t len) {
   smr::FillPattern(seed, offset, buf, len);
 }

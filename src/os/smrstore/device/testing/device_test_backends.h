@@ -40,6 +40,9 @@ class ScratchDir {
   std::string path_;
 };
 
+// "{start=.. len=.. cap=.. wp=.. type=.. cond=..}" for failure messages.
+std::string DescribeZone(const ZoneInfo& z);
+
 // Deterministic test bytes (common/pattern.h): the byte at device offset o is f(seed, o).
 void FillPattern(uint64_t seed, uint64_t offset, void* buf, size_t len);
 // True when `buf` equals FillPattern(seed, offset, ..., len).

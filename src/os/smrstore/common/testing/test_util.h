@@ -1,0 +1,53 @@
+// Helpers shared by every layer's GoogleTest suites: Status assertions and small file
+// utilities. Test-only (linked into smrstore_tests, never into a library).
+#pragma once
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/status.h"
+
+// Asserts/expects that a Status expression is OK, printing the Status otherwise.
+#define ASSERT_OK(expr)                                       \
+  do {                                                        \
+    ::smr::Status s_ = (expr);                                \
+    ASSERT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString(); \
+  } while (0)
+#define EXPECT_OK(expr)                                       \
+  do {                                                        \
+    ::smr::Status s_ = (expr);                                \
+    EXPECT_TRUE(s_.ok()) << #expr << " -> " << s_.ToString(); \
+  } while (0)
+// Expects a Status expression to fail with Status::Code::want.
+#define EXPECT_CODE(expr, want)                                     \
+  do {                                                              \
+    ::smr::Status s_ = (expr);                                      \
+    EXPECT_TRUE(s_.code() == ::smr::Status::Code::want)             \
+        << #expr << " -> " << s_.ToString() << ", expected " #want; \
+  } while (0)
+
+namespace smr::testing {
+
+inline bool PathExists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+inline std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Returns false when the file could not be written completely.
+inline bool WriteFileBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return out.good();
+}
+
+}  // namespace smr::testing
