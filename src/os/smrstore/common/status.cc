@@ -51,6 +51,10 @@ Status Status::FromErrno(int err, std::string_view what) {
       return Status(Code::kReadOnly, msg);
     case EEXIST:
       return Status(Code::kAlreadyExists, msg);
+    case ENODATA:
+      return Status(Code::kNoData, msg);
+    case ENOTEMPTY:
+      return Status(Code::kNotEmpty, msg);
     case EOPNOTSUPP:
       return Status(Code::kNotSupported, msg);
     default:
@@ -86,6 +90,10 @@ int Status::errno_value() const {
       return EROFS;
     case Code::kAlreadyExists:
       return EEXIST;
+    case Code::kNoData:
+      return ENODATA;
+    case Code::kNotEmpty:
+      return ENOTEMPTY;
   }
   return EIO;
 }
@@ -116,6 +124,10 @@ const char* Status::CodeName(Code code) {
       return "ReadOnly";
     case Code::kAlreadyExists:
       return "AlreadyExists";
+    case Code::kNoData:
+      return "NoData";
+    case Code::kNotEmpty:
+      return "NotEmpty";
   }
   return "Unknown";
 }

@@ -23,6 +23,8 @@
 //                                       BLK_STS_ZONE_ACTIVE_RESOURCE)
 //   kReadOnly            EROFS          write to something read-only
 //   kAlreadyExists       EEXIST         create of something that exists
+//   kNoData              ENODATA        the object exists but the named attribute does not
+//   kNotEmpty            ENOTEMPTY      remove of a collection that still holds objects
 //
 // Thread safety: a Status is a value; distinct objects may be used from any thread.
 // Cost: OK is one null pointer; an error allocates once.
@@ -49,6 +51,8 @@ class [[nodiscard]] Status {
     kTooManyActiveZones = 9,
     kReadOnly = 10,
     kAlreadyExists = 11,
+    kNoData = 12,
+    kNotEmpty = 13,
   };
 
   Status() noexcept = default;
@@ -75,6 +79,8 @@ class [[nodiscard]] Status {
   }
   static Status ReadOnly(std::string_view msg) { return Status(Code::kReadOnly, msg); }
   static Status AlreadyExists(std::string_view msg) { return Status(Code::kAlreadyExists, msg); }
+  static Status NoData(std::string_view msg) { return Status(Code::kNoData, msg); }
+  static Status NotEmpty(std::string_view msg) { return Status(Code::kNotEmpty, msg); }
   // Maps an errno from a system call to the closest code; `what` names the operation.
   static Status FromErrno(int err, std::string_view what);
 
@@ -91,6 +97,8 @@ class [[nodiscard]] Status {
   bool IsTooManyActiveZones() const { return code() == Code::kTooManyActiveZones; }
   bool IsReadOnly() const { return code() == Code::kReadOnly; }
   bool IsAlreadyExists() const { return code() == Code::kAlreadyExists; }
+  bool IsNoData() const { return code() == Code::kNoData; }
+  bool IsNotEmpty() const { return code() == Code::kNotEmpty; }
 
   // The message alone (empty for OK).
   const std::string& message() const;

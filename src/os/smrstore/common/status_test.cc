@@ -40,6 +40,8 @@ const std::vector<CodeCase>& AllErrorCodes() {
        EOVERFLOW},
       {Code::kReadOnly, &Status::ReadOnly, &Status::IsReadOnly, EROFS},
       {Code::kAlreadyExists, &Status::AlreadyExists, &Status::IsAlreadyExists, EEXIST},
+      {Code::kNoData, &Status::NoData, &Status::IsNoData, ENODATA},
+      {Code::kNotEmpty, &Status::NotEmpty, &Status::IsNotEmpty, ENOTEMPTY},
   };
   return cases;
 }
@@ -115,7 +117,8 @@ TEST(StatusTest, FromErrnoMapsToClosestCode) {
       {EIO, Code::kIOError},          {ENOSPC, Code::kNoSpace},
       {EBUSY, Code::kBusy},           {EEXIST, Code::kAlreadyExists},
       {EROFS, Code::kReadOnly},       {EOPNOTSUPP, Code::kNotSupported},
-      {ETOOMANYREFS, Code::kTooManyOpenZones},
+      {ETOOMANYREFS, Code::kTooManyOpenZones}, {ENODATA, Code::kNoData},
+      {ENOTEMPTY, Code::kNotEmpty},
   };
   for (const auto& c : cases) {
     Status s = Status::FromErrno(c.err, "pwrite /dev/sdz");

@@ -184,8 +184,14 @@ Result<ObjectId> DecodeObjectKey(std::string_view in) {
       (in[0] != '\0' && in[0] != '\x01')) {
     return bad;
   }
-  if (in[0] == '\x01') id.key = effective;
-  else if (effective != id.name) return bad;
+  // Only canonical encodings decode: a locator key is never empty (an empty one is "no
+  // key", flag 0), and without one the effective key is the name.
+  if (in[0] == '\x01') {
+    if (effective.empty()) return bad;
+    id.key = effective;
+  } else if (effective != id.name) {
+    return bad;
+  }
   return id;
 }
 

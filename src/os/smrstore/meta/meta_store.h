@@ -1,0 +1,145 @@
+// MetaStore: smrstore's metadata in RocksDB (on flash). The only code that includes RocksDB.
+//
+// Contract
+//   Holds collections, onodes (extent maps, xattrs), omap headers and keys, per-zone
+//   accounting, counters and the store superblock copy, under the key layout of
+//   meta/key_schema.h (doc/format.md, "RocksDB keys"). Objects of a collection are keyed by
+//   (cid, EncodeObjectKey(oid)), so iteration lists them in Ceph's ghobject_t order.
+//
+//   Writes go through a Batch: a write batch *with an index*, so reads made through the
+//   batch (Get*/List* taking a `const Batch*`) see the batch's own pending writes layered
+//   over the committed database — the transaction pipeline plans several transactions in
+//   one batch and each must see the previous ones. SavePoint/RollbackToSavePoint undo the
+//   writes of one failed transaction inside a batch. Commit applies a batch atomically;
+//   with sync=true it is durable when Commit returns (WAL fsync).
+//   Reads without a batch see only committed data.
+//
+//   Errors: kIOError for RocksDB I/O errors, kCorruption for undecodable values,
+//   kBusy when the database is locked by another process, kNotFound / kAlreadyExists from
+//   Open / Create.
+//
+// Thread safety: MetaStore methods are thread-safe (RocksDB is). A Batch is used by one
+// thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "format/object_id.h"
+#include "meta/onode.h"
+
+namespace smr {
+
+class MetaStore {
+ public:
+  class Batch;
+
+  // Creates a new database at `path` (kAlreadyExists if one is there).
+  static Result<std::unique_ptr<MetaStore>> Create(const std::string& path);
+  // Opens an existing database (kNotFound if none, kBusy if locked by another process).
+  static Result<std::unique_ptr<MetaStore>> Open(const std::string& path);
+  ~MetaStore();
+  MetaStore(const MetaStore&) = delete;
+  MetaStore& operator=(const MetaStore&) = delete;
+
+  // A batch must not outlive the MetaStore that made it.
+  std::unique_ptr<Batch> NewBatch();
+  // On success the batch is applied and left empty (reusable); on error nothing is written
+  // and the batch is unchanged. Fails with the batch's recorded error, if any (see Batch).
+  Status Commit(Batch* batch, bool sync);
+
+  // --- Reads. `batch` may be null (committed state only). ---
+
+  // Opaque store-level values (e.g. the encoded StoreSuperblock), by name.
+  Result<std::optional<std::string>> GetValue(const Batch* batch, const std::string& name);
+  // Named 64-bit counters (e.g. "nid_max", "cid_max", "seq").
+  Result<uint64_t> GetCounter(const Batch* batch, const std::string& name);
+
+  Result<std::optional<CollectionMeta>> GetCollection(const Batch* batch,
+                                                      const std::string& name);
+  // All collections, by name.
+  Result<std::map<std::string, CollectionMeta>> ListCollections(const Batch* batch);
+
+  Result<std::optional<Onode>> GetOnode(const Batch* batch, uint64_t cid, const ObjectId& oid);
+  // Objects of collection `cid` with start <= oid < end (end.max = no bound) in Ceph order;
+  // at most `max` (0 = no limit). `*next` is the first object not returned (end when the
+  // listing is complete). `*out` is cleared first.
+  Status ListObjects(const Batch* batch, uint64_t cid, const ObjectId& start,
+                     const ObjectId& end, size_t max, std::vector<ObjectId>* out,
+                     ObjectId* next);
+  // Objects with their onodes (for split/merge/rmcoll/fsck), same bounds.
+  Status ListOnodes(const Batch* batch, uint64_t cid, const ObjectId& start,
+                    const ObjectId& end, size_t max,
+                    std::vector<std::pair<ObjectId, Onode>>* out, ObjectId* next);
+  // On error sets *status (when non-null) and returns false; OK status otherwise.
+  bool CollectionEmpty(const Batch* batch, uint64_t cid, Status* status);
+
+  Result<std::optional<std::string>> GetOmapHeader(const Batch* batch, uint64_t nid);
+  Result<std::optional<std::string>> GetOmapValue(const Batch* batch, uint64_t nid,
+                                                  const std::string& key);
+  // Omap keys of `nid` with key > after (or from the first key when after is null), at most
+  // `max` (0 = all), in byte order. `*out` is cleared first.
+  Status ListOmap(const Batch* batch, uint64_t nid, const std::string* after, size_t max,
+                  std::vector<std::pair<std::string, std::string>>* out);
+
+  // Every zone's accounting, keyed by (drive, zone).
+  Result<std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>> LoadZones(const Batch* batch);
+
+  // Approximate database size on disk (for statfs).
+  uint64_t ApproximateSizeBytes();
+  // A RocksDB statistics / property dump for `smrstore-tool stats`.
+  std::string PropertyDump();
+
+ private:
+  struct Impl;
+  explicit MetaStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A set of pending metadata writes, committed atomically by MetaStore::Commit.
+class MetaStore::Batch {
+ public:
+  ~Batch();
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  void PutValue(const std::string& name, const std::string& value);
+  void PutCounter(const std::string& name, uint64_t value);
+  void PutCollection(const std::string& name, const CollectionMeta& meta);
+  void DeleteCollection(const std::string& name);
+  void PutOnode(uint64_t cid, const ObjectId& oid, const Onode& onode);
+  void DeleteOnode(uint64_t cid, const ObjectId& oid);
+  void PutOmapHeader(uint64_t nid, const std::string& header);
+  void DeleteOmapHeader(uint64_t nid);
+  void PutOmapValue(uint64_t nid, const std::string& key, const std::string& value);
+  void DeleteOmapValue(uint64_t nid, const std::string& key);
+  // Deletes keys in [first, last) of nid's omap (Ceph's omap_rmkeyrange semantics).
+  // This and ClearOmap read the keys to delete (through the batch); a read error is kept
+  // and returned by MetaStore::Commit, which then writes nothing.
+  void DeleteOmapRange(uint64_t nid, const std::string& first, const std::string& last);
+  // Deletes the header and every key of nid's omap.
+  void ClearOmap(uint64_t nid);
+  void PutZone(uint16_t drive, uint32_t zone, const ZoneMeta& meta);
+
+  // Marks a point the batch can roll back to (nested save points are allowed).
+  void SetSavePoint();
+  Status RollbackToSavePoint();
+  Status PopSavePoint();
+
+  size_t Count() const;         // number of writes
+  size_t ApproximateBytes() const;
+
+ private:
+  friend class MetaStore;
+  struct Impl;
+  explicit Batch(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace smr

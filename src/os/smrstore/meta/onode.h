@@ -1,0 +1,77 @@
+// Onode, Extent, CollectionMeta, ZoneMeta: the metadata values smrstore keeps in RocksDB,
+// with their versioned encodings (doc/format.md, "RocksDB values").
+//
+// Contract
+//   An Onode describes one object: its size, where its bytes live (extent map), its
+//   xattrs and whether it has omap data. Extents never overlap; bytes of [0, size) that no
+//   extent covers are holes and read as zeros. An object's data lives either in zones
+//   (extents) or inline in RocksDB (inline_data, for tiny objects), never both.
+//   Every extent points into one data record (format/record.h) and carries that record's
+//   payload location and crc, so a read can verify the record it reads from.
+//   Encodings start with a version byte; decoders reject unknown versions with
+//   kCorruption. Decode(Encode(x)) == x.
+// Thread safety: value types and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "format/zone_meta.h"
+
+namespace smr {
+
+// A piece of an object's data: object bytes [logical_offset, logical_offset + length)
+// are payload bytes [payload_skip, payload_skip + length) of the data record whose payload
+// starts at device byte `payload_offset` of drive `drive`.
+struct Extent {
+  uint64_t logical_offset = 0;
+  uint32_t length = 0;
+  uint16_t drive = 0;
+  uint64_t payload_offset = 0;  // device byte where the record's payload starts
+  uint32_t payload_len = 0;     // the record's whole payload length
+  uint32_t payload_crc = 0;     // crc32c of the record's whole payload
+  uint32_t payload_skip = 0;    // where this extent's bytes start inside the payload
+
+  uint64_t end() const { return logical_offset + length; }
+  // Device byte of object byte `logical_offset`.
+  uint64_t device_offset() const { return payload_offset + payload_skip; }
+  bool operator==(const Extent& o) const;
+};
+
+struct Onode {
+  uint64_t nid = 0;   // unique id of this object incarnation (keys its omap)
+  uint64_t size = 0;  // logical size in bytes
+  std::map<uint64_t, Extent> extents;  // by logical_offset; non-overlapping
+  std::string inline_data;             // whole object data when stored inline
+  bool data_inline = false;
+  std::map<std::string, std::string> xattrs;
+  bool has_omap = false;  // omap header or keys may exist under nid
+  uint32_t alloc_hint_flags = 0;
+  uint64_t expected_object_size = 0;
+  uint64_t expected_write_size = 0;
+  uint64_t mtime_ns = 0;  // last data change (for lifetime-aware placement)
+
+  bool operator==(const Onode& o) const;
+};
+
+std::string EncodeOnode(const Onode& onode);
+Result<Onode> DecodeOnode(std::string_view value);
+
+// A collection (Ceph coll_t, named by its string form, e.g. "2.1f_head" or "meta").
+struct CollectionMeta {
+  uint64_t cid = 0;   // numeric id, unique for the store's lifetime
+  uint32_t bits = 0;  // Ceph's collection bits (split/merge)
+  bool operator==(const CollectionMeta& o) const { return cid == o.cid && bits == o.bits; }
+};
+
+std::string EncodeCollectionMeta(const CollectionMeta& c);
+Result<CollectionMeta> DecodeCollectionMeta(std::string_view value);
+
+// ZoneMeta (format/zone_meta.h) is stored per zone under its own key.
+std::string EncodeZoneMeta(const ZoneMeta& z);
+Result<ZoneMeta> DecodeZoneMeta(std::string_view value);
+
+}  // namespace smr

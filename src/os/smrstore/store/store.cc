@@ -1,0 +1,694 @@
+#include "store/store.h"
+
+#include <sys/stat.h>
+
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <sstream>
+
+#include "common/crc32c.h"
+#include "device/device_spec.h"
+#include "store/store_internal.h"
+#include "store/superblock_log.h"
+
+namespace smr {
+
+namespace {
+
+constexpr uint64_t kBlock = 4096;
+
+std::string EncodeOptions(const StoreOptions& o) {
+  return "max_record_payload=" + std::to_string(o.max_record_payload) +
+         "\ninline_max=" + std::to_string(o.inline_max) +
+         "\nsmall_write_max=" + std::to_string(o.small_write_max) +
+         "\nmax_group=" + std::to_string(o.max_group) + "\n";
+}
+
+Result<StoreOptions> DecodeOptions(const std::string& text) {
+  StoreOptions o;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = line.substr(0, eq);
+    const unsigned long v = std::strtoul(line.c_str() + eq + 1, nullptr, 10);
+    if (k == "max_record_payload") o.max_record_payload = static_cast<uint32_t>(v);
+    if (k == "inline_max") o.inline_max = static_cast<uint32_t>(v);
+    if (k == "small_write_max") o.small_write_max = static_cast<uint32_t>(v);
+    if (k == "max_group") o.max_group = static_cast<uint32_t>(v);
+  }
+  if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0) {
+    return Status::Corruption("stored store options are invalid: " + text);
+  }
+  return o;
+}
+
+Status CheckOptions(const StoreOptions& o) {
+  if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 ||
+      o.max_record_payload > (64u << 20)) {
+    return Status::InvalidArgument("max_record_payload must be a multiple of 4096 up to 64 MiB");
+  }
+  if (o.inline_max > (64u << 10)) {
+    return Status::InvalidArgument("inline_max above 64 KiB would bloat RocksDB");
+  }
+  if (o.max_group == 0) return Status::InvalidArgument("max_group must be > 0");
+  return Status::OK();
+}
+
+std::vector<std::string> SplitLines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+uint64_t NowSec() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+bool DirExists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// mkfs / mount / umount
+
+Status Store::Mkfs(const std::string& dir, const std::vector<std::string>& device_specs,
+                   const StoreOptions& options, bool force) {
+  SMR_RETURN_IF_ERROR(CheckOptions(options));
+  if (device_specs.empty()) return Status::InvalidArgument("mkfs needs at least one device");
+  if (device_specs.size() > 64) return Status::InvalidArgument("at most 64 devices");
+  if (DirExists(dir + "/meta")) {
+    return Status::AlreadyExists(dir + " already holds a store (" + dir + "/meta exists)");
+  }
+  // Open (or create, for emulated drives that do not exist yet) every device first, so a
+  // bad spec changes nothing.
+  std::vector<std::unique_ptr<ZonedDevice>> devices;
+  std::vector<std::string> created;
+  auto cleanup = [&](Status s) {
+    devices.clear();
+    for (const std::string& path : created) ::unlink(path.c_str());
+    return s;
+  };
+  for (const std::string& spec : device_specs) {
+    auto parsed = DeviceSpec::Parse(spec);
+    if (!parsed.ok()) return cleanup(parsed.status());
+    struct stat st;
+    const bool create =
+        parsed->kind == DeviceSpec::Kind::kEmulated && ::stat(parsed->path.c_str(), &st) != 0;
+    auto dev = create ? CreateDevice(spec) : OpenDevice(spec);
+    if (!dev.ok()) return cleanup(dev.status().WithContext(spec));
+    if (create) created.push_back(parsed->path);
+    devices.push_back(std::move(*dev));
+  }
+  std::vector<ZonedDevice*> raw;
+  for (auto& d : devices) raw.push_back(d.get());
+  ZoneManager zones(raw);
+  Status attached = zones.Attach();
+  if (!attached.ok()) return cleanup(attached);
+  // Refuse drives that hold another store's superblock unless forced.
+  for (uint16_t d = 0; d < raw.size(); ++d) {
+    auto existing = ReadSuperblock(raw[d], zones.ReservedZones(d));
+    if (!existing.ok()) return cleanup(existing.status());
+    if (existing->has_value() && !force) {
+      return cleanup(Status::AlreadyExists(
+          raw[d]->info().path + " holds smrstore " + UuidToString((*existing)->store_uuid) +
+          " (use --force to overwrite it)"));
+    }
+  }
+  SMR_RETURN_IF_ERROR(zones.Format());
+  // Reserved zones start over too (a forced mkfs must not find the old superblock).
+  for (uint16_t d = 0; d < raw.size(); ++d) {
+    for (uint32_t z : zones.ReservedZones(d)) {
+      auto zi = raw[d]->ReportZones(z, 1);
+      if (!zi.ok()) return zi.status();
+      if ((*zi)[0].is_conventional()) {
+        std::string zeros(kSuperblockSlot, '\0');
+        for (uint64_t off = 0; off < 16 * kSuperblockSlot && off < (*zi)[0].length;
+             off += kSuperblockSlot) {
+          SMR_RETURN_IF_ERROR(raw[d]->Write((*zi)[0].start + off, zeros.data(), zeros.size()));
+        }
+      } else {
+        SMR_RETURN_IF_ERROR(raw[d]->ResetZones(z, 1));
+      }
+    }
+  }
+
+  ::mkdir(dir.c_str(), 0755);
+  SMR_ASSIGN_OR_RETURN(auto meta, MetaStore::Create(dir + "/meta"));
+  StoreSuperblock sb;
+  sb.store_uuid = NewRandomUuid();
+  sb.nr_drives = static_cast<uint32_t>(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) sb.drive_uuids.push_back(NewRandomUuid());
+  sb.sequence = 1;
+  sb.created_unix_sec = NowSec();
+  sb.clean_umount = true;
+  sb.meta_path_hint = dir + "/meta";
+  sb.max_record_payload = options.max_record_payload;
+  sb.inline_max = options.inline_max;
+  auto batch = meta->NewBatch();
+  batch->PutValue(kValueSuperblock, EncodeStoreSuperblock(sb));
+  std::string specs;
+  for (const std::string& s : device_specs) specs += s + "\n";
+  batch->PutValue(kValueDevices, specs);
+  batch->PutValue(kValueOptions, EncodeOptions(options));
+  batch->PutCounter(kCounterSeq, 0);
+  batch->PutCounter(kCounterNid, 0);
+  batch->PutCounter(kCounterCid, 0);
+  for (uint16_t d = 0; d < raw.size(); ++d) {
+    StoreSuperblock copy = sb;
+    copy.drive_index = d;
+    SMR_RETURN_IF_ERROR(WriteSuperblock(raw[d], zones.ReservedZones(d), copy));
+  }
+  return meta->Commit(batch.get(), /*sync=*/true);
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Store::~Store() { (void)Close(); }
+
+const std::string& Store::dir() const { return impl_->dir; }
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
+  if (!DirExists(dir + "/meta")) return Status::NotFound(dir + " holds no smrstore");
+  auto impl = std::make_unique<Impl>();
+  impl->dir = dir;
+  SMR_ASSIGN_OR_RETURN(impl->meta, MetaStore::Open(dir + "/meta"));
+  SMR_ASSIGN_OR_RETURN(auto sb_value, impl->meta->GetValue(nullptr, kValueSuperblock));
+  SMR_ASSIGN_OR_RETURN(auto devices_value, impl->meta->GetValue(nullptr, kValueDevices));
+  SMR_ASSIGN_OR_RETURN(auto options_value, impl->meta->GetValue(nullptr, kValueOptions));
+  if (!sb_value || !devices_value || !options_value) {
+    return Status::Corruption(dir + ": metadata lacks the store superblock");
+  }
+  SMR_ASSIGN_OR_RETURN(impl->superblock, DecodeStoreSuperblock(*sb_value));
+  if (impl->superblock.format_version != 1) {
+    return Status::InvalidArgument(dir + ": store format version " +
+                                   std::to_string(impl->superblock.format_version) +
+                                   " is not supported by this build (version 1)");
+  }
+  SMR_ASSIGN_OR_RETURN(impl->options, DecodeOptions(*options_value));
+  const std::vector<std::string> specs = SplitLines(*devices_value);
+  if (specs.size() != impl->superblock.nr_drives) {
+    return Status::Corruption(dir + ": device list does not match the superblock");
+  }
+  for (const std::string& spec : specs) {
+    auto dev = OpenDevice(spec);
+    if (!dev.ok()) return dev.status().WithContext(spec);
+    impl->devices.push_back(std::move(*dev));
+  }
+  std::vector<ZonedDevice*> raw;
+  for (auto& d : impl->devices) raw.push_back(d.get());
+  impl->zones = std::make_unique<ZoneManager>(raw);
+  SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
+  SMR_RETURN_IF_ERROR(impl->zones->Load(persisted));
+  // Every drive must carry this store's superblock, at its own index.
+  for (uint16_t d = 0; d < raw.size(); ++d) {
+    SMR_ASSIGN_OR_RETURN(auto on_drive, ReadSuperblock(raw[d], impl->zones->ReservedZones(d)));
+    if (!on_drive) {
+      return Status::Corruption(specs[d] + ": no smrstore superblock on this drive");
+    }
+    if (on_drive->store_uuid != impl->superblock.store_uuid || on_drive->drive_index != d) {
+      return Status::Corruption(specs[d] + ": drive belongs to store " +
+                                UuidToString(on_drive->store_uuid) + " (index " +
+                                std::to_string(on_drive->drive_index) + "), expected " +
+                                UuidToString(impl->superblock.store_uuid) + " index " +
+                                std::to_string(d));
+    }
+    impl->superblock.sequence = std::max(impl->superblock.sequence, on_drive->sequence);
+  }
+  SMR_ASSIGN_OR_RETURN(impl->seq, impl->meta->GetCounter(nullptr, kCounterSeq));
+  SMR_ASSIGN_OR_RETURN(impl->nid_max, impl->meta->GetCounter(nullptr, kCounterNid));
+  SMR_ASSIGN_OR_RETURN(impl->cid_max, impl->meta->GetCounter(nullptr, kCounterCid));
+  impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
+  impl->superblock.mount_count++;
+  SMR_RETURN_IF_ERROR(impl->UpdateSuperblocks(/*clean=*/false));
+  // Zone states changed by reconciliation (zones finished or reset at mount).
+  {
+    auto batch = impl->meta->NewBatch();
+    for (const auto& [addr, zm] : impl->zones->TakeDirtyZones()) {
+      batch->PutZone(addr.drive, addr.zone, zm);
+    }
+    SMR_RETURN_IF_ERROR(impl->meta->Commit(batch.get(), true));
+  }
+  impl->io_pool = std::make_unique<boost::asio::thread_pool>(
+      std::max<size_t>(2, impl->devices.size()));
+  Impl* p = impl.get();
+  impl->committer = std::thread([p] { p->CommitLoop(); });
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+Status Store::Impl::UpdateSuperblocks(bool clean) {
+  superblock.sequence++;
+  superblock.clean_umount = clean;
+  for (uint16_t d = 0; d < devices.size(); ++d) {
+    StoreSuperblock copy = superblock;
+    copy.drive_index = d;
+    SMR_RETURN_IF_ERROR(WriteSuperblock(devices[d].get(), zones->ReservedZones(d), copy));
+  }
+  auto batch = meta->NewBatch();
+  StoreSuperblock copy = superblock;
+  copy.drive_index = 0;
+  batch->PutValue(kValueSuperblock, EncodeStoreSuperblock(copy));
+  return meta->Commit(batch.get(), true);
+}
+
+Status Store::Close() {
+  if (!impl_) return Status::OK();
+  {
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    if (impl_->closed) return Status::OK();
+    impl_->stopping = true;
+  }
+  impl_->cv.notify_all();
+  if (impl_->committer.joinable()) impl_->committer.join();
+  if (impl_->io_pool) impl_->io_pool->join();
+  Status s;
+  {
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    impl_->closed = true;
+    s = impl_->fatal;
+  }
+  if (s.ok()) s = impl_->UpdateSuperblocks(/*clean=*/true);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------
+// Commit pipeline
+
+void Store::Submit(Transaction txn, Callback on_commit) {
+  {
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    if (impl_->stopping || impl_->closed) {
+      lock.unlock();
+      if (on_commit) on_commit(Status::Busy("store is unmounting"));
+      return;
+    }
+    impl_->queue.push_back(Impl::Pending{std::move(txn), std::move(on_commit)});
+  }
+  impl_->cv.notify_one();
+}
+
+Status Store::Apply(Transaction txn) {
+  std::promise<Status> done;
+  auto f = done.get_future();
+  Submit(std::move(txn), [&done](const Status& s) { done.set_value(s); });
+  return f.get();
+}
+
+void Store::Impl::CommitLoop() {
+  for (;;) {
+    std::vector<Pending> group;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return stopping || !queue.empty(); });
+      if (queue.empty() && stopping) return;
+      while (!queue.empty() && group.size() < options.max_group) {
+        group.push_back(std::move(queue.front()));
+        queue.pop_front();
+      }
+    }
+    CommitGroup(&group);
+  }
+}
+
+void Store::Impl::CommitGroup(std::vector<Pending>* group) {
+  std::vector<Status> results(group->size());
+  Status fatal_now;
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    fatal_now = fatal;
+  }
+  if (!fatal_now.ok()) {
+    for (auto& p : *group) {
+      if (p.done) p.done(fatal_now.WithContext("store failed earlier; remount"));
+    }
+    return;
+  }
+  auto batch = meta->NewBatch();
+  GroupWrites writes;
+  const uint64_t nid_before = nid_max, cid_before = cid_max;
+  size_t ok_count = 0;
+  for (size_t i = 0; i < group->size(); ++i) {
+    batch->SetSavePoint();
+    const uint64_t user_before = writes.user_bytes, inline_before = writes.inline_bytes;
+    Status s = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), &writes);
+    if (!s.ok()) {
+      Status r = batch->RollbackToSavePoint();
+      if (!r.ok()) s = r;
+      writes.user_bytes = user_before;
+      writes.inline_bytes = inline_before;
+    } else {
+      (void)batch->PopSavePoint();
+      ++ok_count;
+    }
+    results[i] = s;
+  }
+  Status s = WriteGroup(&writes);
+  if (s.ok()) {
+    for (const auto& [addr, delta] : writes.live_delta) {
+      zones->AddLive(addr.drive, addr.zone, delta);
+    }
+    for (const auto& [addr, buf] : writes.zones) {
+      zones->MarkCommitted(addr.drive, addr.zone,
+                           buf.offset + buf.bytes.size() - uint64_t{addr.zone} * ZoneSize(addr.drive));
+    }
+    for (const SealWrite& w : writes.seals) {
+      if (!w.bytes.empty()) {
+        zones->MarkCommitted(w.drive, w.zone,
+                             w.offset + w.bytes.size() - uint64_t{w.zone} * ZoneSize(w.drive));
+      }
+    }
+    for (const auto& [addr, zm] : zones->TakeDirtyZones()) {
+      batch->PutZone(addr.drive, addr.zone, zm);
+    }
+    batch->PutCounter(kCounterSeq, seq);
+    if (nid_max != nid_before) batch->PutCounter(kCounterNid, nid_max);
+    if (cid_max != cid_before) batch->PutCounter(kCounterCid, cid_max);
+    s = meta->Commit(batch.get(), /*sync=*/true);
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "smrstore: commit group failed, store stops taking writes: %s\n",
+                 s.ToString().c_str());
+    std::unique_lock<std::mutex> lock(mu);
+    fatal = s;
+  }
+  {
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.groups_committed += s.ok() ? 1 : 0;
+    if (s.ok()) {
+      counters.user_bytes_written += writes.user_bytes;
+      counters.inline_bytes_written += writes.inline_bytes;
+    }
+    for (const auto& [addr, buf] : writes.zones) counters.device_bytes_written += buf.bytes.size();
+    for (const SealWrite& w : writes.seals) counters.device_bytes_written += w.bytes.size();
+    for (const Status& r : results) {
+      if (r.ok() && s.ok()) {
+        counters.txns_committed++;
+      } else {
+        counters.txns_failed++;
+      }
+    }
+  }
+  for (size_t i = 0; i < group->size(); ++i) {
+    const Status& r = !s.ok() ? s : results[i];
+    if ((*group)[i].done) (*group)[i].done(r);
+  }
+}
+
+Status Store::Impl::WriteGroup(GroupWrites* w) {
+  // Zones write in parallel (each zone's bytes are one contiguous, ordered write); then
+  // footers and finishes of sealed zones; then one flush per drive touched.
+  std::vector<std::future<Status>> futures;
+  std::vector<bool> touched(devices.size(), false);
+  for (auto& [addr, buf] : w->zones) {
+    touched[buf.drive] = true;
+    auto task = std::make_shared<std::packaged_task<Status()>>([this, &buf] {
+      return devices[buf.drive]->Write(buf.offset, buf.bytes.data(), buf.bytes.size());
+    });
+    futures.push_back(task->get_future());
+    boost::asio::post(*io_pool, [task] { (*task)(); });
+  }
+  Status first;
+  for (auto& f : futures) {
+    Status s = f.get();
+    if (first.ok() && !s.ok()) first = s;
+  }
+  SMR_RETURN_IF_ERROR(first);
+  for (const SealWrite& s : w->seals) {
+    touched[s.drive] = true;
+    if (!s.bytes.empty()) {
+      SMR_RETURN_IF_ERROR(devices[s.drive]->Write(s.offset, s.bytes.data(), s.bytes.size()));
+    }
+    SMR_RETURN_IF_ERROR(devices[s.drive]->FinishZones(s.zone, 1));
+  }
+  for (size_t d = 0; d < devices.size(); ++d) {
+    if (touched[d]) SMR_RETURN_IF_ERROR(devices[d]->Flush());
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------
+// Reads
+
+void Store::Impl::CountCrcError() {
+  std::lock_guard<std::mutex> lock(counters_mu);
+  counters.crc_errors++;
+}
+
+Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, char* dst,
+                               const GroupWrites* pending) {
+  if (pending != nullptr) {
+    auto it = pending->payloads.find({e.drive, e.payload_offset});
+    if (it != pending->payloads.end()) {
+      std::memcpy(dst, it->second->data() + e.payload_skip + from, len);
+      return Status::OK();
+    }
+  }
+  if (e.drive >= devices.size()) return Status::Corruption("extent on a drive that does not exist");
+  // Whole record payload (rounded to blocks), verified against the record's crc.
+  const uint64_t padded = (uint64_t{e.payload_len} + kBlock - 1) / kBlock * kBlock;
+  std::string buf(padded, '\0');
+  SMR_RETURN_IF_ERROR(devices[e.drive]->Read(e.payload_offset, buf.data(), buf.size()));
+  if (crc32c::Value(buf.data(), e.payload_len) != e.payload_crc) {
+    CountCrcError();
+    std::fprintf(stderr,
+                 "smrstore: crc mismatch reading drive %u offset %llu (%u bytes): returning "
+                 "EIO\n",
+                 e.drive, static_cast<unsigned long long>(e.payload_offset), e.payload_len);
+    return Status::Corruption("checksum mismatch in the record at drive " +
+                              std::to_string(e.drive) + " offset " +
+                              std::to_string(e.payload_offset - kBlock));
+  }
+  std::memcpy(dst, buf.data() + e.payload_skip + from, len);
+  return Status::OK();
+}
+
+Status Store::Impl::ReadOnode(const Onode& o, uint64_t offset, uint64_t len, std::string* out,
+                              const GroupWrites* pending) {
+  out->clear();
+  if (offset >= o.size) return Status::OK();
+  len = std::min(len, o.size - offset);
+  if (o.data_inline) {
+    *out = o.inline_data.substr(offset, len);
+    out->resize(len, '\0');
+    return Status::OK();
+  }
+  out->assign(len, '\0');
+  auto it = o.extents.upper_bound(offset);
+  if (it != o.extents.begin()) --it;
+  for (; it != o.extents.end() && it->first < offset + len; ++it) {
+    const Extent& e = it->second;
+    if (e.end() <= offset) continue;
+    const uint64_t from = std::max(offset, e.logical_offset);
+    const uint64_t to = std::min(offset + len, e.end());
+    SMR_RETURN_IF_ERROR(
+        ReadExtent(e, from - e.logical_offset, to - from, out->data() + (from - offset), pending));
+  }
+  return Status::OK();
+}
+
+namespace {
+
+Result<CollectionMeta> GetColl(MetaStore* meta, const std::string& coll) {
+  SMR_ASSIGN_OR_RETURN(auto c, meta->GetCollection(nullptr, coll));
+  if (!c) return Status::NotFound("collection " + coll + " does not exist");
+  return *c;
+}
+
+Result<Onode> GetObj(MetaStore* meta, const std::string& coll, const ObjectId& oid) {
+  SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(meta, coll));
+  SMR_ASSIGN_OR_RETURN(auto o, meta->GetOnode(nullptr, c.cid, oid));
+  if (!o) return Status::NotFound("object " + coll + "/" + oid.ToString() + " does not exist");
+  return *o;
+}
+
+}  // namespace
+
+Result<std::string> Store::Read(const std::string& coll, const ObjectId& oid, uint64_t offset,
+                                uint64_t len) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  if (len == 0) len = o.size > offset ? o.size - offset : 0;
+  std::string out;
+  SMR_RETURN_IF_ERROR(impl_->ReadOnode(o, offset, len, &out, nullptr));
+  std::lock_guard<std::mutex> lock(impl_->counters_mu);
+  impl_->counters.bytes_read += out.size();
+  return out;
+}
+
+Result<ObjectStat> Store::Stat(const std::string& coll, const ObjectId& oid) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  ObjectStat st;
+  st.size = o.size;
+  st.nid = o.nid;
+  st.data_inline = o.data_inline;
+  st.extents = o.extents.size();
+  return st;
+}
+
+bool Store::Exists(const std::string& coll, const ObjectId& oid) {
+  return GetObj(impl_->meta.get(), coll, oid).ok();
+}
+
+Result<std::string> Store::GetAttr(const std::string& coll, const ObjectId& oid,
+                                   const std::string& name) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  auto it = o.xattrs.find(name);
+  if (it == o.xattrs.end()) return Status::NoData("no attribute " + name);
+  return it->second;
+}
+
+Result<std::map<std::string, std::string>> Store::GetAttrs(const std::string& coll,
+                                                           const ObjectId& oid) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  return o.xattrs;
+}
+
+Result<std::map<uint64_t, uint64_t>> Store::Fiemap(const std::string& coll, const ObjectId& oid,
+                                                   uint64_t offset, uint64_t len) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  std::map<uint64_t, uint64_t> out;
+  if (offset >= o.size) return out;
+  const uint64_t end = len == 0 ? o.size : std::min(o.size, offset + len);
+  if (o.data_inline) {
+    out[offset] = end - offset;
+    return out;
+  }
+  for (const auto& [off, e] : o.extents) {
+    const uint64_t a = std::max(offset, e.logical_offset), b = std::min(end, e.end());
+    if (a >= b) continue;
+    // Merge with the previous range when contiguous.
+    if (!out.empty()) {
+      auto last = std::prev(out.end());
+      if (last->first + last->second == a) {
+        last->second += b - a;
+        continue;
+      }
+    }
+    out[a] = b - a;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> Store::ListCollections() {
+  SMR_ASSIGN_OR_RETURN(auto all, impl_->meta->ListCollections(nullptr));
+  std::vector<std::string> out;
+  for (const auto& [name, meta] : all) out.push_back(name);
+  return out;
+}
+
+bool Store::CollectionExists(const std::string& coll) {
+  return GetColl(impl_->meta.get(), coll).ok();
+}
+
+Result<bool> Store::CollectionEmpty(const std::string& coll) {
+  SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(impl_->meta.get(), coll));
+  Status s;
+  const bool empty = impl_->meta->CollectionEmpty(nullptr, c.cid, &s);
+  SMR_RETURN_IF_ERROR(s);
+  return empty;
+}
+
+Result<uint32_t> Store::CollectionBits(const std::string& coll) {
+  SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(impl_->meta.get(), coll));
+  return c.bits;
+}
+
+Status Store::ListObjects(const std::string& coll, const ObjectId& start, const ObjectId& end,
+                          size_t max, std::vector<ObjectId>* out, ObjectId* next) {
+  SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(impl_->meta.get(), coll));
+  return impl_->meta->ListObjects(nullptr, c.cid, start, end, max, out, next);
+}
+
+Result<std::string> Store::GetOmapHeader(const std::string& coll, const ObjectId& oid) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  SMR_ASSIGN_OR_RETURN(auto h, impl_->meta->GetOmapHeader(nullptr, o.nid));
+  return h.value_or(std::string());
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Store::ListOmap(
+    const std::string& coll, const ObjectId& oid, const std::string* after, size_t max) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  std::vector<std::pair<std::string, std::string>> out;
+  if (o.has_omap) SMR_RETURN_IF_ERROR(impl_->meta->ListOmap(nullptr, o.nid, after, max, &out));
+  return out;
+}
+
+Result<std::map<std::string, std::string>> Store::GetOmapValues(
+    const std::string& coll, const ObjectId& oid, const std::set<std::string>& keys) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  std::map<std::string, std::string> out;
+  if (!o.has_omap) return out;
+  for (const std::string& k : keys) {
+    SMR_ASSIGN_OR_RETURN(auto v, impl_->meta->GetOmapValue(nullptr, o.nid, k));
+    if (v) out[k] = *v;
+  }
+  return out;
+}
+
+StoreStatfs Store::Statfs() {
+  StoreStatfs st;
+  st.total = impl_->zones->data_capacity();
+  st.available = impl_->zones->free_bytes();
+  for (const ZoneStatus& z : impl_->zones->Snapshot()) {
+    if (z.state == ZoneState::kReserved) continue;
+    st.allocated += z.written;
+    st.stored += z.live_bytes;
+  }
+  st.meta_bytes = impl_->meta->ApproximateSizeBytes();
+  return st;
+}
+
+StoreCounters Store::Counters() {
+  std::lock_guard<std::mutex> lock(impl_->counters_mu);
+  return impl_->counters;
+}
+
+std::string Store::StatsJson() {
+  const StoreCounters c = Counters();
+  const StoreStatfs st = Statfs();
+  std::map<std::string, uint64_t> zones_by_state;
+  for (const ZoneStatus& z : impl_->zones->Snapshot()) {
+    ++zones_by_state[std::string(ZoneStateName(z.state)) +
+                     (z.state == ZoneState::kOpen || z.state == ZoneState::kSealed
+                          ? std::string("_") + StreamName(z.stream)
+                          : std::string())];
+  }
+  std::ostringstream o;
+  const double wa = c.user_bytes_written
+                        ? static_cast<double>(c.device_bytes_written) / c.user_bytes_written
+                        : 0.0;
+  o << "{\"store\": {\"dir\": \"" << impl_->dir << "\", \"uuid\": \""
+    << UuidToString(impl_->superblock.store_uuid) << "\", \"drives\": " << impl_->devices.size()
+    << ", \"mount_count\": " << impl_->superblock.mount_count << "},\n \"statfs\": {\"total\": "
+    << st.total << ", \"available\": " << st.available << ", \"allocated\": " << st.allocated
+    << ", \"stored\": " << st.stored << ", \"meta_bytes\": " << st.meta_bytes
+    << "},\n \"counters\": {\"txns_committed\": " << c.txns_committed
+    << ", \"txns_failed\": " << c.txns_failed << ", \"groups_committed\": " << c.groups_committed
+    << ", \"user_bytes_written\": " << c.user_bytes_written
+    << ", \"device_bytes_written\": " << c.device_bytes_written
+    << ", \"inline_bytes_written\": " << c.inline_bytes_written
+    << ", \"bytes_read\": " << c.bytes_read << ", \"crc_errors\": " << c.crc_errors
+    << ", \"dead_on_mount_bytes\": " << c.dead_on_mount_bytes
+    << ", \"write_amplification\": " << wa << "},\n \"zones\": {";
+  bool first = true;
+  for (const auto& [k, n] : zones_by_state) {
+    o << (first ? "" : ", ") << "\"" << k << "\": " << n;
+    first = false;
+  }
+  o << "}}\n";
+  return o.str();
+}
+
+}  // namespace smr

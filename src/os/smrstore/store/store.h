@@ -1,0 +1,170 @@
+// Store: the smrstore engine facade — objects in zones, metadata in RocksDB.
+//
+// Contract
+//   A store is a directory (its RocksDB metadata lives in DIR/meta, on flash) plus one or
+//   more zoned drives named by device specs (device/device_spec.h). Object data is written
+//   into sequential zones as data records (format/record.h) and never overwritten in place:
+//   overwrites append new records and update the extent map. Tiny objects may live inline
+//   in RocksDB (StoreOptions::inline_max).
+//
+//   Transactions (store/transaction.h) are all-or-nothing. Commit rule: the data records of
+//   a transaction are durable on the drives (written and flushed) before the RocksDB batch
+//   that references them commits with sync; a transaction is committed, visible to reads,
+//   and its callback runs, only after that. Callbacks run in submission order on the
+//   commit thread (so per collection too). Several threads may submit at once; concurrent
+//   submissions are committed together (group commit: one device flush and one RocksDB
+//   sync for the group).
+//
+//   Reads see committed state only. Every read of zone data verifies the record's crc32c;
+//   a mismatch returns kCorruption (EIO) and logs a line — never wrong bytes. Holes read
+//   as zeros.
+//
+//   Mount reconciles every drive's write pointers with the metadata (zone/zone_manager.h):
+//   bytes written after the last committed transaction are dead space, counted, never
+//   referenced. The store directory and every drive are locked while mounted (kBusy for a
+//   second opener).
+//
+// Thread safety: all methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "format/object_id.h"
+#include "store/transaction.h"
+
+namespace smr {
+
+struct StoreOptions {
+  // Largest payload of one data record; larger writes are split. Reads verify whole
+  // records, so this bounds the read amplification of small reads of large objects.
+  uint32_t max_record_payload = 1u << 20;
+  // Objects whose data never exceeds this size stay inline in RocksDB (0 = never).
+  uint32_t inline_max = 0;
+  // Writes smaller than this go to the small-data stream, larger ones to the user stream.
+  uint32_t small_write_max = 64u << 10;
+  // Most transactions committed together in one group.
+  uint32_t max_group = 64;
+};
+
+struct ObjectStat {
+  uint64_t size = 0;
+  uint64_t nid = 0;
+  bool data_inline = false;
+  size_t extents = 0;
+};
+
+struct StoreStatfs {
+  uint64_t total = 0;        // data zone capacity of all drives
+  uint64_t available = 0;    // free zones + room left in open zones
+  uint64_t allocated = 0;    // bytes written into data zones (records incl. headers)
+  uint64_t stored = 0;       // live object bytes referenced
+  uint64_t meta_bytes = 0;   // RocksDB size on flash
+};
+
+// Counters since mount (bytes written for users vs to the devices -> write amplification).
+struct StoreCounters {
+  uint64_t txns_committed = 0;
+  uint64_t txns_failed = 0;
+  uint64_t groups_committed = 0;
+  uint64_t user_bytes_written = 0;    // payload bytes of write ops
+  uint64_t device_bytes_written = 0;  // record bytes written to the drives
+  uint64_t inline_bytes_written = 0;  // payload bytes kept inline in RocksDB
+  uint64_t bytes_read = 0;
+  uint64_t crc_errors = 0;
+  uint64_t dead_on_mount_bytes = 0;
+};
+
+struct FsckReport {
+  uint64_t collections = 0;
+  uint64_t objects = 0;
+  uint64_t extents = 0;
+  uint64_t records_verified = 0;  // deep only
+  std::vector<std::string> errors;    // each a one-line description
+  std::vector<std::string> repaired;  // what --repair fixed
+  bool ok() const { return errors.empty(); }
+};
+
+class Store {
+ public:
+  // Creates a store in `dir` (must not hold one) on `device_specs` (emu: drives that do not
+  // exist yet are created). Refuses drives that hold another store unless `force`.
+  static Status Mkfs(const std::string& dir, const std::vector<std::string>& device_specs,
+                     const StoreOptions& options, bool force = false);
+  // Mounts the store in `dir`. Errors: kNotFound (no store), kBusy (in use),
+  // kCorruption (metadata and drives disagree), kInvalidArgument (wrong version).
+  static Result<std::unique_ptr<Store>> Open(const std::string& dir);
+  // Unmounts cleanly (waits for queued transactions). The destructor calls it.
+  Status Close();
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  using Callback = std::function<void(const Status&)>;
+  // Queues `txn`; `on_commit` runs (on the commit thread) with OK once it is durable, or
+  // with the error that failed it (nothing of it applied).
+  void Submit(Transaction txn, Callback on_commit);
+  // Submits and waits.
+  Status Apply(Transaction txn);
+
+  // --- Reads (committed state). ---
+  // len 0 reads to the end of the object. Reading past the end returns what exists.
+  Result<std::string> Read(const std::string& coll, const ObjectId& oid, uint64_t offset,
+                           uint64_t len);
+  Result<ObjectStat> Stat(const std::string& coll, const ObjectId& oid);
+  bool Exists(const std::string& coll, const ObjectId& oid);
+  // kNotFound (object), kNoData (attribute).
+  Result<std::string> GetAttr(const std::string& coll, const ObjectId& oid,
+                              const std::string& name);
+  Result<std::map<std::string, std::string>> GetAttrs(const std::string& coll,
+                                                      const ObjectId& oid);
+  // Allocated ranges (offset -> length) of [offset, offset+len), len 0 = to the end.
+  Result<std::map<uint64_t, uint64_t>> Fiemap(const std::string& coll, const ObjectId& oid,
+                                              uint64_t offset, uint64_t len);
+
+  Result<std::vector<std::string>> ListCollections();
+  bool CollectionExists(const std::string& coll);
+  Result<bool> CollectionEmpty(const std::string& coll);
+  Result<uint32_t> CollectionBits(const std::string& coll);
+  // Objects with start <= oid < end (end.max = unbounded), at most max (0 = no limit), in
+  // Ceph's order. *next = first object not returned, or an id with max=true when done.
+  Status ListObjects(const std::string& coll, const ObjectId& start, const ObjectId& end,
+                     size_t max, std::vector<ObjectId>* out, ObjectId* next);
+
+  Result<std::string> GetOmapHeader(const std::string& coll, const ObjectId& oid);
+  // Keys after `after` (null = from the start), at most max (0 = all).
+  Result<std::vector<std::pair<std::string, std::string>>> ListOmap(const std::string& coll,
+                                                                    const ObjectId& oid,
+                                                                    const std::string* after,
+                                                                    size_t max);
+  Result<std::map<std::string, std::string>> GetOmapValues(const std::string& coll,
+                                                           const ObjectId& oid,
+                                                           const std::set<std::string>& keys);
+
+  StoreStatfs Statfs();
+  StoreCounters Counters();
+  // Zone-level view for `smrstore-tool zones` / stats: one line of JSON per zone state.
+  std::string StatsJson();
+  // Shallow: metadata <-> zone accounting <-> records' placement. Deep: also reads and
+  // verifies every record an extent references. Repair fixes what is repairable without
+  // losing data (zone live counters, zone states).
+  Result<FsckReport> Fsck(bool deep, bool repair);
+
+  const std::string& dir() const;
+
+  // Opaque outside store/ (defined in store/store_internal.h).
+  struct Impl;
+
+ private:
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace smr

@@ -1,0 +1,120 @@
+// Internals of Store shared by store/*.cc (not a public header).
+//
+// Threads: callers submit into `queue_`; one commit thread (CommitLoop) takes groups of
+// transactions, plans them against one MetaStore::Batch (TxnPlanner), writes the data
+// records zone by zone on `io_pool_`, flushes the drives, commits the batch with sync, and
+// runs the callbacks in submission order. Reads run on callers' threads against committed
+// metadata and the drives.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/thread_pool.hpp>
+
+#include "device/zoned_device.h"
+#include "format/record.h"
+#include "meta/meta_store.h"
+#include "store/store.h"
+#include "zone/zone_manager.h"
+
+namespace smr {
+
+// Names of values and counters in MetaStore.
+inline constexpr char kValueSuperblock[] = "superblock";
+inline constexpr char kValueDevices[] = "devices";
+inline constexpr char kValueOptions[] = "options";
+inline constexpr char kCounterSeq[] = "seq";
+inline constexpr char kCounterNid[] = "nid_max";
+inline constexpr char kCounterCid[] = "cid_max";
+
+// A data record planned but not yet written (its payload, kept until the group is written
+// so later transactions of the same group can read it).
+struct PendingRecord {
+  RecordHeader header;
+  std::shared_ptr<const std::string> payload;
+  StreamId stream = StreamId::kUser;
+  bool referenced = true;
+  Allocation where;  // valid once allocated
+  bool allocated = false;
+};
+
+// Everything one commit group will write.
+struct GroupWrites {
+  // Per zone, the bytes to write starting at `offset`, contiguous, in allocation order.
+  struct ZoneBuffer {
+    uint16_t drive = 0;
+    uint32_t zone = 0;
+    uint64_t offset = 0;
+    std::string bytes;
+  };
+  std::map<ZoneAddress, ZoneBuffer> zones;
+  std::vector<SealWrite> seals;
+  // Payloads of records allocated in this group, by (drive, payload device offset).
+  std::map<std::pair<uint16_t, uint64_t>, std::shared_ptr<const std::string>> payloads;
+  std::map<ZoneAddress, int64_t> live_delta;
+  std::map<ZoneAddress, uint64_t> committed_end;  // relative end of referenced records
+  uint64_t user_bytes = 0;
+  uint64_t inline_bytes = 0;
+};
+
+struct Store::Impl {
+  std::string dir;
+  StoreOptions options;
+  std::vector<std::unique_ptr<ZonedDevice>> devices;
+  std::unique_ptr<MetaStore> meta;
+  std::unique_ptr<ZoneManager> zones;
+  StoreSuperblock superblock;  // this mount's (drive_index of drive 0)
+
+  // Commit pipeline.
+  struct Pending {
+    Transaction txn;
+    Callback done;
+  };
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Pending> queue;
+  bool stopping = false;
+  bool closed = false;
+  Status fatal;  // set when a write or commit failed: the store takes no more writes
+  std::thread committer;
+  std::unique_ptr<boost::asio::thread_pool> io_pool;
+
+  // Owned by the commit thread.
+  uint64_t seq = 0;
+  uint64_t nid_max = 0;
+  uint64_t cid_max = 0;
+
+  std::mutex counters_mu;
+  StoreCounters counters;
+
+  void CommitLoop();
+  void CommitGroup(std::vector<Pending>* group);
+  Status WriteGroup(GroupWrites* w);
+  Status UpdateSuperblocks(bool clean);
+
+  // Reads one extent's bytes (verifying its record) into dst; `pending` may hold payloads
+  // of records not yet on the drives.
+  Status ReadExtent(const Extent& e, uint64_t from, uint64_t len, char* dst,
+                    const GroupWrites* pending);
+  // Reads [offset, offset+len) of an onode's data (holes as zeros).
+  Status ReadOnode(const Onode& onode, uint64_t offset, uint64_t len, std::string* out,
+                   const GroupWrites* pending);
+  uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
+  void CountCrcError();
+};
+
+// Plans one transaction into `batch` and `writes` (store/txn_planner.cc). On error the
+// caller rolls the batch back to its save point; allocated space stays in `writes` as
+// dead bytes.
+Status PlanTransaction(Store::Impl* store, const Transaction& txn, uint64_t seq,
+                       MetaStore::Batch* batch, GroupWrites* writes);
+
+}  // namespace smr

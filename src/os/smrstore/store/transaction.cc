@@ -1,0 +1,182 @@
+#include "store/transaction.h"
+
+namespace smr {
+
+Transaction::Op& Transaction::Add(OpCode code, const std::string& c, const ObjectId& o) {
+  Op& op = ops_.emplace_back();
+  op.code = code;
+  op.coll = c;
+  op.oid = o;
+  return op;
+}
+
+void Transaction::Touch(const std::string& c, const ObjectId& o) { Add(OpCode::kTouch, c, o); }
+
+void Transaction::Write(const std::string& c, const ObjectId& o, uint64_t offset,
+                        std::string data) {
+  Op& op = Add(OpCode::kWrite, c, o);
+  op.offset = offset;
+  op.length = data.size();
+  op.data = std::move(data);
+}
+
+void Transaction::Zero(const std::string& c, const ObjectId& o, uint64_t offset,
+                       uint64_t length) {
+  Op& op = Add(OpCode::kZero, c, o);
+  op.offset = offset;
+  op.length = length;
+}
+
+void Transaction::Truncate(const std::string& c, const ObjectId& o, uint64_t size) {
+  Add(OpCode::kTruncate, c, o).offset = size;
+}
+
+void Transaction::Remove(const std::string& c, const ObjectId& o) { Add(OpCode::kRemove, c, o); }
+
+void Transaction::SetAttr(const std::string& c, const ObjectId& o, const std::string& name,
+                          std::string value) {
+  Add(OpCode::kSetAttrs, c, o).kv.emplace(name, std::move(value));
+}
+
+void Transaction::SetAttrs(const std::string& c, const ObjectId& o,
+                           std::map<std::string, std::string> kv) {
+  Add(OpCode::kSetAttrs, c, o).kv = std::move(kv);
+}
+
+void Transaction::RmAttr(const std::string& c, const ObjectId& o, const std::string& name) {
+  Add(OpCode::kRmAttr, c, o).data = name;
+}
+
+void Transaction::RmAttrs(const std::string& c, const ObjectId& o) {
+  Add(OpCode::kRmAttrs, c, o);
+}
+
+void Transaction::Clone(const std::string& c, const ObjectId& src, const ObjectId& dst) {
+  Add(OpCode::kClone, c, src).dest_oid = dst;
+}
+
+void Transaction::CloneRange(const std::string& c, const ObjectId& src, const ObjectId& dst,
+                             uint64_t src_offset, uint64_t length, uint64_t dst_offset) {
+  Op& op = Add(OpCode::kCloneRange, c, src);
+  op.dest_oid = dst;
+  op.offset = src_offset;
+  op.length = length;
+  op.dest_offset = dst_offset;
+}
+
+void Transaction::MkColl(const std::string& c, uint32_t bits) {
+  Add(OpCode::kMkColl, c, ObjectId{}).bits = bits;
+}
+
+void Transaction::RmColl(const std::string& c) { Add(OpCode::kRmColl, c, ObjectId{}); }
+
+void Transaction::CollMoveRename(const std::string& old_c, const ObjectId& old_o,
+                                 const std::string& new_c, const ObjectId& new_o) {
+  Op& op = Add(OpCode::kCollMoveRename, old_c, old_o);
+  op.dest_coll = new_c;
+  op.dest_oid = new_o;
+}
+
+void Transaction::TryRename(const std::string& c, const ObjectId& old_o,
+                            const ObjectId& new_o) {
+  Op& op = Add(OpCode::kCollMoveRename, c, old_o);
+  op.dest_coll = c;
+  op.dest_oid = new_o;
+  op.tolerate_missing = true;
+}
+
+void Transaction::OmapClear(const std::string& c, const ObjectId& o) {
+  Add(OpCode::kOmapClear, c, o);
+}
+
+void Transaction::OmapSetKeys(const std::string& c, const ObjectId& o,
+                              std::map<std::string, std::string> kv) {
+  Add(OpCode::kOmapSetKeys, c, o).kv = std::move(kv);
+}
+
+void Transaction::OmapRmKeys(const std::string& c, const ObjectId& o,
+                             std::set<std::string> keys) {
+  Add(OpCode::kOmapRmKeys, c, o).keys = std::move(keys);
+}
+
+void Transaction::OmapRmKeyRange(const std::string& c, const ObjectId& o,
+                                 const std::string& first, const std::string& last) {
+  Op& op = Add(OpCode::kOmapRmKeyRange, c, o);
+  op.data = first;
+  op.data2 = last;
+}
+
+void Transaction::OmapSetHeader(const std::string& c, const ObjectId& o, std::string header) {
+  Add(OpCode::kOmapSetHeader, c, o).data = std::move(header);
+}
+
+void Transaction::SplitCollection(const std::string& c, uint32_t bits, uint32_t rem,
+                                  const std::string& dest) {
+  Op& op = Add(OpCode::kSplitCollection, c, ObjectId{});
+  op.bits = bits;
+  op.rem = rem;
+  op.dest_coll = dest;
+}
+
+void Transaction::MergeCollection(const std::string& c, const std::string& dest,
+                                  uint32_t bits) {
+  Op& op = Add(OpCode::kMergeCollection, c, ObjectId{});
+  op.bits = bits;
+  op.dest_coll = dest;
+}
+
+void Transaction::CollSetBits(const std::string& c, uint32_t bits) {
+  Add(OpCode::kCollSetBits, c, ObjectId{}).bits = bits;
+}
+
+void Transaction::CollHint(const std::string& c) { Add(OpCode::kCollHint, c, ObjectId{}); }
+
+void Transaction::SetAllocHint(const std::string& c, const ObjectId& o,
+                               uint64_t expected_object_size, uint64_t expected_write_size,
+                               uint32_t flags) {
+  Op& op = Add(OpCode::kSetAllocHint, c, o);
+  op.offset = expected_object_size;
+  op.length = expected_write_size;
+  op.bits = flags;
+}
+
+uint64_t Transaction::data_bytes() const {
+  uint64_t n = 0;
+  for (const Op& op : ops_) {
+    if (op.code == OpCode::kWrite) n += op.data.size();
+  }
+  return n;
+}
+
+const char* OpName(Transaction::OpCode code) {
+  using C = Transaction::OpCode;
+  switch (code) {
+    case C::kNop: return "nop";
+    case C::kTouch: return "touch";
+    case C::kWrite: return "write";
+    case C::kZero: return "zero";
+    case C::kTruncate: return "truncate";
+    case C::kRemove: return "remove";
+    case C::kSetAttrs: return "setattrs";
+    case C::kRmAttr: return "rmattr";
+    case C::kRmAttrs: return "rmattrs";
+    case C::kClone: return "clone";
+    case C::kCloneRange: return "clone_range";
+    case C::kMkColl: return "mkcoll";
+    case C::kRmColl: return "rmcoll";
+    case C::kCollMoveRename: return "collection_move_rename";
+    case C::kOmapClear: return "omap_clear";
+    case C::kOmapSetKeys: return "omap_setkeys";
+    case C::kOmapRmKeys: return "omap_rmkeys";
+    case C::kOmapRmKeyRange: return "omap_rmkeyrange";
+    case C::kOmapSetHeader: return "omap_setheader";
+    case C::kSplitCollection: return "split_collection";
+    case C::kMergeCollection: return "merge_collection";
+    case C::kCollSetBits: return "coll_set_bits";
+    case C::kCollHint: return "coll_hint";
+    case C::kSetAllocHint: return "set_alloc_hint";
+  }
+  return "unknown";
+}
+
+}  // namespace smr

@@ -1,0 +1,574 @@
+// Plans one transaction: applies its ops, in order, to the onodes, omap and collections
+// seen through the group's MetaStore::Batch, and turns its writes into data records.
+//
+// How: objects the transaction touches are kept in `objs_` (original and current onode).
+// New data becomes PendingRecords; extents point at them through placeholder offsets
+// (kPendingBase + index) until Finish() allocates zone space for the records still
+// referenced, patches the extents, derives the zones' live-byte deltas from the difference
+// between original and final extents, and writes the final onodes into the batch. Omap and
+// collection changes go to the batch directly (the caller's save point undoes them if the
+// transaction fails).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "common/crc32c.h"
+#include "store/store_internal.h"
+
+namespace smr {
+
+namespace {
+
+constexpr uint64_t kPendingBase = 1ull << 63;
+constexpr uint64_t kBlock = 4096;
+
+bool IsPending(const Extent& e) { return e.payload_offset >= kPendingBase; }
+
+std::string Describe(const std::string& coll, const ObjectId& oid) {
+  return coll + "/" + oid.ToString();
+}
+
+class Planner {
+ public:
+  Planner(Store::Impl* store, uint64_t seq, MetaStore::Batch* batch, GroupWrites* writes)
+      : store_(store), seq_(seq), batch_(batch), writes_(writes) {}
+
+  Status Run(const Transaction& txn) {
+    for (const Transaction::Op& op : txn.ops()) {
+      Status s = Apply(op);
+      if (!s.ok()) return s.WithContext(std::string(OpName(op.code)) + " " +
+                                        Describe(op.coll, op.oid));
+    }
+    return Finish();
+  }
+
+ private:
+  struct Obj {
+    uint64_t cid = 0;
+    ObjectId oid;
+    std::optional<Onode> orig;
+    std::optional<Onode> cur;
+  };
+  using Key = std::pair<uint64_t, std::string>;
+
+  static Key KeyOf(uint64_t cid, const ObjectId& oid) {
+    std::string k;
+    EncodeObjectKey(oid, &k);
+    return {cid, std::move(k)};
+  }
+
+  Result<CollectionMeta> Coll(const std::string& name) {
+    SMR_ASSIGN_OR_RETURN(auto c, store_->meta->GetCollection(batch_, name));
+    if (!c) return Status::NotFound("collection " + name + " does not exist");
+    return *c;
+  }
+
+  Result<Obj*> Get(uint64_t cid, const ObjectId& oid) {
+    Key key = KeyOf(cid, oid);
+    auto it = objs_.find(key);
+    if (it != objs_.end()) return &it->second;
+    SMR_ASSIGN_OR_RETURN(auto onode, store_->meta->GetOnode(batch_, cid, oid));
+    Obj& obj = objs_[key];
+    obj.cid = cid;
+    obj.oid = oid;
+    obj.orig = onode;
+    obj.cur = std::move(onode);
+    return &obj;
+  }
+
+  // The object's onode, created empty if missing.
+  Result<Onode*> GetOrCreate(uint64_t cid, const ObjectId& oid) {
+    SMR_RETURN_IF_ERROR(oid.Validate());
+    SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, oid));
+    if (!obj->cur) {
+      obj->cur.emplace();
+      obj->cur->nid = ++store_->nid_max;
+    }
+    return &*obj->cur;
+  }
+
+  Result<Onode*> GetExisting(uint64_t cid, const ObjectId& oid) {
+    SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, oid));
+    if (!obj->cur) return Status::NotFound("object does not exist");
+    return &*obj->cur;
+  }
+
+  // Writes every tracked object's current state into the batch, so batch reads (listing a
+  // collection, emptiness) see this transaction's changes.
+  static bool Changed(const Obj& obj) {
+    if (!obj.orig && !obj.cur) return false;
+    if (obj.orig && obj.cur) return !(*obj.orig == *obj.cur);
+    return true;
+  }
+
+  void FlushObjects() {
+    for (auto& [key, obj] : objs_) {
+      if (!Changed(obj)) continue;
+      if (obj.cur) {
+        batch_->PutOnode(obj.cid, obj.oid, *obj.cur);
+      } else if (obj.orig) {
+        batch_->DeleteOnode(obj.cid, obj.oid);
+      }
+    }
+  }
+
+  // --- Data ---
+
+  // Removes [off, off+len) from the extent map (splitting extents at the edges).
+  static void Punch(Onode* o, uint64_t off, uint64_t len) {
+    if (len == 0) return;
+    const uint64_t end = len == UINT64_MAX ? UINT64_MAX : off + len;
+    auto it = o->extents.upper_bound(off);
+    if (it != o->extents.begin()) --it;
+    while (it != o->extents.end() && it->first < end) {
+      Extent e = it->second;
+      if (e.end() <= off) {
+        ++it;
+        continue;
+      }
+      it = o->extents.erase(it);
+      if (e.logical_offset < off) {
+        Extent left = e;
+        left.length = static_cast<uint32_t>(off - e.logical_offset);
+        o->extents.emplace(left.logical_offset, left);
+      }
+      if (e.end() > end) {
+        Extent right = e;
+        const uint64_t cut = end - e.logical_offset;
+        right.logical_offset = end;
+        right.payload_skip = static_cast<uint32_t>(e.payload_skip + cut);
+        right.length = static_cast<uint32_t>(e.length - cut);
+        it = o->extents.emplace(right.logical_offset, right).first;
+        ++it;
+      }
+    }
+  }
+
+  void AddRecordWrite(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t off,
+                      std::string_view data) {
+    const uint32_t max = store_->options.max_record_payload;
+    for (uint64_t done = 0; done < data.size();) {
+      const auto n = static_cast<uint32_t>(std::min<uint64_t>(max, data.size() - done));
+      PendingRecord rec;
+      rec.payload = std::make_shared<const std::string>(data.substr(done, n));
+      rec.header.type = RecordType::kData;
+      rec.header.seq = seq_;
+      rec.header.collection_id = cid;
+      rec.header.nid = o->nid;
+      rec.header.logical_offset = off + done;
+      EncodeObjectKey(oid, &rec.header.object_key);
+      rec.header.payload_len = n;
+      rec.header.payload_crc = crc32c::Value(rec.payload->data(), n);
+      rec.stream = data.size() >= store_->options.small_write_max ? StreamId::kUser
+                                                                  : StreamId::kSmall;
+      Extent e;
+      e.logical_offset = off + done;
+      e.length = n;
+      e.payload_offset = kPendingBase + pending_.size();
+      e.payload_len = n;
+      e.payload_crc = rec.header.payload_crc;
+      Punch(o, e.logical_offset, n);
+      o->extents.emplace(e.logical_offset, e);
+      pending_.push_back(std::move(rec));
+      done += n;
+    }
+  }
+
+  // Moves inline data into zone records (the object outgrew inline_max).
+  void Uninline(Onode* o, uint64_t cid, const ObjectId& oid) {
+    if (!o->data_inline) return;
+    std::string data = std::move(o->inline_data);
+    o->inline_data.clear();
+    o->data_inline = false;
+    if (!data.empty()) AddRecordWrite(o, cid, oid, 0, data);
+  }
+
+  bool FitsInline(const Onode& o, uint64_t new_size) const {
+    const uint32_t max = store_->options.inline_max;
+    return max > 0 && o.extents.empty() && new_size <= max;
+  }
+
+  Status DoWrite(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t off,
+                 std::string_view data) {
+    if (data.empty()) return Status::OK();  // Ceph: a zero-length write only creates
+    const uint64_t end = off + data.size();
+    if (end < off) return Status::InvalidArgument("write range overflows");
+    const uint64_t new_size = std::max(o->size, end);
+    if (FitsInline(*o, new_size)) {
+      o->data_inline = true;
+      o->inline_data.resize(new_size, '\0');
+      std::memcpy(o->inline_data.data() + off, data.data(), data.size());
+      o->size = new_size;
+      writes_->inline_bytes += data.size();
+      return Status::OK();
+    }
+    Uninline(o, cid, oid);
+    AddRecordWrite(o, cid, oid, off, data);
+    o->size = new_size;
+    writes_->user_bytes += data.size();
+    return Status::OK();
+  }
+
+  void DoZero(Onode* o, uint64_t off, uint64_t len) {
+    if (len == 0) return;
+    const uint64_t new_size = std::max(o->size, off + len);
+    if (o->data_inline || FitsInline(*o, new_size)) {
+      if (!o->data_inline && o->size > 0) {
+        // Only reachable with no extents: the object is all hole so far.
+        o->inline_data.assign(o->size, '\0');
+      }
+      if (FitsInline(*o, new_size) || o->data_inline) {
+        o->data_inline = true;
+        o->inline_data.resize(std::max<uint64_t>(o->inline_data.size(), new_size), '\0');
+        const uint64_t stop = std::min<uint64_t>(off + len, o->inline_data.size());
+        if (off < stop) std::memset(o->inline_data.data() + off, 0, stop - off);
+        o->size = new_size;
+        return;
+      }
+    }
+    Punch(o, off, len);
+    o->size = new_size;
+  }
+
+  void DoTruncate(Onode* o, uint64_t size) {
+    if (o->data_inline) {
+      o->inline_data.resize(size, '\0');
+    } else {
+      Punch(o, size, UINT64_MAX);
+    }
+    o->size = size;
+  }
+
+  Result<std::string> ReadData(const Onode& o, uint64_t off, uint64_t len) {
+    std::string out;
+    if (off >= o.size) return out;
+    len = std::min(len, o.size - off);
+    if (o.data_inline) return o.inline_data.substr(off, len);
+    out.assign(len, '\0');
+    auto it = o.extents.upper_bound(off);
+    if (it != o.extents.begin()) --it;
+    for (; it != o.extents.end() && it->first < off + len; ++it) {
+      const Extent& e = it->second;
+      if (e.end() <= off) continue;
+      const uint64_t from = std::max(off, e.logical_offset);
+      const uint64_t to = std::min(off + len, e.end());
+      char* dst = out.data() + (from - off);
+      if (IsPending(e)) {
+        const std::string& p = *pending_[e.payload_offset - kPendingBase].payload;
+        std::memcpy(dst, p.data() + e.payload_skip + (from - e.logical_offset), to - from);
+      } else {
+        SMR_RETURN_IF_ERROR(store_->ReadExtent(e, from - e.logical_offset, to - from, dst,
+                                               writes_));
+      }
+    }
+    return out;
+  }
+
+  // --- Omap (written to the batch directly) ---
+
+  Status CopyOmap(uint64_t src_nid, uint64_t dst_nid) {
+    SMR_ASSIGN_OR_RETURN(auto header, store_->meta->GetOmapHeader(batch_, src_nid));
+    if (header) batch_->PutOmapHeader(dst_nid, *header);
+    std::vector<std::pair<std::string, std::string>> kv;
+    SMR_RETURN_IF_ERROR(store_->meta->ListOmap(batch_, src_nid, nullptr, 0, &kv));
+    for (const auto& [k, v] : kv) batch_->PutOmapValue(dst_nid, k, v);
+    return Status::OK();
+  }
+
+  // Removes an object's data, attrs and omap (keeps nothing but the key).
+  void Destroy(Obj* obj) {
+    if (obj->cur && obj->cur->has_omap) batch_->ClearOmap(obj->cur->nid);
+    obj->cur.reset();
+  }
+
+  // --- Collections ---
+
+  // Moves object (cid, oid) to (dcid, doid), replacing nothing (caller checks).
+  Status Move(uint64_t cid, const ObjectId& oid, uint64_t dcid, const ObjectId& doid) {
+    SMR_ASSIGN_OR_RETURN(Obj * src, Get(cid, oid));
+    Onode onode = *src->cur;
+    src->cur.reset();
+    SMR_ASSIGN_OR_RETURN(Obj * dst, Get(dcid, doid));
+    dst->cur = std::move(onode);
+    return Status::OK();
+  }
+
+  Status MoveMatching(uint64_t cid, uint64_t dcid, uint32_t bits, uint32_t rem, bool all) {
+    FlushObjects();
+    ObjectId start, end;
+    end.max = true;
+    std::vector<ObjectId> oids;
+    ObjectId next;
+    SMR_RETURN_IF_ERROR(store_->meta->ListObjects(batch_, cid, start, end, 0, &oids, &next));
+    const uint32_t mask = bits >= 32 ? 0xffffffffu : ((1u << bits) - 1);
+    for (const ObjectId& oid : oids) {
+      if (!all && (oid.hash & mask) != rem) continue;
+      SMR_RETURN_IF_ERROR(Move(cid, oid, dcid, oid));
+    }
+    return Status::OK();
+  }
+
+  Status Apply(const Transaction::Op& op) {
+    using C = Transaction::OpCode;
+    switch (op.code) {
+      case C::kNop:
+      case C::kCollHint:
+        return Status::OK();
+      case C::kMkColl: {
+        SMR_ASSIGN_OR_RETURN(auto c, store_->meta->GetCollection(batch_, op.coll));
+        if (c) return Status::AlreadyExists("collection " + op.coll + " exists");
+        if (op.coll.empty() || op.coll.size() > 1024) {
+          return Status::InvalidArgument("bad collection name");
+        }
+        batch_->PutCollection(op.coll, CollectionMeta{++store_->cid_max, op.bits});
+        return Status::OK();
+      }
+      case C::kRmColl: {
+        SMR_ASSIGN_OR_RETURN(auto c, store_->meta->GetCollection(batch_, op.coll));
+        if (!c) return Status::OK();  // Ceph tolerates ENOENT here
+        FlushObjects();
+        Status s;
+        const bool empty = store_->meta->CollectionEmpty(batch_, c->cid, &s);
+        SMR_RETURN_IF_ERROR(s);
+        if (!empty) return Status::NotEmpty("collection " + op.coll + " is not empty");
+        batch_->DeleteCollection(op.coll);
+        return Status::OK();
+      }
+      case C::kCollSetBits: {
+        SMR_ASSIGN_OR_RETURN(CollectionMeta c, Coll(op.coll));
+        c.bits = op.bits;
+        batch_->PutCollection(op.coll, c);
+        return Status::OK();
+      }
+      case C::kSplitCollection: {
+        SMR_ASSIGN_OR_RETURN(CollectionMeta c, Coll(op.coll));
+        SMR_ASSIGN_OR_RETURN(CollectionMeta d, Coll(op.dest_coll));
+        SMR_RETURN_IF_ERROR(MoveMatching(c.cid, d.cid, op.bits, op.rem, /*all=*/false));
+        c.bits = op.bits;
+        d.bits = op.bits;
+        batch_->PutCollection(op.coll, c);
+        batch_->PutCollection(op.dest_coll, d);
+        return Status::OK();
+      }
+      case C::kMergeCollection: {
+        SMR_ASSIGN_OR_RETURN(CollectionMeta c, Coll(op.coll));
+        SMR_ASSIGN_OR_RETURN(CollectionMeta d, Coll(op.dest_coll));
+        SMR_RETURN_IF_ERROR(MoveMatching(c.cid, d.cid, 0, 0, /*all=*/true));
+        d.bits = op.bits;
+        batch_->PutCollection(op.dest_coll, d);
+        batch_->DeleteCollection(op.coll);
+        return Status::OK();
+      }
+      default:
+        break;
+    }
+
+    SMR_ASSIGN_OR_RETURN(CollectionMeta c, Coll(op.coll));
+    const uint64_t cid = c.cid;
+    switch (op.code) {
+      case C::kTouch:
+        return GetOrCreate(cid, op.oid).status();
+      case C::kWrite: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
+        return DoWrite(o, cid, op.oid, op.offset, op.data);
+      }
+      case C::kZero: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
+        DoZero(o, op.offset, op.length);
+        return Status::OK();
+      }
+      case C::kTruncate: {
+        SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
+        if (obj->cur) DoTruncate(&*obj->cur, op.offset);
+        return Status::OK();
+      }
+      case C::kRemove: {
+        SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
+        Destroy(obj);
+        return Status::OK();
+      }
+      case C::kSetAttrs: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetExisting(cid, op.oid));
+        for (const auto& [k, v] : op.kv) o->xattrs[k] = v;
+        return Status::OK();
+      }
+      case C::kRmAttr: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetExisting(cid, op.oid));
+        o->xattrs.erase(op.data);  // a missing attribute is tolerated (ENODATA)
+        return Status::OK();
+      }
+      case C::kRmAttrs: {
+        SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
+        if (obj->cur) obj->cur->xattrs.clear();
+        return Status::OK();
+      }
+      case C::kClone: {
+        SMR_ASSIGN_OR_RETURN(Onode * src, GetExisting(cid, op.oid));
+        const Onode src_copy = *src;
+        SMR_ASSIGN_OR_RETURN(std::string data, ReadData(src_copy, 0, src_copy.size));
+        SMR_ASSIGN_OR_RETURN(Obj * dst, Get(cid, op.dest_oid));
+        Destroy(dst);
+        SMR_ASSIGN_OR_RETURN(Onode * d, GetOrCreate(cid, op.dest_oid));
+        SMR_RETURN_IF_ERROR(DoWrite(d, cid, op.dest_oid, 0, data));
+        d->size = src_copy.size;
+        d->xattrs = src_copy.xattrs;
+        d->alloc_hint_flags = src_copy.alloc_hint_flags;
+        d->expected_object_size = src_copy.expected_object_size;
+        d->expected_write_size = src_copy.expected_write_size;
+        if (src_copy.has_omap) {
+          d->has_omap = true;
+          SMR_RETURN_IF_ERROR(CopyOmap(src_copy.nid, d->nid));
+        }
+        if (d->data_inline) d->inline_data.resize(d->size, '\0');
+        return Status::OK();
+      }
+      case C::kCloneRange: {
+        SMR_ASSIGN_OR_RETURN(Onode * src, GetExisting(cid, op.oid));
+        const Onode src_copy = *src;
+        SMR_ASSIGN_OR_RETURN(std::string data, ReadData(src_copy, op.offset, op.length));
+        SMR_ASSIGN_OR_RETURN(Onode * d, GetOrCreate(cid, op.dest_oid));
+        // Bytes of the range past the source's end are a hole in the destination.
+        DoZero(d, op.dest_offset, op.length);
+        return DoWrite(d, cid, op.dest_oid, op.dest_offset, data);
+      }
+      case C::kCollMoveRename: {
+        SMR_ASSIGN_OR_RETURN(CollectionMeta dc, Coll(op.dest_coll));
+        SMR_ASSIGN_OR_RETURN(Obj * src, Get(cid, op.oid));
+        if (!src->cur) return Status::OK();  // Ceph tolerates a missing source
+        SMR_RETURN_IF_ERROR(op.dest_oid.Validate());
+        SMR_ASSIGN_OR_RETURN(Obj * dst, Get(dc.cid, op.dest_oid));
+        if (dst->cur) {
+          return Status::AlreadyExists("destination " + op.dest_coll + "/" +
+                                       op.dest_oid.ToString() + " exists");
+        }
+        return Move(cid, op.oid, dc.cid, op.dest_oid);
+      }
+      case C::kOmapClear: {
+        SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
+        if (obj->cur && obj->cur->has_omap) {
+          batch_->ClearOmap(obj->cur->nid);
+          obj->cur->has_omap = false;
+        }
+        return Status::OK();
+      }
+      case C::kOmapSetKeys: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetExisting(cid, op.oid));
+        o->has_omap = true;
+        for (const auto& [k, v] : op.kv) batch_->PutOmapValue(o->nid, k, v);
+        return Status::OK();
+      }
+      case C::kOmapRmKeys: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetExisting(cid, op.oid));
+        for (const auto& k : op.keys) batch_->DeleteOmapValue(o->nid, k);
+        return Status::OK();
+      }
+      case C::kOmapRmKeyRange: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetExisting(cid, op.oid));
+        batch_->DeleteOmapRange(o->nid, op.data, op.data2);
+        return Status::OK();
+      }
+      case C::kOmapSetHeader: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetExisting(cid, op.oid));
+        o->has_omap = true;
+        batch_->PutOmapHeader(o->nid, op.data);
+        return Status::OK();
+      }
+      case C::kSetAllocHint: {
+        SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
+        o->expected_object_size = op.offset;
+        o->expected_write_size = op.length;
+        o->alloc_hint_flags = op.bits;
+        return Status::OK();
+      }
+      default:
+        return Status::NotSupported(std::string("op ") + OpName(op.code));
+    }
+  }
+
+  // Allocates the still-referenced pending records, patches extents, accounts live bytes
+  // and writes the final onodes.
+  Status Finish() {
+    for (PendingRecord& r : pending_) r.referenced = false;
+    for (auto& [key, obj] : objs_) {
+      if (!obj.cur) continue;
+      for (const auto& [off, e] : obj.cur->extents) {
+        if (IsPending(e)) pending_[e.payload_offset - kPendingBase].referenced = true;
+      }
+    }
+    for (PendingRecord& r : pending_) {
+      if (!r.referenced) continue;
+      const uint64_t bytes = RecordBytes(r.header.payload_len);
+      ZoneFooterEntry entry;
+      entry.type = r.header.type;
+      entry.payload_len = r.header.payload_len;
+      entry.seq = r.header.seq;
+      entry.collection_id = r.header.collection_id;
+      entry.nid = r.header.nid;
+      entry.logical_offset = r.header.logical_offset;
+      auto where = store_->zones->Allocate(r.stream, bytes, entry, seq_);
+      for (SealWrite& s : store_->zones->TakeSealWrites()) writes_->seals.push_back(std::move(s));
+      if (!where.ok()) return where.status();
+      r.where = *where;
+      r.allocated = true;
+      GroupWrites::ZoneBuffer& buf = writes_->zones[{where->drive, where->zone}];
+      if (buf.bytes.empty()) {
+        buf.drive = where->drive;
+        buf.zone = where->zone;
+        buf.offset = where->offset;
+      } else if (buf.offset + buf.bytes.size() != where->offset) {
+        return Status::IOError("internal: non-contiguous allocation in zone " +
+                               std::to_string(where->zone));
+      }
+      AppendRecord(r.header, *r.payload, &buf.bytes);
+      writes_->payloads[{where->drive, where->offset + kBlock}] = r.payload;
+    }
+    for (auto& [key, obj] : objs_) {
+      if (!obj.cur) continue;
+      for (auto& [off, e] : obj.cur->extents) {
+        if (!IsPending(e)) continue;
+        const PendingRecord& r = pending_[e.payload_offset - kPendingBase];
+        e.drive = r.where.drive;
+        e.payload_offset = r.where.offset + kBlock;
+      }
+    }
+    // Live bytes: final extents count, original extents no longer do.
+    const uint64_t now_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    for (auto& [key, obj] : objs_) {
+      if (!Changed(obj)) continue;
+      auto account = [&](const Onode& o, int sign) {
+        for (const auto& [off, e] : o.extents) {
+          ZoneAddress z{e.drive, static_cast<uint32_t>(e.payload_offset /
+                                                       store_->ZoneSize(e.drive))};
+          writes_->live_delta[z] += sign * static_cast<int64_t>(e.length);
+        }
+      };
+      if (obj.orig) account(*obj.orig, -1);
+      if (obj.cur) {
+        obj.cur->mtime_ns = now_ns;
+        account(*obj.cur, +1);
+      }
+    }
+    FlushObjects();
+    return Status::OK();
+  }
+
+  Store::Impl* const store_;
+  const uint64_t seq_;
+  MetaStore::Batch* const batch_;
+  GroupWrites* const writes_;
+  std::map<Key, Obj> objs_;
+  std::vector<PendingRecord> pending_;
+};
+
+}  // namespace
+
+Status PlanTransaction(Store::Impl* store, const Transaction& txn, uint64_t seq,
+                       MetaStore::Batch* batch, GroupWrites* writes) {
+  Planner planner(store, seq, batch, writes);
+  return planner.Run(txn);
+}
+
+}  // namespace smr

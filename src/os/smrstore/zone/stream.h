@@ -1,0 +1,34 @@
+// Write streams: data of similar expected lifetime goes to the same open zones, so zones
+// tend to die whole (ZenFS lifetime hints, SMRStore's workload-aware placement).
+//
+// Ids are persisted in ZoneMeta::stream: never reuse a retired id (keep it as a comment).
+#pragma once
+
+#include <cstdint>
+
+namespace smr {
+
+enum class StreamId : uint8_t {
+  // 0 is "no stream" (a free zone) in ZoneMeta.
+  kUser = 1,   // large user data (full-object writes of big objects)
+  kSmall = 2,  // small or short-lived data: small objects, partial overwrites, metadata-ish
+  kGc = 3,     // relocations by zone GC (data that survived: long-lived)
+};
+
+constexpr int kNumStreams = 3;
+
+inline const char* StreamName(StreamId s) {
+  switch (s) {
+    case StreamId::kUser:
+      return "user";
+    case StreamId::kSmall:
+      return "small";
+    case StreamId::kGc:
+      return "gc";
+  }
+  return "unknown";
+}
+
+inline int StreamIndex(StreamId s) { return static_cast<int>(s) - 1; }
+
+}  // namespace smr

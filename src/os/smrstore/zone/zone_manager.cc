@@ -1,0 +1,360 @@
+#include "zone/zone_manager.h"
+
+#include <algorithm>
+
+#include "format/record_format.h"
+
+namespace smr {
+
+namespace {
+constexpr uint64_t kBlock = 4096;
+}  // namespace
+
+const char* ZoneStateName(ZoneState s) {
+  switch (s) {
+    case ZoneState::kReserved:
+      return "reserved";
+    case ZoneState::kFree:
+      return "free";
+    case ZoneState::kOpen:
+      return "open";
+    case ZoneState::kSealed:
+      return "sealed";
+  }
+  return "unknown";
+}
+
+ZoneManager::ZoneManager(std::vector<ZonedDevice*> drives) : drives_(std::move(drives)) {}
+
+Status ZoneManager::Attach() {
+  MutexLock lock(&mu_);
+  state_.clear();
+  state_.resize(drives_.size());
+  for (uint16_t d = 0; d < drives_.size(); ++d) {
+    Drive& drive = state_[d];
+    drive.dev = drives_[d];
+    const DeviceInfo& info = drive.dev->info();
+    if (info.logical_block_size > kBlock || kBlock % info.logical_block_size != 0) {
+      return Status::InvalidArgument(info.path + ": logical block size " +
+                                     std::to_string(info.logical_block_size) +
+                                     " does not divide the 4096-byte record alignment");
+    }
+    if (info.zone_capacity % kBlock != 0) {
+      return Status::InvalidArgument(info.path + ": zone capacity is not 4 KiB-aligned");
+    }
+    auto zones = drive.dev->ReportZones(0, 0);
+    if (!zones.ok()) return zones.status();
+    drive.zones.resize(zones->size());
+    // The superblock log takes the first conventional zones (up to kReservedZones) or, on a
+    // drive without any, its first kReservedZones sequential zones.
+    const bool has_conventional = info.nr_conventional > 0;
+    for (uint32_t z = 0; z < zones->size(); ++z) {
+      Zone& zone = drive.zones[z];
+      const ZoneInfo& zi = (*zones)[z];
+      zone.capacity = zi.capacity;
+      zone.device_cond = zi.cond;
+      if (drive.reserved.size() < kReservedZones && zi.is_conventional() == has_conventional) {
+        drive.reserved.push_back(z);
+        zone.state = ZoneState::kReserved;
+        continue;
+      }
+      // Other conventional zones are left to the hybrid layer (CMR buffer); not data zones.
+      zone.state = zi.is_conventional() ? ZoneState::kReserved : ZoneState::kFree;
+    }
+    uint32_t data_zones = 0;
+    for (const Zone& z : drive.zones) data_zones += z.state == ZoneState::kFree;
+    if (data_zones < 2) {
+      return Status::InvalidArgument(info.path + ": needs at least " +
+                                     std::to_string(kReservedZones + 2) + " zones");
+    }
+    // One open zone per stream, plus one for the superblock log when it is sequential.
+    const uint32_t limit = std::min(info.max_open_zones ? info.max_open_zones : UINT32_MAX,
+                                    info.max_active_zones ? info.max_active_zones : UINT32_MAX);
+    drive.shared_open = limit < static_cast<uint32_t>(kNumStreams) + 1;
+  }
+  return Status::OK();
+}
+
+Status ZoneManager::Format() {
+  SMR_RETURN_IF_ERROR(Attach());
+  MutexLock lock(&mu_);
+  for (uint16_t d = 0; d < state_.size(); ++d) {
+    Drive& drive = state_[d];
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      Zone& zone = drive.zones[z];
+      if (zone.state != ZoneState::kFree) continue;
+      if (zone.device_cond != ZoneCondition::kEmpty) {
+        SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
+        zone.device_cond = ZoneCondition::kEmpty;
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>& persisted) {
+  SMR_RETURN_IF_ERROR(Attach());
+  MutexLock lock(&mu_);
+  dead_on_mount_ = 0;
+  for (uint16_t d = 0; d < state_.size(); ++d) {
+    Drive& drive = state_[d];
+    auto report = drive.dev->ReportZones(0, 0);
+    if (!report.ok()) return report.status();
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      Zone& zone = drive.zones[z];
+      if (zone.state == ZoneState::kReserved) continue;
+      const ZoneInfo& zi = (*report)[z];
+      const uint64_t device_written =
+          zi.cond == ZoneCondition::kFull ? zi.capacity : zi.wp - zi.start;
+      auto it = persisted.find({d, z});
+      if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly) {
+        // Keep what we know; GC/repair decides. Never allocate in it.
+        zone.state = ZoneState::kSealed;
+        if (it != persisted.end()) {
+          zone.live = it->second.live_bytes;
+          zone.committed_wp = it->second.committed_wp;
+          zone.stream = static_cast<StreamId>(it->second.stream ? it->second.stream : 1);
+        }
+        continue;
+      }
+      if (it == persisted.end() || it->second.stream == 0) {
+        if (device_written > 0 || zi.cond != ZoneCondition::kEmpty) {
+          // Only data of transactions that never committed: reclaim it.
+          dead_on_mount_ += device_written;
+          SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
+        }
+        zone.state = ZoneState::kFree;
+        continue;
+      }
+      const ZoneMeta& m = it->second;
+      if (device_written < m.committed_wp) {
+        return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
+                                  " write pointer " + std::to_string(device_written) +
+                                  " is behind committed data ending at " +
+                                  std::to_string(m.committed_wp));
+      }
+      dead_on_mount_ += device_written - m.committed_wp;
+      zone.stream = static_cast<StreamId>(m.stream);
+      zone.live = m.live_bytes;
+      zone.committed_wp = m.committed_wp;
+      zone.opened_seq = m.opened_seq;
+      zone.written = device_written;
+      zone.device_cond = zi.cond;
+      zone.footer_ok = false;
+      std::optional<uint32_t>& slot = OpenSlot(drive, zone.stream);
+      const bool can_resume = !m.sealed && zi.cond != ZoneCondition::kFull &&
+                              zone.capacity - zone.written >= 2 * kBlock && !slot.has_value();
+      if (can_resume) {
+        zone.state = ZoneState::kOpen;
+        slot = z;
+      } else {
+        zone.state = ZoneState::kSealed;
+        if (zi.cond != ZoneCondition::kFull) {
+          SMR_RETURN_IF_ERROR(drive.dev->FinishZones(z, 1));
+          zone.device_cond = ZoneCondition::kFull;
+        }
+        if (!m.sealed) MarkDirty(d, z);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+std::optional<uint32_t>& ZoneManager::OpenSlot(Drive& d, StreamId s) {
+  return d.open[d.shared_open ? 0 : StreamIndex(s)];
+}
+
+uint64_t ZoneManager::FooterReserve(const Zone& z) const {
+  if (!z.footer_ok) return 0;
+  return ZoneFooterRecordBytes(z.footer.size() + 1);
+}
+
+void ZoneManager::MarkDirty(uint16_t drive, uint32_t zone) { dirty_[{drive, zone}] = true; }
+
+std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, uint64_t seq) {
+  Drive& drive = state_[d];
+  for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+    Zone& zone = drive.zones[z];
+    if (zone.state != ZoneState::kFree) continue;
+    const uint64_t capacity = zone.capacity;
+    zone = Zone{};
+    zone.capacity = capacity;
+    zone.state = ZoneState::kOpen;
+    zone.stream = stream;
+    zone.opened_seq = seq;
+    OpenSlot(drive, stream) = z;
+    MarkDirty(d, z);
+    return z;
+  }
+  return std::nullopt;
+}
+
+void ZoneManager::Seal(uint16_t d, uint32_t z) {
+  Drive& drive = state_[d];
+  Zone& zone = drive.zones[z];
+  SealWrite w;
+  w.drive = d;
+  w.zone = z;
+  const uint64_t start = uint64_t{z} * drive.dev->info().zone_size;
+  if (zone.footer_ok && !zone.footer.empty()) {
+    const uint64_t need = ZoneFooterRecordBytes(zone.footer.size());
+    if (zone.written + need <= zone.capacity) {
+      RecordHeader h;
+      h.type = RecordType::kZoneFooter;
+      AppendRecord(h, EncodeZoneFooter(zone.footer), &w.bytes);
+      w.offset = start + zone.written;
+      zone.written += w.bytes.size();
+    }
+  }
+  zone.footer.clear();
+  zone.footer.shrink_to_fit();
+  zone.state = ZoneState::kSealed;
+  for (auto& slot : drive.open) {
+    if (slot == z) slot.reset();
+  }
+  MarkDirty(d, z);
+  seals_.push_back(std::move(w));
+}
+
+Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
+                                         const ZoneFooterEntry& entry, uint64_t seq) {
+  MutexLock lock(&mu_);
+  if (bytes == 0 || bytes % kBlock != 0) {
+    return Status::InvalidArgument("allocation of " + std::to_string(bytes) +
+                                   " bytes is not a positive multiple of 4096");
+  }
+  const size_t n = state_.size();
+  uint16_t& rr = next_drive_[StreamIndex(stream)];
+  for (size_t attempt = 0; attempt < n; ++attempt) {
+    const auto d = static_cast<uint16_t>((rr + attempt) % n);
+    Drive& drive = state_[d];
+    if (bytes + ZoneFooterRecordBytes(1) > drive.dev->info().zone_capacity) {
+      return Status::InvalidArgument("a record of " + std::to_string(bytes) +
+                                     " bytes does not fit in a zone");
+    }
+    for (int tries = 0; tries < 2; ++tries) {
+      std::optional<uint32_t>& slot = OpenSlot(drive, stream);
+      if (!slot) {
+        auto z = OpenNewZone(d, stream, seq);
+        if (!z) break;  // this drive is full; try the next one
+      }
+      Zone& zone = drive.zones[*slot];
+      if (zone.written + bytes + FooterReserve(zone) <= zone.capacity) {
+        Allocation a;
+        a.drive = d;
+        a.zone = *slot;
+        a.offset = uint64_t{*slot} * drive.dev->info().zone_size + zone.written;
+        ZoneFooterEntry e = entry;
+        e.block = static_cast<uint32_t>(zone.written / kBlock);
+        if (zone.footer_ok) zone.footer.push_back(e);
+        zone.written += bytes;
+        MarkDirty(d, a.zone);
+        rr = static_cast<uint16_t>((d + 1) % n);
+        return a;
+      }
+      Seal(d, *slot);
+    }
+  }
+  return Status::NoSpace("no free zone left for a " + std::to_string(bytes) + "-byte " +
+                         StreamName(stream) + " record on any of " + std::to_string(n) +
+                         " drive(s)");
+}
+
+std::vector<SealWrite> ZoneManager::TakeSealWrites() {
+  MutexLock lock(&mu_);
+  std::vector<SealWrite> out;
+  out.swap(seals_);
+  return out;
+}
+
+void ZoneManager::AddLive(uint16_t drive, uint32_t zone, int64_t delta) {
+  MutexLock lock(&mu_);
+  Zone& z = state_[drive].zones[zone];
+  z.live = static_cast<uint64_t>(static_cast<int64_t>(z.live) + delta);
+  MarkDirty(drive, zone);
+}
+
+void ZoneManager::MarkCommitted(uint16_t drive, uint32_t zone, uint64_t committed_wp) {
+  MutexLock lock(&mu_);
+  Zone& z = state_[drive].zones[zone];
+  if (committed_wp > z.committed_wp) z.committed_wp = committed_wp;
+  MarkDirty(drive, zone);
+}
+
+std::vector<std::pair<ZoneAddress, ZoneMeta>> ZoneManager::TakeDirtyZones() {
+  MutexLock lock(&mu_);
+  std::vector<std::pair<ZoneAddress, ZoneMeta>> out;
+  for (const auto& [addr, unused] : dirty_) {
+    const Zone& z = state_[addr.drive].zones[addr.zone];
+    ZoneMeta m;
+    if (z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) {
+      m.stream = static_cast<uint8_t>(z.stream);
+      m.live_bytes = z.live;
+      m.committed_wp = z.committed_wp;
+      m.opened_seq = z.opened_seq;
+      m.sealed = z.state == ZoneState::kSealed;
+    }
+    out.emplace_back(addr, m);
+  }
+  dirty_.clear();
+  return out;
+}
+
+std::vector<uint32_t> ZoneManager::ReservedZones(uint16_t drive) const {
+  MutexLock lock(&mu_);
+  return state_[drive].reserved;
+}
+
+std::vector<ZoneStatus> ZoneManager::Snapshot() const {
+  MutexLock lock(&mu_);
+  std::vector<ZoneStatus> out;
+  for (uint16_t d = 0; d < state_.size(); ++d) {
+    const Drive& drive = state_[d];
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      const Zone& zone = drive.zones[z];
+      ZoneStatus s;
+      s.addr = {d, z};
+      s.state = zone.state;
+      s.stream = zone.stream;
+      s.start = uint64_t{z} * drive.dev->info().zone_size;
+      s.capacity = zone.capacity;
+      s.written = zone.written;
+      s.live_bytes = zone.live;
+      s.committed_wp = zone.committed_wp;
+      s.opened_seq = zone.opened_seq;
+      s.device_cond = zone.device_cond;
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+uint64_t ZoneManager::free_bytes() const {
+  MutexLock lock(&mu_);
+  uint64_t free = 0;
+  for (const Drive& drive : state_) {
+    for (const Zone& zone : drive.zones) {
+      if (zone.state == ZoneState::kFree) free += zone.capacity;
+      if (zone.state == ZoneState::kOpen) free += zone.capacity - zone.written;
+    }
+  }
+  return free;
+}
+
+uint64_t ZoneManager::data_capacity() const {
+  MutexLock lock(&mu_);
+  uint64_t total = 0;
+  for (const Drive& drive : state_) {
+    for (const Zone& zone : drive.zones) {
+      if (zone.state != ZoneState::kReserved) total += zone.capacity;
+    }
+  }
+  return total;
+}
+
+uint64_t ZoneManager::dead_on_mount_bytes() const {
+  MutexLock lock(&mu_);
+  return dead_on_mount_;
+}
+
+}  // namespace smr

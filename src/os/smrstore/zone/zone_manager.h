@@ -1,0 +1,175 @@
+// ZoneManager: which zone of which drive the next record goes to, and what each zone holds.
+//
+// Contract
+//   Manages the sequential zones of one or more drives (ZonedDevice). Each drive keeps up
+//   to kReservedZones zones for the superblock log (its first conventional zones, or its
+//   first sequential zones when it has no conventional one); every other sequential zone
+//   is a data zone, in one of these states:
+//     free   - empty, in the free pool
+//     open   - owned by one stream on that drive, receiving records at its write pointer
+//     sealed - full (by writes, or finished when the next record did not fit)
+//   Each stream has at most one open zone per drive; allocations of a stream rotate over the
+//   drives (round-robin), so a stream's data is spread over all drives. The store therefore
+//   keeps at most kNumStreams zones open per drive; a drive whose open/active limit is
+//   smaller makes all streams share one open zone on it.
+//
+//   Allocate() hands out space in allocation order: records allocated in one zone must be
+//   written in the order they were allocated (the zone's write pointer). When a record does
+//   not fit in a stream's open zone, the zone is sealed: a zone footer record listing its
+//   records (format/record.h) is queued if room was kept for it, and the zone is finished;
+//   TakeSealWrites() returns those writes, which the caller issues after the records
+//   allocated before the seal. Live bytes per zone are adjusted by the caller as extents
+//   are created and dropped; dirty zones are reported by TakeDirtyZones() for persisting.
+//
+//   Load() reconciles persisted ZoneMeta with the drives' zone reports at mount:
+//   - device write pointer beyond committed_wp: bytes from a transaction that never
+//     committed — dead space, counted in dead_on_mount_bytes(), never referenced;
+//   - a written zone with no ZoneMeta (only uncommitted data): reset, returned to free;
+//   - device write pointer behind committed_wp: committed data is missing -> kCorruption.
+//   Open zones resume receiving records at the device write pointer (without a footer).
+//
+// Thread safety: all methods are thread-safe (one mutex). Allocation order is only
+// meaningful when a single thread allocates and writes (the store's commit thread).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "common/thread_annotations.h"
+#include "device/zoned_device.h"
+#include "format/record.h"
+#include "format/zone_meta.h"
+#include "zone/stream.h"
+
+namespace smr {
+
+struct ZoneAddress {
+  uint16_t drive = 0;
+  uint32_t zone = 0;
+  bool operator<(const ZoneAddress& o) const {
+    return drive != o.drive ? drive < o.drive : zone < o.zone;
+  }
+  bool operator==(const ZoneAddress& o) const { return drive == o.drive && zone == o.zone; }
+};
+
+struct Allocation {
+  uint16_t drive = 0;
+  uint32_t zone = 0;
+  uint64_t offset = 0;  // device byte offset of the record
+};
+
+// A write the caller must issue (a sealed zone's footer record), then finish the zone.
+struct SealWrite {
+  uint16_t drive = 0;
+  uint32_t zone = 0;
+  uint64_t offset = 0;   // device byte offset of the footer record (0 bytes: no footer)
+  std::string bytes;     // the whole footer record, empty when the zone had no room
+};
+
+enum class ZoneState : uint8_t { kReserved, kFree, kOpen, kSealed };
+const char* ZoneStateName(ZoneState s);
+
+// One zone as the manager sees it (for df, stats, GC and fsck).
+struct ZoneStatus {
+  ZoneAddress addr;
+  ZoneState state = ZoneState::kFree;
+  StreamId stream = StreamId::kUser;  // meaningful when open or sealed
+  uint64_t start = 0;                 // device byte offset
+  uint64_t capacity = 0;
+  uint64_t written = 0;       // bytes allocated (the write pointer the store will reach)
+  uint64_t live_bytes = 0;    // payload bytes referenced by committed extents
+  uint64_t committed_wp = 0;  // persisted
+  uint64_t opened_seq = 0;
+  ZoneCondition device_cond = ZoneCondition::kEmpty;  // as last seen
+};
+
+class ZoneManager {
+ public:
+  static constexpr uint32_t kReservedZones = 2;  // superblock log: two zones to roll over
+
+  // `drives` must outlive the manager.
+  explicit ZoneManager(std::vector<ZonedDevice*> drives);
+  ZoneManager(const ZoneManager&) = delete;
+  ZoneManager& operator=(const ZoneManager&) = delete;
+
+  // Reads the drives' geometry and zone reports and picks the reserved zones; changes
+  // nothing on the drives. Load() and Format() call it.
+  Status Attach();
+  // Mount-time reconciliation (see the contract). `persisted` is MetaStore::LoadZones.
+  // Resets zones that hold only uncommitted data.
+  Status Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>& persisted);
+  // For a new store: every data zone must be empty (resets any that are not).
+  Status Format();
+
+  // Space for a record of `bytes` (a multiple of 4096, at most a zone's capacity minus the
+  // footer reserve) for `stream`, and notes `entry` for the zone footer. Errors: kNoSpace
+  // when no drive has a free zone left (nothing changed), kInvalidArgument for a bad size.
+  Result<Allocation> Allocate(StreamId stream, uint64_t bytes, const ZoneFooterEntry& entry,
+                              uint64_t seq);
+  // Footer writes and finishes produced by seals since the last call, in seal order.
+  std::vector<SealWrite> TakeSealWrites();
+
+  // Live-byte bookkeeping (delta may be negative).
+  void AddLive(uint16_t drive, uint32_t zone, int64_t delta);
+  // After a commit: the committed write pointer of every zone written in it.
+  void MarkCommitted(uint16_t drive, uint32_t zone, uint64_t committed_wp);
+  // Zones whose ZoneMeta changed since the last call, with their new value.
+  std::vector<std::pair<ZoneAddress, ZoneMeta>> TakeDirtyZones();
+
+  // Reserved (superblock) zones of a drive, in order.
+  std::vector<uint32_t> ReservedZones(uint16_t drive) const;
+  size_t nr_drives() const { return drives_.size(); }
+  ZonedDevice* drive(uint16_t d) const { return drives_[d]; }
+
+  std::vector<ZoneStatus> Snapshot() const;
+  uint64_t free_bytes() const;       // capacity of free zones + room left in open zones
+  uint64_t data_capacity() const;    // capacity of all data zones
+  uint64_t dead_on_mount_bytes() const;
+
+ private:
+  struct Zone {
+    ZoneState state = ZoneState::kFree;
+    StreamId stream = StreamId::kUser;
+    uint64_t capacity = 0;
+    uint64_t written = 0;
+    uint64_t live = 0;
+    uint64_t committed_wp = 0;
+    uint64_t opened_seq = 0;
+    bool footer_ok = true;  // footer entries complete (false for zones resumed at mount)
+    std::vector<ZoneFooterEntry> footer;
+    ZoneCondition device_cond = ZoneCondition::kEmpty;
+  };
+  struct Drive {
+    ZonedDevice* dev = nullptr;
+    std::vector<Zone> zones;
+    std::vector<uint32_t> reserved;
+    std::array<std::optional<uint32_t>, kNumStreams> open;  // stream -> open zone
+    bool shared_open = false;  // open limit too small: every stream uses open[0]
+  };
+
+  std::optional<uint32_t>& OpenSlot(Drive& d, StreamId s) SMR_REQUIRES(mu_);
+  // Seals the zone (queues its footer) and frees the stream's slot.
+  void Seal(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
+  // Opens a free zone for `stream` on `drive`; nullopt if the drive has none.
+  std::optional<uint32_t> OpenNewZone(uint16_t drive, StreamId stream, uint64_t seq)
+      SMR_REQUIRES(mu_);
+  uint64_t FooterReserve(const Zone& z) const;
+  void MarkDirty(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
+
+  mutable Mutex mu_;
+  std::vector<ZonedDevice*> drives_;
+  std::vector<Drive> state_ SMR_GUARDED_BY(mu_);
+  std::array<uint16_t, kNumStreams> next_drive_ SMR_GUARDED_BY(mu_) = {};
+  std::vector<SealWrite> seals_ SMR_GUARDED_BY(mu_);
+  std::map<ZoneAddress, bool> dirty_ SMR_GUARDED_BY(mu_);
+  uint64_t dead_on_mount_ SMR_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace smr
