@@ -48,7 +48,11 @@ std::string ObjectId::ToString() const {
   return s;
 }
 
-bool ObjectId::operator==(const ObjectId& o) const { return Compare(*this, o) == 0 && key == o.key; }
+bool ObjectId::operator==(const ObjectId& o) const {
+  // All max sentinels are one id; otherwise a locator key equal to the name is still a
+  // different object from no locator key (Ceph orders them equal, names them apart).
+  return Compare(*this, o) == 0 && (max || key == o.key);
+}
 
 bool ObjectId::operator<(const ObjectId& o) const { return Compare(*this, o) < 0; }
 

@@ -79,7 +79,8 @@ TEST(KeySchemaTest, OrdersNeededAbove) {
   EXPECT_LT(keys::OmapKey(5, "a"), keys::OmapKey(5, std::string("a\0", 2)));
   EXPECT_LT(keys::OmapKey(5, std::string("a\0", 2)), keys::OmapKey(5, "ab"));
   EXPECT_LT(keys::OmapKey(5, std::string(100, '\xff')), keys::OmapKey(6, ""));
-  EXPECT_LT(keys::OmapKey(5, std::string(100, '\xff')), keys::PrefixSuccessor(keys::OmapKeyPrefix(5)));
+  EXPECT_LT(keys::OmapKey(5, std::string(100, '\xff')),
+            keys::PrefixSuccessor(keys::OmapKeyPrefix(5)));
   // Zones sort by (drive, zone).
   EXPECT_LT(keys::ZoneKey(0, 0xffffffff), keys::ZoneKey(1, 0));
   EXPECT_LT(keys::ZoneKey(1, 255), keys::ZoneKey(1, 256));

@@ -162,6 +162,10 @@ struct MetaStore::Batch::Impl {
     Record(wbwi.Put(key, value), "batch put");
   }
   void Delete(const std::string& key) { Record(wbwi.Delete(key), "batch delete"); }
+  // Deletes every key of `range` as this batch sees it (pending writes over committed
+  // data). The keys are collected first: writing to the batch invalidates its iterators.
+  // A read error is recorded in `error`.
+  void DeleteAllIn(const ScanRange& range, std::string_view what);
 };
 
 namespace {
@@ -193,6 +197,19 @@ Status Scan(rocksdb::DB* db, rocksdb::WriteBatchWithIndex* wbwi, const ScanRange
 }
 
 }  // namespace
+
+void MetaStore::Batch::Impl::DeleteAllIn(const ScanRange& range, std::string_view what) {
+  std::vector<std::string> doomed;
+  const Status s = Scan(db, &wbwi, range, [&](std::string_view k, std::string_view) {
+    doomed.emplace_back(k);
+    return true;
+  });
+  if (!s.ok()) {
+    if (error.ok()) error = s.WithContext(what);
+    return;
+  }
+  for (const std::string& k : doomed) Delete(k);
+}
 
 MetaStore::Batch::Batch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 MetaStore::Batch::~Batch() = default;
@@ -242,35 +259,16 @@ void MetaStore::Batch::DeleteOmapRange(uint64_t nid, const std::string& first,
                                        const std::string& last) {
   if (first >= last) return;
   // WriteBatchWithIndex cannot read through a DeleteRange, so the keys in the range (as
-  // this batch sees them) are deleted one by one. They are collected first: writing to
-  // the batch invalidates its iterators.
+  // this batch sees them) are deleted one by one.
   const ScanRange range(keys::OmapKey(nid, first), keys::OmapKey(nid, last));
-  std::vector<std::string> doomed;
-  const Status s = Scan(impl_->db, &impl_->wbwi, range, [&](std::string_view k, std::string_view) {
-    doomed.emplace_back(k);
-    return true;
-  });
-  if (!s.ok()) {
-    if (impl_->error.ok()) impl_->error = s.WithContext("omap range delete");
-    return;
-  }
-  for (const std::string& k : doomed) impl_->Delete(k);
+  impl_->DeleteAllIn(range, "omap range delete");
 }
 
 void MetaStore::Batch::ClearOmap(uint64_t nid) {
   impl_->Delete(keys::OmapHeaderKey(nid));
   const std::string prefix = keys::OmapKeyPrefix(nid);
   const ScanRange range(prefix, keys::PrefixSuccessor(prefix));
-  std::vector<std::string> doomed;
-  const Status s = Scan(impl_->db, &impl_->wbwi, range, [&](std::string_view k, std::string_view) {
-    doomed.emplace_back(k);
-    return true;
-  });
-  if (!s.ok()) {
-    if (impl_->error.ok()) impl_->error = s.WithContext("omap clear");
-    return;
-  }
-  for (const std::string& k : doomed) impl_->Delete(k);
+  impl_->DeleteAllIn(range, "omap clear");
 }
 
 void MetaStore::Batch::PutZone(uint16_t drive, uint32_t zone, const ZoneMeta& meta) {

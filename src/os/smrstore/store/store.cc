@@ -181,7 +181,7 @@ Store::~Store() { (void)Close(); }
 
 const std::string& Store::dir() const { return impl_->dir; }
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
+Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener opener) {
   if (!DirExists(dir + "/meta")) return Status::NotFound(dir + " holds no smrstore");
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
@@ -204,7 +204,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
     return Status::Corruption(dir + ": device list does not match the superblock");
   }
   for (const std::string& spec : specs) {
-    auto dev = OpenDevice(spec);
+    auto dev = opener ? opener(spec) : OpenDevice(spec);
     if (!dev.ok()) return dev.status().WithContext(spec);
     impl->devices.push_back(std::move(*dev));
   }

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "device/zoned_device.h"
 #include "format/object_id.h"
 #include "store/transaction.h"
 
@@ -98,9 +99,14 @@ class Store {
   // exist yet are created). Refuses drives that hold another store unless `force`.
   static Status Mkfs(const std::string& dir, const std::vector<std::string>& device_specs,
                      const StoreOptions& options, bool force = false);
+  // How Open obtains a drive from its spec; tests substitute fault-injecting devices.
+  using DeviceOpener = std::function<Result<std::unique_ptr<ZonedDevice>>(const std::string&)>;
+
   // Mounts the store in `dir`. Errors: kNotFound (no store), kBusy (in use),
   // kCorruption (metadata and drives disagree), kInvalidArgument (wrong version).
-  static Result<std::unique_ptr<Store>> Open(const std::string& dir);
+  // `opener` defaults to device/device_spec.h OpenDevice.
+  static Result<std::unique_ptr<Store>> Open(const std::string& dir,
+                                             DeviceOpener opener = nullptr);
   // Unmounts cleanly (waits for queued transactions). The destructor calls it.
   Status Close();
   ~Store();
