@@ -14,6 +14,7 @@
 #include "common/crc32c.h"
 #include "common/pattern.h"
 #include "device/device_spec.h"
+#include "store_commands.h"
 
 namespace smr::tool {
 
@@ -62,64 +63,17 @@ int CmdMkdev(const Args& args) {
 }
 
 int CmdZones(const Args& args) {
-  const std::string& spec = args.positional()[0];
+  const std::string& target = args.positional()[0];
+  if (IsStoreTarget(target)) return CmdStoreZones(args);
   auto first = args.number("zone", 0);
   auto count = args.number("count", 0);
   if (!first.ok()) return Fail("zones", first.status());
   if (!count.ok()) return Fail("zones", count.status());
-  auto dev = OpenDevice(spec);
+  auto dev = OpenDevice(target);
   if (!dev.ok()) return Fail("zones", dev.status());
-  const DeviceInfo& info = (*dev)->info();
-  if (*first > UINT32_MAX || *count > UINT32_MAX) {
-    return Fail("zones", Status::InvalidArgument("zone number out of range"));
-  }
-  auto zones = (*dev)->ReportZones(static_cast<uint32_t>(*first), static_cast<uint32_t>(*count));
-  if (!zones.ok()) return Fail("zones", zones.status());
-
-  std::map<std::string, uint64_t> by_cond;
-  uint64_t written = 0;
-  for (const ZoneInfo& z : *zones) {
-    ++by_cond[ZoneConditionName(z.cond)];
-    written += WrittenBytes(z);
-  }
-  const uint32_t base = static_cast<uint32_t>(*first);
-  if (args.has("json")) {
-    std::ostringstream o;
-    o << "{\n  \"device\": " << DeviceJson(spec, info) << ",\n  \"summary\": {";
-    const char* conds[] = {"not-write-pointer", "empty",  "implicit-open", "explicit-open",
-                           "closed",            "full",   "read-only",     "offline"};
-    for (const char* c : conds) o << "\"" << c << "\": " << by_cond[c] << ", ";
-    o << "\"zones_reported\": " << zones->size() << ", \"written_bytes\": " << written
-      << "},\n  \"zones\": [";
-    for (size_t i = 0; i < zones->size(); ++i) {
-      const ZoneInfo& z = (*zones)[i];
-      o << (i ? ",\n" : "\n") << "    {\"zone\": " << base + i << ", \"start\": " << z.start
-        << ", \"length\": " << z.length << ", \"capacity\": " << z.capacity
-        << ", \"wp\": " << z.wp << ", \"written\": " << WrittenBytes(z) << ", \"type\": \""
-        << ZoneTypeName(z.type) << "\", \"cond\": \"" << ZoneConditionName(z.cond) << "\"}";
-    }
-    o << "\n  ]\n}\n";
-    std::cout << o.str();
-    return 0;
-  }
-  std::cout << "device " << info.path << ": " << ZonedModelName(info.model) << ", "
-            << info.nr_zones << " zones x " << (info.zone_size >> 20) << " MiB, capacity "
-            << (info.zone_capacity >> 20) << " MiB, lbs " << info.logical_block_size
-            << ", max open " << info.max_open_zones << ", max active " << info.max_active_zones
-            << "\n";
-  for (size_t i = 0; i < zones->size(); ++i) {
-    const ZoneInfo& z = (*zones)[i];
-    char line[200];
-    std::snprintf(line, sizeof(line), "zone %6u  start %s  len %s  cap %s  wptr %s  %-18s %s\n",
-                  static_cast<unsigned>(base + i), Hex(z.start).c_str(), Hex(z.length).c_str(),
-                  Hex(z.capacity).c_str(),
-                  z.is_conventional() ? "    -      " : Hex(z.wp - z.start).c_str(),
-                  ZoneTypeName(z.type), ZoneConditionName(z.cond));
-    std::cout << line;
-  }
-  std::cout << "summary:";
-  for (const auto& [c, n] : by_cond) std::cout << " " << c << "=" << n;
-  std::cout << " written=" << written << " bytes\n";
+  auto report = ZoneReport(target, dev->get(), *first, *count, args.has("json"));
+  if (!report.ok()) return Fail("zones", report.status());
+  std::cout << *report;
   return 0;
 }
 
@@ -261,14 +215,70 @@ int CmdRead(const Args& args) {
 
 }  // namespace
 
+Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64_t first,
+                               uint64_t count, bool json) {
+  const DeviceInfo& info = dev->info();
+  if (first > UINT32_MAX || count > UINT32_MAX) {
+    return Status::InvalidArgument("zone number out of range");
+  }
+  auto zones = dev->ReportZones(static_cast<uint32_t>(first), static_cast<uint32_t>(count));
+  if (!zones.ok()) return zones.status();
+
+  std::map<std::string, uint64_t> by_cond;
+  uint64_t written = 0;
+  for (const ZoneInfo& z : *zones) {
+    ++by_cond[ZoneConditionName(z.cond)];
+    written += WrittenBytes(z);
+  }
+  const uint32_t base = static_cast<uint32_t>(first);
+  std::ostringstream o;
+  if (json) {
+    o << "{\n  \"device\": " << DeviceJson(spec, info) << ",\n  \"summary\": {";
+    const char* conds[] = {"not-write-pointer", "empty",  "implicit-open", "explicit-open",
+                           "closed",            "full",   "read-only",     "offline"};
+    for (const char* c : conds) o << "\"" << c << "\": " << by_cond[c] << ", ";
+    o << "\"zones_reported\": " << zones->size() << ", \"written_bytes\": " << written
+      << "},\n  \"zones\": [";
+    for (size_t i = 0; i < zones->size(); ++i) {
+      const ZoneInfo& z = (*zones)[i];
+      o << (i ? ",\n" : "\n") << "    {\"zone\": " << base + i << ", \"start\": " << z.start
+        << ", \"length\": " << z.length << ", \"capacity\": " << z.capacity
+        << ", \"wp\": " << z.wp << ", \"written\": " << WrittenBytes(z) << ", \"type\": \""
+        << ZoneTypeName(z.type) << "\", \"cond\": \"" << ZoneConditionName(z.cond) << "\"}";
+    }
+    o << "\n  ]\n}\n";
+    return o.str();
+  }
+  o << "device " << info.path << ": " << ZonedModelName(info.model) << ", " << info.nr_zones
+    << " zones x " << (info.zone_size >> 20) << " MiB, capacity " << (info.zone_capacity >> 20)
+    << " MiB, lbs " << info.logical_block_size << ", max open " << info.max_open_zones
+    << ", max active " << info.max_active_zones << "\n";
+  for (size_t i = 0; i < zones->size(); ++i) {
+    const ZoneInfo& z = (*zones)[i];
+    char line[200];
+    std::snprintf(line, sizeof(line), "zone %6u  start %s  len %s  cap %s  wptr %s  %-18s %s\n",
+                  static_cast<unsigned>(base + i), Hex(z.start).c_str(), Hex(z.length).c_str(),
+                  Hex(z.capacity).c_str(),
+                  z.is_conventional() ? "    -      " : Hex(z.wp - z.start).c_str(),
+                  ZoneTypeName(z.type), ZoneConditionName(z.cond));
+    o << line;
+  }
+  o << "summary:";
+  for (const auto& [c, n] : by_cond) o << " " << c << "=" << n;
+  o << " written=" << written << " bytes\n";
+  return o.str();
+}
+
 void AddDeviceCommands(Cli* cli) {
   cli->Add({"mkdev", "SPEC", "create an emulated zoned drive",
             "SPEC is emu:PATH?key=value&... (keys: zones, zone_mib|zone_kib, cap_mib|cap_kib,\n"
             "conv, max_open, max_active, lbs, mbps, seek_ms). Fails if PATH exists.",
             1, 1, {}, CmdMkdev});
-  cli->Add({"zones", "SPEC", "report the zones of a device (like blkzone report)",
+  cli->Add({"zones", "SPEC|STORE", "report the zones of a device or of a store's drives",
             "Prints one line per zone and a summary, or JSON with --json (format in\n"
-            "doc/tools/smrstore-tool.md).",
+            "doc/tools/smrstore-tool.md). A target without an emu:/zbd: scheme that is a\n"
+            "directory is a store: it is mounted and every drive's zones are reported, with\n"
+            "the store's zone states (free/open/sealed per stream) as a summary.",
             1,
             1,
             {{"json", "", "print JSON"},

@@ -2,11 +2,21 @@
 // the device benchmark (devbench).
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "cli.h"
+#include "common/result.h"
+#include "device/zoned_device.h"
 
 namespace smr::tool {
 
 void AddDeviceCommands(Cli* cli);
 void AddDevbenchCommand(Cli* cli);
+
+// The zone report of `dev` (named `spec`) that `zones` prints: zones [first, first+count)
+// (count 0 = to the end), as text or as the JSON documented in doc/tools/smrstore-tool.md.
+Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64_t first,
+                               uint64_t count, bool json);
 
 }  // namespace smr::tool

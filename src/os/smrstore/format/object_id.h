@@ -42,6 +42,22 @@ struct ObjectId {
   int8_t shard = kNoShard;
   bool max = false;  // the "max" sentinel that sorts after every object
 
+  // The smallest id in Compare() order (start of a whole-collection listing).
+  static ObjectId Min() {
+    ObjectId o;
+    o.pool = INT64_MIN;
+    o.snap = 0;
+    o.generation = 0;
+    o.shard = INT8_MIN;
+    return o;
+  }
+  // The max sentinel (end of a whole-collection listing).
+  static ObjectId Max() {
+    ObjectId o;
+    o.max = true;
+    return o;
+  }
+
   // Returns kInvalidArgument naming the field that breaks a limit.
   Status Validate() const;
   // Human-readable "pool:hash:nspace:key:name:snap:gen:shard" (for logs and the tool).

@@ -324,6 +324,7 @@ void Store::Impl::CommitLoop() {
 }
 
 void Store::Impl::CommitGroup(std::vector<Pending>* group) {
+  std::unique_lock<std::mutex> group_lock(group_mu);
   std::vector<Status> results(group->size());
   Status fatal_now;
   {
@@ -401,6 +402,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
       }
     }
   }
+  group_lock.unlock();
   for (size_t i = 0; i < group->size(); ++i) {
     const Status& r = !s.ok() ? s : results[i];
     if ((*group)[i].done) (*group)[i].done(r);

@@ -85,6 +85,7 @@ struct Store::Impl {
   bool closed = false;
   Status fatal;  // set when a write or commit failed: the store takes no more writes
   std::thread committer;
+  std::mutex group_mu;  // held while a group commits; Fsck holds it to pause commits
   std::unique_ptr<boost::asio::thread_pool> io_pool;
 
   // Owned by the commit thread.

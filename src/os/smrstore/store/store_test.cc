@@ -6,6 +6,9 @@
 
 #include "common/pattern.h"
 #include "common/testing/test_util.h"
+#include "device/device_spec.h"
+#include "device/fault_injection_device.h"
+#include "device/testing/borrowed_device.h"
 #include "device/testing/device_test_backends.h"
 
 namespace smr {
@@ -105,6 +108,50 @@ TEST_F(StoreTest, FailedTransactionChangesNothing) {
   Status s = store_->Apply(std::move(bad));
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();
   EXPECT_EQ(*store_->Read("c", Obj("x"), 0, 0), "hello");
+}
+
+TEST_F(StoreTest, FsckIsCleanAndDeepFsckCatchesBitRot) {
+  Transaction t;
+  t.MkColl("c", 0);
+  for (int i = 0; i < 20; ++i) t.Write("c", Obj("o" + std::to_string(i)), 0, Pattern(i, 100000));
+  ASSERT_OK(store_->Apply(std::move(t)));
+  Transaction t2;
+  t2.Write("c", Obj("o3"), 5000, Pattern(99, 3000));
+  t2.Remove("c", Obj("o4"));
+  ASSERT_OK(store_->Apply(std::move(t2)));
+  auto r = store_->Fsck(/*deep=*/true, /*repair=*/false);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->ok()) << r->errors.front();
+  EXPECT_EQ(r->objects, 19u);
+  EXPECT_GE(r->records_verified, 19u);
+
+  // Remount over fault-injecting drives that flip bits in every read.
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  std::vector<std::unique_ptr<FaultInjectionDevice>> faulty;
+  for (const std::string& spec : specs_) {
+    auto dev = OpenDevice(spec);
+    ASSERT_TRUE(dev.ok());
+    faulty.push_back(std::make_unique<FaultInjectionDevice>(std::move(*dev)));
+  }
+  size_t next = 0;
+  auto opened = Store::Open(dir_.path() + "/store", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<testing::BorrowedDevice>(faulty[next++].get()));
+  });
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  for (auto& f : faulty) f->CorruptReads(0, f->info().capacity_bytes());
+  auto data = (*opened)->Read("c", Obj("o1"), 0, 0);
+  EXPECT_TRUE(data.status().IsCorruption()) << data.status().ToString();
+  EXPECT_EQ((*opened)->Counters().crc_errors, 1u);
+  auto bad = (*opened)->Fsck(/*deep=*/true, /*repair=*/false);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_FALSE(bad->ok());
+  for (auto& f : faulty) f->ClearFaults();
+  auto good = (*opened)->Fsck(/*deep=*/true, /*repair=*/false);
+  ASSERT_TRUE(good.ok());
+  EXPECT_TRUE(good->ok());
+  ASSERT_OK((*opened)->Close());
 }
 
 }  // namespace

@@ -295,11 +295,10 @@ class Planner {
 
   Status MoveMatching(uint64_t cid, uint64_t dcid, uint32_t bits, uint32_t rem, bool all) {
     FlushObjects();
-    ObjectId start, end;
-    end.max = true;
     std::vector<ObjectId> oids;
     ObjectId next;
-    SMR_RETURN_IF_ERROR(store_->meta->ListObjects(batch_, cid, start, end, 0, &oids, &next));
+    SMR_RETURN_IF_ERROR(store_->meta->ListObjects(batch_, cid, ObjectId::Min(), ObjectId::Max(),
+                                                  0, &oids, &next));
     const uint32_t mask = bits >= 32 ? 0xffffffffu : ((1u << bits) - 1);
     for (const ObjectId& oid : oids) {
       if (!all && (oid.hash & mask) != rem) continue;
