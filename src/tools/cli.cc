@@ -96,7 +96,7 @@ void Cli::PrintOverview() const {
             << "Commands:\n";
   for (const auto& c : commands_) {
     std::string head = "  " + c.name;
-    head.resize(std::max<size_t>(head.size() + 2, 14), ' ');
+    head.resize(std::max<size_t>(head.size() + 2, 16), ' ');
     std::cout << head << c.summary << "\n";
   }
   std::cout << "\nRun '" << program_ << " COMMAND --help' for a command's arguments.\n"

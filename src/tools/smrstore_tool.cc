@@ -1,10 +1,14 @@
 // smrstore-tool: the operator's command line for smrstore devices and stores.
 #include "cli.h"
 #include "device_commands.h"
+#include "store_commands.h"
+#include "storebench.h"
 
 int main(int argc, char** argv) {
   smr::tool::Cli cli("smrstore-tool");
   smr::tool::AddDeviceCommands(&cli);
+  smr::tool::AddStoreCommands(&cli);
   smr::tool::AddDevbenchCommand(&cli);
+  smr::tool::AddStorebenchCommand(&cli);
   return cli.Run(argc, argv);
 }

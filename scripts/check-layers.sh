@@ -1,0 +1,43 @@
+#!/bin/sh
+# The engine's dependency rule, checked on the sources (ctest "layering"): a layer includes
+# only headers of the layers it may use, and the outside libraries stay in their one place.
+#   common <- device <- zone <- store ;  common <- format <- meta <- store ;  format <- zone
+# Tests (*_test.cc, */testing/*) may use any layer.
+set -eu
+root=$(cd "$(dirname "$0")/../src/os/smrstore" && pwd)
+allowed() {
+  case $1 in
+    common) echo "common" ;;
+    device) echo "common device" ;;
+    format) echo "common format" ;;
+    meta) echo "common format meta" ;;
+    zone) echo "common device format zone" ;;
+    store) echo "common device format meta zone store" ;;
+    objectstore) echo "common device format meta zone store objectstore" ;;
+    *) echo "" ;;
+  esac
+}
+fail=0
+for dir in "$root"/*/; do
+  layer=$(basename "$dir")
+  ok=$(allowed "$layer")
+  [ -n "$ok" ] || { echo "layering: unknown layer directory $layer (add it to $0)"; fail=1; continue; }
+  for f in "$dir"*.h "$dir"*.cc; do
+    [ -e "$f" ] || continue
+    case $f in *_test.cc) continue ;; esac
+    for inc in $(sed -n 's/^#include "\([a-z_]*\)\/.*"/\1/p' "$f"); do
+      case " $ok " in *" $inc "*) ;; *) echo "layering: $f includes $inc/ (allowed: $ok)"; fail=1 ;; esac
+    done
+    if grep -q '#include <rocksdb/' "$f" && [ "$layer" != meta ]; then
+      echo "layering: $f includes RocksDB (only meta/ may)"; fail=1
+    fi
+    if grep -q '#include <libzbd/' "$f" && [ "$(basename "$f")" != libzbd_zoned_device.cc ]; then
+      echo "layering: $f includes libzbd (only device/libzbd_zoned_device.cc may)"; fail=1
+    fi
+    if grep -q '#include <rados/\|#include "include/\|#include "os/' "$f" && [ "$layer" != objectstore ]; then
+      echo "layering: $f includes Ceph headers (only objectstore/ may)"; fail=1
+    fi
+  done
+done
+[ $fail -eq 0 ] && echo "layering: ok"
+exit $fail

@@ -1,0 +1,336 @@
+// smrstore-tool storebench: object PUT/GET throughput of the store as a ratio to the raw
+// sequential throughput of the same emulated drive, measured in the same run.
+//
+// Method (each round, alternating which leg goes first; one warm-up round not counted):
+//   raw leg   - ZonedDevice writes of `size`-byte requests at the write pointers of the
+//               drive's data zones, one flush at the end; then reads them back; then resets
+//               the zones.
+//   store leg - mkfs a store on the same drive (RocksDB in the scratch directory), PUT the
+//               same bytes as objects of `size` bytes (one transaction each, `depth`
+//               transactions in flight so group commit can batch flushes), then GET them
+//               all, then unmount and wipe.
+//   The ratios (store / raw) of each round are reported as a median with their IQR.
+// Then small-object PUT rates: 4 KiB and 64 KiB objects, `depth` in flight, ops/s.
+// Every PUT is durable when acknowledged (data flushed, RocksDB synced).
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+
+#include "common/pattern.h"
+#include "device/device_spec.h"
+#include "storebench.h"
+#include "store/store.h"
+
+namespace smr::tool {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+ObjectId Oid(uint64_t i) {
+  ObjectId o;
+  o.pool = 1;
+  o.name = "bench." + std::to_string(i);
+  o.hash = static_cast<uint32_t>(i * 2654435761u);
+  return o;
+}
+
+// Keeps up to `depth` transactions in flight.
+class Window {
+ public:
+  explicit Window(size_t depth) : depth_(depth) {}
+  void Acquire() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return inflight_ < depth_; });
+    ++inflight_;
+  }
+  void Release(const Status& s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --inflight_;
+    if (!s.ok() && first_error_.ok()) first_error_ = s;
+    cv_.notify_all();
+  }
+  Status Drain() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return inflight_ == 0; });
+    return first_error_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t depth_;
+  size_t inflight_ = 0;
+  Status first_error_;
+};
+
+struct Legs {
+  double raw_write = 0, raw_read = 0, put = 0, get = 0;  // MB/s
+};
+
+// Sequential writes at the write pointers of all sequential zones except the first two
+// (the store reserves some zones; keeping the raw leg off them keeps the comparison fair).
+Status RawLeg(ZonedDevice* dev, uint64_t total, uint64_t io, const std::string& data,
+              Legs* out) {
+  const DeviceInfo& info = dev->info();
+  SMR_ASSIGN_OR_RETURN(auto zones, dev->ReportZones(0, 0));
+  // Start from empty zones (the store leg of the previous round left its data).
+  for (uint32_t z = 0; z < info.nr_zones; ++z) {
+    if (!zones[z].is_conventional()) SMR_RETURN_IF_ERROR(dev->ResetZones(z, 1));
+  }
+  SMR_ASSIGN_OR_RETURN(zones, dev->ReportZones(0, 0));
+  std::vector<uint64_t> offsets;
+  for (const ZoneInfo& z : zones) {
+    if (z.is_conventional() || z.start < 2 * info.zone_size) continue;
+    for (uint64_t off = 0; off + io <= z.capacity && offsets.size() * io < total; off += io) {
+      offsets.push_back(z.start + off);
+    }
+  }
+  if (offsets.size() * io < total) return Status::NoSpace("drive too small for --total");
+  auto t0 = Clock::now();
+  for (uint64_t off : offsets) SMR_RETURN_IF_ERROR(dev->Write(off, data.data(), io));
+  SMR_RETURN_IF_ERROR(dev->Flush());
+  out->raw_write = static_cast<double>(total) / 1e6 / Seconds(Clock::now() - t0);
+  std::string buf(io, '\0');
+  t0 = Clock::now();
+  for (uint64_t off : offsets) SMR_RETURN_IF_ERROR(dev->Read(off, buf.data(), io));
+  out->raw_read = static_cast<double>(total) / 1e6 / Seconds(Clock::now() - t0);
+  for (uint32_t z = 0; z < info.nr_zones; ++z) {
+    if (!zones[z].is_conventional()) SMR_RETURN_IF_ERROR(dev->ResetZones(z, 1));
+  }
+  return Status::OK();
+}
+
+Status StoreLeg(const std::string& spec, const std::string& store_dir, uint64_t total,
+                uint64_t io, size_t depth, const std::string& data, Legs* out) {
+  std::error_code ec;
+  std::filesystem::remove_all(store_dir, ec);
+  SMR_RETURN_IF_ERROR(Store::Mkfs(store_dir, {spec}, StoreOptions{}, /*force=*/true));
+  SMR_ASSIGN_OR_RETURN(auto store, Store::Open(store_dir));
+  {
+    Transaction t;
+    t.MkColl("bench", 0);
+    SMR_RETURN_IF_ERROR(store->Apply(std::move(t)));
+  }
+  const uint64_t n = total / io;
+  Window window(depth);
+  auto t0 = Clock::now();
+  for (uint64_t i = 0; i < n; ++i) {
+    Transaction t;
+    t.Write("bench", Oid(i), 0, data);
+    window.Acquire();
+    store->Submit(std::move(t), [&window](const Status& s) { window.Release(s); });
+  }
+  SMR_RETURN_IF_ERROR(window.Drain());
+  out->put = static_cast<double>(total) / 1e6 / Seconds(Clock::now() - t0);
+  t0 = Clock::now();
+  for (uint64_t i = 0; i < n; ++i) {
+    SMR_ASSIGN_OR_RETURN(std::string got, store->Read("bench", Oid(i), 0, 0));
+    if (got.size() != io) return Status::Corruption("GET returned a short object");
+  }
+  out->get = static_cast<double>(total) / 1e6 / Seconds(Clock::now() - t0);
+  SMR_RETURN_IF_ERROR(store->Close());
+  store.reset();
+  std::filesystem::remove_all(store_dir, ec);
+  return Status::OK();
+}
+
+struct SmallResult {
+  double ops = 0;
+  double device_bytes_per_object = 0;  // zone bytes written per object
+  double meta_bytes_per_object = 0;    // RocksDB size growth per object (after flush)
+};
+
+Result<SmallResult> SmallPuts(const std::string& spec, const std::string& store_dir,
+                              uint64_t size, uint64_t count, size_t depth,
+                              uint32_t inline_max) {
+  std::error_code ec;
+  std::filesystem::remove_all(store_dir, ec);
+  StoreOptions options;
+  options.inline_max = inline_max;
+  SMR_RETURN_IF_ERROR(Store::Mkfs(store_dir, {spec}, options, /*force=*/true));
+  SMR_ASSIGN_OR_RETURN(auto store, Store::Open(store_dir));
+  {
+    Transaction t;
+    t.MkColl("bench", 0);
+    SMR_RETURN_IF_ERROR(store->Apply(std::move(t)));
+  }
+  std::string data(size, '\0');
+  FillPattern(size, 0, data.data(), size);
+  Window window(depth);
+  auto t0 = Clock::now();
+  for (uint64_t i = 0; i < count; ++i) {
+    Transaction t;
+    t.Write("bench", Oid(i), 0, data);
+    window.Acquire();
+    store->Submit(std::move(t), [&window](const Status& s) { window.Release(s); });
+  }
+  SMR_RETURN_IF_ERROR(window.Drain());
+  SmallResult r;
+  r.ops = static_cast<double>(count) / Seconds(Clock::now() - t0);
+  r.device_bytes_per_object =
+      static_cast<double>(store->Counters().device_bytes_written) / static_cast<double>(count);
+  SMR_RETURN_IF_ERROR(store->Close());
+  store.reset();
+  uint64_t meta_bytes = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(store_dir, ec)) {
+    if (f.is_regular_file(ec)) meta_bytes += f.file_size(ec);
+  }
+  r.meta_bytes_per_object = static_cast<double>(meta_bytes) / static_cast<double>(count);
+  std::filesystem::remove_all(store_dir, ec);
+  return r;
+}
+
+int CmdStorebench(const Args& args) {
+  auto total = args.size("total", 1ull << 30);
+  auto size = args.size("size", 4ull << 20);
+  auto rounds = args.number("rounds", 5);
+  auto depth = args.number("depth", 16);
+  auto small_count = args.number("small-count", 2000);
+  for (const Status* s : {&total.status(), &size.status(), &rounds.status(), &depth.status(),
+                          &small_count.status()}) {
+    if (!s->ok()) return Fail("storebench", *s);
+  }
+  if (*size == 0 || *size % 4096 != 0 || *total < *size || *rounds == 0 || *depth == 0) {
+    return Fail("storebench", Status::InvalidArgument(
+                                  "--size must be a non-zero multiple of 4096, --total >= "
+                                  "--size, --rounds and --depth > 0"));
+  }
+  *total = *total / *size * *size;
+  const std::string dir = args.get("dir", "/var/tmp");
+  const std::string stem = dir + "/smrstore-storebench-" + std::to_string(::getpid());
+  // One drive big enough for the data plus reserved zones and slack: 256 MiB zones.
+  const uint64_t zone = 256ull << 20;
+  const uint64_t zones = (*total + zone - 1) / zone * 2 + 8;
+  const std::string spec = "emu:" + stem + ".img?zones=" + std::to_string(zones) +
+                           "&zone_mib=256&conv=1&max_open=128";
+  struct Cleanup {
+    std::string stem;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove(stem + ".img", ec);
+      std::filesystem::remove_all(stem + ".store", ec);
+    }
+  } cleanup{stem};
+  {
+    auto created = CreateDevice(spec);
+    if (!created.ok()) return Fail("storebench", created.status());
+  }
+  std::string data(*size, '\0');
+  FillPattern(42, 0, data.data(), data.size());
+  std::vector<double> wr, rd, put_mbps, get_mbps, raw_w, raw_r;
+  for (uint64_t i = 0; i <= *rounds; ++i) {
+    Legs legs;
+    for (int leg = 0; leg < 2; ++leg) {
+      const bool store_leg = (leg == 0) == (i % 2 == 1);
+      Status s;
+      if (store_leg) {
+        s = StoreLeg(spec, stem + ".store", *total, *size, *depth, data, &legs);
+      } else {
+        auto dev = OpenDevice(spec);
+        s = dev.ok() ? RawLeg(dev->get(), *total, *size, data, &legs) : dev.status();
+      }
+      if (!s.ok()) return Fail("storebench", s);
+    }
+    if (i == 0) continue;  // warm-up
+    if (args.has("verbose")) {
+      std::fprintf(stderr,
+                   "round %llu: raw write %.1f put %.1f (%.3f)  raw read %.1f get %.1f (%.3f)\n",
+                   static_cast<unsigned long long>(i), legs.raw_write, legs.put,
+                   legs.put / legs.raw_write, legs.raw_read, legs.get,
+                   legs.get / legs.raw_read);
+    }
+    wr.push_back(legs.put / legs.raw_write);
+    rd.push_back(legs.get / legs.raw_read);
+    put_mbps.push_back(legs.put);
+    get_mbps.push_back(legs.get);
+    raw_w.push_back(legs.raw_write);
+    raw_r.push_back(legs.raw_read);
+  }
+  // Where tiny objects go: zones (inline_max 0) or inline in RocksDB (inline_max 4 KiB).
+  auto small4 = SmallPuts(spec, stem + ".store", 4096, *small_count, *depth, 0);
+  if (!small4.ok()) return Fail("storebench", small4.status());
+  auto small4i = SmallPuts(spec, stem + ".store", 4096, *small_count, *depth, 4096);
+  if (!small4i.ok()) return Fail("storebench", small4i.status());
+  auto small64 = SmallPuts(spec, stem + ".store", 65536, *small_count, *depth, 0);
+  if (!small64.ok()) return Fail("storebench", small64.status());
+  char out[2048];
+  if (args.has("json")) {
+    std::snprintf(
+        out, sizeof(out),
+        "{\"object_bytes\": %llu, \"total_bytes\": %llu, \"rounds\": %llu, \"depth\": %llu,\n"
+        " \"raw_write_mbps\": %.1f, \"put_mbps\": %.1f, \"put_ratio\": %.3f, "
+        "\"put_ratio_iqr\": [%.3f, %.3f],\n"
+        " \"raw_read_mbps\": %.1f, \"get_mbps\": %.1f, \"get_ratio\": %.3f, "
+        "\"get_ratio_iqr\": [%.3f, %.3f],\n"
+        " \"put_4k_ops\": %.0f, \"put_4k_inline_ops\": %.0f, \"put_64k_ops\": %.0f,\n"
+        " \"put_4k_device_bytes_per_object\": %.0f, \"put_4k_meta_bytes_per_object\": %.0f,\n"
+        " \"put_4k_inline_device_bytes_per_object\": %.0f, "
+        "\"put_4k_inline_meta_bytes_per_object\": %.0f}\n",
+        static_cast<unsigned long long>(*size), static_cast<unsigned long long>(*total),
+        static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
+        Quantile(raw_w, 0.5), Quantile(put_mbps, 0.5), Quantile(wr, 0.5), Quantile(wr, 0.25),
+        Quantile(wr, 0.75), Quantile(raw_r, 0.5), Quantile(get_mbps, 0.5), Quantile(rd, 0.5),
+        Quantile(rd, 0.25), Quantile(rd, 0.75), small4->ops, small4i->ops, small64->ops,
+        small4->device_bytes_per_object, small4->meta_bytes_per_object,
+        small4i->device_bytes_per_object, small4i->meta_bytes_per_object);
+  } else {
+    std::snprintf(
+        out, sizeof(out),
+        "storebench: %llu MiB as %llu KiB objects, %llu rounds, %llu in flight, one emulated "
+        "drive in %s\n"
+        "  PUT %8.1f MB/s vs raw sequential write %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
+        "  GET %8.1f MB/s vs raw sequential read  %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
+        "  PUT 4 KiB objects:  %8.0f ops/s in zones (%.0f zone + %.0f RocksDB bytes each)\n"
+        "                      %8.0f ops/s inline in RocksDB (%.0f zone + %.0f RocksDB bytes "
+        "each)\n"
+        "  PUT 64 KiB objects: %8.0f ops/s\n",
+        static_cast<unsigned long long>(*total >> 20), static_cast<unsigned long long>(*size >> 10),
+        static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
+        dir.c_str(), Quantile(put_mbps, 0.5), Quantile(raw_w, 0.5), Quantile(wr, 0.5),
+        Quantile(wr, 0.25), Quantile(wr, 0.75), Quantile(get_mbps, 0.5), Quantile(raw_r, 0.5),
+        Quantile(rd, 0.5), Quantile(rd, 0.25), Quantile(rd, 0.75), small4->ops,
+        small4->device_bytes_per_object, small4->meta_bytes_per_object, small4i->ops,
+        small4i->device_bytes_per_object, small4i->meta_bytes_per_object, small64->ops);
+  }
+  std::cout << out;
+  return 0;
+}
+
+}  // namespace
+
+void AddStorebenchCommand(Cli* cli) {
+  cli->Add({"storebench", "", "store PUT/GET throughput vs the raw drive, small-object PUT ops/s",
+            "Creates one emulated drive in --dir, then per round writes --total bytes raw\n"
+            "(sequential, one flush) and as --size objects through the store (durable PUTs,\n"
+            "--depth in flight), and reads them back; prints median ratios store/raw with\n"
+            "their IQR, then 4 KiB and 64 KiB object PUT rates.",
+            0,
+            0,
+            {{"dir", "DIR", "scratch directory (default /var/tmp)"},
+             {"total", "BYTES", "bytes per leg (default 1G)"},
+             {"size", "BYTES", "object size (default 4M)"},
+             {"rounds", "N", "measured rounds (default 5)"},
+             {"depth", "N", "transactions in flight (default 16)"},
+             {"small-count", "N", "objects per small-object run (default 2000)"},
+             {"verbose", "", "print every round on stderr"},
+             {"json", "", "print JSON"}},
+            CmdStorebench});
+}
+
+}  // namespace smr::tool
