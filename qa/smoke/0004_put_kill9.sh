@@ -17,8 +17,17 @@ check_store() {  # $1: what; the object "big" must be absent or equal to the fil
     echo "$1: object absent"
   fi
 }
+# Calibrate: how long does an uninterrupted put take here? Kill points are spread over
+# that time (reading the file, planning, writing the zones, committing) and a bit past it.
+t0=$(date +%s.%N)
+$TOOL put st 1.0_head calib big >/dev/null
+t1=$(date +%s.%N)
+$TOOL rm st 1.0_head calib >/dev/null
+delays=$(awk -v t0="$t0" -v t1="$t1" 'BEGIN { srand(); d = t1 - t0;
+  for (f = 0.05; f < 1.2; f += 0.22) printf "%.2f ", d * (f + rand() * 0.2) }')
+echo "uninterrupted put: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; kill after: $delays"
 i=0
-for delay in 0.05 $(awk 'BEGIN { srand(); for (i = 0; i < 4; i++) printf "%.2f ", 0.1 + rand() * 1.4 }'); do
+for delay in $delays; do
   i=$((i + 1))
   $TOOL rm st 1.0_head big >/dev/null 2>&1 || true
   $TOOL put st 1.0_head big big >put.out 2>&1 &

@@ -424,22 +424,21 @@ int CmdMkfs(const Args& args) {
   }
   opts.inline_max = static_cast<uint32_t>(*inline_max);
   opts.max_record_payload = static_cast<uint32_t>(*max_record);
-  // The engine creates DIR itself but does not check it can before formatting the drives.
+  // The engine creates DIR only after formatting the drives (and does not undo that when
+  // it cannot), so the tool creates DIR first and removes it again if mkfs fails.
+  bool made_dir = false;
   if (PathExists(dir) && !IsDir(dir)) {
     return Fail("mkfs", Status::InvalidArgument(dir + " exists and is not a directory"));
   }
   if (!PathExists(dir)) {
-    std::string parent = dir.substr(0, dir.find_last_of('/') == std::string::npos
-                                           ? 0
-                                           : dir.find_last_of('/'));
-    if (dir.find('/') != std::string::npos && parent.empty()) parent = "/";
-    if (parent.empty()) parent = ".";
-    if (!IsDir(parent)) {
-      return Fail("mkfs", Status::NotFound("parent directory " + parent + " does not exist"));
-    }
+    if (::mkdir(dir.c_str(), 0755) != 0) return Fail("mkfs", Status::FromErrno(errno, dir));
+    made_dir = true;
   }
   Status s = Store::Mkfs(dir, specs, opts, args.has("force"));
-  if (!s.ok()) return Fail("mkfs", s);
+  if (!s.ok()) {
+    if (made_dir) ::rmdir(dir.c_str());
+    return Fail("mkfs", s);
+  }
   auto store = Mount(dir);
   if (!store.ok()) return Fail("mkfs", store.status().WithContext("mount after mkfs"));
   const std::string json = (*store)->StatsJson();
@@ -517,7 +516,7 @@ int CmdFsck(const Args& args) {
   auto store = Mount(args.positional()[0]);
   if (!store.ok()) return Fail("fsck", store.status());
   // Fsck reports no progress; on a terminal, show that it is running.
-  const uint64_t to_read = deep ? (*store)->Statfs().allocated : 0;
+  const uint64_t to_read = deep ? (*store)->Statfs().stored : 0;
   auto ticker = std::make_unique<Ticker>(
       "fsck", deep ? "verifying " + Human(to_read) + " of records" : "checking");
   Result<FsckReport> r = (*store)->Fsck(deep, repair);
@@ -754,13 +753,8 @@ int CmdLs(const Args& args) {
   const std::string& coll = args.positional()[1];
   auto store = Mount(args.positional()[0]);
   if (!store.ok()) return Fail("ls", store.status());
-  ObjectId start;  // the smallest id: sorts before every object
-  start.shard = INT8_MIN;
-  start.pool = INT64_MIN;
-  start.snap = 0;
-  start.generation = 0;
-  ObjectId end;
-  end.max = true;
+  ObjectId start = ObjectId::Min();
+  const ObjectId end = ObjectId::Max();
   const bool json = args.has("json");
   std::ostringstream out;
   if (json) out << "{\"collection\": \"" << JsonEscape(coll) << "\", \"objects\": [";

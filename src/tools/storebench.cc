@@ -202,6 +202,7 @@ int CmdStorebench(const Args& args) {
   auto rounds = args.number("rounds", 5);
   auto depth = args.number("depth", 16);
   auto small_count = args.number("small-count", 2000);
+  const std::string mbps = args.get("mbps", "0");
   for (const Status* s : {&total.status(), &size.status(), &rounds.status(), &depth.status(),
                           &small_count.status()}) {
     if (!s->ok()) return Fail("storebench", *s);
@@ -218,7 +219,9 @@ int CmdStorebench(const Args& args) {
   const uint64_t zone = 256ull << 20;
   const uint64_t zones = (*total + zone - 1) / zone * 2 + 8;
   const std::string spec = "emu:" + stem + ".img?zones=" + std::to_string(zones) +
-                           "&zone_mib=256&conv=1&max_open=128";
+                           "&zone_mib=256&conv=1&max_open=128" +
+                           (mbps != "0" ? "&mbps=" + mbps + "&seek_ms=" + args.get("seek-ms", "8")
+                                        : std::string());
   struct Cleanup {
     std::string stem;
     ~Cleanup() {
@@ -273,7 +276,8 @@ int CmdStorebench(const Args& args) {
   if (args.has("json")) {
     std::snprintf(
         out, sizeof(out),
-        "{\"object_bytes\": %llu, \"total_bytes\": %llu, \"rounds\": %llu, \"depth\": %llu,\n"
+        "{\"object_bytes\": %llu, \"total_bytes\": %llu, \"rounds\": %llu, \"depth\": %llu, "
+        "\"timing_model_mbps\": %s,\n"
         " \"raw_write_mbps\": %.1f, \"put_mbps\": %.1f, \"put_ratio\": %.3f, "
         "\"put_ratio_iqr\": [%.3f, %.3f],\n"
         " \"raw_read_mbps\": %.1f, \"get_mbps\": %.1f, \"get_ratio\": %.3f, "
@@ -284,7 +288,7 @@ int CmdStorebench(const Args& args) {
         "\"put_4k_inline_meta_bytes_per_object\": %.0f}\n",
         static_cast<unsigned long long>(*size), static_cast<unsigned long long>(*total),
         static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
-        Quantile(raw_w, 0.5), Quantile(put_mbps, 0.5), Quantile(wr, 0.5), Quantile(wr, 0.25),
+        mbps.c_str(), Quantile(raw_w, 0.5), Quantile(put_mbps, 0.5), Quantile(wr, 0.5), Quantile(wr, 0.25),
         Quantile(wr, 0.75), Quantile(raw_r, 0.5), Quantile(get_mbps, 0.5), Quantile(rd, 0.5),
         Quantile(rd, 0.25), Quantile(rd, 0.75), small4->ops, small4i->ops, small64->ops,
         small4->device_bytes_per_object, small4->meta_bytes_per_object,
@@ -293,7 +297,7 @@ int CmdStorebench(const Args& args) {
     std::snprintf(
         out, sizeof(out),
         "storebench: %llu MiB as %llu KiB objects, %llu rounds, %llu in flight, one emulated "
-        "drive in %s\n"
+        "drive in %s, timing model %s\n"
         "  PUT %8.1f MB/s vs raw sequential write %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
         "  GET %8.1f MB/s vs raw sequential read  %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
         "  PUT 4 KiB objects:  %8.0f ops/s in zones (%.0f zone + %.0f RocksDB bytes each)\n"
@@ -302,7 +306,7 @@ int CmdStorebench(const Args& args) {
         "  PUT 64 KiB objects: %8.0f ops/s\n",
         static_cast<unsigned long long>(*total >> 20), static_cast<unsigned long long>(*size >> 10),
         static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
-        dir.c_str(), Quantile(put_mbps, 0.5), Quantile(raw_w, 0.5), Quantile(wr, 0.5),
+        dir.c_str(), mbps == "0" ? "off" : (mbps + " MB/s").c_str(), Quantile(put_mbps, 0.5), Quantile(raw_w, 0.5), Quantile(wr, 0.5),
         Quantile(wr, 0.25), Quantile(wr, 0.75), Quantile(get_mbps, 0.5), Quantile(raw_r, 0.5),
         Quantile(rd, 0.5), Quantile(rd, 0.25), Quantile(rd, 0.75), small4->ops,
         small4->device_bytes_per_object, small4->meta_bytes_per_object, small4i->ops,
@@ -328,6 +332,8 @@ void AddStorebenchCommand(Cli* cli) {
              {"rounds", "N", "measured rounds (default 5)"},
              {"depth", "N", "transactions in flight (default 16)"},
              {"small-count", "N", "objects per small-object run (default 2000)"},
+             {"mbps", "MB/s", "HDD timing model of the drive: bandwidth (default 0 = off)"},
+             {"seek-ms", "MS", "HDD timing model: positioning time (default 8)"},
              {"verbose", "", "print every round on stderr"},
              {"json", "", "print JSON"}},
             CmdStorebench});

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace smr {
@@ -37,6 +38,21 @@ TEST(Crc32c, UnalignedStartsAgree) {
     std::string buf(shift, '\0');
     buf += copy;
     EXPECT_EQ(crc32c::Value(buf.data() + shift, 4000), ref);
+  }
+}
+
+TEST(Crc32c, LargeBuffersAgreeWithSmallPieces) {
+  // Buffers of 24 KiB and more take the three-stream path; pieces under 24 KiB never do.
+  std::string data(300000 + 13, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 131) ^ (i >> 9));
+  for (size_t len : {24576ul, 24577ul, 49152ul, 100000ul, data.size()}) {
+    for (size_t start : {0ul, 3ul}) {
+      uint32_t pieces = 0;
+      for (size_t off = 0; off < len; off += 10000) {
+        pieces = crc32c::Extend(pieces, data.data() + start + off, std::min<size_t>(10000, len - off));
+      }
+      EXPECT_EQ(crc32c::Value(data.data() + start, len), pieces) << len << " at " << start;
+    }
   }
 }
 

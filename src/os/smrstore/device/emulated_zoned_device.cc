@@ -351,6 +351,12 @@ Status EmulatedZonedDevice::Write(uint64_t offset, const void* buf, size_t len) 
   }
   // Data first, then the state slot that makes it visible (crash-consistency rule above).
   Status io = PwriteFull(data_offset_ + offset, buf, len);
+  if (io.ok() && timing_.enabled()) {
+    // Start writing the file back now, while the simulated head "transfers": Flush then
+    // finds little left to sync, as a drive's cache flush after streaming writes would.
+    ::sync_file_range(fd_, static_cast<off_t>(data_offset_ + offset), static_cast<off_t>(len),
+                      SYNC_FILE_RANGE_WRITE);
+  }
   Status persisted;
   {
     MutexLock lock(&mu_);
@@ -408,7 +414,12 @@ void EmulatedZonedDevice::ChargeTime(uint64_t offset, size_t len) {
   {
     MutexLock lock(&head_mu_);
     double seconds = static_cast<double>(len) / (timing_.seq_mbps * 1e6);
-    if (offset != head_pos_) seconds += timing_.seek_ms / 1e3;
+    if (offset > head_pos_ && offset - head_pos_ <= TimingModel::kSkipWindow) {
+      // A short forward gap: the platter turns past it; cheaper than a seek.
+      seconds += static_cast<double>(offset - head_pos_) / (timing_.seq_mbps * 1e6);
+    } else if (offset != head_pos_) {
+      seconds += timing_.seek_ms / 1e3;
+    }
     const Clock::time_point now = Clock::now();
     const Clock::time_point start = head_free_ > now ? head_free_ : now;
     head_free_ = start + std::chrono::duration_cast<Clock::duration>(

@@ -29,9 +29,13 @@
 // Only a simulated power cut (FaultInjectionDevice::PowerCut) closes open zones.
 //
 // Timing model (optional, off by default): when seq_mbps > 0, each I/O takes
-//   (seek_ms if it does not start where the previous I/O ended) + len / seq_mbps
+//   len / seq_mbps, plus gap / seq_mbps if it starts up to kSkipWindow bytes after where
+//   the previous I/O ended (the platter turns past the gap), else plus seek_ms if it does
+//   not start exactly there,
 // of device time; I/Os queue on one simulated head, and the caller sleeps until its I/O
-// would have completed. Turn it on to make throughput experiments resemble a disk.
+// would have completed. Turn it on to make throughput experiments resemble a disk. With it
+// on, writes also start the file's writeback at once (sync_file_range), so Flush costs
+// what a drive's cache flush after streaming writes costs: little.
 //
 // Thread safety: all methods are thread-safe. A device-wide mutex guards zone state; it is
 // held for the write-pointer check and for the update after the data pwrite, not during
@@ -73,6 +77,7 @@ struct EmulatedGeometry {
 };
 
 struct TimingModel {
+  static constexpr uint64_t kSkipWindow = 2ull << 20;  // forward gaps read/written through
   double seq_mbps = 0;  // sequential bandwidth in MB/s (10^6 bytes); 0 = timing model off
   double seek_ms = 0;   // positioning time added to an I/O that is not sequential
   bool enabled() const { return seq_mbps > 0; }

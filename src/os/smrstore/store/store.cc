@@ -363,7 +363,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
     }
     for (const auto& [addr, buf] : writes.zones) {
       zones->MarkCommitted(addr.drive, addr.zone,
-                           buf.offset + buf.bytes.size() - uint64_t{addr.zone} * ZoneSize(addr.drive));
+                           buf.offset + buf.length - uint64_t{addr.zone} * ZoneSize(addr.drive));
     }
     for (const SealWrite& w : writes.seals) {
       if (!w.bytes.empty()) {
@@ -392,7 +392,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
       counters.user_bytes_written += writes.user_bytes;
       counters.inline_bytes_written += writes.inline_bytes;
     }
-    for (const auto& [addr, buf] : writes.zones) counters.device_bytes_written += buf.bytes.size();
+    for (const auto& [addr, buf] : writes.zones) counters.device_bytes_written += buf.length;
     for (const SealWrite& w : writes.seals) counters.device_bytes_written += w.bytes.size();
     for (const Status& r : results) {
       if (r.ok() && s.ok()) {
@@ -409,15 +409,39 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
   }
 }
 
+void GroupWrites::AppendRecordPieces(const RecordHeader& h, std::string_view payload,
+                                     ZoneBuffer* buf) {
+  auto header = std::make_unique<std::string>(kBlock, '\0');
+  RecordHeader hh = h;
+  hh.payload_len = static_cast<uint32_t>(payload.size());
+  EncodeRecordHeader(hh, header->data());
+  buf->pieces.push_back(*header);
+  buf->owned.push_back(std::move(header));
+  const size_t whole = payload.size() / kBlock * kBlock;
+  if (whole > 0) buf->pieces.push_back(payload.substr(0, whole));
+  if (whole < payload.size()) {
+    auto tail = std::make_unique<std::string>(kBlock, '\0');
+    std::memcpy(tail->data(), payload.data() + whole, payload.size() - whole);
+    buf->pieces.push_back(*tail);
+    buf->owned.push_back(std::move(tail));
+  }
+  buf->length += RecordBytes(payload.size());
+}
+
 Status Store::Impl::WriteGroup(GroupWrites* w) {
-  // Zones write in parallel (each zone's bytes are one contiguous, ordered write); then
+  // Zones write in parallel (each zone's pieces in order, at its write pointer); then
   // footers and finishes of sealed zones; then one flush per drive touched.
   std::vector<std::future<Status>> futures;
   std::vector<bool> touched(devices.size(), false);
   for (auto& [addr, buf] : w->zones) {
     touched[buf.drive] = true;
     auto task = std::make_shared<std::packaged_task<Status()>>([this, &buf] {
-      return devices[buf.drive]->Write(buf.offset, buf.bytes.data(), buf.bytes.size());
+      uint64_t off = buf.offset;
+      for (std::string_view piece : buf.pieces) {
+        SMR_RETURN_IF_ERROR(devices[buf.drive]->Write(off, piece.data(), piece.size()));
+        off += piece.size();
+      }
+      return Status::OK();
     });
     futures.push_back(task->get_future());
     boost::asio::post(*io_pool, [task] { (*task)(); });
@@ -454,16 +478,25 @@ Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, cha
   if (pending != nullptr) {
     auto it = pending->payloads.find({e.drive, e.payload_offset});
     if (it != pending->payloads.end()) {
-      std::memcpy(dst, it->second->data() + e.payload_skip + from, len);
+      std::memcpy(dst, it->second.data() + e.payload_skip + from, len);
       return Status::OK();
     }
   }
   if (e.drive >= devices.size()) return Status::Corruption("extent on a drive that does not exist");
-  // Whole record payload (rounded to blocks), verified against the record's crc.
+  // The whole record payload (rounded to blocks) is read and checked against its crc.
+  // Fast path: the caller wants exactly that payload and it is block-sized: read it straight
+  // into the caller's buffer and check it there.
   const uint64_t padded = (uint64_t{e.payload_len} + kBlock - 1) / kBlock * kBlock;
-  std::string buf(padded, '\0');
-  SMR_RETURN_IF_ERROR(devices[e.drive]->Read(e.payload_offset, buf.data(), buf.size()));
-  if (crc32c::Value(buf.data(), e.payload_len) != e.payload_crc) {
+  const bool direct = from == 0 && e.payload_skip == 0 && len == e.payload_len &&
+                      padded == e.payload_len;
+  std::string bounce;
+  char* buf = dst;
+  if (!direct) {
+    bounce.resize(padded);
+    buf = bounce.data();
+  }
+  SMR_RETURN_IF_ERROR(devices[e.drive]->Read(e.payload_offset, buf, padded));
+  if (crc32c::Value(buf, e.payload_len) != e.payload_crc) {
     CountCrcError();
     std::fprintf(stderr,
                  "smrstore: crc mismatch reading drive %u offset %llu (%u bytes): returning "
@@ -473,7 +506,7 @@ Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, cha
                               std::to_string(e.drive) + " offset " +
                               std::to_string(e.payload_offset - kBlock));
   }
-  std::memcpy(dst, buf.data() + e.payload_skip + from, len);
+  if (!direct) std::memcpy(dst, buf + e.payload_skip + from, len);
   return Status::OK();
 }
 

@@ -35,11 +35,12 @@ inline constexpr char kCounterSeq[] = "seq";
 inline constexpr char kCounterNid[] = "nid_max";
 inline constexpr char kCounterCid[] = "cid_max";
 
-// A data record planned but not yet written (its payload, kept until the group is written
-// so later transactions of the same group can read it).
+// A data record planned but not yet written. `payload` points into the transaction's own
+// write buffer (alive until the group's callbacks ran) or into `owner`.
 struct PendingRecord {
   RecordHeader header;
-  std::shared_ptr<const std::string> payload;
+  std::string_view payload;
+  std::shared_ptr<const std::string> owner;
   StreamId stream = StreamId::kUser;
   bool referenced = true;
   Allocation where;  // valid once allocated
@@ -48,21 +49,28 @@ struct PendingRecord {
 
 // Everything one commit group will write.
 struct GroupWrites {
-  // Per zone, the bytes to write starting at `offset`, contiguous, in allocation order.
+  // Per zone, the pieces to write starting at `offset`, contiguous, in allocation order:
+  // header blocks and padded tails are owned here, payloads are views (no copy).
   struct ZoneBuffer {
     uint16_t drive = 0;
     uint32_t zone = 0;
     uint64_t offset = 0;
-    std::string bytes;
+    uint64_t length = 0;
+    std::vector<std::string_view> pieces;
+    std::vector<std::unique_ptr<std::string>> owned;
   };
   std::map<ZoneAddress, ZoneBuffer> zones;
   std::vector<SealWrite> seals;
   // Payloads of records allocated in this group, by (drive, payload device offset).
-  std::map<std::pair<uint16_t, uint64_t>, std::shared_ptr<const std::string>> payloads;
+  std::map<std::pair<uint16_t, uint64_t>, std::string_view> payloads;
+  std::vector<std::shared_ptr<const std::string>> keep_alive;
   std::map<ZoneAddress, int64_t> live_delta;
-  std::map<ZoneAddress, uint64_t> committed_end;  // relative end of referenced records
   uint64_t user_bytes = 0;
   uint64_t inline_bytes = 0;
+
+  // Appends a whole record (header block, payload, zero padding) to `buf`.
+  static void AppendRecordPieces(const RecordHeader& h, std::string_view payload,
+                                 ZoneBuffer* buf);
 };
 
 struct Store::Impl {

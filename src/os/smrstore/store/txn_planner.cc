@@ -144,13 +144,16 @@ class Planner {
     }
   }
 
+  // `data` must stay valid until the group is written: a view into the transaction's own
+  // op data, or into `owner`.
   void AddRecordWrite(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t off,
-                      std::string_view data) {
+                      std::string_view data, std::shared_ptr<const std::string> owner) {
     const uint32_t max = store_->options.max_record_payload;
     for (uint64_t done = 0; done < data.size();) {
       const auto n = static_cast<uint32_t>(std::min<uint64_t>(max, data.size() - done));
       PendingRecord rec;
-      rec.payload = std::make_shared<const std::string>(data.substr(done, n));
+      rec.payload = data.substr(done, n);
+      rec.owner = owner;
       rec.header.type = RecordType::kData;
       rec.header.seq = seq_;
       rec.header.collection_id = cid;
@@ -158,7 +161,7 @@ class Planner {
       rec.header.logical_offset = off + done;
       EncodeObjectKey(oid, &rec.header.object_key);
       rec.header.payload_len = n;
-      rec.header.payload_crc = crc32c::Value(rec.payload->data(), n);
+      rec.header.payload_crc = crc32c::Value(rec.payload.data(), n);
       rec.stream = data.size() >= store_->options.small_write_max ? StreamId::kUser
                                                                   : StreamId::kSmall;
       Extent e;
@@ -177,10 +180,10 @@ class Planner {
   // Moves inline data into zone records (the object outgrew inline_max).
   void Uninline(Onode* o, uint64_t cid, const ObjectId& oid) {
     if (!o->data_inline) return;
-    std::string data = std::move(o->inline_data);
+    auto data = std::make_shared<const std::string>(std::move(o->inline_data));
     o->inline_data.clear();
     o->data_inline = false;
-    if (!data.empty()) AddRecordWrite(o, cid, oid, 0, data);
+    if (!data->empty()) AddRecordWrite(o, cid, oid, 0, *data, data);
   }
 
   bool FitsInline(const Onode& o, uint64_t new_size) const {
@@ -188,8 +191,9 @@ class Planner {
     return max > 0 && o.extents.empty() && new_size <= max;
   }
 
+  // `owner` owns `data` unless it is a view into the transaction's op (then null).
   Status DoWrite(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t off,
-                 std::string_view data) {
+                 std::string_view data, std::shared_ptr<const std::string> owner = nullptr) {
     if (data.empty()) return Status::OK();  // Ceph: a zero-length write only creates
     const uint64_t end = off + data.size();
     if (end < off) return Status::InvalidArgument("write range overflows");
@@ -203,7 +207,7 @@ class Planner {
       return Status::OK();
     }
     Uninline(o, cid, oid);
-    AddRecordWrite(o, cid, oid, off, data);
+    AddRecordWrite(o, cid, oid, off, data, std::move(owner));
     o->size = new_size;
     writes_->user_bytes += data.size();
     return Status::OK();
@@ -254,7 +258,7 @@ class Planner {
       const uint64_t to = std::min(off + len, e.end());
       char* dst = out.data() + (from - off);
       if (IsPending(e)) {
-        const std::string& p = *pending_[e.payload_offset - kPendingBase].payload;
+        const std::string_view p = pending_[e.payload_offset - kPendingBase].payload;
         std::memcpy(dst, p.data() + e.payload_skip + (from - e.logical_offset), to - from);
       } else {
         SMR_RETURN_IF_ERROR(store_->ReadExtent(e, from - e.logical_offset, to - from, dst,
@@ -404,11 +408,12 @@ class Planner {
       case C::kClone: {
         SMR_ASSIGN_OR_RETURN(Onode * src, GetExisting(cid, op.oid));
         const Onode src_copy = *src;
-        SMR_ASSIGN_OR_RETURN(std::string data, ReadData(src_copy, 0, src_copy.size));
+        SMR_ASSIGN_OR_RETURN(std::string read, ReadData(src_copy, 0, src_copy.size));
+        auto data = std::make_shared<const std::string>(std::move(read));
         SMR_ASSIGN_OR_RETURN(Obj * dst, Get(cid, op.dest_oid));
         Destroy(dst);
         SMR_ASSIGN_OR_RETURN(Onode * d, GetOrCreate(cid, op.dest_oid));
-        SMR_RETURN_IF_ERROR(DoWrite(d, cid, op.dest_oid, 0, data));
+        SMR_RETURN_IF_ERROR(DoWrite(d, cid, op.dest_oid, 0, *data, data));
         d->size = src_copy.size;
         d->xattrs = src_copy.xattrs;
         d->alloc_hint_flags = src_copy.alloc_hint_flags;
@@ -424,11 +429,12 @@ class Planner {
       case C::kCloneRange: {
         SMR_ASSIGN_OR_RETURN(Onode * src, GetExisting(cid, op.oid));
         const Onode src_copy = *src;
-        SMR_ASSIGN_OR_RETURN(std::string data, ReadData(src_copy, op.offset, op.length));
+        SMR_ASSIGN_OR_RETURN(std::string read, ReadData(src_copy, op.offset, op.length));
+        auto data = std::make_shared<const std::string>(std::move(read));
         SMR_ASSIGN_OR_RETURN(Onode * d, GetOrCreate(cid, op.dest_oid));
         // Bytes of the range past the source's end are a hole in the destination.
         DoZero(d, op.dest_offset, op.length);
-        return DoWrite(d, cid, op.dest_oid, op.dest_offset, data);
+        return DoWrite(d, cid, op.dest_oid, op.dest_offset, *data, data);
       }
       case C::kCollMoveRename: {
         SMR_ASSIGN_OR_RETURN(CollectionMeta dc, Coll(op.dest_coll));
@@ -510,16 +516,17 @@ class Planner {
       r.where = *where;
       r.allocated = true;
       GroupWrites::ZoneBuffer& buf = writes_->zones[{where->drive, where->zone}];
-      if (buf.bytes.empty()) {
+      if (buf.length == 0) {
         buf.drive = where->drive;
         buf.zone = where->zone;
         buf.offset = where->offset;
-      } else if (buf.offset + buf.bytes.size() != where->offset) {
+      } else if (buf.offset + buf.length != where->offset) {
         return Status::IOError("internal: non-contiguous allocation in zone " +
                                std::to_string(where->zone));
       }
-      AppendRecord(r.header, *r.payload, &buf.bytes);
+      GroupWrites::AppendRecordPieces(r.header, r.payload, &buf);
       writes_->payloads[{where->drive, where->offset + kBlock}] = r.payload;
+      if (r.owner) writes_->keep_alive.push_back(r.owner);
     }
     for (auto& [key, obj] : objs_) {
       if (!obj.cur) continue;
