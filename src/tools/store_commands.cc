@@ -84,10 +84,16 @@ std::string Fixed(double v, int decimals) {
 }
 
 Result<std::unique_ptr<Store>> Mount(const std::string& dir,
-                                     Store::DeviceOpener opener = nullptr) {
+                                     Store::DeviceOpener opener = nullptr,
+                                     bool read_only = false) {
   if (!PathExists(dir)) return Status::NotFound(dir + ": no such store directory");
   if (!IsDir(dir)) return Status::InvalidArgument(dir + " is not a directory");
-  return Store::Open(dir, std::move(opener));
+  return Store::Open(dir, std::move(opener), read_only);
+}
+
+// Commands that only look mount read-only: nothing on the drives or in RocksDB changes.
+Result<std::unique_ptr<Store>> MountReadOnly(const std::string& dir) {
+  return Mount(dir, nullptr, /*read_only=*/true);
 }
 
 // Unmounts, reporting a failed clean unmount as the command's failure.
@@ -454,7 +460,7 @@ int CmdMkfs(const Args& args) {
 }
 
 int CmdDf(const Args& args) {
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("df", store.status());
   const StoreStatfs st = (*store)->Statfs();
   const StoreCounters c = (*store)->Counters();
@@ -492,7 +498,7 @@ int CmdDf(const Args& args) {
 }
 
 int CmdStats(const Args& args) {
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("stats", store.status());
   const std::string json = (*store)->StatsJson();
   if (args.has("json")) {
@@ -513,7 +519,7 @@ int CmdStats(const Args& args) {
 
 int CmdFsck(const Args& args) {
   const bool deep = args.has("deep"), repair = args.has("repair");
-  auto store = Mount(args.positional()[0]);
+  auto store = Mount(args.positional()[0], nullptr, /*read_only=*/!args.has("repair"));
   if (!store.ok()) return Fail("fsck", store.status());
   // Fsck reports no progress; on a terminal, show that it is running.
   const uint64_t to_read = deep ? (*store)->Statfs().stored : 0;
@@ -593,7 +599,7 @@ int CmdRmcoll(const Args& args) {
 }
 
 int CmdLscoll(const Args& args) {
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("lscoll", store.status());
   auto colls = (*store)->ListCollections();
   if (!colls.ok()) return Fail("lscoll", colls.status());
@@ -674,7 +680,7 @@ int CmdGet(const Args& args) {
   if (!to_stdout && PathExists(file)) {
     return Fail("get", Status::AlreadyExists(file + " exists (get never overwrites a file)"));
   }
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("get", store.status());
   auto stat = (*store)->Stat(coll, oid);
   if (!stat.ok()) return Fail("get", stat.status());
@@ -751,7 +757,7 @@ int CmdRm(const Args& args) {
 
 int CmdLs(const Args& args) {
   const std::string& coll = args.positional()[1];
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("ls", store.status());
   ObjectId start = ObjectId::Min();
   const ObjectId end = ObjectId::Max();
@@ -785,7 +791,7 @@ int CmdStat(const Args& args) {
   ObjectId oid;
   int rc = 0;
   if (!ParseObject("stat", args, 2, &oid, &rc)) return rc;
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("stat", store.status());
   auto st = (*store)->Stat(coll, oid);
   if (!st.ok()) return Fail("stat", st.status());
@@ -836,7 +842,7 @@ int CmdGetxattr(const Args& args) {
   ObjectId oid;
   int rc = 0;
   if (!ParseObject("getxattr", args, 2, &oid, &rc)) return rc;
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("getxattr", store.status());
   auto v = (*store)->GetAttr(coll, oid, args.positional()[3]);
   if (!v.ok()) return Fail("getxattr", v.status());
@@ -849,7 +855,7 @@ int CmdListxattr(const Args& args) {
   ObjectId oid;
   int rc = 0;
   if (!ParseObject("listxattr", args, 2, &oid, &rc)) return rc;
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("listxattr", store.status());
   auto attrs = (*store)->GetAttrs(coll, oid);
   if (!attrs.ok()) return Fail("listxattr", attrs.status());
@@ -879,7 +885,7 @@ int CmdGetomapval(const Args& args) {
   ObjectId oid;
   int rc = 0;
   if (!ParseObject("getomapval", args, 2, &oid, &rc)) return rc;
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("getomapval", store.status());
   auto v = (*store)->GetOmapValues(coll, oid, {key});
   if (!v.ok()) return Fail("getomapval", v.status());
@@ -894,7 +900,7 @@ int CmdListomapkeys(const Args& args) {
   ObjectId oid;
   int rc = 0;
   if (!ParseObject("listomapkeys", args, 2, &oid, &rc)) return rc;
-  auto store = Mount(args.positional()[0]);
+  auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("listomapkeys", store.status());
   std::ostringstream out;
   std::string after;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <sstream>
 
@@ -75,9 +76,47 @@ uint64_t NowSec() {
                                    .count());
 }
 
+std::string JsonEscape(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 bool DirExists(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Empties every data zone and the reserved zones (a forced mkfs must not find the old
+// superblock afterwards).
+Status FormatDrives(ZoneManager* zones, const std::vector<ZonedDevice*>& raw) {
+  SMR_RETURN_IF_ERROR(zones->Format());
+  for (uint16_t d = 0; d < raw.size(); ++d) {
+    for (uint32_t z : zones->ReservedZones(d)) {
+      SMR_ASSIGN_OR_RETURN(auto zi, raw[d]->ReportZones(z, 1));
+      if (zi[0].is_conventional()) {
+        const std::string zeros(kSuperblockSlot, '\0');
+        for (uint64_t off = 0; off < 16 * kSuperblockSlot && off < zi[0].length;
+             off += kSuperblockSlot) {
+          SMR_RETURN_IF_ERROR(raw[d]->Write(zi[0].start + off, zeros.data(), zeros.size()));
+        }
+      } else {
+        SMR_RETURN_IF_ERROR(raw[d]->ResetZones(z, 1));
+      }
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -128,26 +167,28 @@ Status Store::Mkfs(const std::string& dir, const std::vector<std::string>& devic
           " (use --force to overwrite it)"));
     }
   }
-  SMR_RETURN_IF_ERROR(zones.Format());
-  // Reserved zones start over too (a forced mkfs must not find the old superblock).
-  for (uint16_t d = 0; d < raw.size(); ++d) {
-    for (uint32_t z : zones.ReservedZones(d)) {
-      auto zi = raw[d]->ReportZones(z, 1);
-      if (!zi.ok()) return zi.status();
-      if ((*zi)[0].is_conventional()) {
-        std::string zeros(kSuperblockSlot, '\0');
-        for (uint64_t off = 0; off < 16 * kSuperblockSlot && off < (*zi)[0].length;
-             off += kSuperblockSlot) {
-          SMR_RETURN_IF_ERROR(raw[d]->Write((*zi)[0].start + off, zeros.data(), zeros.size()));
-        }
-      } else {
-        SMR_RETURN_IF_ERROR(raw[d]->ResetZones(z, 1));
-      }
-    }
+  // The metadata database next (the step most likely to fail on a bad directory), before
+  // any drive is changed; from here on a failure removes what mkfs made.
+  bool made_dir = false;
+  if (!DirExists(dir)) {
+    if (::mkdir(dir.c_str(), 0755) != 0) return cleanup(Status::FromErrno(errno, dir));
+    made_dir = true;
   }
-
-  ::mkdir(dir.c_str(), 0755);
-  SMR_ASSIGN_OR_RETURN(auto meta, MetaStore::Create(dir + "/meta"));
+  auto meta_or = MetaStore::Create(dir + "/meta");
+  if (!meta_or.ok()) {
+    if (made_dir) ::rmdir(dir.c_str());
+    return cleanup(meta_or.status());
+  }
+  std::unique_ptr<MetaStore> meta = std::move(*meta_or);
+  auto fail = [&](Status s) {
+    meta.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir + "/meta", ec);
+    if (made_dir) ::rmdir(dir.c_str());
+    return cleanup(s);
+  };
+  Status formatted = FormatDrives(&zones, raw);
+  if (!formatted.ok()) return fail(formatted);
   StoreSuperblock sb;
   sb.store_uuid = NewRandomUuid();
   sb.nr_drives = static_cast<uint32_t>(raw.size());
@@ -170,9 +211,12 @@ Status Store::Mkfs(const std::string& dir, const std::vector<std::string>& devic
   for (uint16_t d = 0; d < raw.size(); ++d) {
     StoreSuperblock copy = sb;
     copy.drive_index = d;
-    SMR_RETURN_IF_ERROR(WriteSuperblock(raw[d], zones.ReservedZones(d), copy));
+    Status w = WriteSuperblock(raw[d], zones.ReservedZones(d), copy);
+    if (!w.ok()) return fail(w);
   }
-  return meta->Commit(batch.get(), /*sync=*/true);
+  Status c = meta->Commit(batch.get(), /*sync=*/true);
+  if (!c.ok()) return fail(c);
+  return Status::OK();
 }
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -181,10 +225,12 @@ Store::~Store() { (void)Close(); }
 
 const std::string& Store::dir() const { return impl_->dir; }
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener opener) {
+Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener opener,
+                                           bool read_only) {
   if (!DirExists(dir + "/meta")) return Status::NotFound(dir + " holds no smrstore");
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
+  impl->read_only = read_only;
   SMR_ASSIGN_OR_RETURN(impl->meta, MetaStore::Open(dir + "/meta"));
   SMR_ASSIGN_OR_RETURN(auto sb_value, impl->meta->GetValue(nullptr, kValueSuperblock));
   SMR_ASSIGN_OR_RETURN(auto devices_value, impl->meta->GetValue(nullptr, kValueDevices));
@@ -212,7 +258,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   for (auto& d : impl->devices) raw.push_back(d.get());
   impl->zones = std::make_unique<ZoneManager>(raw);
   SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
-  SMR_RETURN_IF_ERROR(impl->zones->Load(persisted));
+  SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
   // Every drive must carry this store's superblock, at its own index.
   for (uint16_t d = 0; d < raw.size(); ++d) {
     SMR_ASSIGN_OR_RETURN(auto on_drive, ReadSuperblock(raw[d], impl->zones->ReservedZones(d)));
@@ -231,7 +277,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   SMR_ASSIGN_OR_RETURN(impl->seq, impl->meta->GetCounter(nullptr, kCounterSeq));
   SMR_ASSIGN_OR_RETURN(impl->nid_max, impl->meta->GetCounter(nullptr, kCounterNid));
   SMR_ASSIGN_OR_RETURN(impl->cid_max, impl->meta->GetCounter(nullptr, kCounterCid));
+  SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_user_bytes,
+                       impl->meta->GetCounter(nullptr, kCounterUserBytes));
+  SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_device_bytes,
+                       impl->meta->GetCounter(nullptr, kCounterDeviceBytes));
+  SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_txns, impl->meta->GetCounter(nullptr, kCounterTxns));
   impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
+  if (read_only) return std::unique_ptr<Store>(new Store(std::move(impl)));
   impl->superblock.mount_count++;
   SMR_RETURN_IF_ERROR(impl->UpdateSuperblocks(/*clean=*/false));
   // Zone states changed by reconciliation (zones finished or reset at mount).
@@ -270,6 +322,10 @@ Status Store::Close() {
     std::unique_lock<std::mutex> lock(impl_->mu);
     if (impl_->closed) return Status::OK();
     impl_->stopping = true;
+    if (impl_->read_only) {
+      impl_->closed = true;
+      return Status::OK();
+    }
   }
   impl_->cv.notify_all();
   if (impl_->committer.joinable()) impl_->committer.join();
@@ -290,9 +346,12 @@ Status Store::Close() {
 void Store::Submit(Transaction txn, Callback on_commit) {
   {
     std::unique_lock<std::mutex> lock(impl_->mu);
-    if (impl_->stopping || impl_->closed) {
+    if (impl_->stopping || impl_->closed || impl_->read_only) {
       lock.unlock();
-      if (on_commit) on_commit(Status::Busy("store is unmounting"));
+      if (on_commit) {
+        on_commit(impl_->read_only ? Status::ReadOnly("store is mounted read-only")
+                                   : Status::Busy("store is unmounting"));
+      }
       return;
     }
     impl_->queue.push_back(Impl::Pending{std::move(txn), std::move(on_commit)});
@@ -375,6 +434,15 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
       batch->PutZone(addr.drive, addr.zone, zm);
     }
     batch->PutCounter(kCounterSeq, seq);
+    uint64_t device_bytes = 0;
+    for (const auto& [addr, buf] : writes.zones) device_bytes += buf.length;
+    for (const SealWrite& w : writes.seals) device_bytes += w.bytes.size();
+    {
+      std::lock_guard<std::mutex> lock(counters_mu);
+      batch->PutCounter(kCounterUserBytes, counters.lifetime_user_bytes + writes.user_bytes);
+      batch->PutCounter(kCounterDeviceBytes, counters.lifetime_device_bytes + device_bytes);
+      batch->PutCounter(kCounterTxns, counters.lifetime_txns + ok_count);
+    }
     if (nid_max != nid_before) batch->PutCounter(kCounterNid, nid_max);
     if (cid_max != cid_before) batch->PutCounter(kCounterCid, cid_max);
     s = meta->Commit(batch.get(), /*sync=*/true);
@@ -391,6 +459,10 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
     if (s.ok()) {
       counters.user_bytes_written += writes.user_bytes;
       counters.inline_bytes_written += writes.inline_bytes;
+      counters.lifetime_user_bytes += writes.user_bytes;
+      counters.lifetime_txns += ok_count;
+      for (const auto& [addr, buf] : writes.zones) counters.lifetime_device_bytes += buf.length;
+      for (const SealWrite& w : writes.seals) counters.lifetime_device_bytes += w.bytes.size();
     }
     for (const auto& [addr, buf] : writes.zones) counters.device_bytes_written += buf.length;
     for (const SealWrite& w : writes.seals) counters.device_bytes_written += w.bytes.size();
@@ -704,7 +776,7 @@ std::string Store::StatsJson() {
   const double wa = c.user_bytes_written
                         ? static_cast<double>(c.device_bytes_written) / c.user_bytes_written
                         : 0.0;
-  o << "{\"store\": {\"dir\": \"" << impl_->dir << "\", \"uuid\": \""
+  o << "{\"store\": {\"dir\": \"" << JsonEscape(impl_->dir) << "\", \"uuid\": \""
     << UuidToString(impl_->superblock.store_uuid) << "\", \"drives\": " << impl_->devices.size()
     << ", \"mount_count\": " << impl_->superblock.mount_count << "},\n \"statfs\": {\"total\": "
     << st.total << ", \"available\": " << st.available << ", \"allocated\": " << st.allocated
@@ -716,7 +788,14 @@ std::string Store::StatsJson() {
     << ", \"inline_bytes_written\": " << c.inline_bytes_written
     << ", \"bytes_read\": " << c.bytes_read << ", \"crc_errors\": " << c.crc_errors
     << ", \"dead_on_mount_bytes\": " << c.dead_on_mount_bytes
-    << ", \"write_amplification\": " << wa << "},\n \"zones\": {";
+    << ", \"write_amplification\": " << wa
+    << ", \"lifetime_user_bytes\": " << c.lifetime_user_bytes
+    << ", \"lifetime_device_bytes\": " << c.lifetime_device_bytes
+    << ", \"lifetime_txns\": " << c.lifetime_txns << ", \"lifetime_write_amplification\": "
+    << (c.lifetime_user_bytes
+            ? static_cast<double>(c.lifetime_device_bytes) / c.lifetime_user_bytes
+            : 0.0)
+    << "},\n \"zones\": {";
   bool first = true;
   for (const auto& [k, n] : zones_by_state) {
     o << (first ? "" : ", ") << "\"" << k << "\": " << n;

@@ -74,6 +74,11 @@ struct StoreStatfs {
 
 // Counters since mount (bytes written for users vs to the devices -> write amplification).
 struct StoreCounters {
+  // Lifetime totals (persisted with every commit group) ...
+  uint64_t lifetime_user_bytes = 0;
+  uint64_t lifetime_device_bytes = 0;
+  uint64_t lifetime_txns = 0;
+  // ... and counts since this mount.
   uint64_t txns_committed = 0;
   uint64_t txns_failed = 0;
   uint64_t groups_committed = 0;
@@ -106,9 +111,12 @@ class Store {
 
   // Mounts the store in `dir`. Errors: kNotFound (no store), kBusy (in use),
   // kCorruption (metadata and drives disagree), kInvalidArgument (wrong version).
-  // `opener` defaults to device/device_spec.h OpenDevice.
+  // `opener` defaults to device/device_spec.h OpenDevice. A read-only mount changes
+  // nothing on the drives or in the metadata (no superblock update, no zone
+  // reconciliation writes); Submit and Fsck repair then fail with kReadOnly.
   static Result<std::unique_ptr<Store>> Open(const std::string& dir,
-                                             DeviceOpener opener = nullptr);
+                                             DeviceOpener opener = nullptr,
+                                             bool read_only = false);
   // Unmounts cleanly (waits for queued transactions). The destructor calls it.
   Status Close();
   ~Store();

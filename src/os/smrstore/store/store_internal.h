@@ -34,6 +34,9 @@ inline constexpr char kValueOptions[] = "options";
 inline constexpr char kCounterSeq[] = "seq";
 inline constexpr char kCounterNid[] = "nid_max";
 inline constexpr char kCounterCid[] = "cid_max";
+inline constexpr char kCounterUserBytes[] = "lifetime_user_bytes";
+inline constexpr char kCounterDeviceBytes[] = "lifetime_device_bytes";
+inline constexpr char kCounterTxns[] = "lifetime_txns";
 
 // A data record planned but not yet written. `payload` points into the transaction's own
 // write buffer (alive until the group's callbacks ran) or into `owner`.
@@ -80,6 +83,7 @@ struct Store::Impl {
   std::unique_ptr<MetaStore> meta;
   std::unique_ptr<ZoneManager> zones;
   StoreSuperblock superblock;  // this mount's (drive_index of drive 0)
+  bool read_only = false;
 
   // Commit pipeline.
   struct Pending {

@@ -10,7 +10,7 @@
 // may be lost, since a transaction's data is flushed before its metadata commits.
 //
 // Replay: a failure prints its seed. SMRSTORE_MODEL_SEED=<n> runs only that seed;
-// SMRSTORE_MODEL_TXNS=<n> sets the transactions per seed (default 300).
+// SMRSTORE_MODEL_TXNS=<n> sets the transactions per seed (default 500).
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
@@ -674,11 +674,15 @@ class Generator {
       t->OmapClear(c, o);
     } else if (r < 81) {
       const std::string dc = Chance(60) ? c : AnyColl(m);
-      t->CollMoveRename(c, o, dc, AnyObj(m, dc));
+      std::optional<ObjectId> d = Chance(85) ? MissingObj(m, dc) : std::nullopt;
+      t->CollMoveRename(c, o, dc, d ? *d : AnyObj(m, dc));
     } else if (r < 83) {
-      t->TryRename(c, o, Pick(oids_));
+      std::optional<ObjectId> d = Chance(85) ? MissingObj(m, c) : std::nullopt;
+      t->TryRename(c, o, d ? *d : Pick(oids_));
     } else if (r < 86) {
-      t->MkColl(Pick(colls_), static_cast<uint32_t>(Uniform(0, 5)));
+      std::string nc = Pick(colls_);
+      for (int i = 0; i < 5 && m.count(nc) && Chance(85); ++i) nc = Pick(colls_);
+      t->MkColl(nc, static_cast<uint32_t>(Uniform(0, 5)));
     } else if (r < 88) {
       // Remove every object of a collection, then the collection (a PG removal).
       if (avoid_known_bugs_ && !t->empty()) return;
@@ -785,7 +789,7 @@ class StoreModelTest : public ::testing::TestWithParam<uint64_t> {
  protected:
   void SetUp() override {
     seed_ = GetParam();
-    txns_ = EnvU64("SMRSTORE_MODEL_TXNS", 300);
+    txns_ = EnvU64("SMRSTORE_MODEL_TXNS", 500);
     // Vary the layout: seed%3 == 0 keeps small objects inline and splits records at 16 KiB;
     // seed%3 == 1 splits at 32 KiB; seed%3 == 2 uses the defaults.
     if (seed_ % 3 == 0) {
@@ -890,8 +894,10 @@ class StoreModelTest : public ::testing::TestWithParam<uint64_t> {
     }
   }
 
-  // Submits `txns` back to back (they may be group-committed), optionally with a write fault
-  // armed. Returns through *io_failed whether a commit failed for an I/O reason.
+  // Runs `count` random transactions: without a fault, submitted back to back (they may be
+  // group-committed); with a write fault armed on one drive, applied one by one. Returns
+  // through *io_failed whether a commit failed for an I/O reason (after which nothing may
+  // commit).
   void RunBurst(Generator* gen, int count, bool fault, bool* io_failed) {
     std::vector<Transaction> txns;
     std::vector<Status> predicted;
@@ -906,25 +912,31 @@ class StoreModelTest : public ::testing::TestWithParam<uint64_t> {
       FaultInjectionDevice* d = drives_[gen->Uniform(0, drives_.size() - 1)].get();
       d->FailNthWrite(gen->Uniform(1, 6), /*sticky=*/gen->Chance(50));
     }
-    std::mutex mu;
-    std::condition_variable cv;
     std::vector<Status> results(count);
-    std::vector<int> order;
-    for (int i = 0; i < count; ++i) {
-      Transaction copy = txns[i];
-      store_->Submit(std::move(copy), [&, i](const Status& s) {
-        std::lock_guard<std::mutex> lock(mu);
-        results[i] = s;
-        order.push_back(i);
-        cv.notify_all();
-      });
-    }
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return static_cast<int>(order.size()) == count; });
-    }
-    for (int i = 0; i < count; ++i) {
-      ASSERT_EQ(order[i], i) << "seed " << seed_ << ": callbacks out of submission order";
+    if (fault) {
+      // One at a time, so that which write fails (and so what commits) does not depend on
+      // how the commit thread happens to group transactions: a seed replays exactly.
+      for (int i = 0; i < count; ++i) results[i] = store_->Apply(txns[i]);
+    } else {
+      std::mutex mu;
+      std::condition_variable cv;
+      std::vector<int> order;
+      for (int i = 0; i < count; ++i) {
+        Transaction copy = txns[i];
+        store_->Submit(std::move(copy), [&, i](const Status& s) {
+          std::lock_guard<std::mutex> lock(mu);
+          results[i] = s;
+          order.push_back(i);
+          cv.notify_all();
+        });
+      }
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return static_cast<int>(order.size()) == count; });
+      }
+      for (int i = 0; i < count; ++i) {
+        ASSERT_EQ(order[i], i) << "seed " << seed_ << ": callbacks out of submission order";
+      }
     }
     // Decide what committed; undo (newest first) the predicted successes that did not.
     *io_failed = false;

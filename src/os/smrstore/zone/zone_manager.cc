@@ -92,7 +92,8 @@ Status ZoneManager::Format() {
   return Status::OK();
 }
 
-Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>& persisted) {
+Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>& persisted,
+                         bool modify) {
   SMR_RETURN_IF_ERROR(Attach());
   MutexLock lock(&mu_);
   dead_on_mount_ = 0;
@@ -121,7 +122,7 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
         if (device_written > 0 || zi.cond != ZoneCondition::kEmpty) {
           // Only data of transactions that never committed: reclaim it.
           dead_on_mount_ += device_written;
-          SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
+          if (modify) SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
         }
         zone.state = ZoneState::kFree;
         continue;
@@ -149,7 +150,7 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
         slot = z;
       } else {
         zone.state = ZoneState::kSealed;
-        if (zi.cond != ZoneCondition::kFull) {
+        if (zi.cond != ZoneCondition::kFull && modify) {
           SMR_RETURN_IF_ERROR(drive.dev->FinishZones(z, 1));
           zone.device_cond = ZoneCondition::kFull;
         }

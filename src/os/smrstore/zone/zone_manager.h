@@ -103,8 +103,10 @@ class ZoneManager {
   // nothing on the drives. Load() and Format() call it.
   Status Attach();
   // Mount-time reconciliation (see the contract). `persisted` is MetaStore::LoadZones.
-  // Resets zones that hold only uncommitted data.
-  Status Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>& persisted);
+  // Resets zones that hold only uncommitted data and finishes zones it will not resume,
+  // unless `modify` is false (read-only mounts: the drives are left exactly as they are).
+  Status Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>& persisted,
+              bool modify = true);
   // For a new store: every data zone must be empty (resets any that are not).
   Status Format();
 
