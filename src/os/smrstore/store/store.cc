@@ -282,6 +282,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_device_bytes,
                        impl->meta->GetCounter(nullptr, kCounterDeviceBytes));
   SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_txns, impl->meta->GetCounter(nullptr, kCounterTxns));
+  SMR_ASSIGN_OR_RETURN(impl->inline_stored, impl->meta->GetCounter(nullptr, kCounterInlineStored));
   impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
   if (read_only) return std::unique_ptr<Store>(new Store(std::move(impl)));
   impl->superblock.mount_count++;
@@ -403,12 +404,14 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
   for (size_t i = 0; i < group->size(); ++i) {
     batch->SetSavePoint();
     const uint64_t user_before = writes.user_bytes, inline_before = writes.inline_bytes;
+    const int64_t inline_delta_before = writes.inline_delta;
     Status s = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), &writes);
     if (!s.ok()) {
       Status r = batch->RollbackToSavePoint();
       if (!r.ok()) s = r;
       writes.user_bytes = user_before;
       writes.inline_bytes = inline_before;
+      writes.inline_delta = inline_delta_before;  // (live deltas are added only on success)
     } else {
       (void)batch->PopSavePoint();
       ++ok_count;
@@ -442,6 +445,9 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
       batch->PutCounter(kCounterUserBytes, counters.lifetime_user_bytes + writes.user_bytes);
       batch->PutCounter(kCounterDeviceBytes, counters.lifetime_device_bytes + device_bytes);
       batch->PutCounter(kCounterTxns, counters.lifetime_txns + ok_count);
+      batch->PutCounter(kCounterInlineStored,
+                        static_cast<uint64_t>(static_cast<int64_t>(inline_stored) +
+                                              writes.inline_delta));
     }
     if (nid_max != nid_before) batch->PutCounter(kCounterNid, nid_max);
     if (cid_max != cid_before) batch->PutCounter(kCounterCid, cid_max);
@@ -461,6 +467,8 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
       counters.inline_bytes_written += writes.inline_bytes;
       counters.lifetime_user_bytes += writes.user_bytes;
       counters.lifetime_txns += ok_count;
+      inline_stored = static_cast<uint64_t>(static_cast<int64_t>(inline_stored) +
+                                            writes.inline_delta);
       for (const auto& [addr, buf] : writes.zones) counters.lifetime_device_bytes += buf.length;
       for (const SealWrite& w : writes.seals) counters.lifetime_device_bytes += w.bytes.size();
     }
@@ -752,6 +760,10 @@ StoreStatfs Store::Statfs() {
     if (z.state == ZoneState::kReserved) continue;
     st.allocated += z.written;
     st.stored += z.live_bytes;
+  }
+  {
+    std::lock_guard<std::mutex> lock(impl_->counters_mu);
+    st.stored += impl_->inline_stored;
   }
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
   return st;

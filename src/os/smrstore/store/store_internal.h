@@ -37,6 +37,7 @@ inline constexpr char kCounterCid[] = "cid_max";
 inline constexpr char kCounterUserBytes[] = "lifetime_user_bytes";
 inline constexpr char kCounterDeviceBytes[] = "lifetime_device_bytes";
 inline constexpr char kCounterTxns[] = "lifetime_txns";
+inline constexpr char kCounterInlineStored[] = "inline_stored_bytes";
 
 // A data record planned but not yet written. `payload` points into the transaction's own
 // write buffer (alive until the group's callbacks ran) or into `owner`.
@@ -69,7 +70,8 @@ struct GroupWrites {
   std::vector<std::shared_ptr<const std::string>> keep_alive;
   std::map<ZoneAddress, int64_t> live_delta;
   uint64_t user_bytes = 0;
-  uint64_t inline_bytes = 0;
+  uint64_t inline_bytes = 0;   // inline payload bytes written
+  int64_t inline_delta = 0;    // change of the bytes held inline in RocksDB
 
   // Appends a whole record (header block, payload, zero padding) to `buf`.
   static void AppendRecordPieces(const RecordHeader& h, std::string_view payload,
@@ -107,6 +109,7 @@ struct Store::Impl {
 
   std::mutex counters_mu;
   StoreCounters counters;
+  uint64_t inline_stored = 0;  // bytes of object data held inline in RocksDB (committed)
 
   void CommitLoop();
   void CommitGroup(std::vector<Pending>* group);

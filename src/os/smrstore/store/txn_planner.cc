@@ -48,6 +48,7 @@ class Planner {
     ObjectId oid;
     std::optional<Onode> orig;
     std::optional<Onode> cur;
+    std::optional<Onode> in_batch;  // what the batch holds for this key right now
   };
   using Key = std::pair<uint64_t, std::string>;
 
@@ -72,6 +73,7 @@ class Planner {
     obj.cid = cid;
     obj.oid = oid;
     obj.orig = onode;
+    obj.in_batch = onode;
     obj.cur = std::move(onode);
     return &obj;
   }
@@ -101,14 +103,19 @@ class Planner {
     return true;
   }
 
+  // Writes every tracked object whose current state differs from what the batch holds (an
+  // earlier flush in this transaction may have put a state that later ops changed).
   void FlushObjects() {
     for (auto& [key, obj] : objs_) {
-      if (!Changed(obj)) continue;
+      const bool same = obj.cur.has_value() == obj.in_batch.has_value() &&
+                        (!obj.cur || *obj.cur == *obj.in_batch);
+      if (same) continue;
       if (obj.cur) {
         batch_->PutOnode(obj.cid, obj.oid, *obj.cur);
-      } else if (obj.orig) {
+      } else {
         batch_->DeleteOnode(obj.cid, obj.oid);
       }
+      obj.in_batch = obj.cur;
     }
   }
 
@@ -479,10 +486,12 @@ class Planner {
         return Status::OK();
       }
       case C::kSetAllocHint: {
-        SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
-        o->expected_object_size = op.offset;
-        o->expected_write_size = op.length;
-        o->alloc_hint_flags = op.bits;
+        // BlueStore: a hint for a missing object is a tolerated ENOENT (it is not created).
+        SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
+        if (!obj->cur) return Status::OK();
+        obj->cur->expected_object_size = op.offset;
+        obj->cur->expected_write_size = op.length;
+        obj->cur->alloc_hint_flags = op.bits;
         return Status::OK();
       }
       default:
@@ -552,6 +561,10 @@ class Planner {
         }
       };
       if (obj.orig) account(*obj.orig, -1);
+      auto inline_size = [](const std::optional<Onode>& o) -> int64_t {
+        return o && o->data_inline ? static_cast<int64_t>(o->inline_data.size()) : 0;
+      };
+      writes_->inline_delta += inline_size(obj.cur) - inline_size(obj.orig);
       if (obj.cur) {
         obj.cur->mtime_ns = now_ns;
         account(*obj.cur, +1);
