@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test unit demo devbench clean
+.PHONY: all deps configure build test unit demo devbench storebench clean
 
 all: build
 
@@ -36,6 +36,11 @@ demo: build
 # Emulated drive vs plain file throughput (doc/performance.md).
 devbench: build
 	$(TOOL) devbench --size 1G --rounds 9
+
+# Store PUT/GET vs the raw drive, HDD timing model and page cache (doc/performance.md).
+storebench: build
+	$(TOOL) storebench --total 1G --rounds 5 --mbps 250
+	$(TOOL) storebench --total 1G --rounds 5
 
 clean:
 	rm -rf $(BUILD_DIR)
