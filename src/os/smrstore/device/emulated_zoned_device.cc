@@ -318,7 +318,7 @@ Status EmulatedZonedDevice::Read(uint64_t offset, void* buf, size_t len) {
     if (piece.valid < piece.len) std::memset(p + piece.valid, 0, piece.len - piece.valid);
     p += piece.len;
   }
-  ChargeTime(offset, len);
+  ChargeTime(offset, len, /*read=*/true);
   return Status::OK();
 }
 
@@ -329,7 +329,7 @@ Status EmulatedZonedDevice::WriteConventional(uint64_t offset, const void* buf, 
                            ") crosses from a conventional into a sequential zone");
   }
   SMR_RETURN_IF_ERROR(PwriteFull(data_offset_ + offset, buf, len));
-  ChargeTime(offset, len);
+  ChargeTime(offset, len, /*read=*/false);
   return Status::OK();
 }
 
@@ -365,7 +365,7 @@ Status EmulatedZonedDevice::Write(uint64_t offset, const void* buf, size_t len) 
     if (!io.ok()) return io;
     persisted = PersistZones(changed);
   }
-  ChargeTime(offset, len);  // outside the state lock: the simulated head may sleep
+  ChargeTime(offset, len, /*read=*/false);  // outside the state lock: the head may sleep
   return persisted;
 }
 
@@ -407,20 +407,30 @@ Status EmulatedZonedDevice::PwriteFull(uint64_t file_offset, const void* buf, si
   return Status::OK();
 }
 
-void EmulatedZonedDevice::ChargeTime(uint64_t offset, size_t len) {
+void EmulatedZonedDevice::ChargeTime(uint64_t offset, size_t len, bool read) {
   if (!timing_.enabled()) return;
   using Clock = std::chrono::steady_clock;
   Clock::time_point done;
   {
     MutexLock lock(&head_mu_);
-    double seconds = static_cast<double>(len) / (timing_.seq_mbps * 1e6);
-    if (offset > head_pos_ && offset - head_pos_ <= TimingModel::kSkipWindow) {
+    const double bw = timing_.seq_mbps * 1e6;
+    const bool forward_gap = offset > head_pos_ && offset - head_pos_ <= TimingModel::kSkipWindow;
+    double seconds = static_cast<double>(len) / bw;
+    if (forward_gap) {
       // A short forward gap: the platter turns past it; cheaper than a seek.
-      seconds += static_cast<double>(offset - head_pos_) / (timing_.seq_mbps * 1e6);
+      seconds += static_cast<double>(offset - head_pos_) / bw;
     } else if (offset != head_pos_) {
       seconds += timing_.seek_ms / 1e3;
     }
     const Clock::time_point now = Clock::now();
+    if (read && (forward_gap || offset == head_pos_) && now > head_free_) {
+      // Read-ahead: while the host was busy, the drive went on reading sequentially into
+      // its cache (up to kReadAhead bytes); that part of this read is already done.
+      const double idle = std::chrono::duration<double>(now - head_free_).count();
+      const double prefetched =
+          std::min(idle * bw, static_cast<double>(TimingModel::kReadAhead)) / bw;
+      seconds = std::max(0.0, seconds - prefetched);
+    }
     const Clock::time_point start = head_free_ > now ? head_free_ : now;
     head_free_ = start + std::chrono::duration_cast<Clock::duration>(
                              std::chrono::duration<double>(seconds));

@@ -33,7 +33,8 @@
 //   the previous I/O ended (the platter turns past the gap), else plus seek_ms if it does
 //   not start exactly there,
 // of device time; I/Os queue on one simulated head, and the caller sleeps until its I/O
-// would have completed. Turn it on to make throughput experiments resemble a disk. With it
+// would have completed. A sequential read issued after the head went idle finds up to
+// kReadAhead bytes already read ahead into the drive's cache (as HDDs do). Turn it on to make throughput experiments resemble a disk. With it
 // on, writes also start the file's writeback at once (sync_file_range), so Flush costs
 // what a drive's cache flush after streaming writes costs: little.
 //
@@ -78,6 +79,7 @@ struct EmulatedGeometry {
 
 struct TimingModel {
   static constexpr uint64_t kSkipWindow = 2ull << 20;  // forward gaps read/written through
+  static constexpr uint64_t kReadAhead = 2ull << 20;   // drive read-ahead while host is busy
   double seq_mbps = 0;  // sequential bandwidth in MB/s (10^6 bytes); 0 = timing model off
   double seek_ms = 0;   // positioning time added to an I/O that is not sequential
   bool enabled() const { return seq_mbps > 0; }
@@ -128,7 +130,7 @@ class EmulatedZonedDevice final : public ZonedDevice {
   Status PwriteFull(uint64_t file_offset, const void* buf, size_t len);
   // Makes [zone start + from, zone end) read as zeros and frees its space.
   void PunchZoneTail(uint32_t zone, uint64_t from);
-  void ChargeTime(uint64_t offset, size_t len);
+  void ChargeTime(uint64_t offset, size_t len, bool read);
 
   const std::string path_;
   const int fd_;

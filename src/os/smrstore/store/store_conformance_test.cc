@@ -1183,8 +1183,8 @@ TEST_F(StoreConformance, CollectionErrorsAndLifecycle) {
   }
   {
     Transaction t;
-    t.RmColl("no.such_head");  // tolerated
-    ASSERT_OK(Apply(std::move(t)));
+    t.RmColl("no.such_head");  // BlueStore: removing a missing collection is an error
+    EXPECT_CODE(Apply(std::move(t)), kNotFound);
   }
   const std::string nc = "9.9_head";
   const ObjectId o = Obj("o");
@@ -1466,8 +1466,8 @@ TEST_F(StoreConformance, SetAllocHintOnMissingObjectDoesNotCreateIt) {
     ASSERT_OK(Apply(std::move(t)));
   }
   CheckAndRemount([&] {
-    // ENGINE BUG (see report): set_alloc_hint creates the missing object
-    // (txn_planner.cc kSetAllocHint uses GetOrCreate).
+    // Regression test: set_alloc_hint used to create the missing object (the planner's
+    // kSetAllocHint used GetOrCreate); fixed in fd690e8.
     EXPECT_FALSE(store_->Exists(kColl, Obj("missing")));
     EXPECT_TRUE(ListAll(store_.get(), kColl).empty());
   });
@@ -1650,9 +1650,10 @@ TEST_F(StoreConformance, WriteThenSplitInOneTransaction) {
     ASSERT_OK(Apply(std::move(t)));
   }
   CheckAndRemount([&] {
-    // ENGINE BUG (see report) if this fails: the planner flushed the new object into the
-    // batch before the split moved it, and never deleted the stale source copy because its
-    // original and final state are both "absent" (txn_planner.cc Changed()).
+    // Regression test: the planner used to flush the new object into the batch before the
+    // split moved it, and never deleted the stale source copy (whose extents still pointed
+    // at unallocated placeholder offsets) because its original and final states were both
+    // "absent"; fixed in fd690e8.
     EXPECT_EQ(Names(ListAll(store_.get(), a)), (std::vector<std::string>{"even"}));
     EXPECT_EQ(Names(ListAll(store_.get(), b)), (std::vector<std::string>{"odd"}));
     EXPECT_FALSE(store_->Exists(a, odd));
@@ -1684,8 +1685,8 @@ TEST_F(StoreConformance, ChangesAfterRmcollInOneTransaction) {
     ASSERT_OK(Apply(std::move(t)));
   }
   CheckAndRemount([&] {
-    // ENGINE BUG (see report) if these fail: same stale-batch cause as
-    // WriteThenSplitInOneTransaction.
+    // Regression test: same stale-batch cause as WriteThenSplitInOneTransaction (x kept
+    // k=v, fresh survived); fixed in fd690e8.
     EXPECT_EQ(Attrs(kColl, x), Kv{});
     EXPECT_FALSE(store_->Exists(kColl, fresh));
     EXPECT_EQ(Names(ListAll(store_.get(), kColl)), (std::vector<std::string>{"x"}));

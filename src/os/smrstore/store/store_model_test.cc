@@ -122,7 +122,7 @@ Status ModelOp(Model* m, const Op& op) {
     }
     case C::kRmColl: {
       auto it = m->find(op.coll);
-      if (it == m->end()) return Status::OK();
+      if (it == m->end()) return Status::NotFound("rmcoll");
       if (!it->second.objs.empty()) return Status::NotEmpty("rmcoll");
       m->erase(it);
       return Status::OK();
@@ -759,8 +759,8 @@ class Generator {
   }
 
   // SMRSTORE_MODEL_AVOID_KNOWN_BUGS=1 (triage only): rmcoll/split/merge only as the first
-  // object op of a transaction, which sidesteps the planner's stale-batch bug (see
-  // StoreConformance.WriteThenSplitInOneTransaction) so a run can look for other bugs.
+  // op of a transaction, which sidestepped the planner's stale-batch bug (fixed in fd690e8;
+  // see StoreConformance.WriteThenSplitInOneTransaction) so a run could look for others.
   const bool avoid_known_bugs_ = [] {
     const char* v = std::getenv("SMRSTORE_MODEL_AVOID_KNOWN_BUGS");
     return v != nullptr && *v == '1';

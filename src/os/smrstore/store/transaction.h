@@ -8,13 +8,13 @@
 //   Which missing-object/attribute errors fail a transaction and which are tolerated
 //   follows BlueStore:
 //     - touch, create, write, zero, clone-range destination: create the object if missing;
-//     - remove, truncate, rmattrs, omap_clear, collection rmcoll/rename of a missing
+//     - remove, truncate, rmattrs, omap_clear, set_alloc_hint, rename of a missing
 //       source, try_rename: a missing object is a no-op;
 //     - setattr(s), rmattr, clone / clone-range source, omap setkeys / rmkeys /
 //       rmkeyrange / setheader on a missing object: kNotFound, the transaction fails;
 //     - rmattr of a missing attribute: a no-op (Ceph tolerates ENODATA);
 //     - mkcoll of an existing collection: kAlreadyExists; rmcoll of a non-empty one:
-//       kNotEmpty; ops naming a missing collection: kNotFound;
+//       kNotEmpty; any op naming a missing collection (rmcoll included): kNotFound;
 //     - rename onto an existing object: kAlreadyExists.
 //   A failed transaction changes nothing. Ops within a transaction see the effects of the
 //   ops before them.

@@ -334,11 +334,11 @@ class Planner {
         return Status::OK();
       }
       case C::kRmColl: {
-        SMR_ASSIGN_OR_RETURN(auto c, store_->meta->GetCollection(batch_, op.coll));
-        if (!c) return Status::OK();  // Ceph tolerates ENOENT here
+        // BlueStore fails a transaction that removes a missing collection.
+        SMR_ASSIGN_OR_RETURN(CollectionMeta c, Coll(op.coll));
         FlushObjects();
         Status s;
-        const bool empty = store_->meta->CollectionEmpty(batch_, c->cid, &s);
+        const bool empty = store_->meta->CollectionEmpty(batch_, c.cid, &s);
         SMR_RETURN_IF_ERROR(s);
         if (!empty) return Status::NotEmpty("collection " + op.coll + " is not empty");
         batch_->DeleteCollection(op.coll);
