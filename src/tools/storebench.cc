@@ -241,6 +241,8 @@ int CmdStorebench(const Args& args) {
     Legs legs;
     for (int leg = 0; leg < 2; ++leg) {
       const bool store_leg = (leg == 0) == (i % 2 == 1);
+      // Each leg starts with no dirty data of the previous one still being written back.
+      ::sync();
       Status s;
       if (store_leg) {
         s = StoreLeg(spec, stem + ".store", *total, *size, *depth, data, &legs);
