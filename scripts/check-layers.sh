@@ -12,8 +12,9 @@ allowed() {
     format) echo "common format" ;;
     meta) echo "common format meta" ;;
     zone) echo "common device format zone" ;;
-    store) echo "common device format meta zone store" ;;
-    objectstore) echo "common device format meta zone store objectstore" ;;
+    gc) echo "common gc" ;;
+    store) echo "common device format meta zone gc store" ;;
+    objectstore) echo "common device format meta zone gc store objectstore" ;;
     *) echo "" ;;
   esac
 }

@@ -4,7 +4,7 @@
 # missing. Usage: scripts/install-deps.sh [build|all]  (default all)
 set -eu
 
-BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev python3"
+BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev python3 python3-matplotlib"
 
 want="$BUILD_PKGS"
 

@@ -3,6 +3,7 @@
 #include "device_commands.h"
 #include "store_commands.h"
 #include "storebench.h"
+#include "workload_bench.h"
 
 int main(int argc, char** argv) {
   smr::tool::Cli cli("smrstore-tool");
@@ -10,5 +11,6 @@ int main(int argc, char** argv) {
   smr::tool::AddStoreCommands(&cli);
   smr::tool::AddDevbenchCommand(&cli);
   smr::tool::AddStorebenchCommand(&cli);
+  smr::tool::AddWorkloadBenchCommand(&cli);
   return cli.Run(argc, argv);
 }

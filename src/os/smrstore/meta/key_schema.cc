@@ -82,6 +82,8 @@ Result<ObjectId> DecodeObjectKeyOf(uint64_t cid, std::string_view key) {
 
 std::string OmapHeaderKey(uint64_t nid) { return PrefixAndId(kOmapHeaderPrefix, nid); }
 
+std::string NidKey(uint64_t nid) { return PrefixAndId(kNidPrefix, nid); }
+
 std::string OmapKeyPrefix(uint64_t nid) { return PrefixAndId(kOmapPrefix, nid); }
 
 std::string OmapKey(uint64_t nid, std::string_view omap_key) {

@@ -45,6 +45,7 @@ constexpr char kObjectPrefix = 'O';
 constexpr char kOmapHeaderPrefix = 'H';
 constexpr char kOmapPrefix = 'M';
 constexpr char kZonePrefix = 'Z';
+constexpr char kNidPrefix = 'I';  // nid (8 BE) -> cid (8 BE) + EncodeObjectKey(oid)
 
 // 'V' "format_version": the one key of its kind.
 std::string FormatVersionKey();
@@ -71,6 +72,8 @@ std::string OmapKeyPrefix(uint64_t nid);
 std::string OmapKey(uint64_t nid, std::string_view omap_key);
 
 std::string ZoneKey(uint16_t drive, uint32_t zone);
+// Reverse index for GC: which object (collection, key) an onode id belongs to now.
+std::string NidKey(uint64_t nid);
 // (drive, zone) of a zone key; kCorruption when `key` is not one whole zone key.
 Result<std::pair<uint16_t, uint32_t>> DecodeZoneKey(std::string_view key);
 

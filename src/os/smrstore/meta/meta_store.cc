@@ -275,6 +275,15 @@ void MetaStore::Batch::PutZone(uint16_t drive, uint32_t zone, const ZoneMeta& me
   impl_->Put(keys::ZoneKey(drive, zone), EncodeZoneMeta(meta));
 }
 
+void MetaStore::Batch::PutNid(uint64_t nid, uint64_t cid, const ObjectId& oid) {
+  std::string value;
+  AppendBigEndian64(cid, &value);
+  EncodeObjectKey(oid, &value);
+  impl_->Put(keys::NidKey(nid), value);
+}
+
+void MetaStore::Batch::DeleteNid(uint64_t nid) { impl_->Delete(keys::NidKey(nid)); }
+
 void MetaStore::Batch::SetSavePoint() { impl_->wbwi.SetSavePoint(); }
 
 Status MetaStore::Batch::RollbackToSavePoint() {
@@ -562,6 +571,19 @@ Status MetaStore::ListOmap(const Batch* batch, uint64_t nid, const std::string* 
     out->emplace_back(std::string(k), std::string(v));
     return true;
   });
+}
+
+Result<std::optional<std::pair<uint64_t, ObjectId>>> MetaStore::GetNid(const Batch* batch,
+                                                                       uint64_t nid) {
+  SMR_ASSIGN_OR_RETURN(auto value, impl_->Get(batch, keys::NidKey(nid)));
+  std::optional<std::pair<uint64_t, ObjectId>> out;
+  if (!value) return out;
+  std::string_view v(*value);
+  uint64_t cid = 0;
+  if (!ConsumeBigEndian64(&v, &cid)) return Status::Corruption("malformed nid index value");
+  SMR_ASSIGN_OR_RETURN(ObjectId oid, DecodeObjectKey(v));
+  out.emplace(cid, std::move(oid));
+  return out;
 }
 
 Result<std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>> MetaStore::LoadZones(

@@ -88,6 +88,10 @@ class MetaStore {
   Status ListOmap(const Batch* batch, uint64_t nid, const std::string* after, size_t max,
                   std::vector<std::pair<std::string, std::string>>* out);
 
+  // Where onode `nid` lives now (collection id and object), for GC's record -> object
+  // lookups; nullopt when no object has that nid.
+  Result<std::optional<std::pair<uint64_t, ObjectId>>> GetNid(const Batch* batch, uint64_t nid);
+
   // Every zone's accounting, keyed by (drive, zone).
   Result<std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>> LoadZones(const Batch* batch);
 
@@ -126,6 +130,8 @@ class MetaStore::Batch {
   // Deletes the header and every key of nid's omap.
   void ClearOmap(uint64_t nid);
   void PutZone(uint16_t drive, uint32_t zone, const ZoneMeta& meta);
+  void PutNid(uint64_t nid, uint64_t cid, const ObjectId& oid);
+  void DeleteNid(uint64_t nid);
 
   // Marks a point the batch can roll back to (nested save points are allowed).
   void SetSavePoint();

@@ -25,7 +25,14 @@ std::string EncodeOptions(const StoreOptions& o) {
   return "max_record_payload=" + std::to_string(o.max_record_payload) +
          "\ninline_max=" + std::to_string(o.inline_max) +
          "\nsmall_write_max=" + std::to_string(o.small_write_max) +
-         "\nmax_group=" + std::to_string(o.max_group) + "\n";
+         "\nmax_group=" + std::to_string(o.max_group) +
+         "\ngc_policy=" + VictimPolicyName(o.gc_policy) +
+         "\nseparate_streams=" + (o.separate_streams ? "1" : "0") +
+         "\ngc_auto=" + (o.gc_auto ? "1" : "0") +
+         "\ngc_start_free=" + std::to_string(o.gc_start_free) +
+         "\ngc_urgent_free=" + std::to_string(o.gc_urgent_free) +
+         "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
+         "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) + "\n";
 }
 
 Result<StoreOptions> DecodeOptions(const std::string& text) {
@@ -41,6 +48,16 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "inline_max") o.inline_max = static_cast<uint32_t>(v);
     if (k == "small_write_max") o.small_write_max = static_cast<uint32_t>(v);
     if (k == "max_group") o.max_group = static_cast<uint32_t>(v);
+    const std::string val = line.substr(eq + 1);
+    if (k == "gc_policy" && !ParseVictimPolicy(val, &o.gc_policy)) {
+      return Status::Corruption("stored store options: unknown gc_policy " + val);
+    }
+    if (k == "separate_streams") o.separate_streams = v != 0;
+    if (k == "gc_auto") o.gc_auto = v != 0;
+    if (k == "gc_start_free") o.gc_start_free = std::strtod(val.c_str(), nullptr);
+    if (k == "gc_urgent_free") o.gc_urgent_free = std::strtod(val.c_str(), nullptr);
+    if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
+    if (k == "gc_reserve_zones") o.gc_reserve_zones = static_cast<uint32_t>(v);
   }
   if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0) {
     return Status::Corruption("stored store options are invalid: " + text);
@@ -57,6 +74,10 @@ Status CheckOptions(const StoreOptions& o) {
     return Status::InvalidArgument("inline_max above 64 KiB would bloat RocksDB");
   }
   if (o.max_group == 0) return Status::InvalidArgument("max_group must be > 0");
+  if (!(o.gc_urgent_free >= 0 && o.gc_urgent_free <= o.gc_start_free &&
+        o.gc_start_free <= o.gc_stop_free && o.gc_stop_free < 1)) {
+    return Status::InvalidArgument("GC watermarks must satisfy 0 <= urgent <= start <= stop < 1");
+  }
   return Status::OK();
 }
 
@@ -257,6 +278,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   std::vector<ZonedDevice*> raw;
   for (auto& d : impl->devices) raw.push_back(d.get());
   impl->zones = std::make_unique<ZoneManager>(raw);
+  impl->zones->Configure(/*shared=*/!impl->options.separate_streams,
+                         impl->options.gc_reserve_zones);
+  impl->gc_auto = impl->options.gc_auto;
   SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
   SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
   // Every drive must carry this store's superblock, at its own index.
@@ -277,6 +301,10 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   SMR_ASSIGN_OR_RETURN(impl->seq, impl->meta->GetCounter(nullptr, kCounterSeq));
   SMR_ASSIGN_OR_RETURN(impl->nid_max, impl->meta->GetCounter(nullptr, kCounterNid));
   SMR_ASSIGN_OR_RETURN(impl->cid_max, impl->meta->GetCounter(nullptr, kCounterCid));
+  impl->meta_nid_max = impl->nid_max;
+  impl->meta_cid_max = impl->cid_max;
+  SMR_ASSIGN_OR_RETURN(impl->lifetime_gc_bytes, impl->meta->GetCounter(nullptr, kCounterGcBytes));
+  impl->counters.lifetime_gc_bytes = impl->lifetime_gc_bytes;
   SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_user_bytes,
                        impl->meta->GetCounter(nullptr, kCounterUserBytes));
   SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_device_bytes,
@@ -370,16 +398,48 @@ Status Store::Apply(Transaction txn) {
 void Store::Impl::CommitLoop() {
   for (;;) {
     std::vector<Pending> group;
+    bool queued_more = false;
     {
       std::unique_lock<std::mutex> lock(mu);
       cv.wait(lock, [&] { return stopping || !queue.empty(); });
       if (queue.empty() && stopping) return;
-      while (!queue.empty() && group.size() < options.max_group) {
+      // A GC request runs alone, in queue order.
+      if (queue.front().gc_done) {
+        Pending req = std::move(queue.front());
+        queue.pop_front();
+        lock.unlock();
+        GcReport total;
+        Status st;
+        {
+          std::lock_guard<std::mutex> glock(group_mu);
+          for (uint32_t i = 0; i < req.gc_zones; ++i) {
+            auto r = GcOne();
+            if (!r.ok()) {
+              if (!r.status().IsNotFound()) st = r.status();
+              break;
+            }
+            total.zones_cleaned += r->zones_cleaned;
+            total.live_moved += r->live_moved;
+            total.bytes_written += r->bytes_written;
+            total.bytes_freed += r->bytes_freed;
+          }
+        }
+        if (st.ok()) {
+          req.gc_done(total);
+        } else {
+          req.gc_done(st);
+        }
+        continue;
+      }
+      while (!queue.empty() && group.size() < options.max_group && !queue.front().gc_done) {
         group.push_back(std::move(queue.front()));
         queue.pop_front();
       }
+      queued_more = !queue.empty();
     }
+    MaybeGc(/*queued=*/true);
     CommitGroup(&group);
+    if (!queued_more) MaybeGc(/*queued=*/false);
   }
 }
 
@@ -399,7 +459,6 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
   }
   auto batch = meta->NewBatch();
   GroupWrites writes;
-  const uint64_t nid_before = nid_max, cid_before = cid_max;
   size_t ok_count = 0;
   for (size_t i = 0; i < group->size(); ++i) {
     batch->SetSavePoint();
@@ -418,62 +477,9 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
     }
     results[i] = s;
   }
-  Status s = WriteGroup(&writes);
-  if (s.ok()) {
-    for (const auto& [addr, delta] : writes.live_delta) {
-      zones->AddLive(addr.drive, addr.zone, delta);
-    }
-    for (const auto& [addr, buf] : writes.zones) {
-      zones->MarkCommitted(addr.drive, addr.zone,
-                           buf.offset + buf.length - uint64_t{addr.zone} * ZoneSize(addr.drive));
-    }
-    for (const SealWrite& w : writes.seals) {
-      if (!w.bytes.empty()) {
-        zones->MarkCommitted(w.drive, w.zone,
-                             w.offset + w.bytes.size() - uint64_t{w.zone} * ZoneSize(w.drive));
-      }
-    }
-    for (const auto& [addr, zm] : zones->TakeDirtyZones()) {
-      batch->PutZone(addr.drive, addr.zone, zm);
-    }
-    batch->PutCounter(kCounterSeq, seq);
-    uint64_t device_bytes = 0;
-    for (const auto& [addr, buf] : writes.zones) device_bytes += buf.length;
-    for (const SealWrite& w : writes.seals) device_bytes += w.bytes.size();
-    {
-      std::lock_guard<std::mutex> lock(counters_mu);
-      batch->PutCounter(kCounterUserBytes, counters.lifetime_user_bytes + writes.user_bytes);
-      batch->PutCounter(kCounterDeviceBytes, counters.lifetime_device_bytes + device_bytes);
-      batch->PutCounter(kCounterTxns, counters.lifetime_txns + ok_count);
-      batch->PutCounter(kCounterInlineStored,
-                        static_cast<uint64_t>(static_cast<int64_t>(inline_stored) +
-                                              writes.inline_delta));
-    }
-    if (nid_max != nid_before) batch->PutCounter(kCounterNid, nid_max);
-    if (cid_max != cid_before) batch->PutCounter(kCounterCid, cid_max);
-    s = meta->Commit(batch.get(), /*sync=*/true);
-  }
-  if (!s.ok()) {
-    std::fprintf(stderr, "smrstore: commit group failed, store stops taking writes: %s\n",
-                 s.ToString().c_str());
-    std::unique_lock<std::mutex> lock(mu);
-    fatal = s;
-  }
+  const Status s = WriteAndCommit(&writes, batch.get(), ok_count);
   {
     std::lock_guard<std::mutex> lock(counters_mu);
-    counters.groups_committed += s.ok() ? 1 : 0;
-    if (s.ok()) {
-      counters.user_bytes_written += writes.user_bytes;
-      counters.inline_bytes_written += writes.inline_bytes;
-      counters.lifetime_user_bytes += writes.user_bytes;
-      counters.lifetime_txns += ok_count;
-      inline_stored = static_cast<uint64_t>(static_cast<int64_t>(inline_stored) +
-                                            writes.inline_delta);
-      for (const auto& [addr, buf] : writes.zones) counters.lifetime_device_bytes += buf.length;
-      for (const SealWrite& w : writes.seals) counters.lifetime_device_bytes += w.bytes.size();
-    }
-    for (const auto& [addr, buf] : writes.zones) counters.device_bytes_written += buf.length;
-    for (const SealWrite& w : writes.seals) counters.device_bytes_written += w.bytes.size();
     for (const Status& r : results) {
       if (r.ok() && s.ok()) {
         counters.txns_committed++;
@@ -487,6 +493,69 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
     const Status& r = !s.ok() ? s : results[i];
     if ((*group)[i].done) (*group)[i].done(r);
   }
+}
+
+Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint64_t ok_txns) {
+  const uint64_t nid_before = meta_nid_max, cid_before = meta_cid_max;
+  Status s = WriteGroup(w);
+  uint64_t device_bytes = 0;
+  for (const auto& [addr, buf] : w->zones) device_bytes += buf.length;
+  for (const SealWrite& sw : w->seals) device_bytes += sw.bytes.size();
+  if (s.ok()) {
+    for (const auto& [addr, delta] : w->live_delta) zones->AddLive(addr.drive, addr.zone, delta);
+    for (const auto& [addr, buf] : w->zones) {
+      zones->MarkCommitted(addr.drive, addr.zone,
+                           buf.offset + buf.length - uint64_t{addr.zone} * ZoneSize(addr.drive));
+    }
+    for (const SealWrite& sw : w->seals) {
+      if (!sw.bytes.empty()) {
+        zones->MarkCommitted(sw.drive, sw.zone,
+                             sw.offset + sw.bytes.size() - uint64_t{sw.zone} * ZoneSize(sw.drive));
+      }
+    }
+    for (const auto& [addr, zm] : zones->TakeDirtyZones()) {
+      batch->PutZone(addr.drive, addr.zone, zm);
+    }
+    batch->PutCounter(kCounterSeq, seq);
+    {
+      std::lock_guard<std::mutex> lock(counters_mu);
+      batch->PutCounter(kCounterUserBytes, counters.lifetime_user_bytes + w->user_bytes);
+      batch->PutCounter(kCounterDeviceBytes, counters.lifetime_device_bytes + device_bytes);
+      batch->PutCounter(kCounterTxns, counters.lifetime_txns + ok_txns);
+      batch->PutCounter(kCounterGcBytes, lifetime_gc_bytes + w->gc_bytes);
+      batch->PutCounter(kCounterInlineStored,
+                        static_cast<uint64_t>(static_cast<int64_t>(inline_stored) +
+                                              w->inline_delta));
+    }
+    if (nid_max != nid_before) batch->PutCounter(kCounterNid, nid_max);
+    if (cid_max != cid_before) batch->PutCounter(kCounterCid, cid_max);
+    s = meta->Commit(batch, /*sync=*/true);
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "smrstore: commit group failed, store stops taking writes: %s\n",
+                 s.ToString().c_str());
+    std::unique_lock<std::mutex> lock(mu);
+    fatal = s;
+  } else {
+    meta_nid_max = nid_max;
+    meta_cid_max = cid_max;
+  }
+  std::lock_guard<std::mutex> lock(counters_mu);
+  counters.device_bytes_written += device_bytes;
+  if (s.ok()) {
+    counters.groups_committed++;
+    counters.user_bytes_written += w->user_bytes;
+    counters.inline_bytes_written += w->inline_bytes;
+    counters.lifetime_user_bytes += w->user_bytes;
+    counters.lifetime_txns += ok_txns;
+    counters.lifetime_device_bytes += device_bytes;
+    counters.gc_bytes_written += w->gc_bytes;
+    lifetime_gc_bytes += w->gc_bytes;
+    counters.lifetime_gc_bytes = lifetime_gc_bytes;
+    inline_stored =
+        static_cast<uint64_t>(static_cast<int64_t>(inline_stored) + w->inline_delta);
+  }
+  return s;
 }
 
 void GroupWrites::AppendRecordPieces(const RecordHeader& h, std::string_view payload,
@@ -633,6 +702,7 @@ Result<Onode> GetObj(MetaStore* meta, const std::string& coll, const ObjectId& o
 
 Result<std::string> Store::Read(const std::string& coll, const ObjectId& oid, uint64_t offset,
                                 uint64_t len) {
+  ReadFence fence(impl_.get());
   SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
   if (len == 0) len = o.size > offset ? o.size - offset : 0;
   std::string out;

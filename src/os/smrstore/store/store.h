@@ -39,11 +39,22 @@
 #include "common/result.h"
 #include "device/zoned_device.h"
 #include "format/object_id.h"
+#include "gc/victim_policy.h"
 #include "store/transaction.h"
 
 namespace smr {
 
 struct StoreOptions {
+  // --- Zone GC (store/gc.cc). Fractions are of the data zones that are free. ---
+  VictimPolicy gc_policy = VictimPolicy::kLifetime;
+  // false: every write (user, small, GC) goes to one stream — the baseline placement.
+  bool separate_streams = true;
+  bool gc_auto = true;          // clean in the background of commits
+  double gc_start_free = 0.15;  // start cleaning below this free fraction
+  double gc_urgent_free = 0.05; // below this, every commit group first cleans a zone
+  double gc_stop_free = 0.20;   // stop cleaning above this
+  uint32_t gc_reserve_zones = 2;  // zones per drive only GC may fill (so it can always run)
+
   // Largest payload of one data record; larger writes are split. Reads verify whole
   // records, so this bounds the read amplification of small reads of large objects.
   uint32_t max_record_payload = 1u << 20;
@@ -88,6 +99,20 @@ struct StoreCounters {
   uint64_t bytes_read = 0;
   uint64_t crc_errors = 0;
   uint64_t dead_on_mount_bytes = 0;
+  // Zone GC since this mount.
+  uint64_t gc_runs = 0;            // victims cleaned
+  uint64_t gc_bytes_written = 0;   // relocated record bytes (part of device_bytes_written)
+  uint64_t gc_live_moved = 0;      // live payload bytes relocated
+  uint64_t gc_zones_reset = 0;
+  uint64_t gc_throttle_ns = 0;     // foreground time spent waiting for GC
+  uint64_t lifetime_gc_bytes = 0;  // persisted
+};
+
+struct GcReport {
+  uint32_t zones_cleaned = 0;
+  uint64_t live_moved = 0;     // payload bytes relocated
+  uint64_t bytes_written = 0;  // record bytes written by GC
+  uint64_t bytes_freed = 0;    // zone capacity returned to the free pool
 };
 
 struct FsckReport {
@@ -163,6 +188,13 @@ class Store {
   Result<std::map<std::string, std::string>> GetOmapValues(const std::string& coll,
                                                            const ObjectId& oid,
                                                            const std::set<std::string>& keys);
+
+  // Cleans up to `max_zones` victims now (chosen by the store's policy), on the commit
+  // thread between commit groups. Relocations commit (records, then metadata) before any
+  // victim is reset, and a victim is reset only after reads that might still use it end.
+  Result<GcReport> RunGc(uint32_t max_zones);
+  // Turns background GC on or off at run time (admin command "smrstore gc start|stop").
+  void SetGcAuto(bool on);
 
   StoreStatfs Statfs();
   StoreCounters Counters();

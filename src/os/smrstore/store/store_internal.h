@@ -38,6 +38,20 @@ inline constexpr char kCounterUserBytes[] = "lifetime_user_bytes";
 inline constexpr char kCounterDeviceBytes[] = "lifetime_device_bytes";
 inline constexpr char kCounterTxns[] = "lifetime_txns";
 inline constexpr char kCounterInlineStored[] = "inline_stored_bytes";
+inline constexpr char kCounterGcBytes[] = "lifetime_gc_bytes";
+
+// RAII registration of a reader in the current epoch (see Store::Impl::EnterRead).
+class ReadFence {
+ public:
+  explicit ReadFence(Store::Impl* s);
+  ~ReadFence();
+  ReadFence(const ReadFence&) = delete;
+  ReadFence& operator=(const ReadFence&) = delete;
+
+ private:
+  Store::Impl* s_;
+  uint64_t epoch_;
+};
 
 // A data record planned but not yet written. `payload` points into the transaction's own
 // write buffer (alive until the group's callbacks ran) or into `owner`.
@@ -70,6 +84,7 @@ struct GroupWrites {
   std::vector<std::shared_ptr<const std::string>> keep_alive;
   std::map<ZoneAddress, int64_t> live_delta;
   uint64_t user_bytes = 0;
+  uint64_t gc_bytes = 0;       // record bytes written by GC relocations
   uint64_t inline_bytes = 0;   // inline payload bytes written
   int64_t inline_delta = 0;    // change of the bytes held inline in RocksDB
 
@@ -91,6 +106,10 @@ struct Store::Impl {
   struct Pending {
     Transaction txn;
     Callback done;
+    // A GC request instead of a transaction (Store::RunGc): clean up to gc_zones zones and
+    // report through gc_done.
+    uint32_t gc_zones = 0;
+    std::function<void(const Result<GcReport>&)> gc_done;
   };
   std::mutex mu;
   std::condition_variable cv;
@@ -106,15 +125,40 @@ struct Store::Impl {
   uint64_t seq = 0;
   uint64_t nid_max = 0;
   uint64_t cid_max = 0;
+  uint64_t meta_nid_max = 0;  // values last committed (counters are written when they move)
+  uint64_t meta_cid_max = 0;
 
   std::mutex counters_mu;
   StoreCounters counters;
   uint64_t inline_stored = 0;  // bytes of object data held inline in RocksDB (committed)
 
+  // Reader fence for zone resets: a read registers in the current epoch; GC bumps the epoch
+  // after committing relocations and resets a victim only when no reader of an older epoch
+  // remains (so no read can still use the victim's old extents).
+  std::mutex epoch_mu;
+  std::condition_variable epoch_cv;
+  uint64_t epoch = 0;
+  std::map<uint64_t, int> readers;
+  uint64_t EnterRead();
+  void ExitRead(uint64_t e);
+  void WaitForReadersBefore(uint64_t e);
+
+  // GC (store/gc.cc), on the commit thread only.
+  std::atomic<bool> gc_auto{true};
+  uint64_t groups_since_gc = 0;
+  uint64_t lifetime_gc_bytes = 0;
+  // Cleans one victim; NotFound when no zone has dead bytes.
+  Result<GcReport> GcOne();
+  // Runs background GC per the watermarks before a commit group; `queued` tells whether
+  // foreground work is waiting (counted as throttle time).
+  void MaybeGc(bool queued);
+
   void CommitLoop();
   void CommitGroup(std::vector<Pending>* group);
   Status WriteGroup(GroupWrites* w);
   Status UpdateSuperblocks(bool clean);
+  // Writes a group's records and commits its batch (the tail of CommitGroup, shared by GC).
+  Status WriteAndCommit(GroupWrites* writes, MetaStore::Batch* batch, uint64_t ok_txns);
 
   // Reads one extent's bytes (verifying its record) into dst; `pending` may hold payloads
   // of records not yet on the drives.
@@ -126,6 +170,12 @@ struct Store::Impl {
   uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
   void CountCrcError();
 };
+
+// Allocates zone space for a record in `stream` and appends it to the group's writes
+// (store/txn_planner.cc). On success `*where` is the record's location.
+Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
+                   std::string_view payload, std::shared_ptr<const std::string> owner,
+                   GroupWrites* writes, Allocation* where);
 
 // Plans one transaction into `batch` and `writes` (store/txn_planner.cc). On error the
 // caller rolls the batch back to its save point; allocated space stays in `writes` as

@@ -10,6 +10,7 @@
 // transaction fails).
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <cstring>
 
 #include "common/crc32c.h"
@@ -105,15 +106,32 @@ class Planner {
 
   // Writes every tracked object whose current state differs from what the batch holds (an
   // earlier flush in this transaction may have put a state that later ops changed).
+  // Keeps the nid index (nid -> where the object lives now) in step: deletions first, so a
+  // move (delete at the old key, put at the new one, same nid) ends with the new place.
   void FlushObjects() {
+    auto same = [](const Obj& obj) {
+      return obj.cur.has_value() == obj.in_batch.has_value() &&
+             (!obj.cur || *obj.cur == *obj.in_batch);
+    };
+    std::set<uint64_t> live_nids;  // a nid that moved keeps its index entry
+    for (const auto& [key, obj] : objs_) {
+      if (obj.cur) live_nids.insert(obj.cur->nid);
+    }
+    auto drop_nid = [&](uint64_t nid) {
+      if (live_nids.count(nid) == 0) batch_->DeleteNid(nid);
+    };
     for (auto& [key, obj] : objs_) {
-      const bool same = obj.cur.has_value() == obj.in_batch.has_value() &&
-                        (!obj.cur || *obj.cur == *obj.in_batch);
-      if (same) continue;
-      if (obj.cur) {
-        batch_->PutOnode(obj.cid, obj.oid, *obj.cur);
-      } else {
-        batch_->DeleteOnode(obj.cid, obj.oid);
+      if (same(obj) || obj.cur) continue;
+      batch_->DeleteOnode(obj.cid, obj.oid);
+      drop_nid(obj.in_batch->nid);
+      obj.in_batch.reset();
+    }
+    for (auto& [key, obj] : objs_) {
+      if (same(obj)) continue;
+      batch_->PutOnode(obj.cid, obj.oid, *obj.cur);
+      if (!obj.in_batch || obj.in_batch->nid != obj.cur->nid) {
+        if (obj.in_batch) drop_nid(obj.in_batch->nid);
+        batch_->PutNid(obj.cur->nid, obj.cid, obj.oid);
       }
       obj.in_batch = obj.cur;
     }
@@ -511,31 +529,9 @@ class Planner {
     }
     for (PendingRecord& r : pending_) {
       if (!r.referenced) continue;
-      const uint64_t bytes = RecordBytes(r.header.payload_len);
-      ZoneFooterEntry entry;
-      entry.type = r.header.type;
-      entry.payload_len = r.header.payload_len;
-      entry.seq = r.header.seq;
-      entry.collection_id = r.header.collection_id;
-      entry.nid = r.header.nid;
-      entry.logical_offset = r.header.logical_offset;
-      auto where = store_->zones->Allocate(r.stream, bytes, entry, seq_);
-      for (SealWrite& s : store_->zones->TakeSealWrites()) writes_->seals.push_back(std::move(s));
-      if (!where.ok()) return where.status();
-      r.where = *where;
+      SMR_RETURN_IF_ERROR(PlaceRecord(store_, seq_, r.stream, r.header, r.payload, r.owner,
+                                      writes_, &r.where));
       r.allocated = true;
-      GroupWrites::ZoneBuffer& buf = writes_->zones[{where->drive, where->zone}];
-      if (buf.length == 0) {
-        buf.drive = where->drive;
-        buf.zone = where->zone;
-        buf.offset = where->offset;
-      } else if (buf.offset + buf.length != where->offset) {
-        return Status::IOError("internal: non-contiguous allocation in zone " +
-                               std::to_string(where->zone));
-      }
-      GroupWrites::AppendRecordPieces(r.header, r.payload, &buf);
-      writes_->payloads[{where->drive, where->offset + kBlock}] = r.payload;
-      if (r.owner) writes_->keep_alive.push_back(r.owner);
     }
     for (auto& [key, obj] : objs_) {
       if (!obj.cur) continue;
@@ -583,6 +579,30 @@ class Planner {
 };
 
 }  // namespace
+
+Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
+                   std::string_view payload, std::shared_ptr<const std::string> owner,
+                   GroupWrites* writes, Allocation* where) {
+  if (!store->options.separate_streams) stream = StreamId::kUser;
+  const uint64_t bytes = RecordBytes(payload.size());
+  auto a = store->zones->Allocate(stream, bytes, FooterEntryFor(0, h), seq);
+  for (SealWrite& s : store->zones->TakeSealWrites()) writes->seals.push_back(std::move(s));
+  if (!a.ok()) return a.status();
+  GroupWrites::ZoneBuffer& buf = writes->zones[{a->drive, a->zone}];
+  if (buf.length == 0) {
+    buf.drive = a->drive;
+    buf.zone = a->zone;
+    buf.offset = a->offset;
+  } else if (buf.offset + buf.length != a->offset) {
+    return Status::IOError("internal: non-contiguous allocation in zone " +
+                           std::to_string(a->zone));
+  }
+  GroupWrites::AppendRecordPieces(h, payload, &buf);
+  writes->payloads[{a->drive, a->offset + kBlock}] = payload;
+  if (owner) writes->keep_alive.push_back(std::move(owner));
+  *where = *a;
+  return Status::OK();
+}
 
 Status PlanTransaction(Store::Impl* store, const Transaction& txn, uint64_t seq,
                        MetaStore::Batch* batch, GroupWrites* writes) {

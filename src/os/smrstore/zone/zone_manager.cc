@@ -128,6 +128,15 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
         continue;
       }
       const ZoneMeta& m = it->second;
+      if (m.sealed && m.live_bytes == 0) {
+        // Cleaned by GC (its relocations committed) but not yet reset before a crash.
+        if (modify) {
+          SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
+          zone.state = ZoneState::kFree;
+          MarkDirty(d, z);
+          continue;
+        }
+      }
       if (device_written < m.committed_wp) {
         return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
                                   " write pointer " + std::to_string(device_written) +
@@ -162,7 +171,44 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
 }
 
 std::optional<uint32_t>& ZoneManager::OpenSlot(Drive& d, StreamId s) {
-  return d.open[d.shared_open ? 0 : StreamIndex(s)];
+  return d.open[d.shared_open || shared_ ? 0 : StreamIndex(s)];
+}
+
+void ZoneManager::Configure(bool shared, uint32_t reserve) {
+  MutexLock lock(&mu_);
+  shared_ = shared;
+  reserve_ = reserve;
+}
+
+void ZoneManager::ReleaseZone(uint16_t drive, uint32_t zone) {
+  MutexLock lock(&mu_);
+  Zone& z = state_[drive].zones[zone];
+  const uint64_t capacity = z.capacity;
+  z = Zone{};
+  z.capacity = capacity;
+  z.state = ZoneState::kFree;
+  z.device_cond = ZoneCondition::kEmpty;
+  for (auto& slot : state_[drive].open) {
+    if (slot == zone) slot.reset();
+  }
+  MarkDirty(drive, zone);
+}
+
+double ZoneManager::free_fraction() const {
+  MutexLock lock(&mu_);
+  // Zones kept for GC do not count: they are not free for users.
+  uint64_t free = 0, total = 0;
+  for (const Drive& drive : state_) {
+    uint64_t drive_free = 0, drive_total = 0;
+    for (const Zone& zone : drive.zones) {
+      if (zone.state == ZoneState::kReserved) continue;
+      ++drive_total;
+      if (zone.state == ZoneState::kFree) ++drive_free;
+    }
+    free += drive_free > reserve_ ? drive_free - reserve_ : 0;
+    total += drive_total > reserve_ ? drive_total - reserve_ : 0;
+  }
+  return total ? static_cast<double>(free) / static_cast<double>(total) : 0.0;
 }
 
 uint64_t ZoneManager::FooterReserve(const Zone& z) const {
@@ -174,6 +220,11 @@ void ZoneManager::MarkDirty(uint16_t drive, uint32_t zone) { dirty_[{drive, zone
 
 std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, uint64_t seq) {
   Drive& drive = state_[d];
+  if (stream != StreamId::kGc && reserve_ > 0) {
+    uint32_t free = 0;
+    for (const Zone& zone : drive.zones) free += zone.state == ZoneState::kFree;
+    if (free <= reserve_) return std::nullopt;  // the rest is kept for GC
+  }
   for (uint32_t z = 0; z < drive.zones.size(); ++z) {
     Zone& zone = drive.zones[z];
     if (zone.state != ZoneState::kFree) continue;

@@ -125,6 +125,16 @@ class ZoneManager {
   // Zones whose ZoneMeta changed since the last call, with their new value.
   std::vector<std::pair<ZoneAddress, ZoneMeta>> TakeDirtyZones();
 
+  // Placement switches (from StoreOptions): with `shared` every stream uses one open zone
+  // per drive (the baseline placement); `reserve` free zones per drive are kept for the GC
+  // stream, so cleaning can always relocate.
+  void Configure(bool shared, uint32_t reserve);
+  // Returns a reset victim zone to the free pool (its accounting zeroed).
+  void ReleaseZone(uint16_t drive, uint32_t zone);
+  // Free data zones / all data zones over all drives, not counting the zones kept for GC
+  // (the GC watermarks compare against this).
+  double free_fraction() const;
+
   // Reserved (superblock) zones of a drive, in order.
   std::vector<uint32_t> ReservedZones(uint16_t drive) const;
   size_t nr_drives() const { return drives_.size(); }
@@ -153,13 +163,14 @@ class ZoneManager {
     std::vector<Zone> zones;
     std::vector<uint32_t> reserved;
     std::array<std::optional<uint32_t>, kNumStreams> open;  // stream -> open zone
-    bool shared_open = false;  // open limit too small: every stream uses open[0]
+    bool shared_open = false;  // open limit too small, or shared placement: open[0] only
   };
 
   std::optional<uint32_t>& OpenSlot(Drive& d, StreamId s) SMR_REQUIRES(mu_);
   // Seals the zone (queues its footer) and frees the stream's slot.
   void Seal(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
-  // Opens a free zone for `stream` on `drive`; nullopt if the drive has none.
+  // Opens a free zone for `stream` on `drive`; nullopt if the drive has none (or only
+  // reserved-for-GC ones and `stream` is not the GC stream).
   std::optional<uint32_t> OpenNewZone(uint16_t drive, StreamId stream, uint64_t seq)
       SMR_REQUIRES(mu_);
   uint64_t FooterReserve(const Zone& z) const;
@@ -172,6 +183,8 @@ class ZoneManager {
   std::vector<SealWrite> seals_ SMR_GUARDED_BY(mu_);
   std::map<ZoneAddress, bool> dirty_ SMR_GUARDED_BY(mu_);
   uint64_t dead_on_mount_ SMR_GUARDED_BY(mu_) = 0;
+  bool shared_ SMR_GUARDED_BY(mu_) = false;
+  uint32_t reserve_ SMR_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace smr

@@ -1,0 +1,284 @@
+// Zone GC: picks a victim (gc/victim_policy.h), relocates its live extents into the GC
+// stream as one commit (new records durable, then the metadata that points at them), and
+// resets the victim only after (1) that commit and (2) every read that may still use the
+// victim's old extents has ended (the read fence). A crash before (1) leaves the victim as
+// it was (the new records are dead space); a crash between (1) and the reset leaves a
+// sealed zone with no live bytes, which mount resets (zone/zone_manager.cc).
+// Runs on the commit thread, between commit groups, holding group_mu.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <future>
+
+#include "store/store_internal.h"
+
+namespace smr {
+
+namespace {
+
+constexpr uint64_t kBlock = 4096;
+
+uint64_t NowNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Read fence
+
+uint64_t Store::Impl::EnterRead() {
+  std::lock_guard<std::mutex> lock(epoch_mu);
+  ++readers[epoch];
+  return epoch;
+}
+
+void Store::Impl::ExitRead(uint64_t e) {
+  std::lock_guard<std::mutex> lock(epoch_mu);
+  auto it = readers.find(e);
+  if (it != readers.end() && --it->second == 0) {
+    readers.erase(it);
+    epoch_cv.notify_all();
+  }
+}
+
+void Store::Impl::WaitForReadersBefore(uint64_t e) {
+  std::unique_lock<std::mutex> lock(epoch_mu);
+  epoch_cv.wait(lock, [&] { return readers.empty() || readers.begin()->first >= e; });
+}
+
+ReadFence::ReadFence(Store::Impl* s) : s_(s), epoch_(s->EnterRead()) {}
+ReadFence::~ReadFence() { s_->ExitRead(epoch_); }
+
+// ---------------------------------------------------------------------------------------
+// One GC cycle
+
+Result<GcReport> Store::Impl::GcOne() {
+  // Candidates: sealed zones with dead bytes. A relocated extent costs its payload plus a
+  // record header again, so count live bytes with a 1/16 allowance for headers: a zone
+  // that is all live (but for headers) must never look worth cleaning.
+  const std::vector<ZoneStatus> snap = zones->Snapshot();
+  std::vector<ZoneCandidate> cands;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < snap.size(); ++i) {
+    const ZoneStatus& z = snap[i];
+    if (z.state != ZoneState::kSealed || z.written == 0) continue;
+    if (z.device_cond == ZoneCondition::kOffline || z.device_cond == ZoneCondition::kReadOnly) {
+      continue;
+    }
+    ZoneCandidate c;
+    c.drive = z.addr.drive;
+    c.zone = z.addr.zone;
+    c.stream = static_cast<uint8_t>(z.stream);
+    c.capacity = z.capacity;
+    c.written = z.written;
+    c.live = std::min(z.written, z.live_bytes + z.live_bytes / 16);
+    c.age = seq > z.opened_seq ? seq - z.opened_seq : 0;
+    if (c.live >= c.written) continue;
+    cands.push_back(c);
+    index.push_back(i);
+  }
+  // Observed death rate per stream (for the lifetime policy): the fraction of a zone's
+  // bytes that died per unit of age, averaged over the stream's sealed zones.
+  PolicyParams params;
+  params.death_rate_per_age.assign(kNumStreams + 1, 0.0);
+  {
+    std::vector<double> num(kNumStreams + 1, 0.0), den(kNumStreams + 1, 0.0);
+    double age_sum = 0;
+    for (const ZoneCandidate& c : cands) {
+      const double u = std::max(1e-3, static_cast<double>(c.live) / c.written);
+      num[c.stream] += -std::log(u);
+      den[c.stream] += static_cast<double>(std::max<uint64_t>(c.age, 1));
+      age_sum += static_cast<double>(c.age);
+    }
+    for (size_t s = 0; s < num.size(); ++s) {
+      if (den[s] > 0) params.death_rate_per_age[s] = num[s] / den[s];
+    }
+    params.horizon = cands.empty() ? 0 : age_sum / static_cast<double>(cands.size());
+  }
+  const std::vector<size_t> ranked = RankVictims(options.gc_policy, cands, params);
+  if (ranked.empty()) return Status::NotFound("no zone has dead bytes to reclaim");
+  const ZoneStatus victim = snap[index[ranked[0]]];
+  ZonedDevice* dev = devices[victim.addr.drive].get();
+
+  GcReport report;
+  auto batch = meta->NewBatch();
+  GroupWrites writes;
+  const uint64_t gc_seq = ++seq;
+  struct Touched {
+    uint64_t cid;
+    ObjectId oid;
+    Onode onode;
+  };
+  std::map<uint64_t, Touched> touched;  // by nid
+  std::string header(kBlock, '\0');
+  const uint64_t end = victim.start + victim.committed_wp;
+  for (uint64_t pos = victim.start; pos + kBlock <= end;) {
+    SMR_RETURN_IF_ERROR(dev->Read(pos, header.data(), kBlock));
+    auto h = DecodeRecordHeader(header.data());
+    if (h.status().IsNotFound()) break;  // nothing more was written
+    if (!h.ok()) {
+      return h.status().WithContext("GC of drive " + std::to_string(victim.addr.drive) +
+                                    " zone " + std::to_string(victim.addr.zone) + " at " +
+                                    std::to_string(pos));
+    }
+    const uint64_t rec_bytes = h->record_bytes();
+    const uint64_t payload_at = pos + kBlock;
+    if (h->type == RecordType::kData && h->nid != 0) {
+      Touched* t = nullptr;
+      auto it = touched.find(h->nid);
+      if (it != touched.end()) {
+        t = &it->second;
+      } else {
+        SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(nullptr, h->nid));
+        if (where) {
+          SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(nullptr, where->first, where->second));
+          if (onode && onode->nid == h->nid) {
+            t = &touched.emplace(h->nid, Touched{where->first, where->second, *onode})
+                     .first->second;
+          }
+        }
+      }
+      std::vector<Extent*> live;
+      if (t != nullptr) {
+        for (auto& [off, e] : t->onode.extents) {
+          if (e.drive == victim.addr.drive && e.payload_offset == payload_at) live.push_back(&e);
+        }
+      }
+      if (!live.empty()) {
+        const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
+        std::string payload(padded, '\0');
+        SMR_RETURN_IF_ERROR(dev->Read(payload_at, payload.data(), padded));
+        if (!VerifyPayload(*h, payload.data()).ok()) {
+          CountCrcError();
+          return Status::Corruption("GC: record at drive " + std::to_string(victim.addr.drive) +
+                                    " offset " + std::to_string(pos) +
+                                    " fails its checksum; not relocating (run fsck)");
+        }
+        for (Extent* e : live) {
+          auto piece = std::make_shared<const std::string>(payload.substr(e->payload_skip,
+                                                                           e->length));
+          RecordHeader nh;
+          nh.type = RecordType::kData;
+          nh.seq = gc_seq;
+          nh.collection_id = t->cid;
+          nh.nid = h->nid;
+          nh.logical_offset = e->logical_offset;
+          EncodeObjectKey(t->oid, &nh.object_key);
+          nh.payload_len = e->length;
+          nh.payload_crc = PayloadCrc(piece->data(), piece->size());
+          Allocation at;
+          SMR_RETURN_IF_ERROR(
+              PlaceRecord(this, gc_seq, StreamId::kGc, nh, *piece, piece, &writes, &at));
+          writes.live_delta[victim.addr] -= e->length;
+          writes.live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
+              e->length;
+          writes.gc_bytes += RecordBytes(e->length);
+          report.live_moved += e->length;
+          e->drive = at.drive;
+          e->payload_offset = at.offset + kBlock;
+          e->payload_len = nh.payload_len;
+          e->payload_crc = nh.payload_crc;
+          e->payload_skip = 0;
+        }
+      }
+    }
+    pos += rec_bytes;
+  }
+  for (const auto& [nid, t] : touched) batch->PutOnode(t.cid, t.oid, t.onode);
+  report.bytes_written = writes.gc_bytes;
+  SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0));
+
+  // Safety: reset only a zone nothing references any more.
+  for (const ZoneStatus& z : zones->Snapshot()) {
+    if (z.addr == victim.addr && z.live_bytes != 0) {
+      std::fprintf(stderr,
+                   "smrstore: GC left %llu live bytes in drive %u zone %u (accounting differs "
+                   "from the extents; run fsck --repair); zone kept\n",
+                   static_cast<unsigned long long>(z.live_bytes), victim.addr.drive,
+                   victim.addr.zone);
+      return Status::Corruption("GC: live bytes remain in the victim zone; run fsck");
+    }
+  }
+  uint64_t fence;
+  {
+    std::lock_guard<std::mutex> lock(epoch_mu);
+    fence = ++epoch;
+  }
+  WaitForReadersBefore(fence);
+  SMR_RETURN_IF_ERROR(dev->ResetZones(victim.addr.zone, 1));
+  zones->ReleaseZone(victim.addr.drive, victim.addr.zone);
+  auto done = meta->NewBatch();
+  for (const auto& [addr, zm] : zones->TakeDirtyZones()) done->PutZone(addr.drive, addr.zone, zm);
+  SMR_RETURN_IF_ERROR(meta->Commit(done.get(), /*sync=*/true));
+  report.zones_cleaned = 1;
+  report.bytes_freed = victim.capacity;
+  std::lock_guard<std::mutex> lock(counters_mu);
+  counters.gc_runs++;
+  counters.gc_zones_reset++;
+  counters.gc_live_moved += report.live_moved;
+  return report;
+}
+
+void Store::Impl::MaybeGc(bool queued) {
+  if (!gc_auto) return;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!fatal.ok()) return;
+  }
+  double free = zones->free_fraction();
+  if (free >= options.gc_start_free) {
+    groups_since_gc = 0;
+    return;
+  }
+  const bool urgent = free < options.gc_urgent_free;
+  // Debt in (0, 1]: how far below the start watermark we are. Clean one zone every
+  // 1/debt commit groups, so cleaning grows with the debt instead of arriving in bursts.
+  const double span = std::max(1e-9, options.gc_start_free - options.gc_urgent_free);
+  const double debt = std::min(1.0, (options.gc_start_free - free) / span);
+  ++groups_since_gc;
+  if (!urgent && queued && static_cast<double>(groups_since_gc) * debt < 1.0) return;
+  std::lock_guard<std::mutex> glock(group_mu);
+  const uint64_t t0 = NowNs();
+  do {
+    auto r = GcOne();
+    if (!r.ok()) {
+      if (!r.status().IsNotFound()) {
+        std::fprintf(stderr, "smrstore: background GC: %s\n", r.status().ToString().c_str());
+      }
+      break;
+    }
+    groups_since_gc = 0;
+    free = zones->free_fraction();
+  } while (free < options.gc_urgent_free || (!queued && free < options.gc_stop_free &&
+                                             free < options.gc_start_free));
+  if (queued) {
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.gc_throttle_ns += NowNs() - t0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Public API
+
+Result<GcReport> Store::RunGc(uint32_t max_zones) {
+  if (impl_->read_only) return Status::ReadOnly("store is mounted read-only");
+  std::promise<Result<GcReport>> done;
+  auto f = done.get_future();
+  {
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    if (impl_->stopping || impl_->closed) return Status::Busy("store is unmounting");
+    Impl::Pending p;
+    p.gc_zones = max_zones;
+    p.gc_done = [&done](const Result<GcReport>& r) { done.set_value(r); };
+    impl_->queue.push_back(std::move(p));
+  }
+  impl_->cv.notify_one();
+  return f.get();
+}
+
+void Store::SetGcAuto(bool on) { impl_->gc_auto = on; }
+
+}  // namespace smr
