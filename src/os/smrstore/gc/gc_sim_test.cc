@@ -132,8 +132,8 @@ TEST(GcSimTest, UniformDeletesAtEightyPercentAmplify) {
 }
 
 // Zipf deletes at 80 %: what we measured (seeds 1 and 2; gc_wa over the whole trace):
-//   greedy single 2.99-3.00, separated 2.93-2.96; cost-benefit single 2.81-2.83,
-//   separated 2.80-2.82; lifetime single 2.72-2.74, separated 2.72; oracle (greedy) ~1.3.
+//   greedy single 2.99-3.00, separated 2.93-2.96, oracle (4 classes) 1.69-1.70;
+//   cost-benefit separated 2.80-2.82; lifetime single 2.72-2.74, separated 2.72.
 TEST(GcSimTest, SkewedTraceOrdersOracleSeparatedSingle) {
   for (uint64_t seed : {1, 2}) {
     const std::vector<TraceOp> trace = MakeTrace(Spec(DeletePattern::kZipf, 0.8, seed));

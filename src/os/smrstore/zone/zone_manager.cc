@@ -152,7 +152,12 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
       zone.device_cond = zi.cond;
       zone.footer_ok = false;
       std::optional<uint32_t>& slot = OpenSlot(drive, zone.stream);
+      // Resume only a zone whose device write pointer is exactly where committed data ends:
+      // bytes of a transaction that never committed may be torn, and records appended after
+      // them could not be found again by walking the zone (GC, fsck). Such a zone is
+      // finished instead; its tail stays dead space.
       const bool can_resume = !m.sealed && zi.cond != ZoneCondition::kFull &&
+                              device_written == m.committed_wp &&
                               zone.capacity - zone.written >= 2 * kBlock && !slot.has_value();
       if (can_resume) {
         zone.state = ZoneState::kOpen;

@@ -26,7 +26,8 @@
 //     committed — dead space, counted in dead_on_mount_bytes(), never referenced;
 //   - a written zone with no ZoneMeta (only uncommitted data): reset, returned to free;
 //   - device write pointer behind committed_wp: committed data is missing -> kCorruption.
-//   Open zones resume receiving records at the device write pointer (without a footer).
+//   Open zones whose write pointer is exactly at their committed end resume receiving
+//   records there (without a footer); other written zones are finished (sealed).
 //
 // Thread safety: all methods are thread-safe (one mutex). Allocation order is only
 // meaningful when a single thread allocates and writes (the store's commit thread).
