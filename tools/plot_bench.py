@@ -77,13 +77,15 @@ def draw_wa_util(ax, results):
     for name, pts in sorted(lines.items()):
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
-    for name, pts in sorted(floors.items()):
+    styles = [("k", "x", "--"), ("0.45", "+", "-."), ("0.65", "v", ":"), ("0.3", "s", "--")]
+    for i, (name, pts) in enumerate(sorted(floors.items())):
+        color, marker, ls = styles[i % len(styles)]
         # Several runs at one utilization: the lowest floor.
         best = {}
         for u, w in pts:
             best[u] = min(w, best.get(u, w))
         us = sorted(best)
-        ax.plot(us, [best[u] for u in us], "k--", marker="x", label=name)
+        ax.plot(us, [best[u] for u in us], color=color, linestyle=ls, marker=marker, label=name)
     ax.set_xlabel("utilization (live bytes / data capacity)")
     ax.set_ylabel("write amplification (steady state)")
     ax.set_title("(a) WA vs utilization")

@@ -517,6 +517,33 @@ int CmdStats(const Args& args) {
   return Unmount("stats", std::move(*store));
 }
 
+int CmdGc(const Args& args) {
+  auto zones = args.number("zones", 1);
+  if (!zones.ok()) return Fail("gc", zones.status());
+  if (*zones == 0 || *zones > 1000000) {
+    return Fail("gc", Status::InvalidArgument("--zones must be between 1 and 1000000"));
+  }
+  auto store = Mount(args.positional()[0]);
+  if (!store.ok()) return Fail("gc", store.status());
+  auto r = (*store)->RunGc(static_cast<uint32_t>(*zones));
+  if (!r.ok()) {
+    Unmount("gc", std::move(*store));
+    return Fail("gc", r.status());
+  }
+  const StoreCounters c = (*store)->Counters();
+  if (args.has("json")) {
+    std::cout << "{\"zones_cleaned\": " << r->zones_cleaned << ", \"live_moved\": "
+              << r->live_moved << ", \"bytes_written\": " << r->bytes_written
+              << ", \"bytes_freed\": " << r->bytes_freed << ", \"lifetime_gc_bytes\": "
+              << c.lifetime_gc_bytes << "}\n";
+  } else {
+    std::cout << "gc: cleaned " << r->zones_cleaned << " zone(s), relocated "
+              << Human(r->live_moved) << " of live data (" << Human(r->bytes_written)
+              << " written), freed " << Human(r->bytes_freed) << "\n";
+  }
+  return Unmount("gc", std::move(*store));
+}
+
 int CmdFsck(const Args& args) {
   const bool deep = args.has("deep"), repair = args.has("repair");
   auto store = Mount(args.positional()[0], nullptr, /*read_only=*/!args.has("repair"));
@@ -1032,6 +1059,13 @@ void AddStoreCommands(Cli* cli) {
              {"repair", "", "fix repairable errors"},
              {"json", "", "print JSON"}},
             CmdFsck});
+  cli->Add({"gc", "STORE", "run zone GC now",
+            "Cleans up to --zones victim zones chosen by the store's GC policy: live data is\n"
+            "relocated and committed first, then each victim is reset. Safe to interrupt.",
+            1,
+            1,
+            {{"zones", "N", "victims to clean at most (default 1)"}, {"json", "", "print JSON"}},
+            CmdGc});
   cli->Add({"mkcoll", "STORE COLL", "create a collection",
             "COLL is a collection name as Ceph's coll_t prints it (e.g. 1.0_head, meta).", 2,
             2, {{"bits", "N", "hash bits of the collection (default 0)"}}, CmdMkcoll});

@@ -5,6 +5,7 @@
 // it was (the new records are dead space); a crash between (1) and the reset leaves a
 // sealed zone with no live bytes, which mount resets (zone/zone_manager.cc).
 // Runs on the commit thread, between commit groups, holding group_mu.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -56,6 +57,29 @@ ReadFence::~ReadFence() { s_->ExitRead(epoch_); }
 // One GC cycle
 
 Result<GcReport> Store::Impl::GcOne() {
+  // A whole zone: slices until the victim is reset.
+  GcReport total;
+  for (;;) {
+    bool zone_done = false;
+    SMR_ASSIGN_OR_RETURN(GcReport r, GcStep(UINT64_MAX, &zone_done));
+    total.zones_cleaned += r.zones_cleaned;
+    total.live_moved += r.live_moved;
+    total.bytes_written += r.bytes_written;
+    total.bytes_freed += r.bytes_freed;
+    if (zone_done) return total;
+  }
+}
+
+Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done) {
+  *zone_done = false;
+  if (!gc_cursor) {
+    SMR_ASSIGN_OR_RETURN(ZoneStatus victim, PickVictim());
+    gc_cursor = GcCursor{victim, victim.start};
+  }
+  return GcSlice(max_live, zone_done);
+}
+
+Result<ZoneStatus> Store::Impl::PickVictim() {
   // Candidates: sealed zones with dead bytes. A relocated extent costs its payload plus a
   // record header again, so count live bytes with a 1/16 allowance for headers: a zone
   // that is all live (but for headers) must never look worth cleaning.
@@ -100,7 +124,14 @@ Result<GcReport> Store::Impl::GcOne() {
   }
   const std::vector<size_t> ranked = RankVictims(options.gc_policy, cands, params);
   if (ranked.empty()) return Status::NotFound("no zone has dead bytes to reclaim");
-  const ZoneStatus victim = snap[index[ranked[0]]];
+  return snap[index[ranked[0]]];
+}
+
+// Relocates the live extents of the cursor's victim, from the cursor on, until about
+// `max_live` payload bytes moved or the zone's end; commits them; at the end resets the
+// victim (after the read fence).
+Result<GcReport> Store::Impl::GcSlice(uint64_t max_live, bool* zone_done) {
+  const ZoneStatus victim = gc_cursor->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
   GcReport report;
@@ -115,10 +146,20 @@ Result<GcReport> Store::Impl::GcOne() {
   std::map<uint64_t, Touched> touched;  // by nid
   std::string header(kBlock, '\0');
   const uint64_t end = victim.start + victim.committed_wp;
-  for (uint64_t pos = victim.start; pos + kBlock <= end;) {
+  uint64_t pos = gc_cursor->pos;
+  bool at_end = false;
+  for (;;) {
+    if (pos + kBlock > end) {
+      at_end = true;
+      break;
+    }
+    if (report.live_moved >= max_live) break;
     SMR_RETURN_IF_ERROR(dev->Read(pos, header.data(), kBlock));
     auto h = DecodeRecordHeader(header.data());
-    if (h.status().IsNotFound()) break;  // nothing more was written
+    if (h.status().IsNotFound()) {  // nothing more was written
+      at_end = true;
+      break;
+    }
     if (!h.ok()) {
       return h.status().WithContext("GC of drive " + std::to_string(victim.addr.drive) +
                                     " zone " + std::to_string(victim.addr.zone) + " at " +
@@ -189,7 +230,17 @@ Result<GcReport> Store::Impl::GcOne() {
   }
   for (const auto& [nid, t] : touched) batch->PutOnode(t.cid, t.oid, t.onode);
   report.bytes_written = writes.gc_bytes;
-  SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0));
+  if (!touched.empty() || !writes.zones.empty()) {
+    SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0));
+  }
+  {
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.gc_live_moved += report.live_moved;
+  }
+  gc_cursor->pos = pos;
+  if (!at_end) return report;
+  gc_cursor.reset();
+  *zone_done = true;
 
   // Safety: reset only a zone nothing references any more.
   for (const ZoneStatus& z : zones->Snapshot()) {
@@ -218,7 +269,6 @@ Result<GcReport> Store::Impl::GcOne() {
   std::lock_guard<std::mutex> lock(counters_mu);
   counters.gc_runs++;
   counters.gc_zones_reset++;
-  counters.gc_live_moved += report.live_moved;
   return report;
 }
 
@@ -229,22 +279,25 @@ void Store::Impl::MaybeGc(bool queued) {
     if (!fatal.ok()) return;
   }
   double free = zones->free_fraction();
-  if (free >= options.gc_start_free) {
+  if (free >= options.gc_start_free && !gc_cursor) {
     groups_since_gc = 0;
     return;
   }
   const bool urgent = free < options.gc_urgent_free;
-  // Debt in (0, 1]: how far below the start watermark we are. Clean one zone every
-  // 1/debt commit groups, so cleaning grows with the debt instead of arriving in bursts.
+  // Debt in (0, 1]: how far below the start watermark we are. One slice of cleaning
+  // (kGcSliceBytes of live data) runs every 1/debt commit groups, so cleaning grows with
+  // the debt and interleaves with foreground commits instead of stalling them for a zone.
   const double span = std::max(1e-9, options.gc_start_free - options.gc_urgent_free);
-  const double debt = std::min(1.0, (options.gc_start_free - free) / span);
+  const double debt = std::clamp((options.gc_start_free - free) / span, 0.05, 1.0);
   ++groups_since_gc;
   if (!urgent && queued && static_cast<double>(groups_since_gc) * debt < 1.0) return;
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
-  do {
-    auto r = GcOne();
+  for (;;) {
+    bool zone_done = false;
+    auto r = GcStep(kGcSliceBytes, &zone_done);
     if (!r.ok()) {
+      gc_cursor.reset();
       if (!r.status().IsNotFound()) {
         std::fprintf(stderr, "smrstore: background GC: %s\n", r.status().ToString().c_str());
       }
@@ -252,12 +305,35 @@ void Store::Impl::MaybeGc(bool queued) {
     }
     groups_since_gc = 0;
     free = zones->free_fraction();
-  } while (free < options.gc_urgent_free || (!queued && free < options.gc_stop_free &&
-                                             free < options.gc_start_free));
+    // Urgent: keep cleaning until above the urgent watermark. Idle (nothing queued):
+    // finish the zone in hand, then more while below the stop watermark.
+    if (free < options.gc_urgent_free) continue;
+    if (!queued && (gc_cursor || free < options.gc_stop_free)) continue;
+    break;
+  }
   if (queued) {
     std::lock_guard<std::mutex> lock(counters_mu);
     counters.gc_throttle_ns += NowNs() - t0;
   }
+}
+
+void Store::Impl::EnsureSpace(uint64_t bytes) {
+  if (zones->user_free_bytes() >= bytes) return;
+  std::lock_guard<std::mutex> glock(group_mu);
+  const uint64_t t0 = NowNs();
+  while (zones->user_free_bytes() < bytes) {
+    bool zone_done = false;
+    auto r = GcStep(UINT64_MAX, &zone_done);
+    if (!r.ok()) {
+      gc_cursor.reset();
+      if (!r.status().IsNotFound()) {
+        std::fprintf(stderr, "smrstore: GC for space: %s\n", r.status().ToString().c_str());
+      }
+      break;  // nothing left to clean: the commit group gets NoSpace where it does not fit
+    }
+  }
+  std::lock_guard<std::mutex> lock(counters_mu);
+  counters.gc_throttle_ns += NowNs() - t0;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -438,6 +438,15 @@ void Store::Impl::CommitLoop() {
       queued_more = !queue.empty();
     }
     MaybeGc(/*queued=*/true);
+    if (gc_auto) {
+      // Room for the group's data: payload plus a record header per started MiB.
+      uint64_t need = 0;
+      for (const Pending& p : group) {
+        const uint64_t b = p.txn.data_bytes();
+        need += b + (b / options.max_record_payload + p.txn.ops().size()) * 4096;
+      }
+      EnsureSpace(need);
+    }
     CommitGroup(&group);
     if (!queued_more) MaybeGc(/*queued=*/false);
   }

@@ -50,9 +50,12 @@ struct StoreOptions {
   // false: every write (user, small, GC) goes to one stream — the baseline placement.
   bool separate_streams = true;
   bool gc_auto = true;          // clean in the background of commits
-  double gc_start_free = 0.15;  // start cleaning below this free fraction
-  double gc_urgent_free = 0.05; // below this, every commit group first cleans a zone
-  double gc_stop_free = 0.20;   // stop cleaning above this
+  // Kept low on purpose: free zones hold no data, so every free zone kept makes the sealed
+  // zones fuller, and fuller victims cost more to clean (higher WA). Cleaning also always
+  // runs before a commit group that would not fit in the space users can still write.
+  double gc_start_free = 0.03;  // start cleaning below this free fraction
+  double gc_urgent_free = 0.01; // below this, commit groups wait for cleaning
+  double gc_stop_free = 0.05;   // idle cleaning stops above this
   uint32_t gc_reserve_zones = 2;  // zones per drive only GC may fill (so it can always run)
 
   // Largest payload of one data record; larger writes are split. Reads verify whole

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -149,9 +150,22 @@ struct Store::Impl {
   uint64_t lifetime_gc_bytes = 0;
   // Cleans one victim; NotFound when no zone has dead bytes.
   Result<GcReport> GcOne();
+  // One slice: picks a victim if none is in hand, relocates up to `max_live` live bytes of
+  // it and commits; *zone_done when the victim was reset.
+  Result<GcReport> GcStep(uint64_t max_live, bool* zone_done);
+  Result<ZoneStatus> PickVictim();
+  Result<GcReport> GcSlice(uint64_t max_live, bool* zone_done);
+  struct GcCursor {
+    ZoneStatus victim;
+    uint64_t pos;  // device offset of the next record to look at
+  };
+  std::optional<GcCursor> gc_cursor;
+  static constexpr uint64_t kGcSliceBytes = 4ull << 20;  // live bytes per background slice
   // Runs background GC per the watermarks before a commit group; `queued` tells whether
   // foreground work is waiting (counted as throttle time).
   void MaybeGc(bool queued);
+  // Cleans until users can write `bytes` (or nothing is left to clean).
+  void EnsureSpace(uint64_t bytes);
 
   void CommitLoop();
   void CommitGroup(std::vector<Pending>* group);

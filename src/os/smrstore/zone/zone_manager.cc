@@ -129,13 +129,14 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
       }
       const ZoneMeta& m = it->second;
       if (m.sealed && m.live_bytes == 0) {
-        // Cleaned by GC (its relocations committed) but not yet reset before a crash.
-        if (modify) {
+        // Cleaned by GC (its relocations committed), maybe not yet reset when the process
+        // died: nothing references it, so it is free (reset now unless read-only).
+        if (modify && zi.cond != ZoneCondition::kEmpty) {
           SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
-          zone.state = ZoneState::kFree;
-          MarkDirty(d, z);
-          continue;
         }
+        zone.state = ZoneState::kFree;
+        if (modify) MarkDirty(d, z);
+        continue;
       }
       if (device_written < m.committed_wp) {
         return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
@@ -396,6 +397,22 @@ uint64_t ZoneManager::free_bytes() const {
     }
   }
   return free;
+}
+
+uint64_t ZoneManager::user_free_bytes() const {
+  MutexLock lock(&mu_);
+  uint64_t bytes = 0;
+  for (const Drive& drive : state_) {
+    uint64_t free_zones = 0;
+    for (const Zone& zone : drive.zones) {
+      if (zone.state == ZoneState::kFree) ++free_zones;
+      if (zone.state == ZoneState::kOpen && zone.stream != StreamId::kGc) {
+        bytes += zone.capacity - std::min(zone.capacity, zone.written);
+      }
+    }
+    if (free_zones > reserve_) bytes += (free_zones - reserve_) * drive.dev->info().zone_capacity;
+  }
+  return bytes;
 }
 
 uint64_t ZoneManager::data_capacity() const {

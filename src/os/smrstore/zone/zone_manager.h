@@ -135,6 +135,9 @@ class ZoneManager {
   // Free data zones / all data zones over all drives, not counting the zones kept for GC
   // (the GC watermarks compare against this).
   double free_fraction() const;
+  // Bytes users can still write: free zones beyond the GC reserve plus the room left in
+  // open zones of the user streams.
+  uint64_t user_free_bytes() const;
 
   // Reserved (superblock) zones of a drive, in order.
   std::vector<uint32_t> ReservedZones(uint16_t drive) const;
