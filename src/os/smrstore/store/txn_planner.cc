@@ -583,7 +583,8 @@ class Planner {
 Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where) {
-  if (!store->options.separate_streams) stream = StreamId::kUser;
+  // With separate_streams off the zone manager gives every stream the same open zone; the
+  // stream still tells it whether the GC reserve may be used.
   const uint64_t bytes = RecordBytes(payload.size());
   auto a = store->zones->Allocate(stream, bytes, FooterEntryFor(0, h), seq);
   for (SealWrite& s : store->zones->TakeSealWrites()) writes->seals.push_back(std::move(s));
