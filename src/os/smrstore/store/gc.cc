@@ -293,6 +293,7 @@ void Store::Impl::MaybeGc(bool queued) {
   if (!urgent && queued && static_cast<double>(groups_since_gc) * debt < 1.0) return;
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
+  int slices = 0;
   for (;;) {
     bool zone_done = false;
     auto r = GcStep(kGcSliceBytes, &zone_done);
@@ -305,10 +306,14 @@ void Store::Impl::MaybeGc(bool queued) {
     }
     groups_since_gc = 0;
     free = zones->free_fraction();
-    // Urgent: keep cleaning until above the urgent watermark. Idle (nothing queued):
-    // finish the zone in hand, then more while below the stop watermark.
-    if (free < options.gc_urgent_free) continue;
-    if (!queued && (gc_cursor || free < options.gc_stop_free)) continue;
+    // With foreground work queued: at most two slices when urgent, one otherwise (commit
+    // groups shrink to the free space meanwhile). Idle: finish the zone in hand, then
+    // more while below the stop watermark.
+    if (queued) {
+      if (urgent && ++slices < 2) continue;
+      break;
+    }
+    if (gc_cursor || free < options.gc_stop_free) continue;
     break;
   }
   if (queued) {
@@ -323,7 +328,7 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
   const uint64_t t0 = NowNs();
   while (zones->user_free_bytes() < bytes) {
     bool zone_done = false;
-    auto r = GcStep(UINT64_MAX, &zone_done);
+    auto r = GcStep(kGcSliceBytes, &zone_done);
     if (!r.ok()) {
       gc_cursor.reset();
       if (!r.status().IsNotFound()) {

@@ -395,6 +395,12 @@ Status Store::Apply(Transaction txn) {
   return f.get();
 }
 
+uint64_t Store::Impl::SpaceNeeded(const Transaction& txn) const {
+  // Payload plus a record header per started record (and some slack per op).
+  const uint64_t b = txn.data_bytes();
+  return b + (b / options.max_record_payload + txn.ops().size()) * 4096;
+}
+
 void Store::Impl::CommitLoop() {
   for (;;) {
     std::vector<Pending> group;
@@ -431,21 +437,22 @@ void Store::Impl::CommitLoop() {
         }
         continue;
       }
+      // When space is tight (GC on), a group takes only the transactions that fit in what
+      // users can still write, so foreground commits advance in small steps between GC
+      // slices instead of waiting for whole zones to be cleaned.
+      const uint64_t room = gc_auto ? zones->user_free_bytes() : UINT64_MAX;
+      uint64_t need = 0;
       while (!queue.empty() && group.size() < options.max_group && !queue.front().gc_done) {
+        const uint64_t n = SpaceNeeded(queue.front().txn);
+        if (!group.empty() && need + n > room) break;
+        need += n;
         group.push_back(std::move(queue.front()));
         queue.pop_front();
       }
       queued_more = !queue.empty();
-    }
-    MaybeGc(/*queued=*/true);
-    if (gc_auto) {
-      // Room for the group's data: payload plus a record header per started MiB.
-      uint64_t need = 0;
-      for (const Pending& p : group) {
-        const uint64_t b = p.txn.data_bytes();
-        need += b + (b / options.max_record_payload + p.txn.ops().size()) * 4096;
-      }
-      EnsureSpace(need);
+      lock.unlock();
+      MaybeGc(/*queued=*/true);
+      if (gc_auto) EnsureSpace(need);
     }
     CommitGroup(&group);
     if (!queued_more) MaybeGc(/*queued=*/false);

@@ -166,6 +166,8 @@ struct Store::Impl {
   void MaybeGc(bool queued);
   // Cleans until users can write `bytes` (or nothing is left to clean).
   void EnsureSpace(uint64_t bytes);
+  // Zone bytes a transaction may need (its payload plus record headers).
+  uint64_t SpaceNeeded(const Transaction& txn) const;
 
   void CommitLoop();
   void CommitGroup(std::vector<Pending>* group);
