@@ -104,24 +104,16 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
     cands.push_back(c);
     index.push_back(i);
   }
-  // Observed death rate per stream (for the lifetime policy): the fraction of a zone's
-  // bytes that died per unit of age, averaged over the stream's sealed zones.
+  // Death rate per stream (lifetime policy): bytes that died / integral of live bytes over
+  // time, measured online (UpdateDeathRates); horizon = mean age of the candidates.
   PolicyParams params;
   params.death_rate_per_age.assign(kNumStreams + 1, 0.0);
-  {
-    std::vector<double> num(kNumStreams + 1, 0.0), den(kNumStreams + 1, 0.0);
-    double age_sum = 0;
-    for (const ZoneCandidate& c : cands) {
-      const double u = std::max(1e-3, static_cast<double>(c.live) / c.written);
-      num[c.stream] += -std::log(u);
-      den[c.stream] += static_cast<double>(std::max<uint64_t>(c.age, 1));
-      age_sum += static_cast<double>(c.age);
-    }
-    for (size_t s = 0; s < num.size(); ++s) {
-      if (den[s] > 0) params.death_rate_per_age[s] = num[s] / den[s];
-    }
-    params.horizon = cands.empty() ? 0 : age_sum / static_cast<double>(cands.size());
+  for (size_t st = 0; st < params.death_rate_per_age.size(); ++st) {
+    if (live_integral[st] > 0) params.death_rate_per_age[st] = died_bytes[st] / live_integral[st];
   }
+  double age_sum = 0;
+  for (const ZoneCandidate& c : cands) age_sum += static_cast<double>(c.age);
+  params.horizon = cands.empty() ? 0 : age_sum / static_cast<double>(cands.size());
   const std::vector<size_t> ranked = RankVictims(options.gc_policy, cands, params);
   if (ranked.empty()) return Status::NotFound("no zone has dead bytes to reclaim");
   return snap[index[ranked[0]]];
@@ -210,9 +202,18 @@ Result<GcReport> Store::Impl::GcSlice(uint64_t max_live, bool* zone_done) {
           EncodeObjectKey(t->oid, &nh.object_key);
           nh.payload_len = e->length;
           nh.payload_crc = PayloadCrc(piece->data(), piece->size());
+          // Older than the mean lifetime: expected to live long -> the cold GC stream.
+          const uint64_t now_ns = static_cast<uint64_t>(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count());
+          const double age = t->onode.mtime_ns && now_ns > t->onode.mtime_ns
+                                 ? static_cast<double>(now_ns - t->onode.mtime_ns)
+                                 : 0.0;
+          const StreamId to = mean_lifetime_ns > 0 && age > mean_lifetime_ns ? StreamId::kGcCold
+                                                                             : StreamId::kGc;
           Allocation at;
-          SMR_RETURN_IF_ERROR(
-              PlaceRecord(this, gc_seq, StreamId::kGc, nh, *piece, piece, &writes, &at));
+          SMR_RETURN_IF_ERROR(PlaceRecord(this, gc_seq, to, nh, *piece, piece, &writes, &at));
           writes.live_delta[victim.addr] -= e->length;
           writes.live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
               e->length;
@@ -320,6 +321,39 @@ void Store::Impl::MaybeGc(bool queued) {
     std::lock_guard<std::mutex> lock(counters_mu);
     counters.gc_throttle_ns += NowNs() - t0;
   }
+}
+
+void Store::Impl::NoteDeath(uint64_t age_ns) {
+  const double a = static_cast<double>(age_ns);
+  mean_lifetime_ns = mean_lifetime_ns == 0 ? a : 0.99 * mean_lifetime_ns + 0.01 * a;
+}
+
+void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
+  for (uint64_t age : w.death_ages_ns) NoteDeath(age);
+  // Bytes that died by user action, per stream of the zone they died in (GC moves are
+  // not deaths: a GC group has gc_bytes and is skipped).
+  const std::vector<ZoneStatus> snap = zones->Snapshot();
+  std::map<ZoneAddress, const ZoneStatus*> by_addr;
+  for (const ZoneStatus& z : snap) by_addr[z.addr] = &z;
+  if (w.gc_bytes == 0) {
+    for (const auto& [addr, delta] : w.live_delta) {
+      if (delta >= 0) continue;
+      auto it = by_addr.find(addr);
+      if (it == by_addr.end()) continue;
+      died_bytes[static_cast<size_t>(it->second->stream)] += static_cast<double>(-delta);
+    }
+  }
+  // Live bytes per stream integrated over time (txn seqs since the last update).
+  const double dt = static_cast<double>(seq - last_rate_seq);
+  last_rate_seq = seq;
+  if (dt <= 0) return;
+  std::vector<double> live(kNumStreams + 1, 0.0);
+  for (const ZoneStatus& z : snap) {
+    if (z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) {
+      live[static_cast<size_t>(z.stream)] += static_cast<double>(z.live_bytes);
+    }
+  }
+  for (size_t s = 0; s < live.size(); ++s) live_integral[s] += live[s] * dt;
 }
 
 void Store::Impl::EnsureSpace(uint64_t bytes) {

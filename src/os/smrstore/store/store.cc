@@ -494,6 +494,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
     results[i] = s;
   }
   const Status s = WriteAndCommit(&writes, batch.get(), ok_count);
+  if (s.ok()) UpdateDeathRates(writes);
   {
     std::lock_guard<std::mutex> lock(counters_mu);
     for (const Status& r : results) {

@@ -84,6 +84,7 @@ struct GroupWrites {
   std::map<std::pair<uint16_t, uint64_t>, std::string_view> payloads;
   std::vector<std::shared_ptr<const std::string>> keep_alive;
   std::map<ZoneAddress, int64_t> live_delta;
+  std::vector<uint64_t> death_ages_ns;  // ages of objects removed in this group
   uint64_t user_bytes = 0;
   uint64_t gc_bytes = 0;       // record bytes written by GC relocations
   uint64_t inline_bytes = 0;   // inline payload bytes written
@@ -160,6 +161,16 @@ struct Store::Impl {
     uint64_t pos;  // device offset of the next record to look at
   };
   std::optional<GcCursor> gc_cursor;
+  // Lifetime statistics (commit thread): mean age of data when it dies (EWMA, in ns of
+  // onode mtime), to split GC relocations into young and old; and per stream the bytes
+  // that died vs the integral of live bytes over time (txn seqs), the death rate the
+  // lifetime policy needs.
+  double mean_lifetime_ns = 0;
+  std::vector<double> died_bytes = std::vector<double>(kNumStreams + 1, 0.0);
+  std::vector<double> live_integral = std::vector<double>(kNumStreams + 1, 0.0);
+  uint64_t last_rate_seq = 0;
+  void NoteDeath(uint64_t age_ns);
+  void UpdateDeathRates(const GroupWrites& w);
   static constexpr uint64_t kGcSliceBytes = 4ull << 20;  // live bytes per background slice
   // Runs background GC per the watermarks before a commit group; `queued` tells whether
   // foreground work is waiting (counted as throttle time).

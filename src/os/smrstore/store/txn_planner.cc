@@ -307,6 +307,13 @@ class Planner {
   // Removes an object's data, attrs and omap (keeps nothing but the key).
   void Destroy(Obj* obj) {
     if (obj->cur && obj->cur->has_omap) batch_->ClearOmap(obj->cur->nid);
+    if (obj->cur && obj->cur->mtime_ns != 0) {
+      const uint64_t now = static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(
+              std::chrono::system_clock::now().time_since_epoch())
+              .count());
+      if (now > obj->cur->mtime_ns) writes_->death_ages_ns.push_back(now - obj->cur->mtime_ns);
+    }
     obj->cur.reset();
   }
 

@@ -12,10 +12,12 @@ enum class StreamId : uint8_t {
   // 0 is "no stream" (a free zone) in ZoneMeta.
   kUser = 1,   // large user data (full-object writes of big objects)
   kSmall = 2,  // small or short-lived data: small objects, partial overwrites, metadata-ish
-  kGc = 3,     // relocations by zone GC (data that survived: long-lived)
+  kGc = 3,     // relocations by zone GC of data younger than the mean object lifetime
+  kGcCold = 4, // relocations by zone GC of data older than that (SepBIT-style: the older
+               // data already is, the longer it is expected to live)
 };
 
-constexpr int kNumStreams = 3;
+constexpr int kNumStreams = 4;
 
 inline const char* StreamName(StreamId s) {
   switch (s) {
@@ -25,6 +27,8 @@ inline const char* StreamName(StreamId s) {
       return "small";
     case StreamId::kGc:
       return "gc";
+    case StreamId::kGcCold:
+      return "gc-cold";
   }
   return "unknown";
 }

@@ -226,7 +226,7 @@ void ZoneManager::MarkDirty(uint16_t drive, uint32_t zone) { dirty_[{drive, zone
 
 std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, uint64_t seq) {
   Drive& drive = state_[d];
-  if (stream != StreamId::kGc && reserve_ > 0) {
+  if (stream != StreamId::kGc && stream != StreamId::kGcCold && reserve_ > 0) {
     uint32_t free = 0;
     for (const Zone& zone : drive.zones) free += zone.state == ZoneState::kFree;
     if (free <= reserve_) return std::nullopt;  // the rest is kept for GC
@@ -406,7 +406,8 @@ uint64_t ZoneManager::user_free_bytes() const {
     uint64_t free_zones = 0;
     for (const Zone& zone : drive.zones) {
       if (zone.state == ZoneState::kFree) ++free_zones;
-      if (zone.state == ZoneState::kOpen && zone.stream != StreamId::kGc) {
+      if (zone.state == ZoneState::kOpen && zone.stream != StreamId::kGc &&
+          zone.stream != StreamId::kGcCold) {
         bytes += zone.capacity - std::min(zone.capacity, zone.written);
       }
     }
