@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test unit demo devbench storebench clean
+.PHONY: all deps configure build test test-vm unit demo devbench storebench clean
 
 all: build
 
@@ -26,6 +26,12 @@ build: deps configure
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
 	qa/run.sh $(TOOL)
+
+# The device conformance suite on real kernel zoned devices (null_blk zoned, QEMU NVMe ZNS)
+# inside a QEMU TCG VM; installs its own packages (scripts/install-deps.sh vm). Not part of
+# `make test` (CI time budget): see qa/vm/run.sh.
+test-vm: build
+	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
 
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit

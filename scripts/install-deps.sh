@@ -1,12 +1,18 @@
 #!/bin/sh
 # Installs what smrstore needs to build, test and demo on Debian 12, as root.
 # Idempotent: packages already installed are not touched, and apt runs only when one is
-# missing. Usage: scripts/install-deps.sh [build|all]  (default all)
+# missing. Usage: scripts/install-deps.sh [build|all|vm]  (default all)
+#   vm: only what qa/vm/run.sh needs to run the device suite on real kernel zoned devices
+#       in a QEMU VM (make test-vm); not part of the default set.
 set -eu
 
 BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev python3 python3-matplotlib"
+VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static kmod util-linux cpio binutils"
 
-want="$BUILD_PKGS"
+case "${1:-all}" in
+  vm) want="$VM_PKGS" ;;
+  *) want="$BUILD_PKGS" ;;
+esac
 
 missing=""
 for p in $want; do

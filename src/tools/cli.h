@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/json.h"
 #include "common/status.h"
 
 namespace smr::tool {
@@ -69,7 +70,7 @@ class Cli {
 Result<uint64_t> ParseSize(const std::string& text);
 // Prints "smrstore-tool CMD: <status>" to stderr and returns 1.
 int Fail(const std::string& command, const Status& status);
-// Escapes a string for a JSON string literal (without the quotes).
-std::string JsonEscape(const std::string& s);
+// JSON string escaping for the commands' JSON output.
+using ::smr::JsonEscape;
 
 }  // namespace smr::tool

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/crc32c.h"
+#include "common/json.h"
 #include "device/device_spec.h"
 #include "store/store_internal.h"
 #include "store/superblock_log.h"
@@ -97,22 +98,6 @@ uint64_t NowSec() {
                                    .count());
 }
 
-std::string JsonEscape(const std::string& in) {
-  std::string out;
-  for (char c : in) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 bool DirExists(const std::string& p) {
   struct stat st;
