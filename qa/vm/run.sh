@@ -18,6 +18,8 @@
 #        SMRSTORE_VM_MEM   VM memory (default 6G)
 #        SMRSTORE_VM_DEVICES  devices to test (default "nullb0 nullb1 nvme0n1 nvme0n2")
 #        SMRSTORE_VM_FILTER   gtest filter (default 'Backends/DeviceConformanceTest.*/zbd')
+#        SMRSTORE_VM_PROBE    optional static binary run as `PROBE /dev/DEV` before each suite
+#                             (for looking at raw kernel behaviour; output in the serial log)
 set -euo pipefail
 
 t_start=$(date +%s)
@@ -71,6 +73,10 @@ copy_libs_of() {
 cp "$BIN" "$R/opt/smrstore/smrstore_tests"
 strip --strip-debug "$R/opt/smrstore/smrstore_tests"
 copy_libs_of "$BIN"
+if [ -n "${SMRSTORE_VM_PROBE:-}" ]; then
+  cp "$SMRSTORE_VM_PROBE" "$R/opt/smrstore/probe"
+  file_is_static "$R/opt/smrstore/probe" || copy_libs_of "$SMRSTORE_VM_PROBE"
+fi
 cp /usr/sbin/blkzone "$R/sbin/blkzone"
 copy_libs_of /usr/sbin/blkzone
 # Debian's loader path is /lib64/ld-linux-x86-64.so.2 -> usr/lib/...; ldd printed it.
@@ -122,7 +128,9 @@ cd /opt/smrstore
 for d in $(cat /etc/test-devices); do
   M "BEGIN $d"
   if [ -b /dev/$d ]; then
-    SMRSTORE_TEST_ZBD=/dev/$d ./smrstore_tests --gtest_filter="$(cat /etc/test-filter)" 2>&1
+    if [ -x ./probe ]; then ./probe /dev/$d 2>&1; fi
+    SMRSTORE_TEST_ZBD=/dev/$d ./smrstore_tests --gtest_color=no \
+      --gtest_filter="$(cat /etc/test-filter)" 2>&1
     rc=$?
   else
     echo "no /dev/$d"
@@ -183,10 +191,10 @@ for d in $DEVICES; do
   sect=$(sed -n "/=== SMRSTORE-VM BEGIN $d ===/,/=== SMRSTORE-VM END $d /p" "$S")
   rc=$(printf '%s\n' "$sect" | sed -n "s/.*=== SMRSTORE-VM END $d rc=\([0-9]*\) ===.*/\1/p")
   ok=$(printf '%s\n' "$sect" | grep -c '^\[       OK \]' || true)
-  bad=$(printf '%s\n' "$sect" | grep -c '^\[  FAILED  \] .*/zbd' || true)
-  skip=$(printf '%s\n' "$sect" | grep -c '^\[  SKIPPED \] .*/zbd' || true)
+  bad=$(printf '%s\n' "$sect" | grep -c '^\[  FAILED  \] .*/zbd.* ms)$' || true)
+  skip=$(printf '%s\n' "$sect" | grep -c '^\[  SKIPPED \] .*/zbd.* ms)$' || true)
   echo "test-vm: $d: rc=${rc:-none} ok=$ok failed=$bad skipped=$skip"
-  printf '%s\n' "$sect" | grep '^\[  FAILED  \] .*/zbd' | sort -u | sed 's/^/    /' || true
+  printf '%s\n' "$sect" | grep '^\[  FAILED  \] .*/zbd.* ms)$' | sed 's/^/    /' || true
   if [ "${rc:-x}" != 0 ] || [ "$ok" = 0 ]; then fail=1; fi
 done
 echo "test-vm: boot+tests $((t_end - t_boot)) s, total wall time $((t_end - t_start)) s"

@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "common/thread_annotations.h"
 #include "device/zone_state_machine.h"
@@ -109,13 +112,52 @@ class LibzbdZonedDevice final : public ZonedDevice {
     return ZoneOp(first, count, "reset zones", ZBD_OP_RESET, &ZoneStateMachine::Reset);
   }
 
+  // Blocks past a sequential zone's write pointer are not read from the device: they are
+  // zero-filled here. The kernel does not guarantee zeros there: zoned null_blk (Linux 6.1,
+  // memory_backed) returns 0xff bytes past the write pointer (and past the capacity of a
+  // full zone), NVMe ZNS returns zeros, ZBC drives without URSWRZ fail the read. The write
+  // pointers are snapshotted before the transfer, so a concurrent write is either wholly
+  // seen or not.
   Status Read(uint64_t offset, void* buf, size_t len) override {
     SMR_RETURN_IF_ERROR(CheckIoRange(info_, offset, len, "read"));
-    if (Aligned(buf)) return Transfer(/*write=*/false, offset, buf, len);
-    std::unique_ptr<char, decltype(&std::free)> bounce(AllocAligned(len), &std::free);
-    if (!bounce) return Status::IOError("read: out of memory for a bounce buffer");
-    SMR_RETURN_IF_ERROR(Transfer(false, offset, bounce.get(), len));
-    std::memcpy(buf, bounce.get(), len);
+    std::unique_ptr<char, decltype(&std::free)> bounce(nullptr, &std::free);
+    char* dst = static_cast<char*>(buf);
+    if (!Aligned(buf)) {
+      bounce.reset(AllocAligned(len));
+      if (!bounce) return Status::IOError("read: out of memory for a bounce buffer");
+      dst = bounce.get();
+    }
+    // [from, to) device ranges that hold data; everything else in the request is zeros.
+    std::vector<std::pair<uint64_t, uint64_t>> runs;
+    {
+      MutexLock lock(&mu_);
+      const uint64_t end = offset + len;
+      for (uint32_t z = ZoneIndexOf(offset), last = ZoneIndexOf(end - 1); z <= last; ++z) {
+        const uint64_t zs = ZoneStart(z);
+        const uint64_t from = std::max(offset, zs);
+        const uint64_t to = std::min(end, zs + info_.zone_size);
+        uint64_t valid = to;
+        if (!machine_->is_conventional(z)) {
+          const ZoneCondition c = machine_->condition(z);
+          // Read-only and offline zones: the device decides (data or an error).
+          if (c != ZoneCondition::kReadOnly && c != ZoneCondition::kOffline) {
+            valid = std::min(to, std::max(from, zs + machine_->written(z)));
+          }
+        }
+        if (valid > from) {
+          if (!runs.empty() && runs.back().second == from) {
+            runs.back().second = valid;
+          } else {
+            runs.emplace_back(from, valid);
+          }
+        }
+        if (to > valid) std::memset(dst + (valid - offset), 0, to - valid);
+      }
+    }
+    for (const auto& [from, to] : runs) {
+      SMR_RETURN_IF_ERROR(Transfer(/*write=*/false, from, dst + (from - offset), to - from));
+    }
+    if (bounce) std::memcpy(buf, bounce.get(), len);
     return Status::OK();
   }
 
@@ -236,6 +278,20 @@ class LibzbdZonedDevice final : public ZonedDevice {
       if (zbd_close_zones(fd_, ZoneStart(v), info_.zone_size) != 0) {
         return Fail(errno, v, "close zone");
       }
+      SMR_RETURN_IF_ERROR(EmptyIfUnwritten(v));
+    }
+    return Status::OK();
+  }
+
+  // The contract (and ZBC, and null_blk) turn an open zone closed with nothing written into
+  // kEmpty. NVMe ZNS does not: Close moves it to CLOSED with wp == ZSLBA, still holding an
+  // active-zone resource (seen on QEMU's ZNS namespace under Linux 6.1), so the device would
+  // count one more active zone than the state machine. A reset of a zone without data
+  // loses nothing and gives the zone back as EMPTY on every kind of device.
+  Status EmptyIfUnwritten(uint32_t z) SMR_REQUIRES(mu_) {
+    if (machine_->condition(z) != ZoneCondition::kEmpty) return Status::OK();
+    if (zbd_reset_zones(fd_, ZoneStart(z), info_.zone_size) != 0) {
+      return Fail(errno, z, "reset of an unwritten closed zone");
     }
     return Status::OK();
   }
@@ -248,8 +304,10 @@ class LibzbdZonedDevice final : public ZonedDevice {
       if (zbd_zones_operation(fd_, kop, ZoneStart(z), info_.zone_size) != 0) {
         return Fail(errno, z, op);
       }
+      const bool was_open = machine_->Info(z).is_open();
       std::vector<uint32_t> changed;
       (machine_.get()->*fn)(z, &changed);
+      if (kop == ZBD_OP_CLOSE && was_open) SMR_RETURN_IF_ERROR(EmptyIfUnwritten(z));
     }
     return Status::OK();
   }
