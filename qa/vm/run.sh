@@ -30,6 +30,10 @@ TIMEOUT=${SMRSTORE_VM_TIMEOUT:-2400}
 MEM=${SMRSTORE_VM_MEM:-6G}
 DEVICES=${SMRSTORE_VM_DEVICES:-"nullb0 nullb1 nvme0n1 nvme0n2"}
 FILTER=${SMRSTORE_VM_FILTER:-'Backends/DeviceConformanceTest.*/zbd'}
+# A two-drive store over a null_blk and a ZNS device (zone capacity < size on both): the
+# store's conformance and model suites (empty = skip).
+STORE_DEVICES=${SMRSTORE_VM_STORE_DEVICES:-/dev/nullb1,/dev/nvme0n2}
+STORE_FILTER=${SMRSTORE_VM_STORE_FILTER:-'StoreConformance*:StoreModel*'}
 
 log() { echo "test-vm: $*"; }
 die() { echo "test-vm: FAIL: $*" >&2; exit 1; }
@@ -138,6 +142,12 @@ for d in $(cat /etc/test-devices); do
   fi
   M "END $d rc=$rc"
 done
+if [ -s /etc/store-devices ]; then
+  M "BEGIN store"
+  SMRSTORE_TEST_STORE_ZBD=$(cat /etc/store-devices) ./smrstore_tests --gtest_color=no \
+    --gtest_filter="$(cat /etc/store-filter)" 2>&1
+  M "END store rc=$?"
+fi
 M "KERNEL-LOG BEGIN"
 dmesg | grep -iE 'null_blk|nullb|nvme|zone|blk_update|I/O error' | tail -n 60
 M "KERNEL-LOG END"
@@ -148,6 +158,8 @@ INIT
 chmod +x "$R/init"
 echo "$DEVICES" >"$R/etc/test-devices"
 echo "$FILTER" >"$R/etc/test-filter"
+echo "$STORE_DEVICES" >"$R/etc/store-devices"
+echo "$STORE_FILTER" >"$R/etc/store-filter"
 
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$WORK/initramfs.gz"
 log "initramfs $(du -h "$WORK/initramfs.gz" | cut -f1), kernel $KVER"
@@ -197,6 +209,15 @@ for d in $DEVICES; do
   printf '%s\n' "$sect" | grep '^\[  FAILED  \] .*/zbd.* ms)$' | sed 's/^/    /' || true
   if [ "${rc:-x}" != 0 ] || [ "$ok" = 0 ]; then fail=1; fi
 done
+if [ -n "$STORE_DEVICES" ]; then
+  sect=$(sed -n "/=== SMRSTORE-VM BEGIN store ===/,/=== SMRSTORE-VM END store /p" "$S")
+  rc=$(printf '%s\n' "$sect" | sed -n "s/.*=== SMRSTORE-VM END store rc=\([0-9]*\) ===.*/\1/p")
+  ok=$(printf '%s\n' "$sect" | grep -c '^\[       OK \]' || true)
+  bad=$(printf '%s\n' "$sect" | grep -c '^\[  FAILED  \] .* ms)$' || true)
+  echo "test-vm: store on $STORE_DEVICES: rc=${rc:-none} ok=$ok failed=$bad"
+  printf '%s\n' "$sect" | grep '^\[  FAILED  \] .* ms)$' | sed 's/^/    /' || true
+  if [ "${rc:-x}" != 0 ] || [ "$ok" = 0 ]; then fail=1; fi
+fi
 echo "test-vm: boot+tests $((t_end - t_boot)) s, total wall time $((t_end - t_start)) s"
 if [ "$fail" != 0 ]; then
   echo "test-vm: FAILED (serial log: $SERIAL)"

@@ -192,9 +192,11 @@ class StoreConformance : public ::testing::Test {
   static constexpr const char* kColl = "1.0_head";
 
   void SetUp() override {
-    specs_ = {"emu:" + dir_.path() + "/d0.img?zones=32&zone_mib=4&conv=1&max_open=8",
-              "emu:" + dir_.path() + "/d1.img?zones=32&zone_mib=4&conv=1&max_open=8"};
-    ASSERT_OK(Store::Mkfs(dir_.path() + "/store", specs_, options_));
+    specs_ = testing::StoreTestSpecs(
+        {"emu:" + dir_.path() + "/d0.img?zones=32&zone_mib=4&conv=1&max_open=8",
+         "emu:" + dir_.path() + "/d1.img?zones=32&zone_mib=4&conv=1&max_open=8"});
+    ASSERT_OK(Store::Mkfs(dir_.path() + "/store", specs_, options_,
+                          /*force=*/testing::StoreTestOnKernelDevices()));
     Mount();
   }
   void TearDown() override {

@@ -799,9 +799,11 @@ class StoreModelTest : public ::testing::TestWithParam<uint64_t> {
     } else if (seed_ % 3 == 1) {
       options_.max_record_payload = 32 * 1024;
     }
-    specs_ = {"emu:" + dir_.path() + "/d0.img?zones=40&zone_mib=4&conv=1&max_open=8",
-              "emu:" + dir_.path() + "/d1.img?zones=40&zone_mib=4&conv=1&max_open=8"};
-    ASSERT_OK(Store::Mkfs(dir_.path() + "/store", specs_, options_));
+    specs_ = testing::StoreTestSpecs(
+        {"emu:" + dir_.path() + "/d0.img?zones=40&zone_mib=4&conv=1&max_open=8",
+         "emu:" + dir_.path() + "/d1.img?zones=40&zone_mib=4&conv=1&max_open=8"});
+    ASSERT_OK(Store::Mkfs(dir_.path() + "/store", specs_, options_,
+                          /*force=*/testing::StoreTestOnKernelDevices()));
     for (const std::string& spec : specs_) {
       auto dev = OpenDevice(spec);
       ASSERT_TRUE(dev.ok()) << dev.status().ToString();

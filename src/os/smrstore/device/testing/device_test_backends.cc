@@ -70,6 +70,28 @@ std::vector<TestBackend> DeviceTestBackends() {
   return out;
 }
 
+std::vector<std::string> StoreTestSpecs(std::vector<std::string> defaults) {
+  const char* env = std::getenv("SMRSTORE_TEST_STORE_ZBD");
+  if (env == nullptr || *env == '\0') return defaults;
+  std::vector<std::string> out;
+  std::string list = env;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = list.find(',', start);
+    const std::string node =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!node.empty()) out.push_back("zbd:" + node);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out.empty() ? defaults : out;
+}
+
+bool StoreTestOnKernelDevices() {
+  const char* env = std::getenv("SMRSTORE_TEST_STORE_ZBD");
+  return env != nullptr && *env != '\0';
+}
+
 ScratchDir::ScratchDir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/smrstore-test-XXXXXX";

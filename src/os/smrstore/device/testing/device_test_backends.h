@@ -27,6 +27,14 @@ struct TestBackend {
 
 std::vector<TestBackend> DeviceTestBackends();
 
+// Device specs for store-level tests: `defaults` (emulated drives in the test's scratch
+// directory), or — when SMRSTORE_TEST_STORE_ZBD lists kernel zoned devices
+// ("/dev/nullb1,/dev/nvme0n2") — those devices as zbd: specs (their data is destroyed).
+std::vector<std::string> StoreTestSpecs(std::vector<std::string> defaults);
+// True when StoreTestSpecs returns kernel devices (mkfs must then --force over the store
+// the previous test left on them).
+bool StoreTestOnKernelDevices();
+
 // A scratch directory under $TMPDIR (or /tmp) removed with its content on destruction.
 class ScratchDir {
  public:
