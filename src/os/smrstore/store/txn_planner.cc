@@ -35,10 +35,16 @@ class Planner {
       : store_(store), seq_(seq), batch_(batch), writes_(writes) {}
 
   Status Run(const Transaction& txn) {
+    using C = Transaction::OpCode;
     for (const Transaction::Op& op : txn.ops()) {
       Status s = Apply(op);
-      if (!s.ok()) return s.WithContext(std::string(OpName(op.code)) + " " +
-                                        Describe(op.coll, op.oid));
+      if (s.ok()) continue;
+      // Collection-level ops name only the collection.
+      const bool coll_op = op.code == C::kMkColl || op.code == C::kRmColl ||
+                           op.code == C::kCollSetBits || op.code == C::kSplitCollection ||
+                           op.code == C::kMergeCollection || op.code == C::kCollHint;
+      return s.WithContext(std::string(OpName(op.code)) + " " +
+                           (coll_op ? op.coll : Describe(op.coll, op.oid)));
     }
     return Finish();
   }
