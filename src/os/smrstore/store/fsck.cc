@@ -10,6 +10,7 @@
 // record that fails its crc is reported, never "fixed").
 // Runs with the commit pipeline paused (it holds the group lock).
 #include <set>
+#include "format/record_format.h"
 
 #include "store/store_internal.h"
 
@@ -17,7 +18,8 @@ namespace smr {
 
 namespace {
 
-constexpr uint64_t kBlock = 4096;
+// Records are aligned to the record format's block (format/record_format.h).
+constexpr uint64_t kBlock = recfmt::kBlockSize;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 // sealed zone with no live bytes, which mount resets (zone/zone_manager.cc).
 // Runs on the commit thread, between commit groups, holding group_mu.
 #include <algorithm>
+#include "format/record_format.h"
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,7 +18,8 @@ namespace smr {
 
 namespace {
 
-constexpr uint64_t kBlock = 4096;
+// Records are aligned to the record format's block (format/record_format.h).
+constexpr uint64_t kBlock = recfmt::kBlockSize;
 
 uint64_t NowNs() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -1,4 +1,5 @@
 #include "store/store.h"
+#include "format/record_format.h"
 
 #include <sys/stat.h>
 
@@ -20,7 +21,8 @@ namespace smr {
 
 namespace {
 
-constexpr uint64_t kBlock = 4096;
+// Records are aligned to the record format's block (format/record_format.h).
+constexpr uint64_t kBlock = recfmt::kBlockSize;
 
 std::string EncodeOptions(const StoreOptions& o) {
   return "max_record_payload=" + std::to_string(o.max_record_payload) +

@@ -9,6 +9,7 @@
 // collection changes go to the batch directly (the caller's save point undoes them if the
 // transaction fails).
 #include <algorithm>
+#include "format/record_format.h"
 #include <chrono>
 #include <set>
 #include <cstring>
@@ -21,7 +22,8 @@ namespace smr {
 namespace {
 
 constexpr uint64_t kPendingBase = 1ull << 63;
-constexpr uint64_t kBlock = 4096;
+// Records are aligned to the record format's block (format/record_format.h).
+constexpr uint64_t kBlock = recfmt::kBlockSize;
 
 bool IsPending(const Extent& e) { return e.payload_offset >= kPendingBase; }
 

@@ -7,7 +7,8 @@
 namespace smr {
 
 namespace {
-constexpr uint64_t kBlock = 4096;
+// Records are aligned to the record format's block (format/record_format.h).
+constexpr uint64_t kBlock = recfmt::kBlockSize;
 }  // namespace
 
 const char* ZoneStateName(ZoneState s) {
