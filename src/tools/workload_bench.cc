@@ -180,7 +180,14 @@ struct Latencies {
 // Configuration.
 
 enum class SizeKind { kFixed, kMixed, kOss };
-enum class DelPattern { kUniform, kZipf, kFifo };
+// kZipf: skew over names (keys): every name keeps a popularity rank for the whole run, the
+// victim is the k-th live name in rank order (k ~ zipf), and the PUT paired with a delete
+// re-uses the victim's name as one overwrite transaction (truncate + write, what an object
+// gateway's write_full does). Hot names are rewritten often: their lifetimes repeat.
+// kZipfRandom: a fresh random rank per incarnation and fresh names, so nothing about a new
+// object predicts its lifetime (the harder, less realistic case).
+enum class DelPattern { kUniform, kZipf, kFifo, kZipfRandom };
+bool ReusesNames(DelPattern d) { return d == DelPattern::kZipf; }
 
 struct Config {
   std::string dir = "/var/tmp";
@@ -271,7 +278,8 @@ uint64_t PatternSeed(uint64_t run_seed, uint64_t id) {
 // Live objects of one class, indexed for every delete pattern.
 
 struct Obj {
-  uint64_t id = 0;
+  uint64_t id = 0;    // incarnation: seeds the data pattern; unique per PUT
+  uint64_t slot = 0;  // name: "wb.<slot>"; == id unless names are re-used (kZipf)
   uint64_t size = 0;
   double rank = 0;  // zipf popularity (smaller = hotter = dies sooner)
   uint32_t readers = 0;
@@ -358,7 +366,8 @@ class Pool {
         }
         break;
       }
-      case DelPattern::kZipf: {
+      case DelPattern::kZipf:
+      case DelPattern::kZipfRandom: {
         const uint64_t k = zipf->Next(n, rng);
         for (size_t i = 0; i < n && !found; ++i) {
           const uint64_t cand = ranks_.find_by_order((k + i) % n)->second;
@@ -412,6 +421,8 @@ struct Shared {
   uint64_t live[2] = {0, 0};    // payload bytes, including PUTs in flight, minus deletes
   uint64_t target[2] = {0, 0};  // per-class targets (set at the end of the fill)
   uint64_t next_id = 0;
+  // kZipf: names freed by standalone deletes, with their ranks, re-used by later PUTs.
+  std::vector<std::pair<uint64_t, double>> free_names[2];
   std::vector<TraceRec> trace;  // only with --oracle
   size_t steady_trace_start = 0;
 
@@ -582,11 +593,12 @@ Status Fill(Shared* sh, uint64_t target_bytes, FillResult* out) {
       {
         std::lock_guard<std::mutex> lock(sh->mu);
         o.id = sh->next_id++;
+        o.slot = o.id;
         sh->live[o.cls] += o.size;
       }
       std::string data(o.size, '\0');
       FillPattern(PatternSeed(c.seed, o.id), 0, data.data(), data.size());
-      t.Write(kColl, Oid(o.id), 0, std::move(data));
+      t.Write(kColl, Oid(o.slot), 0, std::move(data));
       batch->push_back(o);
       batch_bytes += o.size;
       reserved += o.size;
@@ -665,7 +677,7 @@ class Client {
  private:
   Status Delete(const Obj& victim) {
     Transaction t;
-    t.Remove(kColl, Oid(victim.id));
+    t.Remove(kColl, Oid(victim.slot));
     uint64_t ns = 0;
     Shared* sh = sh_;
     const uint64_t id = victim.id, size = victim.size;
@@ -677,7 +689,11 @@ class Client {
             sh->trace.push_back({false, id, size});
           }
         },
-        &ns).WithContext("DELETE " + Oid(id).name));
+        &ns).WithContext("DELETE " + Oid(victim.slot).name));
+    if (ReusesNames(sh_->cfg->del)) {
+      std::lock_guard<std::mutex> lock(sh_->mu);
+      sh_->free_names[victim.cls].push_back({victim.slot, victim.rank});
+    }
     lat.del.Add(ns);
     sh_->deletes.fetch_add(1);
     return Status::OK();
@@ -720,6 +736,7 @@ class Client {
     o.cls = s.cls;
     o.rank = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
     std::vector<Obj> victims;
+    bool overwrite = false;  // o replaces victims[0] under its name, in one transaction
     {
       std::lock_guard<std::mutex> lock(sh_->mu);
       const int k = o.cls;
@@ -731,34 +748,54 @@ class Client {
         victims.push_back(v);
       }
       o.id = sh_->next_id++;
+      o.slot = o.id;
+      if (ReusesNames(c.del)) {
+        if (!victims.empty()) {
+          overwrite = true;
+          o.slot = victims[0].slot;
+          o.rank = victims[0].rank;
+        } else if (!sh_->free_names[k].empty()) {
+          o.slot = sh_->free_names[k].back().first;
+          o.rank = sh_->free_names[k].back().second;
+          sh_->free_names[k].pop_back();
+        }
+      }
       sh_->live[k] += o.size;
     }
-    for (const Obj& v : victims) SMR_RETURN_IF_ERROR(Delete(v));
+    for (size_t i = overwrite ? 1 : 0; i < victims.size(); ++i) {
+      SMR_RETURN_IF_ERROR(Delete(victims[i]));
+    }
     data_.resize(o.size);
     FillPattern(PatternSeed(c.seed, o.id), 0, data_.data(), data_.size());
     Transaction t;
-    t.Write(kColl, Oid(o.id), 0, data_);
+    if (overwrite) t.Truncate(kColl, Oid(o.slot), 0);
+    t.Write(kColl, Oid(o.slot), 0, data_);
     uint64_t ns = 0;
     Shared* sh = sh_;
+    const Obj replaced = overwrite ? victims[0] : Obj{};
     const uint64_t g0 = GcProgress(sh_->store);
     SMR_RETURN_IF_ERROR(SubmitAndWait(
         sh_->store, std::move(t),
-        [sh, o](const Status&) {
+        [sh, o, overwrite, replaced](const Status&) {
           std::lock_guard<std::mutex> lock(sh->mu);
           sh->pools[o.cls].Add(o);
-          if (sh->cfg->oracle) sh->trace.push_back({true, o.id, o.size});
+          if (sh->cfg->oracle) {
+            if (overwrite) sh->trace.push_back({false, replaced.id, replaced.size});
+            sh->trace.push_back({true, o.id, o.size});
+          }
         },
-        &ns).WithContext("PUT " + Oid(o.id).name));
+        &ns).WithContext("PUT " + Oid(o.slot).name));
     const bool gc = GcProgress(sh_->store) != g0;
     lat.put.Add(ns);
     (gc ? lat.put_gc : lat.put_nogc).Add(ns);
     sh_->user_bytes.fetch_add(o.size);
     sh_->puts.fetch_add(1);
+    if (overwrite) sh_->deletes.fetch_add(1);
     return Status::OK();
   }
 
   Status Get() {
-    uint64_t id = 0, size = 0;
+    uint64_t id = 0, slot = 0, size = 0;
     {
       std::lock_guard<std::mutex> lock(sh_->mu);
       const size_t n0 = sh_->pools[0].count(), n1 = sh_->pools[1].count();
@@ -768,26 +805,27 @@ class Client {
       Obj* o = sh_->pools[k].RandomForRead(rng_);
       ++o->readers;
       id = o->id;
+      slot = o->slot;
       size = o->size;
       cls_ = k;
     }
     const uint64_t g0 = GcProgress(sh_->store);
     const auto t0 = Clock::now();
-    auto got = sh_->store->Read(kColl, Oid(id), 0, 0);
+    auto got = sh_->store->Read(kColl, Oid(slot), 0, 0);
     const uint64_t ns = Nanos(Clock::now() - t0);
     const bool gc = GcProgress(sh_->store) != g0;
     {
       std::lock_guard<std::mutex> lock(sh_->mu);
       if (Obj* o = sh_->pools[cls_].Find(id)) --o->readers;
     }
-    if (!got.ok()) return got.status().WithContext("GET " + Oid(id).name);
+    if (!got.ok()) return got.status().WithContext("GET " + Oid(slot).name);
     if (got->size() != size) {
-      return Status::Corruption("GET " + Oid(id).name + " returned " +
+      return Status::Corruption("GET " + Oid(slot).name + " returned " +
                                 std::to_string(got->size()) + " bytes, expected " +
                                 std::to_string(size));
     }
     if (!CheckPattern(PatternSeed(sh_->cfg->seed, id), 0, got->data(), got->size())) {
-      return Status::Corruption("GET " + Oid(id).name + ": content mismatch");
+      return Status::Corruption("GET " + Oid(slot).name + ": content mismatch");
     }
     lat.get.Add(ns);
     (gc ? lat.get_gc : lat.get_nogc).Add(ns);
@@ -996,10 +1034,12 @@ Result<Config> ParseConfig(const Args& args, std::string* err) {
     c.del = DelPattern::kUniform;
   } else if (c.del_text == "zipf") {
     c.del = DelPattern::kZipf;
+  } else if (c.del_text == "zipf-random") {
+    c.del = DelPattern::kZipfRandom;
   } else if (c.del_text == "fifo") {
     c.del = DelPattern::kFifo;
   } else {
-    return bad("--delete: '" + c.del_text + "' is not uniform, zipf or fifo");
+    return bad("--delete: '" + c.del_text + "' is not uniform, zipf, zipf-random or fifo");
   }
   if (args.has("duration") && args.has("ops")) return bad("give --duration or --ops, not both");
   if (args.has("duration")) {
@@ -1428,8 +1468,10 @@ void AddWorkloadBenchCommand(Cli* cli) {
          "4-60K long-lived); default mixed"},
         {"util", "F", "target live bytes as a fraction of data capacity (default 0.8, max 0.95)"},
         {"mix", "R:W:D", "steady-state read:write:delete weights (default 1:4:4)"},
-        {"delete", "P", "victims: uniform | zipf (theta 0.99 over random ranks) | fifo "
-                        "(default uniform)"},
+        {"delete", "P",
+         "victims: uniform | zipf (theta 0.99 over names with fixed ranks; the paired PUT "
+         "overwrites the victim's name) | zipf-random (a random rank per object, fresh "
+         "names) | fifo (default uniform)"},
         {"clients", "N", "concurrent client threads, one op each in flight (default 4)"},
         {"duration", "S", "steady-state seconds (default 60)"},
         {"ops", "N", "steady-state operations instead of --duration"},
