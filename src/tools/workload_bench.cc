@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +48,7 @@
 
 #include "common/pattern.h"
 #include "device/device_spec.h"
+#include "fs_target.h"
 #include "store/store.h"
 #include "workload_bench.h"
 
@@ -191,6 +193,14 @@ bool ReusesNames(DelPattern d) { return d == DelPattern::kZipf; }
 
 struct Config {
   std::string dir = "/var/tmp";
+  // Targets: emulated drives made in --dir (default), existing devices (--devices: the
+  // store on them, RocksDB in --dir), or a directory of files (--fs-dir, a peer file
+  // system). --raw-only: only the raw leg on --devices.
+  std::vector<std::string> devices;
+  std::string fs_dir;
+  bool raw_only = false;
+  // --stat-dev: block devices whose kernel write counters give device-level WA.
+  std::vector<std::string> stat_devs;
   uint64_t drives = 1, zones = 64, zone_mib = 64;
   double mbps = 0, seek_ms = 0;
   SizeKind size_kind = SizeKind::kMixed;
@@ -411,9 +421,11 @@ struct TraceRec {
 // ---------------------------------------------------------------------------------------
 // State shared by the fill producer, the clients and the commit-thread callbacks.
 
+class Target;
+
 struct Shared {
   const Config* cfg = nullptr;
-  Store* store = nullptr;
+  Target* tgt = nullptr;  // the store or the file system
 
   std::mutex mu;
   Pool pools[2];
@@ -476,10 +488,178 @@ Status SubmitAndWait(Store* store, Transaction t, std::function<void(const Statu
   return w.status;
 }
 
-uint64_t GcProgress(Store* store) {
-  const StoreCounters c = store->Counters();
-  return c.gc_runs + c.gc_bytes_written + c.gc_zones_reset;
-}
+// ---------------------------------------------------------------------------------------
+// What the generator drives: the store, or a directory of files on a peer file system.
+// Objects are named by slot (Oid(slot).name). Every PUT/DELETE is durable when it returns.
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  // Fill: writes new objects; `done` runs (on any thread) once all are durable.
+  virtual void PutBatch(std::vector<std::pair<uint64_t, std::string>> objs,
+                        std::function<void(const Status&)> done) = 0;
+  // One PUT (`overwrite`: the name exists and is replaced atomically) or DELETE.
+  // `on_commit` runs once it committed (for the store: on the commit thread, in commit
+  // order). *ns = latency.
+  virtual Status Put(uint64_t slot, const std::string& data, bool overwrite,
+                     const std::function<void()>& on_commit, uint64_t* ns) = 0;
+  virtual Status Remove(uint64_t slot, const std::function<void()>& on_commit,
+                        uint64_t* ns) = 0;
+  virtual Result<std::string> Read(uint64_t slot) = 0;
+  // Advances whenever GC made progress (0 for file systems: their GC is invisible).
+  virtual uint64_t GcProgress() = 0;
+  // device_bytes_written / user_bytes_written (+ GC counters for the store). For a file
+  // system, device bytes come from the --stat-dev kernel counters.
+  virtual StoreCounters Counters() = 0;
+  virtual StoreStatfs Statfs() = 0;
+  // Makes everything written so far durable (before reading kernel write counters).
+  virtual Status Sync() = 0;
+};
+
+class StoreTarget : public Target {
+ public:
+  explicit StoreTarget(Store* store) : store_(store) {}
+  void PutBatch(std::vector<std::pair<uint64_t, std::string>> objs,
+                std::function<void(const Status&)> done) override {
+    Transaction t;
+    for (auto& [slot, data] : objs) t.Write(kColl, Oid(slot), 0, std::move(data));
+    store_->Submit(std::move(t), std::move(done));
+  }
+  Status Put(uint64_t slot, const std::string& data, bool overwrite,
+             const std::function<void()>& on_commit, uint64_t* ns) override {
+    Transaction t;
+    if (overwrite) t.Truncate(kColl, Oid(slot), 0);
+    t.Write(kColl, Oid(slot), 0, data);
+    return SubmitAndWait(store_, std::move(t), [&on_commit](const Status&) { on_commit(); }, ns);
+  }
+  Status Remove(uint64_t slot, const std::function<void()>& on_commit, uint64_t* ns) override {
+    Transaction t;
+    t.Remove(kColl, Oid(slot));
+    return SubmitAndWait(store_, std::move(t), [&on_commit](const Status&) { on_commit(); }, ns);
+  }
+  Result<std::string> Read(uint64_t slot) override { return store_->Read(kColl, Oid(slot), 0, 0); }
+  uint64_t GcProgress() override {
+    const StoreCounters c = store_->Counters();
+    return c.gc_runs + c.gc_bytes_written + c.gc_zones_reset;
+  }
+  StoreCounters Counters() override { return store_->Counters(); }
+  StoreStatfs Statfs() override { return store_->Statfs(); }
+  Status Sync() override { return Status::OK(); }  // commits are durable
+
+ private:
+  Store* store_;
+};
+
+// One file per object (fs_target.h has the PUT/DELETE/GET semantics). The fill's batches
+// are written by a pool of worker threads (one file each, as concurrent clients would).
+class FsTarget : public Target {
+ public:
+  FsTarget(std::unique_ptr<FsObjectDir> dir, std::vector<std::string> stat_devs, size_t workers)
+      : dir_(std::move(dir)), stat_devs_(std::move(stat_devs)) {
+    for (size_t i = 0; i < workers; ++i) pool_.emplace_back([this] { Work(); });
+  }
+  ~FsTarget() override {
+    {
+      std::lock_guard<std::mutex> lock(qmu_);
+      quit_ = true;
+    }
+    qcv_.notify_all();
+    for (auto& t : pool_) t.join();
+  }
+  void PutBatch(std::vector<std::pair<uint64_t, std::string>> objs,
+                std::function<void(const Status&)> done) override {
+    struct Batch {
+      std::atomic<size_t> left{0};
+      std::mutex mu;
+      Status first;
+      std::function<void(const Status&)> done;
+    };
+    auto b = std::make_shared<Batch>();
+    b->left = objs.size();
+    b->done = std::move(done);
+    if (objs.empty()) {
+      b->done(Status::OK());
+      return;
+    }
+    std::lock_guard<std::mutex> lock(qmu_);
+    for (auto& o : objs) {
+      auto item = std::make_shared<std::pair<uint64_t, std::string>>(std::move(o));
+      queue_.push_back([this, b, item] {
+        Status s = dir_->Put(Oid(item->first).name, item->second, next_tag_.fetch_add(1));
+        if (s.ok()) user_bytes_.fetch_add(item->second.size());
+        {
+          std::lock_guard<std::mutex> l(b->mu);
+          if (!s.ok() && b->first.ok()) b->first = s;
+        }
+        if (b->left.fetch_sub(1) == 1) b->done(b->first);
+      });
+    }
+    qcv_.notify_all();
+  }
+  Status Put(uint64_t slot, const std::string& data, bool /*overwrite*/,
+             const std::function<void()>& on_commit, uint64_t* ns) override {
+    const auto t0 = Clock::now();
+    Status s = dir_->Put(Oid(slot).name, data, next_tag_.fetch_add(1));
+    *ns = Nanos(Clock::now() - t0);
+    if (!s.ok()) return s;
+    user_bytes_.fetch_add(data.size());
+    on_commit();
+    return Status::OK();
+  }
+  Status Remove(uint64_t slot, const std::function<void()>& on_commit, uint64_t* ns) override {
+    const auto t0 = Clock::now();
+    Status s = dir_->Remove(Oid(slot).name);
+    *ns = Nanos(Clock::now() - t0);
+    if (!s.ok()) return s;
+    on_commit();
+    return Status::OK();
+  }
+  Result<std::string> Read(uint64_t slot) override { return dir_->Read(Oid(slot).name); }
+  uint64_t GcProgress() override { return 0; }
+  StoreCounters Counters() override {
+    StoreCounters c;
+    c.user_bytes_written = user_bytes_.load();
+    if (!stat_devs_.empty()) {
+      auto b = BlockDevsBytesWritten(stat_devs_);
+      if (b.ok()) c.device_bytes_written = *b;
+    }
+    return c;
+  }
+  StoreStatfs Statfs() override {
+    StoreStatfs st;
+    auto sp = dir_->Statfs();
+    if (sp.ok()) {
+      st.total = sp->total;
+      st.available = sp->available;
+      st.allocated = sp->total - sp->available;
+    }
+    return st;
+  }
+  Status Sync() override { return dir_->Sync(); }
+
+ private:
+  void Work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(qmu_);
+        qcv_.wait(lock, [&] { return quit_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job();
+    }
+  }
+  std::unique_ptr<FsObjectDir> dir_;
+  std::vector<std::string> stat_devs_;
+  std::atomic<uint64_t> user_bytes_{0}, next_tag_{0};
+  std::mutex qmu_;
+  std::condition_variable qcv_;
+  std::deque<std::function<void()>> queue_;
+  bool quit_ = false;
+  std::vector<std::thread> pool_;
+};
 
 // ---------------------------------------------------------------------------------------
 // Raw leg: sequential writes then reads at the write pointers of each drive's sequential
@@ -577,12 +757,12 @@ Status Fill(Shared* sh, uint64_t target_bytes, FillResult* out) {
   std::condition_variable wcv;
   size_t inflight = 0;
   Status first;
-  const StoreCounters c0 = sh->store->Counters();
+  const StoreCounters c0 = sh->tgt->Counters();
   const auto t0 = Clock::now();
   uint64_t reserved = 0;
   while (reserved < target_bytes) {
     auto batch = std::make_shared<std::vector<Obj>>();
-    Transaction t;
+    std::vector<std::pair<uint64_t, std::string>> objs;
     uint64_t batch_bytes = 0;
     while (reserved < target_bytes && batch->size() < kBatchObjects && batch_bytes < kBatchBytes) {
       const SizeSample s = SampleSize(c, rng, /*fill=*/true);
@@ -598,7 +778,7 @@ Status Fill(Shared* sh, uint64_t target_bytes, FillResult* out) {
       }
       std::string data(o.size, '\0');
       FillPattern(PatternSeed(c.seed, o.id), 0, data.data(), data.size());
-      t.Write(kColl, Oid(o.slot), 0, std::move(data));
+      objs.emplace_back(o.slot, std::move(data));
       batch->push_back(o);
       batch_bytes += o.size;
       reserved += o.size;
@@ -609,7 +789,7 @@ Status Fill(Shared* sh, uint64_t target_bytes, FillResult* out) {
       if (!first.ok()) break;
       ++inflight;
     }
-    sh->store->Submit(std::move(t), [sh, batch, &wmu, &wcv, &inflight, &first](const Status& s) {
+    sh->tgt->PutBatch(std::move(objs), [sh, batch, &wmu, &wcv, &inflight, &first](const Status& s) {
       if (s.ok()) {
         std::lock_guard<std::mutex> lock(sh->mu);
         for (const Obj& o : *batch) {
@@ -631,7 +811,7 @@ Status Fill(Shared* sh, uint64_t target_bytes, FillResult* out) {
   }
   SMR_RETURN_IF_ERROR(first.WithContext("fill phase"));
   out->seconds = Seconds(Clock::now() - t0);
-  const StoreCounters c1 = sh->store->Counters();
+  const StoreCounters c1 = sh->tgt->Counters();
   out->device_bytes = c1.device_bytes_written - c0.device_bytes_written;
   out->store_user_bytes = c1.user_bytes_written - c0.user_bytes_written;
   std::lock_guard<std::mutex> lock(sh->mu);
@@ -676,14 +856,12 @@ class Client {
 
  private:
   Status Delete(const Obj& victim) {
-    Transaction t;
-    t.Remove(kColl, Oid(victim.slot));
     uint64_t ns = 0;
     Shared* sh = sh_;
     const uint64_t id = victim.id, size = victim.size;
-    SMR_RETURN_IF_ERROR(SubmitAndWait(
-        sh_->store, std::move(t),
-        [sh, id, size](const Status&) {
+    SMR_RETURN_IF_ERROR(sh_->tgt->Remove(
+        victim.slot,
+        [sh, id, size]() {
           if (sh->cfg->oracle) {
             std::lock_guard<std::mutex> lock(sh->mu);
             sh->trace.push_back({false, id, size});
@@ -767,16 +945,13 @@ class Client {
     }
     data_.resize(o.size);
     FillPattern(PatternSeed(c.seed, o.id), 0, data_.data(), data_.size());
-    Transaction t;
-    if (overwrite) t.Truncate(kColl, Oid(o.slot), 0);
-    t.Write(kColl, Oid(o.slot), 0, data_);
     uint64_t ns = 0;
     Shared* sh = sh_;
     const Obj replaced = overwrite ? victims[0] : Obj{};
-    const uint64_t g0 = GcProgress(sh_->store);
-    SMR_RETURN_IF_ERROR(SubmitAndWait(
-        sh_->store, std::move(t),
-        [sh, o, overwrite, replaced](const Status&) {
+    const uint64_t g0 = sh_->tgt->GcProgress();
+    SMR_RETURN_IF_ERROR(sh_->tgt->Put(
+        o.slot, data_, overwrite,
+        [sh, o, overwrite, replaced]() {
           std::lock_guard<std::mutex> lock(sh->mu);
           sh->pools[o.cls].Add(o);
           if (sh->cfg->oracle) {
@@ -785,7 +960,7 @@ class Client {
           }
         },
         &ns).WithContext("PUT " + Oid(o.slot).name));
-    const bool gc = GcProgress(sh_->store) != g0;
+    const bool gc = sh_->tgt->GcProgress() != g0;
     lat.put.Add(ns);
     (gc ? lat.put_gc : lat.put_nogc).Add(ns);
     sh_->user_bytes.fetch_add(o.size);
@@ -809,11 +984,11 @@ class Client {
       size = o->size;
       cls_ = k;
     }
-    const uint64_t g0 = GcProgress(sh_->store);
+    const uint64_t g0 = sh_->tgt->GcProgress();
     const auto t0 = Clock::now();
-    auto got = sh_->store->Read(kColl, Oid(slot), 0, 0);
+    auto got = sh_->tgt->Read(slot);
     const uint64_t ns = Nanos(Clock::now() - t0);
-    const bool gc = GcProgress(sh_->store) != g0;
+    const bool gc = sh_->tgt->GcProgress() != g0;
     {
       std::lock_guard<std::mutex> lock(sh_->mu);
       if (Obj* o = sh_->pools[cls_].Find(id)) --o->readers;
@@ -1071,6 +1246,41 @@ Result<Config> ParseConfig(const Args& args, std::string* err) {
   }
   c.json = args.has("json");
   c.oracle = args.has("oracle");
+  auto list = [](const std::string& v) {
+    std::vector<std::string> out;
+    for (const auto& x : Split(v, ',')) {
+      if (!x.empty()) out.push_back(x);
+    }
+    return out;
+  };
+  if (args.has("devices")) {
+    c.devices = list(args.get("devices"));
+    if (c.devices.empty()) return bad("--devices: give device specs, e.g. zbd:/dev/nullb0");
+    for (const auto& d : c.devices) {
+      if (auto spec = DeviceSpec::Parse(d); !spec.ok()) {
+        return bad("--devices: " + spec.status().message());
+      }
+    }
+  }
+  c.fs_dir = args.get("fs-dir", "");
+  if (args.has("fs-dir")) {
+    struct stat st;
+    if (::stat(c.fs_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return bad("--fs-dir: '" + c.fs_dir + "' is not a directory");
+    }
+    if (!c.devices.empty()) return bad("give --devices or --fs-dir, not both");
+  }
+  c.raw_only = args.has("raw-only");
+  if (c.raw_only && c.devices.empty()) return bad("--raw-only needs --devices");
+  if (args.has("stat-dev")) {
+    c.stat_devs = list(args.get("stat-dev"));
+    for (const auto& d : c.stat_devs) {
+      if (auto b = BlockDevBytesWritten(d); !b.ok()) return bad("--stat-dev: " + b.status().message());
+    }
+  }
+  if (c.oracle && (!c.devices.empty() || !c.fs_dir.empty())) {
+    return bad("--oracle works with the emulated drives only (not --devices or --fs-dir)");
+  }
   if (args.has("plot")) {
     c.plot = args.get("plot");
     const std::filesystem::path p(c.plot);
@@ -1081,10 +1291,12 @@ Result<Config> ParseConfig(const Args& args, std::string* err) {
       return bad("--plot: directory '" + parent.string() + "' does not exist");
     }
   }
-  // Geometry sanity: the store must hold several of the largest objects above its target.
+  // Geometry sanity: the store must hold several of the largest objects above its target
+  // (for --devices and --fs-dir: checked against the real capacity once it is known).
   const uint64_t zone_bytes = c.zone_mib << 20;
   const uint64_t capacity = c.drives * c.zones * zone_bytes;
-  if (MaxObjectBytes(c) * 8 > static_cast<uint64_t>(c.util * static_cast<double>(capacity))) {
+  if (c.devices.empty() && c.fs_dir.empty() &&
+      MaxObjectBytes(c) * 8 > static_cast<uint64_t>(c.util * static_cast<double>(capacity))) {
     return bad("the drives are too small for --size-dist " + c.size_text + " at --util " +
                Num(c.util) + " (need room for at least 8 of the largest objects)");
   }
@@ -1126,10 +1338,12 @@ int CmdBench(const Args& args) {
   if (!parsed.ok()) return UsageError(err.empty() ? parsed.status().message() : err);
   const Config c = *parsed;
 
-  const uint64_t zone_bytes = c.zone_mib << 20;
+  const bool fs = !c.fs_dir.empty();
+  const bool emu = c.devices.empty() && !fs;
+  uint64_t zone_bytes = c.zone_mib << 20;
   const std::string stem = c.dir + "/smrstore-bench-" + std::to_string(::getpid());
-  std::vector<std::string> specs;
-  for (uint64_t i = 0; i < c.drives; ++i) {
+  std::vector<std::string> specs = c.devices;
+  for (uint64_t i = 0; emu && i < c.drives; ++i) {
     std::string spec = "emu:" + stem + "-d" + std::to_string(i) +
                        ".img?zones=" + std::to_string(c.zones) +
                        "&zone_mib=" + std::to_string(c.zone_mib) + "&conv=1&max_open=128";
@@ -1148,46 +1362,89 @@ int CmdBench(const Args& args) {
       std::filesystem::remove_all(stem + ".store", ec);
       std::filesystem::remove(stem + ".json", ec);
     }
-  } cleanup{stem, c.drives};
+  } cleanup{stem, emu ? c.drives : 0};
 
   for (const auto& s : specs) {
-    auto created = CreateDevice(s);
-    if (!created.ok()) return Fail(kCmd, created.status());
+    auto dev = emu ? CreateDevice(s) : OpenDevice(s);
+    if (!dev.ok()) return Fail(kCmd, dev.status());
+    if (!emu) zone_bytes = (*dev)->info().zone_size;  // the real devices' geometry
   }
   auto progress = [&](const std::string& m) {
     if (!c.json) std::cerr << "bench: " << m << "\n";
   };
 
-  // 1. Raw sequential bandwidth of the same drives.
-  ::sync();
-  progress("raw sequential leg");
-  auto raw = RawLeg(specs, zone_bytes);
-  if (!raw.ok()) return Fail(kCmd, raw.status().WithContext("raw leg"));
-  ::sync();
+  // 1. Raw sequential bandwidth of the same drives (not for a file system: its device is
+  // in use; qa/vm/peers.sh measures it with --raw-only before making the file system).
+  Result<RawResult> raw = RawResult{};
+  if (!fs) {
+    ::sync();
+    progress("raw sequential leg");
+    raw = RawLeg(specs, zone_bytes);
+    if (!raw.ok()) return Fail(kCmd, raw.status().WithContext("raw leg"));
+    ::sync();
+  }
+  if (c.raw_only) {
+    std::ostringstream j;
+    j << "{\"bench\": \"smrstore-tool bench --raw-only\", \"schema\": 1, \"devices\": [";
+    for (size_t i = 0; i < specs.size(); ++i) {
+      j << (i ? ", " : "") << "\"" << JsonEscape(specs[i]) << "\"";
+    }
+    j << "], \"zone_bytes\": " << zone_bytes << ", \"raw\": {\"bytes\": " << raw->bytes
+      << ", \"write_mbps\": " << Num(raw->write_mbps) << ", \"read_mbps\": "
+      << Num(raw->read_mbps) << "}}\n";
+    if (c.json) {
+      std::cout << j.str();
+    } else {
+      std::printf("raw sequential write %.1f MB/s, read %.1f MB/s (%llu MiB)\n", raw->write_mbps,
+                  raw->read_mbps, (unsigned long long)(raw->bytes >> 20));
+    }
+    return 0;
+  }
 
-  // 2. The store.
+  // 2. The target: the store (on the emulated drives or --devices), or --fs-dir.
+  std::unique_ptr<Store> store;
+  std::unique_ptr<Target> target;
+  if (fs) {
+    auto dir = FsObjectDir::Open(c.fs_dir);
+    if (!dir.ok()) return Fail(kCmd, dir.status());
+    target = std::make_unique<FsTarget>(std::move(*dir), c.stat_devs, c.clients);
+  }
   StoreOptions opts;
   opts.gc_policy = c.policy;
   opts.separate_streams = c.separated;
   opts.gc_auto = true;
-  if (Status s = Store::Mkfs(store_dir, specs, opts, /*force=*/true); !s.ok()) {
-    return Fail(kCmd, s.WithContext("mkfs"));
-  }
-  auto opened = Store::Open(store_dir);
-  if (!opened.ok()) return Fail(kCmd, opened.status().WithContext("mount"));
-  std::unique_ptr<Store> store = std::move(*opened);
-  {
+  if (!fs) {
+    if (Status s = Store::Mkfs(store_dir, specs, opts, /*force=*/true); !s.ok()) {
+      return Fail(kCmd, s.WithContext("mkfs"));
+    }
+    auto opened = Store::Open(store_dir);
+    if (!opened.ok()) return Fail(kCmd, opened.status().WithContext("mount"));
+    store = std::move(*opened);
     Transaction t;
     t.MkColl(kColl, 0);
     if (Status s = store->Apply(std::move(t)); !s.ok()) return Fail(kCmd, s);
+    target = std::make_unique<StoreTarget>(store.get());
   }
-  const StoreStatfs st0 = store->Statfs();
+  const StoreStatfs st0 = target->Statfs();
   const uint64_t target_bytes =
       static_cast<uint64_t>(c.util * static_cast<double>(st0.total));
+  if (!emu && MaxObjectBytes(c) * 8 > target_bytes) {
+    return UsageError("the target is too small for --size-dist " + c.size_text + " at --util " +
+                      Num(c.util) + " (need room for at least 8 of the largest objects)");
+  }
+  // Kernel write counters of --stat-dev: before the fill, at the steady state's start and
+  // end (each after a Sync, so written-back data is counted where it belongs).
+  auto bd_bytes = [&]() -> uint64_t {
+    if (c.stat_devs.empty()) return 0;
+    (void)target->Sync();
+    auto b = BlockDevsBytesWritten(c.stat_devs);
+    return b.ok() ? *b : 0;
+  };
+  const uint64_t bd_fill0 = bd_bytes();
 
   Shared sh;
   sh.cfg = &c;
-  sh.store = store.get();
+  sh.tgt = target.get();
 
   // 3. Fill.
   progress("fill to " + Num(c.util) + " of " + std::to_string(st0.total >> 20) + " MiB");
@@ -1206,7 +1463,8 @@ int CmdBench(const Args& args) {
   // 4. Steady state.
   progress("steady state: " + (c.ops ? std::to_string(c.ops) + " ops" : Num(c.duration) + " s") +
            ", " + std::to_string(c.clients) + " clients");
-  const StoreCounters k0 = store->Counters();
+  const uint64_t bd_steady0 = bd_bytes();
+  const StoreCounters k0 = target->Counters();
   const auto t0 = Clock::now();
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(c.ops ? 1e9 : c.duration));
@@ -1227,8 +1485,8 @@ int CmdBench(const Args& args) {
       const auto now = Clock::now();
       const double dt = Seconds(now - last);
       if (dt < 0.2) break;  // a short tail at the end: skip
-      const StoreCounters k = store->Counters();
-      const StoreStatfs st = store->Statfs();
+      const StoreCounters k = target->Counters();
+      const StoreStatfs st = target->Statfs();
       const uint64_t user = sh.user_bytes.load(), puts = sh.puts.load(), gets = sh.gets.load(),
                      dels = sh.deletes.load();
       Point p;
@@ -1259,8 +1517,9 @@ int CmdBench(const Args& args) {
   const auto t1 = Clock::now();
   sampler_stop = true;
   sampler.join();
-  const StoreCounters k1 = store->Counters();
-  const StoreStatfs st1 = store->Statfs();
+  const uint64_t bd_steady1 = bd_bytes();
+  const StoreCounters k1 = target->Counters();
+  const StoreStatfs st1 = target->Statfs();
   Latencies lat;
   for (auto& cl : clients) lat.Merge(cl->lat);
 
@@ -1281,8 +1540,13 @@ int CmdBench(const Args& args) {
     live_end = sh.pools[0].bytes() + sh.pools[1].bytes();
     objects_end = sh.pools[0].count() + sh.pools[1].count();
   }
-  if (Status s = store->Close(); !s.ok() && hard.ok()) return Fail(kCmd, s.WithContext("unmount"));
-  store.reset();
+  target.reset();
+  if (store) {
+    if (Status s = store->Close(); !s.ok() && hard.ok()) {
+      return Fail(kCmd, s.WithContext("unmount"));
+    }
+    store.reset();
+  }
 
   // 5. Oracle.
   OracleResult oracle;
@@ -1300,6 +1564,11 @@ int CmdBench(const Args& args) {
   const double user_mbps = static_cast<double>(user) / 1e6 / secs;
   const double ratio = raw->write_mbps > 0 ? user_mbps / raw->write_mbps : 0;
 
+  auto json_list = [](const std::vector<std::string>& v) {
+    std::string o = "[";
+    for (size_t i = 0; i < v.size(); ++i) o += (i ? ", \"" : "\"") + JsonEscape(v[i]) + "\"";
+    return o + "]";
+  };
   std::ostringstream j;
   j << "{\"bench\": \"smrstore-tool bench\", \"schema\": 1,\n";
   j << " \"status\": \"" << (hard.ok() ? "ok" : "no_space") << "\"";
@@ -1313,11 +1582,27 @@ int CmdBench(const Args& args) {
     << ", \"duration_s\": " << (c.ops ? "null" : Num(c.duration))
     << ", \"ops\": " << (c.ops ? std::to_string(c.ops) : "null") << ", \"policy\": \""
     << c.policy_text << "\", \"placement\": \"" << (c.separated ? "separated" : "single")
-    << "\", \"seed\": " << c.seed << ", \"oracle\": " << (c.oracle ? "true" : "false") << "},\n";
+    << "\", \"seed\": " << c.seed << ", \"oracle\": " << (c.oracle ? "true" : "false")
+    << ", \"target\": \"" << (fs ? "fs" : emu ? "store-emu" : "store-devices")
+    << "\", \"devices\": " << json_list(c.devices) << ", \"fs_dir\": "
+    << (fs ? "\"" + JsonEscape(c.fs_dir) + "\"" : std::string("null"))
+    << ", \"stat_devs\": " << json_list(c.stat_devs) << "},\n";
   j << " \"capacity\": {\"data_bytes\": " << st0.total << ", \"target_live_bytes\": "
     << target_bytes << ", \"zone_bytes\": " << zone_bytes << "},\n";
   j << " \"raw\": {\"bytes\": " << raw->bytes << ", \"write_mbps\": " << Num(raw->write_mbps)
     << ", \"read_mbps\": " << Num(raw->read_mbps) << "},\n";
+  // Device-level bytes from the kernel's counters (/sys/block/DEV/stat) of --stat-dev.
+  j << " \"blockdev\": ";
+  if (c.stat_devs.empty()) {
+    j << "null,\n";
+  } else {
+    const uint64_t bf = bd_steady0 - bd_fill0, bs = bd_steady1 - bd_steady0;
+    j << "{\"devs\": " << json_list(c.stat_devs) << ", \"fill_bytes\": " << bf
+      << ", \"fill_wa\": "
+      << Num(fill.user_bytes ? static_cast<double>(bf) / fill.user_bytes : 0)
+      << ", \"steady_bytes\": " << bs << ", \"steady_wa\": "
+      << Num(user ? static_cast<double>(bs) / user : 0) << "},\n";
+  }
   j << " \"fill\": {\"seconds\": " << Num(fill.seconds) << ", \"objects\": " << fill.objects
     << ", \"user_bytes\": " << fill.user_bytes << ", \"device_bytes\": " << fill.device_bytes
     << ", \"wa\": "
@@ -1454,10 +1739,18 @@ void AddWorkloadBenchCommand(Cli* cli) {
        "zones reset, throughput per second, PUT/GET latency percentiles (also split by\n"
        "whether GC made progress during the op), and the user throughput as a ratio to the\n"
        "raw drive. --oracle replays the PUT/DELETE trace through the offline GC simulator.\n"
+       "--devices runs the store on existing devices (e.g. zbd:/dev/nullb0; RocksDB in --dir);\n"
+       "--fs-dir runs the same workload on a directory, one file per object (a peer file\n"
+       "system; PUT = write temp + fsync + rename + fsync dir, DELETE = unlink + fsync dir);\n"
+       "--stat-dev adds device-level bytes and WA from the kernel's /sys/block/DEV/stat.\n"
        "JSON fields: doc/performance.md, \"GC workload bench\".",
        0,
        0,
        {{"dir", "DIR", "scratch directory for drives and store (default /var/tmp)"},
+        {"devices", "SPEC[,SPEC]", "run the store on these existing devices, not emulated ones"},
+        {"fs-dir", "DIR", "run on a directory of files (one per object) instead of the store"},
+        {"raw-only", "", "with --devices: only measure the raw sequential bandwidth"},
+        {"stat-dev", "DEV[,DEV]", "block devices (e.g. nullb0) for kernel-counted device WA"},
         {"drives", "N", "emulated drives (default 1)"},
         {"zones", "N", "zones per drive (default 64, min 8)"},
         {"zone-mib", "M", "zone size in MiB (default 64)"},
