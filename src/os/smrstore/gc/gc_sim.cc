@@ -1,10 +1,13 @@
 // GC simulator (see gc_sim.h for the model).
 #include "gc/gc_sim.h"
 
+#include "gc/lifetime_history.h"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -87,6 +90,7 @@ class Simulator {
     uint64_t bytes = 0;
     uint64_t created = 0;
     uint64_t death = kNever;
+    uint64_t name = TraceOp::kNoName;
   };
   // Online death-rate estimate of one stream: deaths / integral of live bytes over time.
   struct StreamStats {
@@ -156,8 +160,12 @@ class Simulator {
     switch (cfg_.placement) {
       case Placement::kSingleStream:
         return kSimStreamUser;
-      case Placement::kSeparated:
-        return o.bytes < cfg_.small_bytes ? kSimStreamSmall : kSimStreamUser;
+      case Placement::kSeparated: {
+        if (o.bytes < cfg_.small_bytes) return kSimStreamSmall;
+        std::optional<uint64_t> prev;
+        if (o.name != TraceOp::kNoName) prev = name_life_.Lookup(o.name);
+        return PredictShortLived(prev, ewma_life_) ? kSimStreamUserHot : kSimStreamUser;
+      }
       case Placement::kOracle:
         return OracleStream(o.death);
     }
@@ -252,6 +260,7 @@ class Simulator {
     Object& o = it->second;
     o.bytes = op.bytes;
     o.created = now_;
+    o.name = op.name;
     if (cfg_.placement == Placement::kOracle) {
       auto d = death_.find(op.object);
       if (d != death_.end() && d->second > now_) o.death = d->second;
@@ -277,8 +286,11 @@ class Simulator {
     ++zone.dead_records;
     AddLive(o.stream, -static_cast<int64_t>(o.bytes));
     streams_[o.stream].deaths += static_cast<double>(o.bytes);
-    lifetime_sum_ += static_cast<double>(now_ - o.created);
+    const double life = static_cast<double>(now_ - o.created);
+    lifetime_sum_ += life;
+    ewma_life_ = deleted_ == 0 ? life : 0.99 * ewma_life_ + 0.01 * life;
     ++deleted_;
+    if (o.name != TraceOp::kNoName) name_life_.Note(o.name, now_ - o.created);
     objects_.erase(it);
     return Status::OK();
   }
@@ -359,7 +371,9 @@ class Simulator {
   std::unordered_map<uint64_t, uint64_t> death_;  // kOracle: object -> op index of delete
   std::vector<uint64_t> bounds_;                   // kOracle: class bounds (remaining life)
   double lifetime_sum_ = 0;
+  double ewma_life_ = 0;  // EWMA of lifetimes at death, as the store keeps it
   uint64_t deleted_ = 0;
+  LifetimeHistory name_life_{1u << 22};  // name -> lifetime of its past incarnations
   double victim_age_sum_ = 0;
   uint64_t victims_ = 0;
   SimResult r_;
@@ -447,8 +461,8 @@ std::vector<TraceOp> MakeTrace(const TraceSpec& spec) {
     const bool small = draw_small();
     const uint64_t bytes = draw_size(small);
     if (live + static_cast<double>(bytes) > target) break;
-    slots.push_back({next_id, bytes, small});
-    trace.push_back({TraceOp::kWrite, next_id++, bytes});
+    trace.push_back({TraceOp::kWrite, next_id, bytes, /*name=*/slots.size()});
+    slots.push_back({next_id++, bytes, small});
     live += static_cast<double>(bytes);
   }
   if (slots.empty() || spec.deletes == DeletePattern::kNone) return trace;
@@ -504,7 +518,7 @@ std::vector<TraceOp> MakeTrace(const TraceSpec& spec) {
     trace.push_back({TraceOp::kDelete, slots[s].object, 0});
     slots[s].bytes = draw_size(slots[s].small);
     slots[s].object = next_id++;
-    trace.push_back({TraceOp::kWrite, slots[s].object, slots[s].bytes});
+    trace.push_back({TraceOp::kWrite, slots[s].object, slots[s].bytes, /*name=*/s});
   }
   return trace;
 }

@@ -24,8 +24,11 @@
 //
 //   Placement (which stream a record goes to; each stream has one open zone):
 //     kSingleStream  every record, user or GC, goes to one open zone (stream 1).
-//     kSeparated     user writes by size: < small_bytes -> "small" (stream 2), else "user"
-//                    (stream 1); GC relocations to their own streams, split by the age of
+//     kSeparated     user writes by size: < small_bytes -> "small" (stream 2), else by
+//                    the lifetime of the name's previous incarnation (TraceOp::name), as
+//                    the store does (gc/lifetime_history.h): below the mean lifetime of
+//                    recently deleted objects (EWMA, weight 1 %) -> "user-hot" (stream 5),
+//                    else or unknown -> "user" (stream 1); GC relocations to their own streams, split by the age of
 //                    the relocated object (now - its user write) against the mean lifetime
 //                    of the objects deleted so far (SepBIT-like): younger -> "gc" (stream
 //                    3), older -> "gc-old" (stream 4).
@@ -73,6 +76,10 @@ struct TraceOp {
   // kInvalidArgument.
   uint64_t object = 0;
   uint64_t bytes = 0;  // payload bytes of a write (ignored for deletes)
+  // The name the object is written under (a write only); incarnations of one name share
+  // it. kNoName: a name used once. kSeparated places by the previous incarnation's life.
+  static constexpr uint64_t kNoName = ~0ull;
+  uint64_t name = kNoName;
 };
 
 enum class Placement : uint8_t { kSingleStream = 1, kSeparated = 2, kOracle = 3 };
@@ -83,6 +90,7 @@ inline constexpr uint8_t kSimStreamUser = 1;
 inline constexpr uint8_t kSimStreamSmall = 2;
 inline constexpr uint8_t kSimStreamGc = 3;
 inline constexpr uint8_t kSimStreamGcOld = 4;
+inline constexpr uint8_t kSimStreamUserHot = 5;
 inline constexpr uint8_t kSimStreamOracleBase = 8;  // + death-time class
 
 struct SimConfig {
@@ -121,6 +129,7 @@ Result<SimResult> Simulate(const std::vector<TraceOp>& trace, const SimConfig& c
 // Objects live in "slots": a slot is created by the fill, and the object written in a step
 // takes the slot of the object deleted in that step, so the live set keeps its size and
 // each slot keeps a fixed popularity rank (a random permutation drawn once after the fill).
+// A slot is a name: every write carries TraceOp::name = its slot index.
 // Deterministic for a seed (own PRNG and samplers, no std distributions).
 enum class SizeDist : uint8_t {
   kFixed = 1,  // fixed_bytes

@@ -142,8 +142,9 @@ TEST(GcSimTest, SkewedTraceOrdersOracleSeparatedSingle) {
     const double oracle = Wa(trace, VictimPolicy::kGreedy, Placement::kOracle);
     std::printf("zipf 80%% seed %llu greedy: single %.3f separated %.3f oracle %.3f\n",
                 static_cast<unsigned long long>(seed), single, separated, oracle);
-    EXPECT_LT(oracle, 0.6 * separated);
-    EXPECT_LE(separated, single * 1.02);
+    EXPECT_LT(oracle, 0.7 * separated);
+    // Names carry their history: hot names go to the user-hot stream.
+    EXPECT_LT(separated, 0.95 * single);
     EXPECT_GT(oracle, 1.0);
   }
 }
@@ -157,7 +158,7 @@ TEST(GcSimTest, LifetimeSeparatedBeatsGreedySingleOnZipf) {
     std::printf("zipf 80%% seed %llu: greedy/single %.3f cost-benefit/separated %.3f "
                 "lifetime/separated %.3f\n",
                 static_cast<unsigned long long>(seed), greedy, cb, lifetime);
-    EXPECT_LT(lifetime, 0.95 * greedy);
+    EXPECT_LT(lifetime, 0.9 * greedy);
     EXPECT_LT(lifetime, 1.01 * cb);
   }
 }
@@ -172,6 +173,7 @@ TEST(GcSimTest, DeterministicForASeed) {
     ASSERT_EQ(a[i].kind, b[i].kind);
     ASSERT_EQ(a[i].object, b[i].object);
     ASSERT_EQ(a[i].bytes, b[i].bytes);
+    ASSERT_EQ(a[i].name, b[i].name);
   }
   spec.seed = 43;
   const std::vector<TraceOp> c = MakeTrace(spec);

@@ -332,6 +332,7 @@ void Store::Impl::NoteDeath(uint64_t age_ns) {
 
 void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
   for (uint64_t age : w.death_ages_ns) NoteDeath(age);
+  for (const auto& [name, age] : w.name_deaths) lifetime_history.Note(name, age);
   // Bytes that died by user action, per stream of the zone they died in (GC moves are
   // not deaths: a GC group has gc_bytes and is skipped).
   const std::vector<ZoneStatus> snap = zones->Snapshot();

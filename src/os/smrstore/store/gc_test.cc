@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <random>
 #include <thread>
@@ -233,6 +234,32 @@ TEST_F(GcTest, ConcurrentReadersNeverSeeAResetZone) {
   EXPECT_GT(reads.load(), 0u);
   EXPECT_EQ(errors.load(), 0u);
   EXPECT_EQ(store_->Counters().crc_errors, 0u);
+}
+
+// Lifetime-aware placement: data written under a name whose previous data died younger
+// than the mean lifetime goes to the user-hot stream; new names go to the user stream.
+TEST_F(GcTest, NamesRewrittenYoungGoToTheHotStream) {
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (uint64_t i = 3; i < 6; ++i) ASSERT_OK(Remove(i));  // deaths at ~200 ms: the mean
+  ASSERT_OK(Put(10, 11));                                  // a new name: no history
+  EXPECT_EQ(store_->StatsJson().find("user-hot"), std::string::npos) << store_->StatsJson();
+  // Name 10 is rewritten right away (its data lived ~0 ms), and again: hot.
+  ASSERT_OK(Put(10, 12));
+  ASSERT_OK(Put(10, 13));
+  // A name removed young and created again is hot too (the history outlives the onode).
+  ASSERT_OK(Put(11, 14));
+  ASSERT_OK(Remove(11));
+  ASSERT_OK(Put(11, 15));
+  const std::string stats = store_->StatsJson();
+  EXPECT_NE(stats.find("user-hot"), std::string::npos) << stats;
+  ExpectModel();
+  Remount();  // the zone's stream is persisted; the data reads back
+  EXPECT_NE(store_->StatsJson().find("user-hot"), std::string::npos);
+  ExpectModel();
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 
 #include "device/zoned_device.h"
 #include "format/record.h"
+#include "gc/lifetime_history.h"
 #include "meta/meta_store.h"
 #include "store/store.h"
 #include "zone/zone_manager.h"
@@ -85,6 +86,9 @@ struct GroupWrites {
   std::vector<std::shared_ptr<const std::string>> keep_alive;
   std::map<ZoneAddress, int64_t> live_delta;
   std::vector<uint64_t> death_ages_ns;  // ages of objects removed in this group
+  // (name hash, lifetime ns) of objects removed or overwritten whole in this group, for
+  // lifetime_history after the commit.
+  std::vector<std::pair<uint64_t, uint64_t>> name_deaths;
   uint64_t user_bytes = 0;
   uint64_t gc_bytes = 0;       // record bytes written by GC relocations
   uint64_t inline_bytes = 0;   // inline payload bytes written
@@ -166,6 +170,9 @@ struct Store::Impl {
   // that died vs the integral of live bytes over time (txn seqs), the death rate the
   // lifetime policy needs.
   double mean_lifetime_ns = 0;
+  // Lifetimes of the last dead incarnation per name: a new object under a name whose
+  // previous incarnation died young goes to the user-hot stream (txn_planner.cc).
+  LifetimeHistory lifetime_history;
   std::vector<double> died_bytes = std::vector<double>(kNumStreams + 1, 0.0);
   std::vector<double> live_integral = std::vector<double>(kNumStreams + 1, 0.0);
   uint64_t last_rate_seq = 0;

@@ -9,12 +9,13 @@
 // collection changes go to the batch directly (the caller's save point undoes them if the
 // transaction fails).
 #include <algorithm>
-#include "format/record_format.h"
 #include <chrono>
-#include <set>
 #include <cstring>
+#include <functional>
+#include <set>
 
 #include "common/crc32c.h"
+#include "format/record_format.h"
 #include "store/store_internal.h"
 
 namespace smr {
@@ -195,8 +196,9 @@ class Planner {
       EncodeObjectKey(oid, &rec.header.object_key);
       rec.header.payload_len = n;
       rec.header.payload_crc = crc32c::Value(rec.payload.data(), n);
-      rec.stream = data.size() >= store_->options.small_write_max ? StreamId::kUser
-                                                                  : StreamId::kSmall;
+      rec.stream = data.size() < store_->options.small_write_max ? StreamId::kSmall
+                   : write_hot_                                     ? StreamId::kUserHot
+                                                                    : StreamId::kUser;
       Extent e;
       e.logical_offset = off + done;
       e.length = n;
@@ -315,14 +317,48 @@ class Planner {
   // Removes an object's data, attrs and omap (keeps nothing but the key).
   void Destroy(Obj* obj) {
     if (obj->cur && obj->cur->has_omap) batch_->ClearOmap(obj->cur->nid);
-    if (obj->cur && obj->cur->mtime_ns != 0) {
-      const uint64_t now = static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(
-              std::chrono::system_clock::now().time_since_epoch())
-              .count());
-      if (now > obj->cur->mtime_ns) writes_->death_ages_ns.push_back(now - obj->cur->mtime_ns);
-    }
+    if (obj->cur) NoteDeathOf(*obj);
     obj->cur.reset();
+  }
+
+  // --- Lifetimes (placement hints; gc/lifetime_history.h) ---
+
+  static uint64_t NowNs() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+  }
+  static uint64_t NameHash(const Obj& obj) {
+    return std::hash<std::string>{}(KeyOf(obj.cid, obj.oid).second) ^
+           (obj.cid * 0x9e3779b97f4a7c15ull);
+  }
+  // obj->cur's data dies now (removed, or truncated to 0 to be rewritten).
+  void NoteDeathOf(const Obj& obj) {
+    const uint64_t now = NowNs();
+    if (obj.cur->mtime_ns == 0 || now <= obj.cur->mtime_ns) return;
+    const uint64_t age = now - obj.cur->mtime_ns;
+    writes_->death_ages_ns.push_back(age);
+    writes_->name_deaths.emplace_back(NameHash(obj), age);
+  }
+  // Whether data written now under obj's name is expected to die young: the age of the data
+  // it replaces (the object's current data, or the last dead incarnation of the name)
+  // against the mean lifetime.
+  bool PredictHot(const Obj& obj) const {
+    if (!store_->options.separate_streams) return false;
+    std::optional<uint64_t> prev;
+    const uint64_t now = NowNs();
+    if (obj.cur && obj.cur->size > 0 && obj.cur->mtime_ns != 0 && now > obj.cur->mtime_ns) {
+      prev = now - obj.cur->mtime_ns;
+    } else {
+      for (auto it = writes_->name_deaths.rbegin(); it != writes_->name_deaths.rend(); ++it) {
+        if (it->first == NameHash(obj)) {
+          prev = it->second;
+          break;
+        }
+      }
+      if (!prev) prev = store_->lifetime_history.Lookup(NameHash(obj));
+    }
+    return PredictShortLived(prev, store_->mean_lifetime_ns);
   }
 
   // --- Collections ---
@@ -412,8 +448,12 @@ class Planner {
       case C::kTouch:
         return GetOrCreate(cid, op.oid).status();
       case C::kWrite: {
+        SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
+        write_hot_ = PredictHot(*obj);
         SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
-        return DoWrite(o, cid, op.oid, op.offset, op.data);
+        const Status s = DoWrite(o, cid, op.oid, op.offset, op.data);
+        write_hot_ = false;
+        return s;
       }
       case C::kZero: {
         SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
@@ -422,7 +462,11 @@ class Planner {
       }
       case C::kTruncate: {
         SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
-        if (obj->cur) DoTruncate(&*obj->cur, op.offset);
+        if (!obj->cur) return Status::OK();
+        // Truncating to 0 an object that had data (write_full = truncate + write) ends
+        // that data's life: a death, like a remove.
+        if (op.offset == 0 && obj->cur->size > 0) NoteDeathOf(*obj);
+        DoTruncate(&*obj->cur, op.offset);
         return Status::OK();
       }
       case C::kRemove: {
@@ -558,10 +602,7 @@ class Planner {
       }
     }
     // Live bytes: final extents count, original extents no longer do.
-    const uint64_t now_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::system_clock::now().time_since_epoch())
-            .count());
+    const uint64_t now_ns = NowNs();
     for (auto& [key, obj] : objs_) {
       if (!Changed(obj)) continue;
       auto account = [&](const Onode& o, int sign) {
@@ -591,6 +632,7 @@ class Planner {
   GroupWrites* const writes_;
   std::map<Key, Obj> objs_;
   std::vector<PendingRecord> pending_;
+  bool write_hot_ = false;  // the kWrite being planned goes to the user-hot stream
 };
 
 }  // namespace

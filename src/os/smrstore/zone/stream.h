@@ -15,9 +15,13 @@ enum class StreamId : uint8_t {
   kGc = 3,     // relocations by zone GC of data younger than the mean object lifetime
   kGcCold = 4, // relocations by zone GC of data older than that (SepBIT-style: the older
                // data already is, the longer it is expected to live)
+  kUserHot = 5, // large user data predicted short-lived: its name's previous incarnation
+                // lived less than the mean lifetime (gc/lifetime_history.h)
 };
 
-constexpr int kNumStreams = 4;
+constexpr int kNumStreams = 5;
+inline bool IsGcStream(StreamId s) { return s == StreamId::kGc || s == StreamId::kGcCold; }
+inline bool ValidStream(uint8_t v) { return v >= 1 && v <= kNumStreams; }
 
 inline const char* StreamName(StreamId s) {
   switch (s) {
@@ -29,6 +33,8 @@ inline const char* StreamName(StreamId s) {
       return "gc";
     case StreamId::kGcCold:
       return "gc-cold";
+    case StreamId::kUserHot:
+      return "user-hot";
   }
   return "unknown";
 }

@@ -129,6 +129,11 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
         continue;
       }
       const ZoneMeta& m = it->second;
+      if (!ValidStream(m.stream)) {
+        return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
+                                  " belongs to unknown stream " + std::to_string(m.stream) +
+                                  " (written by a newer smrstore?)");
+      }
       if (m.sealed && m.live_bytes == 0) {
         // Cleaned by GC (its relocations committed), maybe not yet reset when the process
         // died: nothing references it, so it is free (reset now unless read-only).
@@ -227,7 +232,7 @@ void ZoneManager::MarkDirty(uint16_t drive, uint32_t zone) { dirty_[{drive, zone
 
 std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, uint64_t seq) {
   Drive& drive = state_[d];
-  if (stream != StreamId::kGc && stream != StreamId::kGcCold && reserve_ > 0) {
+  if (!IsGcStream(stream) && reserve_ > 0) {
     uint32_t free = 0;
     for (const Zone& zone : drive.zones) free += zone.state == ZoneState::kFree;
     if (free <= reserve_) return std::nullopt;  // the rest is kept for GC
@@ -407,8 +412,7 @@ uint64_t ZoneManager::user_free_bytes() const {
     uint64_t free_zones = 0;
     for (const Zone& zone : drive.zones) {
       if (zone.state == ZoneState::kFree) ++free_zones;
-      if (zone.state == ZoneState::kOpen && zone.stream != StreamId::kGc &&
-          zone.stream != StreamId::kGcCold) {
+      if (zone.state == ZoneState::kOpen && !IsGcStream(zone.stream)) {
         bytes += zone.capacity - std::min(zone.capacity, zone.written);
       }
     }
