@@ -1,6 +1,7 @@
 // smrstore-tool: the operator's command line for smrstore devices and stores.
 #include "cli.h"
 #include "device_commands.h"
+#include "gcsim_command.h"
 #include "store_commands.h"
 #include "storebench.h"
 #include "workload_bench.h"
@@ -12,5 +13,6 @@ int main(int argc, char** argv) {
   smr::tool::AddDevbenchCommand(&cli);
   smr::tool::AddStorebenchCommand(&cli);
   smr::tool::AddWorkloadBenchCommand(&cli);
+  smr::tool::AddGcsimCommand(&cli);
   return cli.Run(argc, argv);
 }

@@ -316,6 +316,12 @@ void Store::Impl::MaybeGc(bool queued) {
       if (urgent && ++slices < 2) continue;
       break;
     }
+    // Idle: yield as soon as a foreground transaction arrives (it would otherwise wait
+    // for every zone this loop cleans).
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!queue.empty() || stopping) break;
+    }
     if (gc_cursor || free < options.gc_stop_free) continue;
     break;
   }
