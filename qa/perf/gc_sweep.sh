@@ -1,25 +1,49 @@
 #!/bin/sh
-# GC sweep for doc/performance.md: steady-state WA of 4 MiB objects at 50/70/80/90 %
-# utilization, uniform and zipf-skewed deletes, for greedy and cost-benefit (single stream)
-# and ours (lifetime policy, separated streams), each next to the offline oracle's floor.
-# Usage: qa/perf/gc_sweep.sh [TOOL] [OUTDIR]   (about 20 minutes on 2 cores)
+# GC sweep for doc/performance.md: steady-state WA of the store at 50/70/80/90 %
+# utilization for greedy and cost-benefit (one shared stream: the baseline placement) and
+# ours (lifetime policy, separated streams: name-history placement), each next to the
+# offline oracle's floor for the run's own trace.
+#   uniform: uniform random deletes of 4 MiB objects, 128 zones x 32 MiB (4 GiB)
+#   zipf:    skewed deletes (zipf 0.99 over names; the paired PUT overwrites the victim's
+#            name) of 256 KiB objects on 512 zones x 16 MiB (8 GiB): 62 objects per zone
+#            and 512 zones, the shape of 4 MiB RADOS objects on a drive of 256 MiB zones
+#            (a 4 MiB-object run of that shape needs a 128 GiB store).
+# Usage: qa/perf/gc_sweep.sh [TOOL] [OUTDIR] [uniform|zipf|all]   (~1 hour on 2 cores)
+# Results that exist in OUTDIR are kept (delete them to re-measure).
 set -eu
 TOOL=${1:-build/src/tools/smrstore-tool}
 OUT=${2:-/var/tmp/smrstore-gc-sweep}
-OPS=${SMRSTORE_SWEEP_OPS:-1200}
+WHICH=${3:-all}
 mkdir -p "$OUT"
-for del in uniform zipf; do
-  for util in 0.5 0.7 0.8 0.9; do
-    for cfg in "greedy single" "cost-benefit single" "lifetime separated"; do
-      set -- $cfg
-      name="$del-$util-$1-$2"
-      [ -s "$OUT/$name.json" ] && continue
-      $TOOL bench --dir "$OUT" --zones 64 --zone-mib 16 --size-dist fixed:4194304 \
-        --util "$util" --mix 0:1:1 --delete "$del" --clients 4 --ops "$OPS" \
-        --policy "$1" --placement "$2" --seed 1 --oracle --json > "$OUT/$name.json.tmp" \
-        && mv "$OUT/$name.json.tmp" "$OUT/$name.json"
-      echo "done $name"
-    done
+run() {  # name geometry... (bench args)
+  name=$1
+  shift
+  [ -s "$OUT/$name.json" ] && return 0
+  scratch="$OUT/scratch-$name"
+  rm -rf "$scratch"
+  mkdir -p "$scratch"
+  if "$TOOL" bench --dir "$scratch" "$@" --mix 0:1:1 --clients 4 --seed 1 --oracle --json \
+      >"$OUT/$name.json.tmp"; then
+    mv "$OUT/$name.json.tmp" "$OUT/$name.json"
+    echo "done $name"
+  else
+    echo "FAILED $name (see $OUT/$name.json.tmp)"
+  fi
+  rm -rf "$scratch"
+}
+for util in 0.5 0.7 0.8 0.9; do
+  for cfg in "greedy single" "cost-benefit single" "lifetime separated"; do
+    set -- $cfg
+    if [ "$WHICH" = all ] || [ "$WHICH" = uniform ]; then
+      run "uniform-$util-$1-$2" --zones 128 --zone-mib 32 --size-dist fixed:4194304 \
+        --util "$util" --delete uniform --ops "${SMRSTORE_SWEEP_UNIFORM_OPS:-4000}" \
+        --policy "$1" --placement "$2"
+    fi
+    if [ "$WHICH" = all ] || [ "$WHICH" = zipf ]; then
+      run "zipf-$util-$1-$2" --zones 512 --zone-mib 16 --size-dist fixed:262144 \
+        --util "$util" --delete zipf --ops "${SMRSTORE_SWEEP_ZIPF_OPS:-100000}" \
+        --policy "$1" --placement "$2"
+    fi
   done
 done
 python3 - "$OUT" <<'PY'
@@ -28,16 +52,19 @@ rows = {}
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     r = json.load(open(f))
     c = r["config"]
-    key = (c["delete"], c["util"])
-    rows.setdefault(key, {})[(c["policy"], c["placement"])] = r
-print("| deletes | util | greedy | cost-benefit | ours (lifetime, separated) | oracle floor | ours / greedy |")
-print("|---|---|---|---|---|---|---|")
+    rows.setdefault((c["delete"], c["util"]), {})[(c["policy"], c["placement"])] = r
+print("| deletes | util | greedy | cost-benefit | ours (lifetime, separated) | oracle floor | ours / greedy | PUT p99 ms, ours: all / GC-free |")
+print("|---|---|---|---|---|---|---|---|")
+nan = float("nan")
 for (d, u), rs in sorted(rows.items()):
     def wa(p, pl):
         r = rs.get((p, pl))
-        return r["steady"]["wa"] if r else float("nan")
+        return r["steady"]["wa"] if r else nan
     g, cb, ours = wa("greedy", "single"), wa("cost-benefit", "single"), wa("lifetime", "separated")
-    orc = [r["oracle"].get("wa_floor") for r in rs.values() if r.get("oracle", {}).get("wa_floor")]
-    o = min(orc) if orc else float("nan")
-    print(f"| {d} | {u:.0%} | {g:.2f} | {cb:.2f} | {ours:.2f} | {o:.2f} | {ours / g:.2f} |")
+    orc = [r["oracle"]["wa_floor"] for r in rs.values() if r.get("oracle", {}).get("wa_floor")]
+    o = min(orc) if orc else nan
+    lat = rs.get(("lifetime", "separated"), {}).get("latency_ms", {})
+    p99 = lambda k: lat.get(k, {}).get("p99", nan)
+    print(f"| {d} | {u:.0%} | {g:.2f} | {cb:.2f} | {ours:.2f} | {o:.2f} | {ours / g:.2f} "
+          f"| {p99('put'):.0f} / {p99('put_nogc'):.0f} |")
 PY
