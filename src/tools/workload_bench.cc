@@ -1434,13 +1434,16 @@ int CmdBench(const Args& args) {
   }
   // Kernel write counters of --stat-dev: before the fill, at the steady state's start and
   // end (each after a Sync, so written-back data is counted where it belongs).
-  auto bd_bytes = [&]() -> uint64_t {
-    if (c.stat_devs.empty()) return 0;
-    (void)target->Sync();
-    auto b = BlockDevsBytesWritten(c.stat_devs);
-    return b.ok() ? *b : 0;
+  auto bd_bytes = [&]() {
+    std::vector<uint64_t> v;
+    if (!c.stat_devs.empty()) (void)target->Sync();
+    for (const auto& d : c.stat_devs) {
+      auto b = BlockDevBytesWritten(d);
+      v.push_back(b.ok() ? *b : 0);
+    }
+    return v;
   };
-  const uint64_t bd_fill0 = bd_bytes();
+  const std::vector<uint64_t> bd_fill0 = bd_bytes();
 
   Shared sh;
   sh.cfg = &c;
@@ -1463,7 +1466,7 @@ int CmdBench(const Args& args) {
   // 4. Steady state.
   progress("steady state: " + (c.ops ? std::to_string(c.ops) + " ops" : Num(c.duration) + " s") +
            ", " + std::to_string(c.clients) + " clients");
-  const uint64_t bd_steady0 = bd_bytes();
+  const std::vector<uint64_t> bd_steady0 = bd_bytes();
   const StoreCounters k0 = target->Counters();
   const auto t0 = Clock::now();
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
@@ -1517,7 +1520,7 @@ int CmdBench(const Args& args) {
   const auto t1 = Clock::now();
   sampler_stop = true;
   sampler.join();
-  const uint64_t bd_steady1 = bd_bytes();
+  const std::vector<uint64_t> bd_steady1 = bd_bytes();
   const StoreCounters k1 = target->Counters();
   const StoreStatfs st1 = target->Statfs();
   Latencies lat;
@@ -1596,8 +1599,17 @@ int CmdBench(const Args& args) {
   if (c.stat_devs.empty()) {
     j << "null,\n";
   } else {
-    const uint64_t bf = bd_steady0 - bd_fill0, bs = bd_steady1 - bd_steady0;
-    j << "{\"devs\": " << json_list(c.stat_devs) << ", \"fill_bytes\": " << bf
+    uint64_t bf = 0, bs = 0;
+    std::string per_dev;
+    for (size_t i = 0; i < c.stat_devs.size(); ++i) {
+      bf += bd_steady0[i] - bd_fill0[i];
+      bs += bd_steady1[i] - bd_steady0[i];
+      per_dev += (i ? ", \"" : "\"") + JsonEscape(c.stat_devs[i]) + "\": {\"fill_bytes\": " +
+                 std::to_string(bd_steady0[i] - bd_fill0[i]) + ", \"steady_bytes\": " +
+                 std::to_string(bd_steady1[i] - bd_steady0[i]) + "}";
+    }
+    j << "{\"devs\": " << json_list(c.stat_devs) << ", \"per_dev\": {" << per_dev
+      << "}, \"fill_bytes\": " << bf
       << ", \"fill_wa\": "
       << Num(fill.user_bytes ? static_cast<double>(bf) / fill.user_bytes : 0)
       << ", \"steady_bytes\": " << bs << ", \"steady_wa\": "
