@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm unit demo devbench storebench clean
+.PHONY: all deps configure build test test-vm peers unit demo devbench storebench clean
 
 all: build
 
@@ -34,6 +34,13 @@ test: build
 # qa/vm/run.sh. Also the last step of `make test`.
 test-vm: build
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
+
+# smrstore vs F2FS, btrfs and dm-zoned (+ext4, +XFS) on the same null_blk zoned device in
+# one QEMU VM run, same object workload (smrstore-tool bench): throughput / raw device and
+# device-level WA (doc/performance.md, "Peers on a real zoned device"). Takes ~40 min
+# under TCG, so not part of `make test`. Output in $(BUILD_DIR)/peers/.
+peers: build
+	SMRSTORE_PEERS_DIR=$(abspath $(BUILD_DIR))/peers qa/vm/peers.sh $(TOOL)
 
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit

@@ -2,12 +2,13 @@
 # Installs what smrstore needs to build, test and demo on Debian 12, as root.
 # Idempotent: packages already installed are not touched, and apt runs only when one is
 # missing. Usage: scripts/install-deps.sh [build|all|vm]  (default all)
-#   vm: only what qa/vm/run.sh needs to run the device suite on real kernel zoned devices
-#       in a QEMU VM (make test-vm); not part of the default set.
+#   vm: only what qa/vm/run.sh (make test-vm) and qa/vm/peers.sh (make peers) need to run
+#       on real kernel zoned devices in a QEMU VM: QEMU, kernel, busybox, and the peer file
+#       systems' tools (mkfs.f2fs, mkfs.btrfs, mkfs.xfs, dmsetup); not in the default set.
 set -eu
 
 BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev python3 python3-matplotlib"
-VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static kmod util-linux cpio binutils"
+VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static kmod util-linux cpio binutils f2fs-tools btrfs-progs xfsprogs e2fsprogs dmsetup"
 
 case "${1:-all}" in
   vm) want="$VM_PKGS" ;;

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Table and plot of a qa/vm/peers.sh run: smrstore vs F2FS, btrfs, dm-zoned (+ext4/XFS)
+on the same null_blk zoned device in one VM run.
+
+usage: peers_report.py --dir DIR --systems "raw smrstore f2fs ..." [--wall-seconds N]
+                       [--geometry TEXT] [--bench TEXT]
+Reads DIR/result-SYSTEM.json (smrstore-tool bench --json; raw: bench --raw-only --json),
+writes DIR/results.json (one summary row per system), DIR/results.md (markdown table) and
+DIR/peers.png (throughput / raw and device WA per system). A system without a result (it
+failed or did not run) gets a row with its status and no numbers.
+Per system:
+  ratio     steady-state user PUT MB/s / the raw sequential write MB/s of the same device
+            in the same VM run (the `raw` leg)
+  dev WA    bytes the kernel wrote to the zoned device (nullb0, /sys/block/nullb0/stat) /
+            user PUT bytes, over the steady state (after a syncfs at both ends)
+  +meta WA  smrstore only: nullb0 + nullb1 (the regular device holding its RocksDB)
+Debian: python3-matplotlib.
+"""
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+NAMES = {"smrstore": "smrstore", "f2fs": "F2FS", "btrfs": "btrfs (zoned)",
+         "dmz-ext4": "dm-zoned + ext4", "dmz-xfs": "dm-zoned + XFS"}
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read().strip()
+        return json.loads(text) if text else None
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"peers_report.py: {path}: {e}", file=sys.stderr)
+        return None
+
+
+def row(name, r, raw_mbps):
+    out = {"system": name, "label": NAMES.get(name, name)}
+    if r is None:
+        out["status"] = "failed (no result)"
+        return out
+    st, bd, cap = r["steady"], r.get("blockdev") or {}, r["capacity"]
+    per = bd.get("per_dev", {})
+    user = st["user_bytes"]
+    z = per.get("nullb0", {}).get("steady_bytes")
+    allb = bd.get("steady_bytes")
+    lat = r["latency_ms"]
+    out.update({
+        "status": r["status"],
+        "capacity_mib": cap["data_bytes"] / 2**20,
+        "live_target_mib": cap["target_live_bytes"] / 2**20,
+        "fill_mbps": r["fill"]["user_bytes"] / 1e6 / r["fill"]["seconds"],
+        "steady_s": st["seconds"],
+        "user_mbps": st["user_mbps"],
+        "ratio_to_raw": st["user_mbps"] / raw_mbps if raw_mbps else None,
+        "turnover": user / cap["target_live_bytes"] if cap["target_live_bytes"] else None,
+        "dev_wa": z / user if (z is not None and user) else None,
+        "dev_wa_with_meta": allb / user if (allb is not None and user and len(per) > 1) else None,
+        "store_wa": st["wa"] if name == "smrstore" else None,
+        "puts": st["puts"], "gets": st["gets"], "deletes": st["deletes"],
+        "put_p50_ms": lat["put"]["p50"], "put_p99_ms": lat["put"]["p99"],
+        "get_p99_ms": lat["get"]["p99"],
+        "bench_raw_write_mbps": r["raw"]["write_mbps"] or None,
+    })
+    return out
+
+
+def fmt(v, nd=2):
+    if v is None:
+        return "–"
+    return f"{v:.{nd}f}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--systems", required=True)
+    ap.add_argument("--wall-seconds", type=int, default=None)
+    ap.add_argument("--geometry", default="")
+    ap.add_argument("--bench", default="")
+    a = ap.parse_args()
+    systems = a.systems.split()
+    raw = load(os.path.join(a.dir, "result-raw.json")) if "raw" in systems else None
+    raw_w = raw["raw"]["write_mbps"] if raw else None
+    raw_r = raw["raw"]["read_mbps"] if raw else None
+    rows = [row(s, load(os.path.join(a.dir, f"result-{s}.json")), raw_w)
+            for s in systems if s != "raw"]
+    summary = {"raw_write_mbps": raw_w, "raw_read_mbps": raw_r, "geometry": a.geometry,
+               "bench": a.bench, "vm_wall_seconds": a.wall_seconds, "systems": rows}
+    with open(os.path.join(a.dir, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+        f.write("\n")
+
+    ref = next((r for r in rows if r["system"] == "f2fs" and r.get("user_mbps")), None)
+    md = [f"Device: null_blk zoned, {a.geometry}; raw sequential write "
+          f"{fmt(raw_w, 1)} MB/s, read {fmt(raw_r, 1)} MB/s (same VM run). "
+          f"Workload: smrstore-tool bench {a.bench}.", "",
+          "| system | status | capacity MiB | live MiB | fill MB/s | steady MB/s | "
+          "ratio to raw | x F2FS | device WA | WA incl. metadata dev | turnover | "
+          "PUT p50 / p99 ms | GET p99 ms |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "user_mbps" not in r:
+            md.append(f"| {r['label']} | {r['status']} |" + " – |" * 11)
+            continue
+        xf = r["user_mbps"] / ref["user_mbps"] if ref else None
+        md.append(
+            f"| {r['label']} | {r['status']} | {fmt(r['capacity_mib'], 0)} | "
+            f"{fmt(r['live_target_mib'], 0)} | {fmt(r['fill_mbps'], 1)} | "
+            f"{fmt(r['user_mbps'], 1)} | {fmt(r['ratio_to_raw'], 3)} | {fmt(xf)} | "
+            f"{fmt(r['dev_wa'])} | {fmt(r['dev_wa_with_meta'])} | {fmt(r['turnover'])} | "
+            f"{fmt(r['put_p50_ms'], 1)} / {fmt(r['put_p99_ms'], 1)} | {fmt(r['get_p99_ms'], 1)} |")
+    if a.wall_seconds is not None:
+        md += ["", f"VM run (boot + all systems): {a.wall_seconds} s."]
+    with open(os.path.join(a.dir, "results.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+    ok = [r for r in rows if "user_mbps" in r]
+    if not ok:
+        return 1
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    labels = [r["label"] for r in ok]
+    colors = ["tab:blue" if r["system"] == "smrstore" else "tab:gray" for r in ok]
+    a1.bar(labels, [r["ratio_to_raw"] or 0 for r in ok], color=colors)
+    a1.set_ylabel("steady-state PUT MB/s / raw seq. write MB/s")
+    a1.set_title("Throughput (ratio to the raw device)")
+    a2.bar(labels, [r["dev_wa"] or 0 for r in ok], color=colors)
+    for i, r in enumerate(ok):
+        if r.get("dev_wa_with_meta"):
+            a2.plot([i - 0.4, i + 0.4], [r["dev_wa_with_meta"]] * 2, "k--", lw=1)
+    a2.set_ylabel("device bytes written / user bytes")
+    a2.set_title("Device-level WA (dashed: incl. metadata device)")
+    for ax in (a1, a2):
+        ax.tick_params(axis="x", labelrotation=20)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"Same null_blk zoned device ({a.geometry}), same workload, one VM run",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(a.dir, "peers.png"), dpi=90)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
