@@ -341,28 +341,21 @@ void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
   for (const auto& [name, age] : w.name_deaths) lifetime_history.Note(name, age);
   // Bytes that died by user action, per stream of the zone they died in (GC moves are
   // not deaths: a GC group has gc_bytes and is skipped).
-  const std::vector<ZoneStatus> snap = zones->Snapshot();
-  std::map<ZoneAddress, const ZoneStatus*> by_addr;
-  for (const ZoneStatus& z : snap) by_addr[z.addr] = &z;
   if (w.gc_bytes == 0) {
     for (const auto& [addr, delta] : w.live_delta) {
       if (delta >= 0) continue;
-      auto it = by_addr.find(addr);
-      if (it == by_addr.end()) continue;
-      died_bytes[static_cast<size_t>(it->second->stream)] += static_cast<double>(-delta);
+      const std::optional<StreamId> stream = zones->StreamOf(addr);
+      if (stream) died_bytes[static_cast<size_t>(*stream)] += static_cast<double>(-delta);
     }
   }
   // Live bytes per stream integrated over time (txn seqs since the last update).
   const double dt = static_cast<double>(seq - last_rate_seq);
   last_rate_seq = seq;
   if (dt <= 0) return;
-  std::vector<double> live(kNumStreams + 1, 0.0);
-  for (const ZoneStatus& z : snap) {
-    if (z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) {
-      live[static_cast<size_t>(z.stream)] += static_cast<double>(z.live_bytes);
-    }
+  const auto live = zones->LiveBytesByStream();
+  for (size_t s = 0; s < live.size(); ++s) {
+    live_integral[s] += static_cast<double>(live[s]) * dt;
   }
-  for (size_t s = 0; s < live.size(); ++s) live_integral[s] += live[s] * dt;
 }
 
 void Store::Impl::EnsureSpace(uint64_t bytes) {

@@ -393,6 +393,29 @@ std::vector<ZoneStatus> ZoneManager::Snapshot() const {
   return out;
 }
 
+std::array<uint64_t, kNumStreams + 1> ZoneManager::LiveBytesByStream() const {
+  MutexLock lock(&mu_);
+  std::array<uint64_t, kNumStreams + 1> live{};
+  for (const Drive& drive : state_) {
+    for (const Zone& zone : drive.zones) {
+      if (zone.state == ZoneState::kOpen || zone.state == ZoneState::kSealed) {
+        live[static_cast<size_t>(zone.stream)] += zone.live;
+      }
+    }
+  }
+  return live;
+}
+
+std::optional<StreamId> ZoneManager::StreamOf(ZoneAddress addr) const {
+  MutexLock lock(&mu_);
+  if (addr.drive >= state_.size() || addr.zone >= state_[addr.drive].zones.size()) {
+    return std::nullopt;
+  }
+  const Zone& zone = state_[addr.drive].zones[addr.zone];
+  if (zone.state != ZoneState::kOpen && zone.state != ZoneState::kSealed) return std::nullopt;
+  return zone.stream;
+}
+
 uint64_t ZoneManager::free_bytes() const {
   MutexLock lock(&mu_);
   uint64_t free = 0;

@@ -145,6 +145,10 @@ class ZoneManager {
   ZonedDevice* drive(uint16_t d) const { return drives_[d]; }
 
   std::vector<ZoneStatus> Snapshot() const;
+  // Live bytes of open and sealed zones per stream (index = StreamId value; 0 unused), and
+  // the stream of one zone (nullopt unless open or sealed): cheap, no copy of the zones.
+  std::array<uint64_t, kNumStreams + 1> LiveBytesByStream() const;
+  std::optional<StreamId> StreamOf(ZoneAddress addr) const;
   uint64_t free_bytes() const;       // capacity of free zones + room left in open zones
   uint64_t data_capacity() const;    // capacity of all data zones
   uint64_t dead_on_mount_bytes() const;
