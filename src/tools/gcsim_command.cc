@@ -129,7 +129,9 @@ int RunGcsim(const Args& args) {
           << "\", \"placement\": \"" << PlacementName(c.placement) << "\", ";
       if (r.ok()) {
         out << "\"wa\": " << r->wa << ", \"steady_wa\": " << SteadyWa(*r)
-            << ", \"zones_reset\": " << r->zones_reset << "}";
+            << ", \"zones_reset\": " << r->zones_reset;
+        if (c.placement == Placement::kOracle) out << ", \"oracle_classes\": " << r->oracle_classes;
+        out << "}";
       } else {
         out << "\"error\": \"" << JsonEscape(r.status().ToString()) << "\"}";
       }

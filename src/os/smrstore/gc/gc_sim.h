@@ -41,6 +41,9 @@
 //                    same time, so victims are nearly empty: this is the reference floor we
 //                    report against. (A floor in practice, not a proven lower bound: the
 //                    optimal offline placement+cleaning problem is harder than this.)
+//                    Simulate runs it with oracle_classes, half as many, ... down to 1
+//                    and returns the lowest WA among the runs that fit (few zones cannot
+//                    hold many classes open); SimResult::oracle_classes says which.
 //
 //   Policy parameters. For kLifetime, when params.death_rate_per_age is empty the
 //   simulator estimates each stream's rate online as the store would: bytes that died in
@@ -118,6 +121,7 @@ struct SimResult {
   // Interval WA (device / user payload bytes written in the interval) for each 10 % of the
   // trace's ops, in order; 0 for an interval without user writes.
   std::vector<double> wa_over_time;
+  uint32_t oracle_classes = 0;  // kOracle: the class count of the reported (best) run
 };
 
 // Replays `trace` under `cfg`. kInvalidArgument for a malformed config or trace,
