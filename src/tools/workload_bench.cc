@@ -1454,8 +1454,10 @@ int CmdBench(const Args& args) {
   FillResult fill;
   if (Status s = Fill(&sh, target_bytes, &fill); !s.ok()) {
     return Fail(kCmd, s.IsNoSpace()
-                          ? s.WithContext("the store ran out of space while filling "
-                                          "(lower --util?)")
+                          ? s.WithContext("ran out of space while filling to " +
+                                          std::to_string(target_bytes >> 20) + " of " +
+                                          std::to_string(st0.total >> 20) +
+                                          " MiB (lower --util?)")
                           : s);
   }
   {
