@@ -19,6 +19,7 @@
 #   dmz-ext4  dm-zoned (metadata written by qa/vm/dmz_format.py; dmzadm is not packaged in
 #             Debian 12) with ext4 on top (-m 0, no lazy init)
 #   dmz-xfs   dm-zoned with XFS on top
+# A system may be given as NAME@UTIL (e.g. f2fs@0.6) to run it at another --util.
 # Each at --util PEERS_UTIL (default 0.8) of the capacity the system itself reports (the
 # store's Statfs total; the file system's statvfs f_blocks), GC active, --stat-dev nullb0:
 # device-level WA = bytes the kernel wrote to nullb0 / user bytes PUT, in the steady state.
@@ -124,14 +125,18 @@ echo "nullb0 zoned=$(cat $q/zoned) nr_zones=$(cat $q/nr_zones) chunk_sectors=$(c
 blkzone report /dev/nullb0 | head -n $((CONV + 2)) | sed 's/^/  /'
 M "DEVICES END"
 
-# run NAME: one system on a fresh nullb0; its JSON between the markers.
+# run NAME[@UTIL]: one system on a fresh nullb0 (@UTIL overrides --util); its JSON
+# between the markers.
 run() {
   name=$1
+  sys=${name%@*}
+  extra=""
+  [ "$sys" = "$name" ] || extra="--util ${name#*@}"
   M "BEGIN $name"
   zdev
   t0=$(date +%s)
   rc=0
-  case $name in
+  case $sys in
     raw)
       ./smrstore-tool bench --devices zbd:/dev/nullb0 --dir /tmp --raw-only --json >/tmp/out.json 2>/tmp/err || rc=$?
       ;;
@@ -139,28 +144,28 @@ run() {
       nullb nullb1 1024 0 && mkfs.ext4 -q -F -m 0 -E lazy_itable_init=0,lazy_journal_init=0 /dev/nullb1 &&
         mount -t ext4 /dev/nullb1 /meta || rc=90
       [ $rc = 0 ] && { ./smrstore-tool bench --devices zbd:/dev/nullb0 --dir /meta --stat-dev nullb0,nullb1 \
-        $BENCH --json >/tmp/out.json 2>/tmp/err || rc=$?; }
+        $BENCH $extra --json >/tmp/out.json 2>/tmp/err || rc=$?; }
       umount /meta 2>/dev/null
       ;;
     f2fs|btrfs|dmz-ext4|dmz-xfs)
       dev=/dev/nullb0
-      case $name in
+      case $sys in
         f2fs) mkfs.f2fs -f -m $dev >/tmp/mkfs.log 2>&1 || rc=91; fst=f2fs ;;
         btrfs) mkfs.btrfs -f -O zoned -m single -d single $dev >/tmp/mkfs.log 2>&1 || rc=91; fst=btrfs ;;
         dmz-ext4|dmz-xfs)
           dev=/dev/mapper/dmz
           dmz_up >/tmp/mkfs.log 2>&1 || rc=92
-          if [ $rc = 0 ] && [ $name = dmz-ext4 ]; then
+          if [ $rc = 0 ] && [ $sys = dmz-ext4 ]; then
             mkfs.ext4 -q -F -m 0 -E lazy_itable_init=0,lazy_journal_init=0 $dev >>/tmp/mkfs.log 2>&1 || rc=91; fst=ext4
           elif [ $rc = 0 ]; then
             mkfs.xfs -f $dev >>/tmp/mkfs.log 2>&1 || rc=91; fst=xfs
           fi ;;
       esac
       [ $rc = 0 ] && { mount -t $fst $dev /mnt/p >>/tmp/mkfs.log 2>&1 || rc=93; }
-      [ $rc = 0 ] && { ./smrstore-tool bench --fs-dir /mnt/p --dir /tmp --stat-dev nullb0 $BENCH --json \
+      [ $rc = 0 ] && { ./smrstore-tool bench --fs-dir /mnt/p --dir /tmp --stat-dev nullb0 $BENCH $extra --json \
         >/tmp/out.json 2>/tmp/err || rc=$?; }
       umount /mnt/p 2>/dev/null
-      case $name in dmz-*) dmz_down 2>/dev/null ;; esac
+      case $sys in dmz-*) dmz_down 2>/dev/null ;; esac
       sed 's/^/  mkfs: /' /tmp/mkfs.log | tail -n 25
       ;;
   esac

@@ -14,6 +14,8 @@ Per system:
   dev WA    bytes the kernel wrote to the zoned device (nullb0, /sys/block/nullb0/stat) /
             user PUT bytes, over the steady state (after a syncfs at both ends)
   +meta WA  smrstore only: nullb0 + nullb1 (the regular device holding its RocksDB)
+  x F2FS    steady MB/s / F2FS's (at the common --util; if F2FS has no result there, at
+            the util of an f2fs@UTIL row)
 Debian: python3-matplotlib.
 """
 import argparse
@@ -41,7 +43,9 @@ def load(path):
 
 
 def row(name, r, raw_mbps):
-    out = {"system": name, "label": NAMES.get(name, name)}
+    sys_, _, util = name.partition("@")
+    label = NAMES.get(sys_, sys_) + (f" @ util {util}" if util else "")
+    out = {"system": name, "label": label}
     if r is None:
         out["status"] = "failed (no result)"
         return out
@@ -62,7 +66,7 @@ def row(name, r, raw_mbps):
         "turnover": user / cap["target_live_bytes"] if cap["target_live_bytes"] else None,
         "dev_wa": z / user if (z is not None and user) else None,
         "dev_wa_with_meta": allb / user if (allb is not None and user and len(per) > 1) else None,
-        "store_wa": st["wa"] if name == "smrstore" else None,
+        "store_wa": st["wa"] if sys_ == "smrstore" else None,
         "puts": st["puts"], "gets": st["gets"], "deletes": st["deletes"],
         "put_p50_ms": lat["put"]["p50"], "put_p99_ms": lat["put"]["p99"],
         "get_p99_ms": lat["get"]["p99"],
@@ -97,7 +101,9 @@ def main():
         json.dump(summary, f, indent=1)
         f.write("\n")
 
-    ref = next((r for r in rows if r["system"] == "f2fs" and r.get("user_mbps")), None)
+    # "x F2FS": relative to F2FS at the common --util, else at its own (f2fs@U) one.
+    ref = next((r for r in rows if r["system"] == "f2fs" and r.get("user_mbps")), None) or \
+        next((r for r in rows if r["system"].startswith("f2fs@") and r.get("user_mbps")), None)
     md = [f"Device: null_blk zoned, {a.geometry}; raw sequential write "
           f"{fmt(raw_w, 1)} MB/s, read {fmt(raw_r, 1)} MB/s (same VM run). "
           f"Workload: smrstore-tool bench {a.bench}.", "",
@@ -127,7 +133,7 @@ def main():
         return 1
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
     labels = [r["label"] for r in ok]
-    colors = ["tab:blue" if r["system"] == "smrstore" else "tab:gray" for r in ok]
+    colors = ["tab:blue" if r["system"].startswith("smrstore") else "tab:gray" for r in ok]
     a1.bar(labels, [r["ratio_to_raw"] or 0 for r in ok], color=colors)
     a1.set_ylabel("steady-state PUT MB/s / raw seq. write MB/s")
     a1.set_title("Throughput (ratio to the raw device)")
