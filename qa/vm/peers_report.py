@@ -144,6 +144,9 @@ def main():
     a2.set_ylabel("device bytes written / user bytes")
     a2.set_title("Device-level WA (dashed: incl. metadata device)")
     for ax in (a1, a2):
+        for bar in ax.patches:
+            ax.annotate(f"{bar.get_height():.2f}", (bar.get_x() + bar.get_width() / 2,
+                        bar.get_height()), ha="center", va="bottom", fontsize=8)
         ax.tick_params(axis="x", labelrotation=20)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(f"Same null_blk zoned device ({a.geometry}), same workload, one VM run",

@@ -1340,7 +1340,7 @@ int CmdBench(const Args& args) {
 
   const bool fs = !c.fs_dir.empty();
   const bool emu = c.devices.empty() && !fs;
-  uint64_t zone_bytes = c.zone_mib << 20;
+  uint64_t zone_bytes = fs ? 0 : c.zone_mib << 20;  // a file system hides its zones
   const std::string stem = c.dir + "/smrstore-bench-" + std::to_string(::getpid());
   std::vector<std::string> specs = c.devices;
   for (uint64_t i = 0; emu && i < c.drives; ++i) {
