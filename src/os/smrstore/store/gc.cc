@@ -359,10 +359,10 @@ void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
 }
 
 void Store::Impl::EnsureSpace(uint64_t bytes) {
-  if (zones->user_free_bytes() >= bytes) return;
+  if (zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
-  while (zones->user_free_bytes() < bytes) {
+  while (zones->user_free_bytes(MaxRecordBytes()) < bytes) {
     bool zone_done = false;
     auto r = GcStep(kGcSliceBytes, &zone_done);
     if (!r.ok()) {

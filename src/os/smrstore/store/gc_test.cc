@@ -262,5 +262,29 @@ TEST_F(GcTest, NamesRewrittenYoungGoToTheHotStream) {
   ExpectModel();
 }
 
+// Hot names (rewritten at once) go to the user-hot stream, cold ones to the user stream:
+// three user streams hold open zones, and space checks must not count one stream's room
+// for another's records (that gave NoSpace at 80 % full before GC could run).
+TEST_F(GcTest, ChurnAcrossHotAndColdStreamsNeverSaysNoSpace) {
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  store_->SetGcAuto(true);
+  for (uint64_t i = 0; i < 48; ++i) ASSERT_OK(Put(i, i));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (uint64_t i = 40; i < 48; ++i) ASSERT_OK(Remove(i));  // deaths: a mean lifetime
+  std::mt19937_64 rng(11);
+  for (uint64_t round = 0; round < 400; ++round) {
+    const uint64_t name = rng() % 10 < 8 ? rng() % 4 : 4 + rng() % 36;
+    const Status s = Put(name, 1000 + round);
+    ASSERT_TRUE(s.ok()) << "round " << round << ": " << s.ToString() << "\n"
+                        << store_->StatsJson();
+  }
+  EXPECT_NE(store_->StatsJson().find("user-hot"), std::string::npos);
+  ExpectModel();
+  Remount();
+  ExpectModel();
+}
+
 }  // namespace
 }  // namespace smr

@@ -427,7 +427,7 @@ void Store::Impl::CommitLoop() {
       // When space is tight (GC on), a group takes only the transactions that fit in what
       // users can still write, so foreground commits advance in small steps between GC
       // slices instead of waiting for whole zones to be cleaned.
-      const uint64_t room = gc_auto ? zones->user_free_bytes() : UINT64_MAX;
+      const uint64_t room = gc_auto ? zones->user_free_bytes(MaxRecordBytes()) : UINT64_MAX;
       uint64_t need = 0;
       while (!queue.empty() && group.size() < options.max_group && !queue.front().gc_done) {
         const uint64_t n = SpaceNeeded(queue.front().txn);

@@ -177,6 +177,12 @@ struct Store::Impl {
   std::vector<double> live_integral = std::vector<double>(kNumStreams + 1, 0.0);
   uint64_t last_rate_seq = 0;
   void NoteDeath(uint64_t age_ns);
+  // Device bytes of the largest record a user write makes (header block + payload), plus
+  // a footer's worth: what a zone's tail may be unable to take.
+  uint64_t MaxRecordBytes() const {
+    return 2 * recfmt::kBlockSize + (uint64_t{options.max_record_payload} + recfmt::kBlockSize - 1) /
+                                        recfmt::kBlockSize * recfmt::kBlockSize;
+  }
   void UpdateDeathRates(const GroupWrites& w);
   static constexpr uint64_t kGcSliceBytes = 4ull << 20;  // live bytes per background slice
   // Runs background GC per the watermarks before a commit group; `queued` tells whether

@@ -428,18 +428,17 @@ uint64_t ZoneManager::free_bytes() const {
   return free;
 }
 
-uint64_t ZoneManager::user_free_bytes() const {
+uint64_t ZoneManager::user_free_bytes(uint64_t max_record_bytes) const {
   MutexLock lock(&mu_);
   uint64_t bytes = 0;
   for (const Drive& drive : state_) {
     uint64_t free_zones = 0;
     for (const Zone& zone : drive.zones) {
       if (zone.state == ZoneState::kFree) ++free_zones;
-      if (zone.state == ZoneState::kOpen && !IsGcStream(zone.stream)) {
-        bytes += zone.capacity - std::min(zone.capacity, zone.written);
-      }
     }
-    if (free_zones > reserve_) bytes += (free_zones - reserve_) * drive.dev->info().zone_capacity;
+    const uint64_t cap = drive.dev->info().zone_capacity;
+    const uint64_t usable = cap > max_record_bytes ? cap - max_record_bytes : 0;
+    if (free_zones > reserve_) bytes += (free_zones - reserve_) * usable;
   }
   return bytes;
 }

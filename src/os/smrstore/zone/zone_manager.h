@@ -135,9 +135,11 @@ class ZoneManager {
   // Free data zones / all data zones over all drives, not counting the zones kept for GC
   // (the GC watermarks compare against this).
   double free_fraction() const;
-  // Bytes users can still write: free zones beyond the GC reserve plus the room left in
-  // open zones of the user streams.
-  uint64_t user_free_bytes() const;
+  // Bytes users can surely still write: free zones beyond the GC reserve, each less one
+  // record (`max_record_bytes`, the tail a zone may not fit). The room left in open zones
+  // does not count: it belongs to one stream each (user, user-hot, small), and a
+  // transaction's records may all go to another, which then needs a free zone.
+  uint64_t user_free_bytes(uint64_t max_record_bytes) const;
 
   // Reserved (superblock) zones of a drive, in order.
   std::vector<uint32_t> ReservedZones(uint16_t drive) const;
