@@ -5,9 +5,9 @@
 # offline oracle's floor for the run's own trace.
 #   uniform: uniform random deletes of 4 MiB objects, 128 zones x 32 MiB (4 GiB)
 #   zipf:    skewed deletes (zipf 0.99 over names; the paired PUT overwrites the victim's
-#            name) of 256 KiB objects on 512 zones x 16 MiB (8 GiB): 62 objects per zone
-#            and 512 zones, the shape of 4 MiB RADOS objects on a drive of 256 MiB zones
-#            (a 4 MiB-object run of that shape needs a 128 GiB store).
+#            name) of 256 KiB objects on 256 zones x 16 MiB (4 GiB): 62 objects per zone,
+#            the shape of 4 MiB RADOS objects in 256 MiB zones (a 4 MiB-object run of that
+#            shape needs a 64 GiB store).
 # Usage: qa/perf/gc_sweep.sh [TOOL] [OUTDIR] [uniform|zipf|all]   (~1 hour on 2 cores)
 # Results that exist in OUTDIR are kept (delete them to re-measure).
 set -eu
@@ -22,7 +22,7 @@ run() {  # name geometry... (bench args)
   scratch="$OUT/scratch-$name"
   rm -rf "$scratch"
   mkdir -p "$scratch"
-  if "$TOOL" bench --dir "$scratch" "$@" --mix 0:1:1 --clients 4 --seed 1 --oracle --json \
+  if "$TOOL" bench --dir "$scratch" "$@" --mix 0:1:1 --seed 1 --oracle --json \
       >"$OUT/$name.json.tmp"; then
     mv "$OUT/$name.json.tmp" "$OUT/$name.json"
     echo "done $name"
@@ -31,17 +31,17 @@ run() {  # name geometry... (bench args)
   fi
   rm -rf "$scratch"
 }
-for util in 0.5 0.7 0.8 0.9; do
+for util in ${SMRSTORE_SWEEP_UTILS:-0.8 0.5 0.7 0.9}; do
   for cfg in "greedy single" "cost-benefit single" "lifetime separated"; do
     set -- $cfg
     if [ "$WHICH" = all ] || [ "$WHICH" = uniform ]; then
       run "uniform-$util-$1-$2" --zones 128 --zone-mib 32 --size-dist fixed:4194304 \
-        --util "$util" --delete uniform --ops "${SMRSTORE_SWEEP_UNIFORM_OPS:-4000}" \
+        --util "$util" --delete uniform --ops "${SMRSTORE_SWEEP_UNIFORM_OPS:-4000}" --clients 4 \
         --policy "$1" --placement "$2"
     fi
     if [ "$WHICH" = all ] || [ "$WHICH" = zipf ]; then
-      run "zipf-$util-$1-$2" --zones 512 --zone-mib 16 --size-dist fixed:262144 \
-        --util "$util" --delete zipf --ops "${SMRSTORE_SWEEP_ZIPF_OPS:-100000}" \
+      run "zipf-$util-$1-$2" --zones 256 --zone-mib 16 --size-dist fixed:262144 \
+        --util "$util" --delete zipf --ops "${SMRSTORE_SWEEP_ZIPF_OPS:-60000}" --clients 16 \
         --policy "$1" --placement "$2"
     fi
   done
