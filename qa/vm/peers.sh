@@ -20,8 +20,9 @@
 #             Debian 12) with ext4 on top (-m 0, no lazy init)
 #   dmz-xfs   dm-zoned with XFS on top
 # A system may be given as NAME@UTIL (e.g. f2fs@0.6) to run it at another --util.
-# Each at --util PEERS_UTIL (default 0.8) of the capacity the system itself reports (the
-# store's Statfs total; the file system's statvfs f_blocks), GC active, --stat-dev nullb0:
+# Each at --util 0.8 of the capacity the system itself offers users (the store's Statfs
+# total; for a file system what statvfs reports available on the empty file system, f_bavail:
+# F2FS counts its overprovisioning and GC reserve in f_blocks), GC active, --stat-dev nullb0:
 # device-level WA = bytes the kernel wrote to nullb0 / user bytes PUT, in the steady state.
 # Results come back over the serial console; written to $DIR/results.json, results.md and
 # peers.png (qa/vm/peers_report.py).
@@ -32,7 +33,8 @@
 #        SMRSTORE_PEERS_BENCH    bench options for every system
 #                                (default "--util 0.8 --duration 120 --seed 1")
 #        PEERS_ZONES PEERS_ZONE_MIB PEERS_CONV   the device (default 128 16 8)
-#        SMRSTORE_PEERS_TIMEOUT  seconds for the VM run (default 5400)
+#        SMRSTORE_PEERS_TIMEOUT  seconds for the VM run (default 5400; systems that finished
+#                                before a timeout still report)
 #        SMRSTORE_PEERS_MEM      VM memory (default 6G)
 set -euo pipefail
 
@@ -131,7 +133,11 @@ run() {
   name=$1
   sys=${name%@*}
   extra=""
-  [ "$sys" = "$name" ] || extra="--util ${name#*@}"
+  b=$BENCH
+  if [ "$sys" != "$name" ]; then
+    extra="--util ${name#*@}"
+    b=$(echo "$BENCH" | sed 's/--util [^ ]*//')
+  fi
   M "BEGIN $name"
   zdev
   t0=$(date +%s)
@@ -144,7 +150,7 @@ run() {
       nullb nullb1 1024 0 && mkfs.ext4 -q -F -m 0 -E lazy_itable_init=0,lazy_journal_init=0 /dev/nullb1 &&
         mount -t ext4 /dev/nullb1 /meta || rc=90
       [ $rc = 0 ] && { ./smrstore-tool bench --devices zbd:/dev/nullb0 --dir /meta --stat-dev nullb0,nullb1 \
-        $BENCH $extra --json >/tmp/out.json 2>/tmp/err || rc=$?; }
+        $b $extra --json >/tmp/out.json 2>/tmp/err || rc=$?; }
       umount /meta 2>/dev/null
       ;;
     f2fs|btrfs|dmz-ext4|dmz-xfs)
@@ -162,7 +168,7 @@ run() {
           fi ;;
       esac
       [ $rc = 0 ] && { mount -t $fst $dev /mnt/p >>/tmp/mkfs.log 2>&1 || rc=93; }
-      [ $rc = 0 ] && { ./smrstore-tool bench --fs-dir /mnt/p --dir /tmp --stat-dev nullb0 $BENCH $extra --json \
+      [ $rc = 0 ] && { ./smrstore-tool bench --fs-dir /mnt/p --dir /tmp --stat-dev nullb0 $b $extra --json \
         >/tmp/out.json 2>/tmp/err || rc=$?; }
       umount /mnt/p 2>/dev/null
       case $sys in dmz-*) dmz_down 2>/dev/null ;; esac

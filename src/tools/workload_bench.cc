@@ -552,10 +552,14 @@ class StoreTarget : public Target {
 
 // One file per object (fs_target.h has the PUT/DELETE/GET semantics). The fill's batches
 // are written by a pool of worker threads (one file each, as concurrent clients would).
+// Capacity (Statfs().total) = what statvfs said users could store on the empty file system
+// (f_bavail x f_frsize), not f_blocks: F2FS counts its overprovisioning and GC reserve in
+// f_blocks (df shows them as used), so f_blocks would overstate what a user can fill.
 class FsTarget : public Target {
  public:
-  FsTarget(std::unique_ptr<FsObjectDir> dir, std::vector<std::string> stat_devs, size_t workers)
-      : dir_(std::move(dir)), stat_devs_(std::move(stat_devs)) {
+  FsTarget(std::unique_ptr<FsObjectDir> dir, uint64_t capacity,
+           std::vector<std::string> stat_devs, size_t workers)
+      : dir_(std::move(dir)), capacity_(capacity), stat_devs_(std::move(stat_devs)) {
     for (size_t i = 0; i < workers; ++i) pool_.emplace_back([this] { Work(); });
   }
   ~FsTarget() override {
@@ -628,10 +632,10 @@ class FsTarget : public Target {
   StoreStatfs Statfs() override {
     StoreStatfs st;
     auto sp = dir_->Statfs();
+    st.total = capacity_;
     if (sp.ok()) {
-      st.total = sp->total;
       st.available = sp->available;
-      st.allocated = sp->total - sp->available;
+      st.allocated = capacity_ > sp->available ? capacity_ - sp->available : 0;
     }
     return st;
   }
@@ -652,6 +656,7 @@ class FsTarget : public Target {
     }
   }
   std::unique_ptr<FsObjectDir> dir_;
+  uint64_t capacity_;
   std::vector<std::string> stat_devs_;
   std::atomic<uint64_t> user_bytes_{0}, next_tag_{0};
   std::mutex qmu_;
@@ -1404,10 +1409,15 @@ int CmdBench(const Args& args) {
   // 2. The target: the store (on the emulated drives or --devices), or --fs-dir.
   std::unique_ptr<Store> store;
   std::unique_ptr<Target> target;
+  FsObjectDir::Space fs_space;  // statvfs of the empty file system (--fs-dir)
   if (fs) {
     auto dir = FsObjectDir::Open(c.fs_dir);
     if (!dir.ok()) return Fail(kCmd, dir.status());
-    target = std::make_unique<FsTarget>(std::move(*dir), c.stat_devs, c.clients);
+    auto sp = (*dir)->Statfs();
+    if (!sp.ok()) return Fail(kCmd, sp.status());
+    fs_space = *sp;
+    target = std::make_unique<FsTarget>(std::move(*dir), fs_space.available, c.stat_devs,
+                                        c.clients);
   }
   StoreOptions opts;
   opts.gc_policy = c.policy;
@@ -1593,7 +1603,12 @@ int CmdBench(const Args& args) {
     << (fs ? "\"" + JsonEscape(c.fs_dir) + "\"" : std::string("null"))
     << ", \"stat_devs\": " << json_list(c.stat_devs) << "},\n";
   j << " \"capacity\": {\"data_bytes\": " << st0.total << ", \"target_live_bytes\": "
-    << target_bytes << ", \"zone_bytes\": " << zone_bytes << "},\n";
+    << target_bytes << ", \"zone_bytes\": " << zone_bytes;
+  if (fs) {
+    j << ", \"statvfs_total_bytes\": " << fs_space.total
+      << ", \"statvfs_available_bytes\": " << fs_space.available;
+  }
+  j << "},\n";
   j << " \"raw\": {\"bytes\": " << raw->bytes << ", \"write_mbps\": " << Num(raw->write_mbps)
     << ", \"read_mbps\": " << Num(raw->read_mbps) << "},\n";
   // Device-level bytes from the kernel's counters (/sys/block/DEV/stat) of --stat-dev.
