@@ -430,17 +430,23 @@ uint64_t ZoneManager::free_bytes() const {
 
 uint64_t ZoneManager::user_free_bytes(uint64_t max_record_bytes) const {
   MutexLock lock(&mu_);
-  uint64_t bytes = 0;
+  uint64_t zones = 0, usable = UINT64_MAX;
+  bool all_shared = true;
   for (const Drive& drive : state_) {
     uint64_t free_zones = 0;
     for (const Zone& zone : drive.zones) {
       if (zone.state == ZoneState::kFree) ++free_zones;
     }
+    if (free_zones > reserve_) zones += free_zones - reserve_;
     const uint64_t cap = drive.dev->info().zone_capacity;
-    const uint64_t usable = cap > max_record_bytes ? cap - max_record_bytes : 0;
-    if (free_zones > reserve_) bytes += (free_zones - reserve_) * usable;
+    usable = std::min(usable, cap > max_record_bytes ? cap - max_record_bytes : 0);
+    all_shared = all_shared && drive.shared_open;
   }
-  return bytes;
+  // Each user stream whose open zone fills opens a zone of its own: keep one per extra
+  // stream in hand, or a transaction can find its stream without a zone while another
+  // stream's new zone is mostly empty.
+  const uint64_t per_stream = shared_ || all_shared ? 0 : kNumUserStreams - 1;
+  return zones > per_stream ? (zones - per_stream) * usable : 0;
 }
 
 uint64_t ZoneManager::data_capacity() const {

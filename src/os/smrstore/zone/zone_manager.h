@@ -135,10 +135,10 @@ class ZoneManager {
   // Free data zones / all data zones over all drives, not counting the zones kept for GC
   // (the GC watermarks compare against this).
   double free_fraction() const;
-  // Bytes users can surely still write: free zones beyond the GC reserve, each less one
-  // record (`max_record_bytes`, the tail a zone may not fit). The room left in open zones
-  // does not count: it belongs to one stream each (user, user-hot, small), and a
-  // transaction's records may all go to another, which then needs a free zone.
+  // Bytes users can surely still write: free zones beyond the GC reserve, less one zone per
+  // user stream but the first (each of user, user-hot and small may need a new zone of
+  // its own), each zone less one record (`max_record_bytes`, the tail a zone may not
+  // fit). The room left in open zones does not count: it belongs to one stream each.
   uint64_t user_free_bytes(uint64_t max_record_bytes) const;
 
   // Reserved (superblock) zones of a drive, in order.
