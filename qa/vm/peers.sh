@@ -211,7 +211,7 @@ done
 vm_log "VM boot+run $VM_BOOT_SECONDS s, total wall time $((t_end - t_start)) s"
 "$PY" "$ROOT/qa/vm/peers_report.py" --dir "$WORK" --systems "raw $SYSTEMS" \
   --wall-seconds "$VM_BOOT_SECONDS" --geometry "$ZONES x $ZONE_MIB MiB, $CONV conventional" \
-  --bench "$BENCH" || fail=1
+  --bench "$BENCH" --device-bytes $((ZONES * ZONE_MIB * 1048576)) || fail=1
 if [ "$fail" != 0 ]; then
   vm_log "FAILED or incomplete (serial log: $WORK/serial.log); the table shows what ran"
   exit 1

@@ -42,7 +42,7 @@ def load(path):
         return None
 
 
-def row(name, r, raw_mbps):
+def row(name, r, raw_mbps, device_bytes):
     sys_, _, util = name.partition("@")
     label = NAMES.get(sys_, sys_) + (f" @ util {util}" if util else "")
     out = {"system": name, "label": label}
@@ -59,6 +59,7 @@ def row(name, r, raw_mbps):
         "status": r["status"],
         "capacity_mib": cap["data_bytes"] / 2**20,
         "live_target_mib": cap["target_live_bytes"] / 2**20,
+        "live_of_device": cap["target_live_bytes"] / device_bytes if device_bytes else None,
         "fill_mbps": r["fill"]["user_bytes"] / 1e6 / r["fill"]["seconds"],
         "steady_s": st["seconds"],
         "user_mbps": st["user_mbps"],
@@ -88,12 +89,14 @@ def main():
     ap.add_argument("--wall-seconds", type=int, default=None)
     ap.add_argument("--geometry", default="")
     ap.add_argument("--bench", default="")
+    ap.add_argument("--device-bytes", type=int, default=0,
+                    help="size of the zoned device (for live bytes / device)")
     a = ap.parse_args()
     systems = a.systems.split()
     raw = load(os.path.join(a.dir, "result-raw.json")) if "raw" in systems else None
     raw_w = raw["raw"]["write_mbps"] if raw else None
     raw_r = raw["raw"]["read_mbps"] if raw else None
-    rows = [row(s, load(os.path.join(a.dir, f"result-{s}.json")), raw_w)
+    rows = [row(s, load(os.path.join(a.dir, f"result-{s}.json")), raw_w, a.device_bytes)
             for s in systems if s != "raw"]
     summary = {"raw_write_mbps": raw_w, "raw_read_mbps": raw_r, "geometry": a.geometry,
                "bench": a.bench, "vm_wall_seconds": a.wall_seconds, "systems": rows}
@@ -107,18 +110,19 @@ def main():
     md = [f"Device: null_blk zoned, {a.geometry}; raw sequential write "
           f"{fmt(raw_w, 1)} MB/s, read {fmt(raw_r, 1)} MB/s (same VM run). "
           f"Workload: smrstore-tool bench {a.bench}.", "",
-          "| system | status | capacity MiB | live MiB | fill MB/s | steady MB/s | "
-          "ratio to raw | x F2FS | device WA | WA incl. metadata dev | turnover | "
-          "PUT p50 / p99 ms | GET p99 ms |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| system | status | capacity MiB | live MiB | live / device | fill MB/s | "
+          "steady MB/s | ratio to raw | x F2FS | device WA | WA incl. metadata dev | "
+          "turnover | PUT p50 / p99 ms | GET p99 ms |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "user_mbps" not in r:
-            md.append(f"| {r['label']} | {r['status']} |" + " – |" * 11)
+            md.append(f"| {r['label']} | {r['status']} |" + " – |" * 12)
             continue
         xf = r["user_mbps"] / ref["user_mbps"] if ref else None
         md.append(
             f"| {r['label']} | {r['status']} | {fmt(r['capacity_mib'], 0)} | "
-            f"{fmt(r['live_target_mib'], 0)} | {fmt(r['fill_mbps'], 1)} | "
+            f"{fmt(r['live_target_mib'], 0)} | {fmt(r['live_of_device'])} | "
+            f"{fmt(r['fill_mbps'], 1)} | "
             f"{fmt(r['user_mbps'], 1)} | {fmt(r['ratio_to_raw'], 3)} | {fmt(xf)} | "
             f"{fmt(r['dev_wa'])} | {fmt(r['dev_wa_with_meta'])} | {fmt(r['turnover'])} | "
             f"{fmt(r['put_p50_ms'], 1)} / {fmt(r['put_p99_ms'], 1)} | {fmt(r['get_p99_ms'], 1)} |")
