@@ -20,7 +20,6 @@ enum class StreamId : uint8_t {
 };
 
 constexpr int kNumStreams = 5;
-constexpr int kNumUserStreams = 3;  // user, small, user-hot: the ones users' writes go to
 inline bool IsGcStream(StreamId s) { return s == StreamId::kGc || s == StreamId::kGcCold; }
 inline bool ValidStream(uint8_t v) { return v >= 1 && v <= kNumStreams; }
 

@@ -289,6 +289,23 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
   }
   const size_t n = state_.size();
   uint16_t& rr = next_drive_[StreamIndex(stream)];
+  auto take = [&](uint16_t d, uint32_t z) {
+    Drive& drive = state_[d];
+    Zone& zone = drive.zones[z];
+    Allocation a;
+    a.drive = d;
+    a.zone = z;
+    a.offset = uint64_t{z} * drive.dev->info().zone_size + zone.written;
+    ZoneFooterEntry e = entry;
+    e.block = static_cast<uint32_t>(zone.written / kBlock);
+    if (zone.footer_ok) zone.footer.push_back(e);
+    zone.written += bytes;
+    MarkDirty(d, z);
+    return a;
+  };
+  auto fits = [&](const Zone& zone) {
+    return zone.written + bytes + FooterReserve(zone) <= zone.capacity;
+  };
   for (size_t attempt = 0; attempt < n; ++attempt) {
     const auto d = static_cast<uint16_t>((rr + attempt) % n);
     Drive& drive = state_[d];
@@ -302,21 +319,24 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
         auto z = OpenNewZone(d, stream, seq);
         if (!z) break;  // this drive is full; try the next one
       }
-      Zone& zone = drive.zones[*slot];
-      if (zone.written + bytes + FooterReserve(zone) <= zone.capacity) {
-        Allocation a;
-        a.drive = d;
-        a.zone = *slot;
-        a.offset = uint64_t{*slot} * drive.dev->info().zone_size + zone.written;
-        ZoneFooterEntry e = entry;
-        e.block = static_cast<uint32_t>(zone.written / kBlock);
-        if (zone.footer_ok) zone.footer.push_back(e);
-        zone.written += bytes;
-        MarkDirty(d, a.zone);
+      if (fits(drive.zones[*slot])) {
         rr = static_cast<uint16_t>((d + 1) % n);
-        return a;
+        return take(d, *slot);
       }
       Seal(d, *slot);
+    }
+  }
+  // Placement is a hint: rather than fail a user write while another user stream's open
+  // zone has room (its stream had no free zone beyond the GC reserve), put it there.
+  if (!IsGcStream(stream)) {
+    for (uint16_t d = 0; d < n; ++d) {
+      for (const std::optional<uint32_t>& slot : state_[d].open) {
+        if (slot && !IsGcStream(state_[d].zones[*slot].stream) &&
+            fits(state_[d].zones[*slot])) {
+          ++borrowed_;
+          return take(d, *slot);
+        }
+      }
     }
   }
   return Status::NoSpace("no free zone left for a " + std::to_string(bytes) + "-byte " +
@@ -430,23 +450,26 @@ uint64_t ZoneManager::free_bytes() const {
 
 uint64_t ZoneManager::user_free_bytes(uint64_t max_record_bytes) const {
   MutexLock lock(&mu_);
-  uint64_t zones = 0, usable = UINT64_MAX;
-  bool all_shared = true;
+  uint64_t bytes = 0;
   for (const Drive& drive : state_) {
     uint64_t free_zones = 0;
     for (const Zone& zone : drive.zones) {
       if (zone.state == ZoneState::kFree) ++free_zones;
+      if (zone.state == ZoneState::kOpen && !IsGcStream(zone.stream)) {
+        const uint64_t room = zone.capacity - std::min(zone.capacity, zone.written);
+        bytes += room > max_record_bytes ? room - max_record_bytes : 0;
+      }
     }
-    if (free_zones > reserve_) zones += free_zones - reserve_;
     const uint64_t cap = drive.dev->info().zone_capacity;
-    usable = std::min(usable, cap > max_record_bytes ? cap - max_record_bytes : 0);
-    all_shared = all_shared && drive.shared_open;
+    const uint64_t usable = cap > max_record_bytes ? cap - max_record_bytes : 0;
+    if (free_zones > reserve_) bytes += (free_zones - reserve_) * usable;
   }
-  // Each user stream whose open zone fills opens a zone of its own: keep one per extra
-  // stream in hand, or a transaction can find its stream without a zone while another
-  // stream's new zone is mostly empty.
-  const uint64_t per_stream = shared_ || all_shared ? 0 : kNumUserStreams - 1;
-  return zones > per_stream ? (zones - per_stream) * usable : 0;
+  return bytes;
+}
+
+uint64_t ZoneManager::borrowed_allocations() const {
+  MutexLock lock(&mu_);
+  return borrowed_;
 }
 
 uint64_t ZoneManager::data_capacity() const {

@@ -112,8 +112,10 @@ class ZoneManager {
   Status Format();
 
   // Space for a record of `bytes` (a multiple of 4096, at most a zone's capacity minus the
-  // footer reserve) for `stream`, and notes `entry` for the zone footer. Errors: kNoSpace
-  // when no drive has a free zone left (nothing changed), kInvalidArgument for a bad size.
+  // footer reserve) for `stream`, and notes `entry` for the zone footer. A user stream
+  // that can get no zone of its own (no free zone beyond the GC reserve) borrows room in
+  // another user stream's open zone. Errors: kNoSpace when there is none either (open zones
+  // that could not take the record may have been sealed), kInvalidArgument for a bad size.
   Result<Allocation> Allocate(StreamId stream, uint64_t bytes, const ZoneFooterEntry& entry,
                               uint64_t seq);
   // Footer writes and finishes produced by seals since the last call, in seal order.
@@ -135,11 +137,13 @@ class ZoneManager {
   // Free data zones / all data zones over all drives, not counting the zones kept for GC
   // (the GC watermarks compare against this).
   double free_fraction() const;
-  // Bytes users can surely still write: free zones beyond the GC reserve, less one zone per
-  // user stream but the first (each of user, user-hot and small may need a new zone of
-  // its own), each zone less one record (`max_record_bytes`, the tail a zone may not
-  // fit). The room left in open zones does not count: it belongs to one stream each.
+  // Bytes users can surely still write: free zones beyond the GC reserve plus the room left
+  // in open zones of the user streams, each zone less one record (`max_record_bytes`, the
+  // tail a zone may not fit). Any user stream may use that room: Allocate falls back to
+  // another user stream's open zone when its own stream can get no zone.
   uint64_t user_free_bytes(uint64_t max_record_bytes) const;
+  // User records placed in another user stream's zone for want of a zone (since load).
+  uint64_t borrowed_allocations() const;
 
   // Reserved (superblock) zones of a drive, in order.
   std::vector<uint32_t> ReservedZones(uint16_t drive) const;
@@ -194,6 +198,7 @@ class ZoneManager {
   std::map<ZoneAddress, bool> dirty_ SMR_GUARDED_BY(mu_);
   uint64_t dead_on_mount_ SMR_GUARDED_BY(mu_) = 0;
   bool shared_ SMR_GUARDED_BY(mu_) = false;
+  uint64_t borrowed_ SMR_GUARDED_BY(mu_) = 0;
   uint32_t reserve_ SMR_GUARDED_BY(mu_) = 0;
 };
 

@@ -1,0 +1,71 @@
+#include "zone/zone_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "common/testing/test_util.h"
+#include "device/device_spec.h"
+#include "device/testing/device_test_backends.h"
+
+namespace smr {
+namespace {
+
+// One emulated drive: 12 zones of 4 MiB, 1 conventional; 2 superblock zones, 2 GC reserve.
+class ZoneManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto dev = CreateDevice("emu:" + dir_.path() + "/d0.img?zones=12&zone_mib=4&conv=1&max_open=8");
+    ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+    dev_ = std::move(*dev);
+    zm_ = std::make_unique<ZoneManager>(std::vector<ZonedDevice*>{dev_.get()});
+    ASSERT_OK(zm_->Format());
+    zm_->Configure(/*shared=*/false, /*reserve=*/2);
+  }
+  size_t FreeZones() {
+    size_t n = 0;
+    for (const ZoneStatus& z : zm_->Snapshot()) n += z.state == ZoneState::kFree;
+    return n;
+  }
+
+  smr::testing::ScratchDir dir_;
+  std::unique_ptr<ZonedDevice> dev_;
+  std::unique_ptr<ZoneManager> zm_;
+};
+
+constexpr uint64_t kRec = 1ull << 20;
+
+TEST_F(ZoneManagerTest, StreamsGetZonesOfTheirOwn) {
+  auto a = zm_->Allocate(StreamId::kUser, kRec, {}, 1);
+  auto b = zm_->Allocate(StreamId::kUserHot, kRec, {}, 1);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE(a->zone, b->zone);
+  auto c = zm_->Allocate(StreamId::kUser, kRec, {}, 2);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->zone, a->zone);
+  EXPECT_EQ(c->offset, a->offset + kRec);
+}
+
+TEST_F(ZoneManagerTest, UserStreamBorrowsAnotherUserStreamsRoomBeforeNoSpace) {
+  // Open the user stream's zone, then use every free zone beyond the GC reserve.
+  ASSERT_TRUE(zm_->Allocate(StreamId::kUser, kRec, {}, 1).ok());
+  while (FreeZones() > 2) ASSERT_TRUE(zm_->Allocate(StreamId::kSmall, 3 * kRec, {}, 1).ok());
+  // user-hot has no zone and may not take the reserve: it borrows the user zone's room.
+  const uint64_t before = zm_->user_free_bytes(0);
+  EXPECT_GE(before, 2 * kRec);
+  auto hot = zm_->Allocate(StreamId::kUserHot, kRec, {}, 2);
+  ASSERT_TRUE(hot.ok()) << hot.status().ToString();
+  EXPECT_EQ(zm_->borrowed_allocations(), 1u);
+  EXPECT_EQ(FreeZones(), 2u);  // the GC reserve is intact
+  // GC streams still get the reserve; users get NoSpace once no user zone has room.
+  EXPECT_TRUE(zm_->Allocate(StreamId::kGc, kRec, {}, 3).ok());
+  Status s;
+  for (int i = 0; i < 8 && s.ok(); ++i) {
+    s = zm_->Allocate(StreamId::kUserHot, kRec, {}, 4).status();
+  }
+  EXPECT_TRUE(s.IsNoSpace()) << s.ToString();
+  EXPECT_EQ(FreeZones(), 1u);  // one reserve zone left to GC, untouched by users
+}
+
+}  // namespace
+}  // namespace smr
