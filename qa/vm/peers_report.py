@@ -119,8 +119,10 @@ def main():
             md.append(f"| {r['label']} | {r['status']} |" + " – |" * 12)
             continue
         xf = r["user_mbps"] / ref["user_mbps"] if ref else None
+        status = r["status"] if r["status"] == "ok" else \
+            f"{r['status']} after {r['steady_s']:.0f} s of steady state"
         md.append(
-            f"| {r['label']} | {r['status']} | {fmt(r['capacity_mib'], 0)} | "
+            f"| {r['label']} | {status} | {fmt(r['capacity_mib'], 0)} | "
             f"{fmt(r['live_target_mib'], 0)} | {fmt(r['live_of_device'])} | "
             f"{fmt(r['fill_mbps'], 1)} | "
             f"{fmt(r['user_mbps'], 1)} | {fmt(r['ratio_to_raw'], 3)} | {fmt(xf)} | "
@@ -132,7 +134,8 @@ def main():
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 
-    ok = [r for r in rows if "user_mbps" in r]
+    # The plot shows only complete runs (a run stopped by ENOSPC has no steady state).
+    ok = [r for r in rows if r.get("status") == "ok"]
     if not ok:
         return 1
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
