@@ -8,7 +8,7 @@
 #            name) of 256 KiB objects on 256 zones x 16 MiB (4 GiB): 62 objects per zone,
 #            the shape of 4 MiB RADOS objects in 256 MiB zones (a 4 MiB-object run of that
 #            shape needs a 64 GiB store).
-# Usage: qa/perf/gc_sweep.sh [TOOL] [OUTDIR] [uniform|zipf|all]   (~1 hour on 2 cores)
+# Usage: qa/perf/gc_sweep.sh [TOOL] [OUTDIR] [uniform|zipf|all]   (~40 min on 2 cores)
 # Results that exist in OUTDIR are kept (delete them to re-measure).
 set -eu
 TOOL=${1:-build/src/tools/smrstore-tool}
