@@ -37,7 +37,7 @@ test-vm: build
 
 # smrstore vs F2FS, btrfs and dm-zoned (+ext4, +XFS) on the same null_blk zoned device in
 # one QEMU VM run, same object workload (smrstore-tool bench): throughput / raw device and
-# device-level WA (doc/performance.md, "Peers on a real zoned device"). Takes ~30 min
+# device-level WA (doc/performance.md, "Peers on a real zoned device"). Takes 15-30 min
 # under TCG, so not part of `make test`. Output in $(BUILD_DIR)/peers/.
 peers: build
 	SMRSTORE_PEERS_DIR=$(abspath $(BUILD_DIR))/peers qa/vm/peers.sh $(TOOL)
