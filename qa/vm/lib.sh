@@ -80,14 +80,17 @@ INIT
 }
 
 # The end of every /init: kernel messages matching the extended regex $1 (last $2 lines),
-# the DONE marker, power off.
+# the DONE marker, power off. sync gets at most 10 s: after a file system hung in the
+# kernel it never returns, and the VM would sit until QEMU's timeout.
 vm_init_epilogue() {
   cat <<INIT
 M "KERNEL-LOG BEGIN"
 dmesg | grep -iE '$1' | tail -n $2
 M "KERNEL-LOG END"
 M "DONE"
-sync
+sync &
+i=0
+while [ \$i -lt 10 ] && kill -0 \$! 2>/dev/null; do sleep 1; i=\$((i + 1)); done
 poweroff -f
 INIT
 }
