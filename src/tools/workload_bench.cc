@@ -416,6 +416,7 @@ struct TraceRec {
   bool put = false;
   uint64_t id = 0;
   uint64_t bytes = 0;
+  uint64_t name = TraceOp::kNoName;  // a PUT's name (Obj::slot), so gc_sim sees histories
 };
 
 // ---------------------------------------------------------------------------------------
@@ -799,7 +800,7 @@ Status Fill(Shared* sh, uint64_t target_bytes, FillResult* out) {
         std::lock_guard<std::mutex> lock(sh->mu);
         for (const Obj& o : *batch) {
           sh->pools[o.cls].Add(o);
-          if (sh->cfg->oracle) sh->trace.push_back({true, o.id, o.size});
+          if (sh->cfg->oracle) sh->trace.push_back({true, o.id, o.size, o.slot});
         }
       }
       std::lock_guard<std::mutex> lock(wmu);
@@ -961,7 +962,7 @@ class Client {
           sh->pools[o.cls].Add(o);
           if (sh->cfg->oracle) {
             if (overwrite) sh->trace.push_back({false, replaced.id, replaced.size});
-            sh->trace.push_back({true, o.id, o.size});
+            sh->trace.push_back({true, o.id, o.size, o.slot});
           }
         },
         &ns).WithContext("PUT " + Oid(o.slot).name));
@@ -1070,6 +1071,7 @@ void AppendSimOps(const TraceRec& r, std::vector<TraceOp>* out) {
     op.kind = r.put ? TraceOp::kWrite : TraceOp::kDelete;
     op.object = r.id * kChunksPerObject + i;
     op.bytes = r.put ? (i + 1 < chunks ? kChunk : r.bytes - i * kChunk) : 0;
+    if (r.put && r.name != TraceOp::kNoName) op.name = r.name * kChunksPerObject + i;
     out->push_back(op);
   }
 }
