@@ -180,8 +180,8 @@ struct Store::Impl {
   // Device bytes of the largest record a user write makes (header block + payload), plus
   // a footer's worth: what a zone's tail may be unable to take.
   uint64_t MaxRecordBytes() const {
-    return 2 * recfmt::kBlockSize + (uint64_t{options.max_record_payload} + recfmt::kBlockSize - 1) /
-                                        recfmt::kBlockSize * recfmt::kBlockSize;
+    constexpr uint64_t kB = recfmt::kBlockSize;
+    return 2 * kB + (uint64_t{options.max_record_payload} + kB - 1) / kB * kB;
   }
   void UpdateDeathRates(const GroupWrites& w);
   static constexpr uint64_t kGcSliceBytes = 4ull << 20;  // live bytes per background slice

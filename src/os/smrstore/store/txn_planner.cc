@@ -350,13 +350,15 @@ class Planner {
     if (obj.cur && obj.cur->size > 0 && obj.cur->mtime_ns != 0 && now > obj.cur->mtime_ns) {
       prev = now - obj.cur->mtime_ns;
     } else {
+      // A death earlier in this group (not yet in lifetime_history), else the history.
+      const uint64_t name = NameHash(obj);
       for (auto it = writes_->name_deaths.rbegin(); it != writes_->name_deaths.rend(); ++it) {
-        if (it->first == NameHash(obj)) {
+        if (it->first == name) {
           prev = it->second;
           break;
         }
       }
-      if (!prev) prev = store_->lifetime_history.Lookup(NameHash(obj));
+      if (!prev) prev = store_->lifetime_history.Lookup(name);
     }
     return PredictShortLived(prev, store_->mean_lifetime_ns);
   }
