@@ -370,7 +370,10 @@ void Store::Submit(Transaction txn, Callback on_commit) {
       }
       return;
     }
-    impl_->queue.push_back(Impl::Pending{std::move(txn), std::move(on_commit)});
+    Impl::Pending p;
+    p.txn = std::move(txn);
+    p.done = std::move(on_commit);
+    impl_->queue.push_back(std::move(p));
   }
   impl_->cv.notify_one();
 }
