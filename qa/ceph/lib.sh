@@ -1,0 +1,352 @@
+# qa/ceph/lib.sh — a private one-node Ceph 16.2.15 (Debian) test cluster, as root, without
+# systemd. Sourced (bash):
+#
+#   . qa/ceph/lib.sh
+#   ceph_cluster_start DIR [--objectstore memstore|filestore] [--cephx] \
+#       [--mgr-module-path PATH] [--rgw PORT] [--no-osd]
+#   ceph_pool_create NAME [PGS]
+#   ceph_cluster_stop DIR
+#
+# ceph_cluster_start writes DIR/ceph.conf, makes a monitor (a), a manager (x) and, unless
+# --no-osd, one OSD (0) on memstore (1 GiB, the default) or FileStore (DIR/osd.0, journal
+# in it), and exports CEPH_CONF=DIR/ceph.conf so that `ceph`, `rados`, `radosgw-admin` and
+# python3-rados (conffile=$CEPH_CONF) reach it. It returns once `ceph health` answers, the
+# OSD is up and in, and (with --rgw PORT) radosgw answers HTTP on 127.0.0.1:PORT.
+#   --cephx   cephx everywhere; keyrings DIR/keyring.<name>: client.admin, mon., mgr.x,
+#             osd.0, client.rgw.x (the conf's `keyring = DIR/keyring.$name` finds them).
+#   --mgr-module-path PATH   the mgr loads modules from DIR/mgr-modules: a symlink to every
+#             stock module of /usr/share/ceph/mgr plus each module package in PATH (PATH
+#             itself if it holds module.py, else each subdirectory of PATH that does).
+# Ports: the monitor port is derived from DIR's name and probed until free (range
+# 41000-48999); daemons bind messenger ports from a 40-port window above it. Logs are in
+# DIR/log/, pid files and admin sockets in DIR/run/. It also waits for the manager to be
+# available. Every failure prints what failed and
+# the tail of the daemon log concerned, and returns non-zero.
+#
+# Environment knobs: CEPH_QA_TIMEOUT (seconds per wait, default 180: the machine is shared).
+
+CEPH_QA_TIMEOUT=${CEPH_QA_TIMEOUT:-180}
+
+_cq_err() { echo "ceph-qa: ERROR: $*" >&2; }
+_cq_log() { echo "ceph-qa: $*" >&2; }
+
+# _cq_tail FILE: the last lines of a daemon log, indented, to stderr.
+_cq_tail() {
+  if [ -f "$1" ]; then
+    echo "---- last 40 lines of $1 ----" >&2
+    tail -n 40 "$1" | sed 's/^/    /' >&2
+    echo "----" >&2
+  else
+    echo "(no log file $1)" >&2
+  fi
+}
+
+# _cq_port_free PORT: true if nothing listens on 127.0.0.1:PORT (and we can bind it).
+_cq_port_free() {
+  /usr/bin/python3 - "$1" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)
+finally:
+    s.close()
+EOF
+}
+
+# _cq_pick_base DIR: prints a monitor port whose 40-port window above is unused.
+_cq_pick_base() {
+  _h=$(printf '%s' "$1" | cksum | cut -d' ' -f1)
+  _base=$((41000 + (_h % 195) * 40))
+  _tries=0
+  while [ $_tries -lt 195 ]; do
+    if _cq_port_free "$_base" && _cq_port_free $((_base + 1)) && _cq_port_free $((_base + 39)); then
+      echo "$_base"; return 0
+    fi
+    _base=$((_base + 40)); [ $_base -lt 48999 ] || _base=41000
+    _tries=$((_tries + 1))
+  done
+  _cq_err "no free port window in 41000-48999"; return 1
+}
+
+# _cq_wait SECONDS WHAT LOGFILE CMD...: runs CMD every second until it succeeds.
+_cq_wait() {
+  _secs=$1; _what=$2; _logf=$3; shift 3
+  _t0=$(date +%s)
+  while ! "$@" >/dev/null 2>&1; do
+    if [ $(( $(date +%s) - _t0 )) -ge "$_secs" ]; then
+      _cq_err "timed out after ${_secs}s waiting for $_what"
+      [ -n "$_logf" ] && _cq_tail "$_logf"
+      return 1
+    fi
+    sleep 1
+  done
+}
+
+# _cq_ceph ARGS...: the ceph CLI with a bounded connect time.
+_cq_ceph() { timeout 60 ceph --connect-timeout 20 "$@"; }
+
+_cq_osd_up_in() {
+  _cq_ceph osd dump -f json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+osds = [o for o in d["osds"] if o["osd"] == 0]
+sys.exit(0 if osds and osds[0]["up"] == 1 and osds[0]["in"] == 1 else 1)'
+}
+
+_cq_mgr_available() {
+  _cq_ceph mgr dump -f json | /usr/bin/python3 -c '
+import json, sys
+sys.exit(0 if json.load(sys.stdin).get("available") else 1)'
+}
+
+_cq_http_answers() {
+  /usr/bin/python3 - "$1" <<'EOF'
+import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen("http://127.0.0.1:%s/" % sys.argv[1], timeout=5)
+except urllib.error.HTTPError:
+    pass  # any HTTP status means radosgw answers
+except Exception:
+    sys.exit(1)
+EOF
+}
+
+# _cq_build_module_dir SRC DEST: stock modules + our module package(s) as symlinks.
+_cq_build_module_dir() {
+  _src=$(cd "$1" 2>/dev/null && pwd) || { _cq_err "--mgr-module-path $1: no such directory"; return 1; }
+  mkdir -p "$2"
+  for _m in /usr/share/ceph/mgr/*; do
+    case $(basename "$_m") in CMakeLists.txt) continue ;; esac
+    ln -sfn "$_m" "$2/$(basename "$_m")"
+  done
+  _n=0
+  if [ -f "$_src/module.py" ]; then
+    ln -sfn "$_src" "$2/$(basename "$_src")"; _n=1
+  else
+    for _p in "$_src"/*/; do
+      _p=${_p%/}
+      [ -f "$_p/module.py" ] || continue
+      ln -sfn "$_p" "$2/$(basename "$_p")"; _n=$((_n + 1))
+    done
+  fi
+  [ $_n -gt 0 ] || { _cq_err "--mgr-module-path $1: no module package (a directory with module.py) in it"; return 1; }
+}
+
+ceph_cluster_start() {
+  [ $# -ge 1 ] || { _cq_err "usage: ceph_cluster_start DIR [--objectstore memstore|filestore] [--cephx] [--mgr-module-path PATH] [--rgw PORT] [--no-osd]"; return 2; }
+  _dir=$1; shift
+  _store=memstore; _cephx=0; _modpath=; _rgw=; _osd=1
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --objectstore)
+        [ $# -ge 2 ] || { _cq_err "--objectstore needs memstore or filestore"; return 2; }
+        case $2 in memstore|filestore) _store=$2 ;; *) _cq_err "--objectstore $2: must be memstore or filestore"; return 2 ;; esac
+        shift 2 ;;
+      --cephx) _cephx=1; shift ;;
+      --mgr-module-path)
+        [ $# -ge 2 ] || { _cq_err "--mgr-module-path needs a directory"; return 2; }
+        _modpath=$2; shift 2 ;;
+      --rgw)
+        [ $# -ge 2 ] || { _cq_err "--rgw needs a port"; return 2; }
+        case $2 in ''|*[!0-9]*) _cq_err "--rgw $2: not a port number"; return 2 ;; esac
+        [ "$2" -ge 1024 ] && [ "$2" -le 65535 ] || { _cq_err "--rgw $2: port must be 1024-65535"; return 2; }
+        _rgw=$2; shift 2 ;;
+      --no-osd) _osd=0; shift ;;
+      *) _cq_err "ceph_cluster_start: unknown option $1"; return 2 ;;
+    esac
+  done
+  if [ -n "$_rgw" ] && [ $_cephx -eq 0 ]; then
+    _cq_err "--rgw needs --cephx (radosgw 16.2.15 does not authenticate to a cluster with auth none)"; return 2
+  fi
+  if [ -n "$_rgw" ] && [ $_osd -eq 0 ]; then
+    _cq_err "--rgw needs an OSD (do not combine with --no-osd)"; return 2
+  fi
+  for _b in ceph ceph-mon ceph-mgr ceph-osd monmaptool ceph-authtool; do
+    command -v $_b >/dev/null || { _cq_err "$_b not found (scripts/install-deps.sh ceph)"; return 1; }
+  done
+  [ -z "$_rgw" ] || command -v radosgw >/dev/null || { _cq_err "radosgw not found (apt-get install radosgw)"; return 1; }
+  if [ -e "$_dir/ceph.conf" ]; then
+    _cq_err "$_dir already holds a cluster (ceph.conf); stop it and use a fresh directory"; return 1
+  fi
+  mkdir -p "$_dir" || return 1
+  _dir=$(cd "$_dir" && pwd)
+  mkdir -p "$_dir/log" "$_dir/run" "$_dir/crash"
+  _port=$(_cq_pick_base "$_dir") || return 1
+  _fsid=$(cat /proc/sys/kernel/random/uuid)
+  if [ $_cephx -eq 1 ]; then _auth=cephx; else _auth=none; fi
+
+  _modline=
+  if [ -n "$_modpath" ]; then
+    _cq_build_module_dir "$_modpath" "$_dir/mgr-modules" || return 1
+    _modline="mgr module path = $_dir/mgr-modules"
+  fi
+
+  cat >"$_dir/ceph.conf" <<EOF
+[global]
+fsid = $_fsid
+mon host = [v2:127.0.0.1:$_port]
+mon initial members = a
+public addr = 127.0.0.1
+cluster addr = 127.0.0.1
+ms bind port min = $((_port + 1))
+ms bind port max = $((_port + 39))
+auth cluster required = $_auth
+auth service required = $_auth
+auth client required = $_auth
+keyring = $_dir/keyring.\$name
+run dir = $_dir/run
+pid file = $_dir/run/\$name.pid
+admin socket = $_dir/run/\$name.asok
+log file = $_dir/log/\$name.log
+mon cluster log file = $_dir/log/cluster.log
+crash dir = $_dir/crash
+osd pool default size = 1
+osd pool default min size = 1
+osd pool default pg num = 8
+osd pool default pgp num = 8
+osd pool default pg autoscale mode = off
+mon allow pool size one = true
+mon allow pool delete = true
+mon warn on pool no redundancy = false
+mon warn on insecure global id reclaim allowed = false
+mon data avail warn = 2
+mon max pg per osd = 1000
+osd crush chooseleaf type = 0
+mon data = $_dir/mon.\$id
+mgr data = $_dir/mgr.\$id
+osd data = $_dir/osd.\$id
+osd objectstore = $_store
+memstore device bytes = 1073741824
+osd journal = $_dir/osd.\$id/journal
+osd journal size = 1024
+journal dio = false
+journal aio = false
+osd max object name len = 256
+osd max object namespace len = 64
+$_modline
+
+[client.rgw.x]
+rgw frontends = beast endpoint=127.0.0.1:${_rgw:-0}
+rgw data = $_dir/rgw.x
+log file = $_dir/log/client.rgw.x.log
+EOF
+
+  export CEPH_CONF="$_dir/ceph.conf"
+  _log "cluster in $_dir: mon on 127.0.0.1:$_port, objectstore $_store, auth $_auth"
+
+  # Monitor.
+  _mkfs_args=
+  if [ $_cephx -eq 1 ]; then
+    ceph-authtool --create-keyring "$_dir/keyring.mon.a" --gen-key -n mon. --cap mon 'allow *' >/dev/null || return 1
+    ceph-authtool --create-keyring "$_dir/keyring.client.admin" --gen-key -n client.admin \
+      --cap mon 'allow *' --cap osd 'allow *' --cap mgr 'allow *' --cap mds 'allow *' >/dev/null || return 1
+    ceph-authtool "$_dir/keyring.mon.a" --import-keyring "$_dir/keyring.client.admin" >/dev/null || return 1
+    _mkfs_args="--keyring $_dir/keyring.mon.a"
+  fi
+  monmaptool --create --fsid "$_fsid" --addv a "[v2:127.0.0.1:$_port]" "$_dir/monmap" >/dev/null \
+    || { _cq_err "monmaptool failed"; return 1; }
+  # shellcheck disable=SC2086
+  ceph-mon --mkfs -i a --monmap "$_dir/monmap" -c "$CEPH_CONF" $_mkfs_args >"$_dir/log/mon-mkfs.out" 2>&1 \
+    || { _cq_err "ceph-mon --mkfs failed"; _cq_tail "$_dir/log/mon-mkfs.out"; _cq_tail "$_dir/log/mon.a.log"; return 1; }
+  ceph-mon -i a -c "$CEPH_CONF" >>"$_dir/log/mon.a.out" 2>&1 \
+    || { _cq_err "ceph-mon did not start"; _cq_tail "$_dir/log/mon.a.out"; _cq_tail "$_dir/log/mon.a.log"; return 1; }
+  _cq_wait "$CEPH_QA_TIMEOUT" "the monitor to answer (ceph health)" "$_dir/log/mon.a.log" _cq_ceph health || return 1
+
+  # Manager.
+  mkdir -p "$_dir/mgr.x"
+  if [ $_cephx -eq 1 ]; then
+    _cq_ceph auth get-or-create mgr.x mon 'allow profile mgr' osd 'allow *' mds 'allow *' \
+      -o "$_dir/keyring.mgr.x" || { _cq_err "creating the mgr.x key failed"; return 1; }
+  fi
+  ceph-mgr -i x -c "$CEPH_CONF" >>"$_dir/log/mgr.x.out" 2>&1 \
+    || { _cq_err "ceph-mgr did not start"; _cq_tail "$_dir/log/mgr.x.out"; _cq_tail "$_dir/log/mgr.x.log"; return 1; }
+
+  _cq_wait "$CEPH_QA_TIMEOUT" "the manager to become available" "$_dir/log/mgr.x.log" _cq_mgr_available || return 1
+
+  # OSD.
+  if [ $_osd -eq 1 ]; then
+    _id=$(_cq_ceph osd create) || { _cq_err "ceph osd create failed"; return 1; }
+    [ "$_id" = 0 ] || { _cq_err "ceph osd create returned id '$_id', expected 0"; return 1; }
+    mkdir -p "$_dir/osd.0"
+    if [ $_cephx -eq 1 ]; then
+      _cq_ceph auth get-or-create osd.0 mon 'allow profile osd' mgr 'allow profile osd' osd 'allow *' \
+        -o "$_dir/keyring.osd.0" || { _cq_err "creating the osd.0 key failed"; return 1; }
+    fi
+    ceph-osd -i 0 --mkfs -c "$CEPH_CONF" >"$_dir/log/osd-mkfs.out" 2>&1 \
+      || { _cq_err "ceph-osd --mkfs ($_store) failed"; _cq_tail "$_dir/log/osd-mkfs.out"; _cq_tail "$_dir/log/osd.0.log"; return 1; }
+    ceph-osd -i 0 -c "$CEPH_CONF" >>"$_dir/log/osd.0.out" 2>&1 \
+      || { _cq_err "ceph-osd did not start"; _cq_tail "$_dir/log/osd.0.out"; _cq_tail "$_dir/log/osd.0.log"; return 1; }
+    _cq_wait "$CEPH_QA_TIMEOUT" "osd.0 to be up and in" "$_dir/log/osd.0.log" _cq_osd_up_in || return 1
+  fi
+
+  # RADOS gateway.
+  if [ -n "$_rgw" ]; then
+    mkdir -p "$_dir/rgw.x"
+    _cq_port_free "$_rgw" || { _cq_err "--rgw $_rgw: port 127.0.0.1:$_rgw is already in use"; return 1; }
+    _cq_ceph auth get-or-create client.rgw.x mon 'allow rw' osd 'allow rwx' mgr 'allow rw' \
+      -o "$_dir/keyring.client.rgw.x" || { _cq_err "creating the client.rgw.x key failed"; return 1; }
+    radosgw -n client.rgw.x -c "$CEPH_CONF" >>"$_dir/log/client.rgw.x.out" 2>&1 \
+      || { _cq_err "radosgw did not start"; _cq_tail "$_dir/log/client.rgw.x.out"; _cq_tail "$_dir/log/client.rgw.x.log"; return 1; }
+    _cq_wait "$CEPH_QA_TIMEOUT" "radosgw to answer on 127.0.0.1:$_rgw" "$_dir/log/client.rgw.x.log" _cq_http_answers "$_rgw" || return 1
+  fi
+  _log "cluster in $_dir is up (CEPH_CONF=$CEPH_CONF)"
+}
+
+_log() { _cq_log "$@"; }
+
+# ceph_pool_create NAME [PGS]: a replicated size-1 pool, application "rados", waits until
+# all its PGs are active. Uses the cluster of $CEPH_CONF.
+ceph_pool_create() {
+  [ $# -ge 1 ] && [ -n "$1" ] || { _cq_err "usage: ceph_pool_create NAME [PGS]"; return 2; }
+  _pool=$1; _pgs=${2:-8}
+  case $_pgs in ''|*[!0-9]*|0) _cq_err "ceph_pool_create $_pool: PGS '$_pgs' is not a positive number"; return 2 ;; esac
+  [ -n "${CEPH_CONF:-}" ] || { _cq_err "ceph_pool_create: CEPH_CONF is not set (start a cluster first)"; return 1; }
+  _cq_ceph osd pool create "$_pool" "$_pgs" "$_pgs" replicated >/dev/null \
+    || { _cq_err "ceph osd pool create $_pool failed"; return 1; }
+  _cq_ceph osd pool set "$_pool" size 1 --yes-i-really-mean-it >/dev/null 2>&1 \
+    || { _cq_err "setting size 1 on pool $_pool failed"; return 1; }
+  _cq_ceph osd pool application enable "$_pool" rados >/dev/null 2>&1 || true
+  _cdir=$(dirname "$CEPH_CONF")
+  _cq_wait "$CEPH_QA_TIMEOUT" "all $_pgs PGs of pool $_pool to be active" "$_cdir/log/osd.0.log" _cq_pool_active "$_pool" "$_pgs" || {
+    _cq_ceph pg ls-by-pool "$_pool" >&2 || true; return 1; }
+}
+
+_cq_pool_active() {
+  _cq_ceph pg ls-by-pool "$1" -f json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+pgs = d["pg_stats"] if isinstance(d, dict) else d
+want = int(sys.argv[1])
+ok = len(pgs) == want and all("active" in p["state"].split("+") for p in pgs)
+sys.exit(0 if ok else 1)' "$2"
+}
+
+# ceph_cluster_stop DIR: SIGTERM to every daemon with a pid file in DIR/run, waits up to
+# 60 s for each to exit, then SIGKILL. Returns non-zero if a daemon had to be killed.
+ceph_cluster_stop() {
+  [ $# -ge 1 ] || { _cq_err "usage: ceph_cluster_stop DIR"; return 2; }
+  [ -d "$1/run" ] || { _cq_err "ceph_cluster_stop: $1/run does not exist (no cluster there)"; return 1; }
+  _rc=0
+  # Stop in reverse start order: gateway, OSD, manager, monitor.
+  for _name in client.rgw.x osd.0 mgr.x mon.a; do
+    _pf="$1/run/$_name.pid"
+    [ -f "$_pf" ] || continue
+    _pid=$(cat "$_pf")
+    case $_pid in ''|*[!0-9]*) _cq_err "bad pid file $_pf"; _rc=1; continue ;; esac
+    if kill -0 "$_pid" 2>/dev/null; then
+      kill -TERM "$_pid" 2>/dev/null || true
+      _n=0
+      while kill -0 "$_pid" 2>/dev/null && [ $_n -lt 600 ]; do sleep 0.1; _n=$((_n + 1)); done
+      if kill -0 "$_pid" 2>/dev/null; then
+        _cq_err "$_name (pid $_pid) did not exit within 60 s of SIGTERM; sending SIGKILL"
+        kill -KILL "$_pid" 2>/dev/null || true
+        while kill -0 "$_pid" 2>/dev/null; do sleep 0.1; done
+        _rc=1
+      fi
+    fi
+    rm -f "$_pf"
+  done
+  return $_rc
+}
