@@ -1,0 +1,149 @@
+"""Health checks raised from the model, the history and the thresholds (module options).
+
+| check                        | raised when                                                   |
+|------------------------------|---------------------------------------------------------------|
+| SMRSTORE_SPACE_LOW           | statfs available / total < space_low_ratio                    |
+| SMRSTORE_GC_BEHIND           | a drive's free zones < gc_free_zones_min while GC ran in the   |
+|                              | last gc_window s, or GC throttle time grew by more than        |
+|                              | gc_throttle_ratio of the wall time in that window              |
+| SMRSTORE_ZONE_OFFLINE        | a drive reports offline zones (error)                         |
+| SMRSTORE_ZONE_READONLY       | a drive reports read-only zones                               |
+| SMRSTORE_CONVERSION_STALLED  | a drive's hybrid state is "stalled", or it is "converting"     |
+|                              | with no progress for conversion_stall_seconds                 |
+| SMRSTORE_DAEMON_STALE        | a daemon's last update is older than stale_seconds            |
+| SMRSTORE_STATUS_INVALID      | a daemon publishes a status the module cannot read            |
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from .history import History
+from .model import Snapshot
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    space_low_ratio: float = 0.10
+    gc_free_zones_min: int = 4
+    gc_throttle_ratio: float = 0.5
+    gc_window: float = 60.0
+    conversion_stall_seconds: float = 300.0
+    stale_seconds: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.space_low_ratio <= 1.0:
+            raise ValueError(f"space_low_ratio {self.space_low_ratio} not in [0, 1]")
+        if self.gc_free_zones_min < 0:
+            raise ValueError(f"gc_free_zones_min {self.gc_free_zones_min} < 0")
+        if not 0.0 < self.gc_throttle_ratio <= 1.0:
+            raise ValueError(f"gc_throttle_ratio {self.gc_throttle_ratio} not in (0, 1]")
+        for name in ("gc_window", "conversion_stall_seconds", "stale_seconds"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive")
+
+
+@dataclass
+class HealthCheck:
+    name: str
+    severity: str                      # "warning" or "error"
+    summary: str
+    detail: List[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.detail)
+
+    def to_mgr(self) -> Dict[str, Any]:
+        return {"severity": self.severity, "summary": self.summary, "count": self.count,
+                "detail": list(self.detail)}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthCheck]:
+    now = snap.time
+    space: List[str] = []
+    gc_behind: List[str] = []
+    offline: List[str] = []
+    readonly: List[str] = []
+    stalled: List[str] = []
+    stale: List[str] = []
+    for name, d in sorted(snap.daemons.items()):
+        doc = d.doc
+        age = d.age(now)
+        if age > th.stale_seconds:
+            stale.append(f"{name}: last update {age:.0f} s ago (limit {th.stale_seconds:.0f} s)")
+        if doc.statfs.total > 0:
+            ratio = doc.statfs.available / doc.statfs.total
+            if ratio < th.space_low_ratio:
+                space.append(f"{name}: {ratio * 100:.1f}% available "
+                             f"({doc.statfs.available} of {doc.statfs.total} bytes; "
+                             f"limit {th.space_low_ratio * 100:.1f}%)")
+        rates = history.rates(name, th.gc_window, now)
+        throttled = rates is not None and rates.throttle_fraction > th.gc_throttle_ratio
+        gc_ran = rates is not None and rates.gc_runs_per_s > 0
+        for dr in doc.drives:
+            z = dr.zones
+            if (gc_ran or throttled) and z.free < th.gc_free_zones_min:
+                why = (f"GC throttled {rates.throttle_fraction * 100:.0f}% of the time"
+                       if throttled and rates is not None else "GC running")
+                gc_behind.append(f"{name} drive {dr.index}: {_plural(z.free, 'free zone')} "
+                                 f"(limit {th.gc_free_zones_min}), {why}")
+            elif throttled and rates is not None and dr.index == 0:
+                gc_behind.append(f"{name}: GC throttled {rates.throttle_fraction * 100:.0f}% "
+                                 f"of the last {rates.window:.0f} s "
+                                 f"(limit {th.gc_throttle_ratio * 100:.0f}%)")
+            if z.offline:
+                offline.append(f"{name} drive {dr.index}: {_plural(z.offline, 'offline zone')}")
+            if z.readonly:
+                readonly.append(f"{name} drive {dr.index}: {_plural(z.readonly, 'read-only zone')}")
+            h = dr.hybrid
+            if h is None:
+                continue
+            if h.state == "stalled":
+                stalled.append(f"{name} drive {dr.index}: conversion reported stalled")
+            elif h.state == "converting":
+                since = _converting_without_progress(history, name, dr.index, now)
+                if since is not None and since >= th.conversion_stall_seconds:
+                    stalled.append(f"{name} drive {dr.index}: no conversion progress for "
+                                   f"{since:.0f} s (limit {th.conversion_stall_seconds:.0f} s)")
+    checks: List[HealthCheck] = []
+
+    def add(name: str, severity: str, what: str, detail: List[str]) -> None:
+        if detail:
+            checks.append(HealthCheck(name, severity, what.format(n=len(detail)), detail))
+
+    add("SMRSTORE_SPACE_LOW", "warning", "{n} smrstore daemon(s) low on space", space)
+    add("SMRSTORE_GC_BEHIND", "warning", "smrstore GC falling behind on {n} drive(s)", gc_behind)
+    add("SMRSTORE_ZONE_OFFLINE", "error", "{n} smrstore drive(s) have offline zones", offline)
+    add("SMRSTORE_ZONE_READONLY", "warning", "{n} smrstore drive(s) have read-only zones", readonly)
+    add("SMRSTORE_CONVERSION_STALLED", "warning", "{n} smrstore drive conversion(s) stalled", stalled)
+    add("SMRSTORE_DAEMON_STALE", "warning", "{n} smrstore daemon(s) not reporting", stale)
+    add("SMRSTORE_STATUS_INVALID", "warning", "{n} smrstore daemon(s) publish an unreadable status",
+        [f"{e.name}: {e.message}" for e in snap.errors])
+    return checks
+
+
+def _converting_without_progress(history: History, name: str, drive: int,
+                                 now: float) -> Optional[float]:
+    """Seconds since this drive's conversion progress last changed, counted over the
+    history's samples while it was converting; None if unknown (progress not reported)."""
+    samples = history.samples(name)
+    if not samples:
+        return None
+    last_progress = None
+    since = None
+    for s in samples:
+        entry = next((c for c in s.conversion if c[0] == drive), None)
+        if entry is None or entry[1] != "converting" or entry[2] is None:
+            last_progress, since = None, None
+            continue
+        if last_progress is None or entry[2] != last_progress:
+            last_progress, since = entry[2], s.t
+    return None if since is None else now - since
+
+
+def to_mgr_checks(checks: List[HealthCheck]) -> Dict[str, Dict[str, Any]]:
+    return {c.name: c.to_mgr() for c in checks}

@@ -1,0 +1,96 @@
+"""Prometheus text exposition (format 0.0.4) of the model: metrics ``smrstore_*`` labelled
+``daemon`` (and ``drive`` for per-drive metrics)."""
+
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from .model import Snapshot
+
+Labels = Tuple[Tuple[str, str], ...]
+
+# name -> (type, help)
+_META: Dict[str, Tuple[str, str]] = {
+    "smrstore_up": ("gauge", "1 if the daemon's stats are fresh, 0 if stale"),
+    "smrstore_last_update_seconds": ("gauge", "Time of the daemon's last stats snapshot (unix seconds)"),
+    "smrstore_statfs_total_bytes": ("gauge", "Store capacity"),
+    "smrstore_statfs_available_bytes": ("gauge", "Space available for new data"),
+    "smrstore_statfs_stored_bytes": ("gauge", "Bytes of object data stored"),
+    "smrstore_user_bytes_total": ("counter", "User bytes written (lifetime)"),
+    "smrstore_device_bytes_total": ("counter", "Device bytes written (lifetime)"),
+    "smrstore_gc_bytes_total": ("counter", "Bytes written by GC relocation (lifetime)"),
+    "smrstore_write_amplification": ("gauge", "Device bytes / user bytes since mount"),
+    "smrstore_lifetime_write_amplification": ("gauge", "Device bytes / user bytes, lifetime"),
+    "smrstore_gc_runs_total": ("counter", "GC runs"),
+    "smrstore_gc_zones_reset_total": ("counter", "Zones reclaimed by GC"),
+    "smrstore_gc_live_moved_total": ("counter", "Live bytes relocated by GC"),
+    "smrstore_gc_throttle_seconds_total": ("counter", "Time GC was throttled"),
+    "smrstore_gc_auto": ("gauge", "1 if background GC is on"),
+    "smrstore_txns_total": ("counter", "Transactions committed"),
+    "smrstore_crc_errors_total": ("counter", "Checksum errors on read"),
+    "smrstore_drive_capacity_bytes": ("gauge", "Drive capacity for data"),
+    "smrstore_drive_written_bytes": ("gauge", "Bytes below the drive's write pointers"),
+    "smrstore_drive_live_bytes": ("gauge", "Live bytes on the drive"),
+    "smrstore_drive_zones": ("gauge", "Zones by state"),
+    "smrstore_drive_conversion_progress": ("gauge", "Hybrid conversion progress (0..1)"),
+}
+
+
+def _escape(v: str) -> str:
+    return v.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _fmt(v: float) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, int):
+        return str(v)
+    return repr(float(v))
+
+
+def render(snap: Snapshot, stale_seconds: float) -> str:
+    rows: Dict[str, List[Tuple[Labels, float]]] = {k: [] for k in _META}
+
+    def put(name: str, labels: Labels, value: Optional[float]) -> None:
+        if value is not None:
+            rows[name].append((labels, value))
+
+    for name, d in sorted(snap.daemons.items()):
+        doc = d.doc
+        lab: Labels = (("daemon", name),)
+        put("smrstore_up", lab, 0 if d.age(snap.time) > stale_seconds else 1)
+        put("smrstore_last_update_seconds", lab, doc.time)
+        put("smrstore_statfs_total_bytes", lab, doc.statfs.total)
+        put("smrstore_statfs_available_bytes", lab, doc.statfs.available)
+        put("smrstore_statfs_stored_bytes", lab, doc.statfs.stored)
+        put("smrstore_user_bytes_total", lab, doc.io.lifetime_user_bytes)
+        put("smrstore_device_bytes_total", lab, doc.io.lifetime_device_bytes)
+        put("smrstore_gc_bytes_total", lab, doc.io.lifetime_gc_bytes)
+        put("smrstore_write_amplification", lab, doc.io.write_amplification)
+        put("smrstore_lifetime_write_amplification", lab, doc.io.lifetime_write_amplification)
+        put("smrstore_gc_runs_total", lab, doc.gc.runs)
+        put("smrstore_gc_zones_reset_total", lab, doc.gc.zones_reset)
+        put("smrstore_gc_live_moved_total", lab, doc.gc.live_moved)
+        put("smrstore_gc_throttle_seconds_total", lab, doc.gc.throttle_ns / 1e9)
+        put("smrstore_gc_auto", lab, 1 if doc.gc.auto else 0)
+        put("smrstore_txns_total", lab, doc.io.txns_committed)
+        put("smrstore_crc_errors_total", lab, doc.io.crc_errors)
+        for dr in doc.drives:
+            dl: Labels = lab + (("drive", str(dr.index)),)
+            put("smrstore_drive_capacity_bytes", dl, dr.capacity_bytes)
+            put("smrstore_drive_written_bytes", dl, dr.written_bytes)
+            put("smrstore_drive_live_bytes", dl, dr.live_bytes)
+            for state in ("free", "open", "sealed", "reserved", "offline", "readonly"):
+                put("smrstore_drive_zones", dl + (("state", state),), getattr(dr.zones, state))
+            if dr.hybrid is not None:
+                put("smrstore_drive_conversion_progress", dl, dr.hybrid.progress)
+    return "".join(_lines(rows))
+
+
+def _lines(rows: Dict[str, List[Tuple[Labels, float]]]) -> Iterable[str]:
+    for name, (typ, help_) in _META.items():
+        if not rows[name]:
+            continue
+        yield f"# HELP {name} {help_}\n"
+        yield f"# TYPE {name} {typ}\n"
+        for labels, value in rows[name]:
+            lab = ",".join(f'{k}="{_escape(v)}"' for k, v in labels)
+            yield f"{name}{{{lab}}} {_fmt(value)}\n"

@@ -1,0 +1,203 @@
+"""Typed form of the smrstore stats document, schema ``smrstore.stats/1``.
+
+doc/stats-schema.md defines the document.  The models here are used both to validate what a
+publisher sends (service-daemon status) and as the REST API's response models, so the web
+console's generated client sees exactly these fields.
+
+Fields that the OSD perf-counter path cannot provide are ``Optional``: a daemon seen only
+through perf counters carries ``None`` there.  For the service-daemon path every field is
+required (``require_all_fields``), so a publisher that leaves one out gets a clear error
+naming the field instead of a silent ``None``.
+"""
+
+from typing import Any, Iterator, List, Optional, Tuple
+
+from pydantic import BaseModel, Field, ValidationError, validator
+
+SCHEMA_V1 = "smrstore.stats/1"
+
+# Characters of the zone map and the stream map (doc/stats-schema.md).
+ZONEMAP_OPEN = "ABCDEFGHIJK"
+ZONEMAP_SEALED = "abcdefghijk"
+ZONEMAP_CHARS = frozenset("#.Xc!" + ZONEMAP_OPEN + ZONEMAP_SEALED)
+STREAM_CHARS = frozenset("-usgGh")
+
+HYBRID_STATES = ("none", "idle", "converting", "stalled")
+
+
+class _Doc(BaseModel):
+    class Config:
+        extra = "ignore"          # the schema only ever adds fields
+        allow_mutation = False
+
+
+class StoreInfo(_Doc):
+    uuid: str
+    dir: str
+    mount_count: int = Field(..., ge=0)
+    gc_policy: str
+    gc_auto: bool
+
+
+class Statfs(_Doc):
+    total: int = Field(..., ge=0)
+    available: int = Field(..., ge=0)
+    allocated: Optional[int] = Field(None, ge=0)
+    stored: int = Field(..., ge=0)
+    meta_bytes: Optional[int] = Field(None, ge=0)
+
+
+class IoStats(_Doc):
+    user_bytes: int = Field(..., ge=0, description="user bytes written since mount")
+    device_bytes: int = Field(..., ge=0, description="device bytes written since mount")
+    inline_bytes: Optional[int] = Field(None, ge=0)
+    bytes_read: Optional[int] = Field(None, ge=0)
+    txns_committed: int = Field(..., ge=0)
+    txns_failed: Optional[int] = Field(None, ge=0)
+    crc_errors: int = Field(..., ge=0)
+    write_amplification: float = Field(..., ge=0, description="device / user bytes since mount")
+    lifetime_user_bytes: int = Field(..., ge=0)
+    lifetime_device_bytes: int = Field(..., ge=0)
+    lifetime_gc_bytes: int = Field(..., ge=0)
+    lifetime_write_amplification: float = Field(..., ge=0)
+
+
+class GcStats(_Doc):
+    runs: int = Field(..., ge=0)
+    zones_reset: int = Field(..., ge=0)
+    live_moved: int = Field(..., ge=0)
+    bytes_written: Optional[int] = Field(None, ge=0)
+    throttle_ns: int = Field(..., ge=0)
+    auto: bool
+
+
+class ZoneCounts(_Doc):
+    free: int = Field(..., ge=0)
+    open: int = Field(..., ge=0)
+    sealed: int = Field(..., ge=0)
+    reserved: int = Field(..., ge=0)
+    offline: int = Field(..., ge=0)
+    readonly: int = Field(..., ge=0)
+
+
+class Hybrid(_Doc):
+    supported: bool
+    state: str
+    cmr_bytes: Optional[int] = Field(None, ge=0)
+    smr_bytes: Optional[int] = Field(None, ge=0)
+    converting_zones: Optional[int] = Field(None, ge=0)
+    progress: Optional[float] = Field(None, ge=0.0, le=1.0)
+    latency_bound_ms: Optional[float] = Field(None, ge=0)
+
+    @validator("state")
+    def _state_known(cls, v: str) -> str:
+        if v not in HYBRID_STATES:
+            raise ValueError(f"unknown hybrid state {v!r} (expected one of {', '.join(HYBRID_STATES)})")
+        return v
+
+
+class Drive(_Doc):
+    index: int = Field(..., ge=0)
+    spec: Optional[str] = None
+    kind: Optional[str] = None
+    zone_size: Optional[int] = Field(None, gt=0)
+    zone_capacity: Optional[int] = Field(None, gt=0)
+    nr_zones: Optional[int] = Field(None, ge=0)
+    conventional_zones: Optional[int] = Field(None, ge=0)
+    max_open: Optional[int] = Field(None, ge=0)
+    max_active: Optional[int] = Field(None, ge=0)
+    capacity_bytes: int = Field(..., ge=0)
+    written_bytes: int = Field(..., ge=0)
+    live_bytes: int = Field(..., ge=0)
+    zones: ZoneCounts
+    hybrid: Optional[Hybrid] = None
+
+
+class StatsDoc(_Doc):
+    """The stats document without the per-drive ``zonemap`` / ``streams`` strings."""
+    schema_: str = Field(..., alias="schema")
+    name: str
+    time: float = Field(..., ge=0, description="seconds since the epoch of the snapshot")
+    store: Optional[StoreInfo] = None
+    statfs: Statfs
+    io: IoStats
+    gc: GcStats
+    drives: List[Drive]
+
+    class Config:
+        allow_population_by_field_name = True
+
+    @validator("schema_")
+    def _schema_known(cls, v: str) -> str:
+        if v != SCHEMA_V1:
+            raise ValueError(f"unsupported schema {v!r} (this module reads {SCHEMA_V1})")
+        return v
+
+    @validator("drives")
+    def _drive_indexes(cls, v: List[Drive]) -> List[Drive]:
+        seen = [d.index for d in v]
+        if sorted(seen) != list(range(len(seen))):
+            raise ValueError(f"drive indexes must be 0..{len(seen) - 1} once each, got {seen}")
+        return sorted(v, key=lambda d: d.index)
+
+
+class StatsError(ValueError):
+    """A stats document or status map that cannot be read; the message says why."""
+
+
+def _missing_fields(model: BaseModel, path: str) -> Iterator[str]:
+    for name, field in model.__fields__.items():
+        label = field.alias or name
+        where = f"{path}.{label}" if path else label
+        if name not in model.__fields_set__:
+            yield where
+            continue
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            yield from _missing_fields(value, where)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    yield from _missing_fields(item, f"{where}[{i}]")
+
+
+def format_validation_error(err: ValidationError, prefix: str = "") -> str:
+    parts: List[str] = []
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"])
+        parts.append(f"{prefix}{loc}: {e['msg']}")
+    return "; ".join(parts)
+
+
+def parse_stats(raw: Any, what: str = "stats", require_all_fields: bool = True) -> StatsDoc:
+    """Validate a decoded stats document.  Raises StatsError with every problem found."""
+    if not isinstance(raw, dict):
+        raise StatsError(f"{what}: expected a JSON object, got {type(raw).__name__}")
+    try:
+        doc = StatsDoc.parse_obj(raw)
+    except ValidationError as e:
+        raise StatsError(f"{what}: {format_validation_error(e)}") from None
+    if require_all_fields:
+        missing = list(_missing_fields(doc, ""))
+        if missing:
+            raise StatsError(f"{what}: missing field(s) {', '.join(missing)}")
+    return doc
+
+
+def check_zone_string(s: str, allowed: frozenset, nr_zones: Optional[int], what: str) -> str:
+    bad = sorted(set(s) - allowed)
+    if bad:
+        raise StatsError(f"{what}: unknown character(s) {''.join(bad)!r}")
+    if nr_zones is not None and len(s) != nr_zones:
+        raise StatsError(f"{what}: {len(s)} characters for {nr_zones} zones")
+    return s
+
+
+def zonemap_counts(zonemap: str) -> Tuple[int, int, int, int, int, int, int]:
+    """(reserved, free, open, sealed, offline, readonly, conventional) counted from a map."""
+    reserved = zonemap.count("#")
+    free = zonemap.count(".")
+    opened = sum(zonemap.count(c) for c in ZONEMAP_OPEN)
+    sealed = sum(zonemap.count(c) for c in ZONEMAP_SEALED)
+    return (reserved, free, opened, sealed, zonemap.count("X"), zonemap.count("!"),
+            zonemap.count("c"))

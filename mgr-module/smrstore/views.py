@@ -1,0 +1,277 @@
+"""What the REST API and the CLI answer: typed views built from a Snapshot, the History
+and the health checks.  Plain functions, so tests build them from plain data."""
+
+from typing import Dict, List, Optional
+
+from pydantic import BaseModel, Field
+
+from .health import HealthCheck
+from .history import History
+from .model import DaemonState, Snapshot
+from .stats import StatsDoc, ZoneCounts, zonemap_counts
+
+
+class _Out(BaseModel):
+    class Config:
+        allow_mutation = False
+
+
+class HealthCheckOut(_Out):
+    name: str = Field(..., description="e.g. SMRSTORE_SPACE_LOW")
+    severity: str = Field(..., description="warning or error")
+    summary: str
+    count: int
+    detail: List[str]
+
+
+class DaemonErrorOut(_Out):
+    name: str
+    source: str
+    message: str
+
+
+class Summary(_Out):
+    time: float = Field(..., description="when the module took this snapshot (unix seconds)")
+    daemons: int
+    stale_daemons: int
+    drives: int
+    capacity_bytes: int = Field(..., description="sum of statfs.total")
+    stored_bytes: int = Field(..., description="sum of statfs.stored")
+    available_bytes: int = Field(..., description="sum of statfs.available")
+    user_bytes: int = Field(..., description="sum of io.lifetime_user_bytes")
+    device_bytes: int = Field(..., description="sum of io.lifetime_device_bytes")
+    gc_bytes: int = Field(..., description="sum of io.lifetime_gc_bytes")
+    write_amplification: Optional[float] = Field(
+        None, description="cluster lifetime device / user bytes; null before any user write")
+    health: List[HealthCheckOut]
+    errors: List[DaemonErrorOut] = Field(..., description="daemons whose status is unreadable")
+
+
+class DaemonSummary(_Out):
+    name: str
+    source: str = Field(..., description="service (librados service daemon) or osd (perf counters)")
+    last_update: float
+    age_seconds: float
+    stale: bool
+    drives: int
+    capacity: int
+    stored: int
+    available: int
+    write_amplification: float
+    lifetime_write_amplification: float
+    gc_auto: bool
+
+
+class DaemonDetail(StatsDoc):
+    """The daemon's stats document (doc/stats-schema.md) without the zone maps."""
+    source: str
+    age_seconds: float
+    stale: bool
+
+
+class ZoneMapCounts(_Out):
+    reserved: int
+    free: int
+    open: int
+    sealed: int
+    offline: int
+    readonly: int
+    conventional: int
+
+
+class DriveZones(_Out):
+    daemon: str
+    index: int
+    nr_zones: Optional[int]
+    zone_size: Optional[int]
+    zone_capacity: Optional[int]
+    conventional_zones: Optional[int]
+    available: bool = Field(..., description="false when the daemon publishes no zone map "
+                            "(OSD perf-counter path): zonemap and streams are then empty")
+    zonemap: str = Field(..., description="one character per zone, doc/stats-schema.md")
+    streams: str = Field(..., description="one character per zone, doc/stats-schema.md")
+    counts: Optional[ZoneMapCounts] = Field(None, description="counted from zonemap")
+    reported: ZoneCounts = Field(..., description="the drive's own zone counts")
+    stream_counts: Dict[str, int] = Field(..., description="zones per stream character")
+
+
+class HistoryPoint(_Out):
+    t: float
+    write_amplification: Optional[float] = Field(
+        None, description="device / user bytes written since the previous point")
+    lifetime_write_amplification: float
+    user_bytes: int = Field(..., description="lifetime user bytes")
+    device_bytes: int = Field(..., description="lifetime device bytes")
+    gc_bytes: int = Field(..., description="lifetime GC bytes")
+    zones_reset: int
+    gc_runs: int
+    throttle_ns: int
+
+
+class HistorySeries(_Out):
+    daemon: str
+    points: List[HistoryPoint]
+
+
+class HistoryOut(_Out):
+    time: float
+    window: int
+    series: List[HistorySeries]
+
+
+class GcRates(_Out):
+    window: float = Field(..., description="seconds between the samples the rates span")
+    runs_per_s: float
+    zones_reset_per_s: float
+    gc_bytes_per_s: float
+    user_bytes_per_s: float
+    throttle_fraction: float = Field(..., description="GC throttle time / wall time")
+
+
+class GcDaemon(_Out):
+    daemon: str
+    auto: bool
+    runs: int
+    zones_reset: int
+    live_moved: int
+    bytes_written: Optional[int]
+    throttle_ns: int
+    lifetime_gc_bytes: int
+    free_zones: int = Field(..., description="free zones over all drives")
+    rates: Optional[GcRates] = Field(None, description="null until two samples are in the window")
+
+
+class GcOut(_Out):
+    time: float
+    window: int
+    daemons: List[GcDaemon]
+
+
+class ConversionDrive(_Out):
+    daemon: str
+    drive: int
+    supported: bool
+    state: str
+    cmr_bytes: Optional[int]
+    smr_bytes: Optional[int]
+    converting_zones: Optional[int]
+    progress: Optional[float]
+    latency_bound_ms: Optional[float]
+
+
+def health_out(checks: List[HealthCheck]) -> List[HealthCheckOut]:
+    return [HealthCheckOut(name=c.name, severity=c.severity, summary=c.summary, count=c.count,
+                           detail=c.detail) for c in checks]
+
+
+def summary(snap: Snapshot, checks: List[HealthCheck], stale_seconds: float) -> Summary:
+    ds = list(snap.daemons.values())
+    user = sum(d.doc.io.lifetime_user_bytes for d in ds)
+    device = sum(d.doc.io.lifetime_device_bytes for d in ds)
+    return Summary(
+        time=snap.time, daemons=len(ds),
+        stale_daemons=sum(1 for d in ds if d.age(snap.time) > stale_seconds),
+        drives=sum(len(d.doc.drives) for d in ds),
+        capacity_bytes=sum(d.doc.statfs.total for d in ds),
+        stored_bytes=sum(d.doc.statfs.stored for d in ds),
+        available_bytes=sum(d.doc.statfs.available for d in ds),
+        user_bytes=user, device_bytes=device,
+        gc_bytes=sum(d.doc.io.lifetime_gc_bytes for d in ds),
+        write_amplification=(device / user) if user > 0 else None,
+        health=health_out(checks),
+        errors=[DaemonErrorOut(name=e.name, source=e.source, message=e.message)
+                for e in snap.errors])
+
+
+def daemon_summary(d: DaemonState, now: float, stale_seconds: float) -> DaemonSummary:
+    doc = d.doc
+    age = d.age(now)
+    return DaemonSummary(
+        name=d.name, source=d.source, last_update=doc.time, age_seconds=age,
+        stale=age > stale_seconds, drives=len(doc.drives), capacity=doc.statfs.total,
+        stored=doc.statfs.stored, available=doc.statfs.available,
+        write_amplification=doc.io.write_amplification,
+        lifetime_write_amplification=doc.io.lifetime_write_amplification, gc_auto=doc.gc.auto)
+
+
+def daemons(snap: Snapshot, stale_seconds: float) -> List[DaemonSummary]:
+    return [daemon_summary(d, snap.time, stale_seconds)
+            for _, d in sorted(snap.daemons.items())]
+
+
+def daemon_detail(d: DaemonState, now: float, stale_seconds: float) -> DaemonDetail:
+    age = d.age(now)
+    data = d.doc.dict(by_alias=True)
+    return DaemonDetail(**data, source=d.source, age_seconds=age, stale=age > stale_seconds)
+
+
+_STREAM_NAMES = {"-": "none", "u": "user", "s": "small", "g": "gc", "G": "gc_cold",
+                 "h": "user_hot"}
+
+
+def drive_zones(d: DaemonState, index: int) -> Optional[DriveZones]:
+    dr = d.drive(index)
+    if dr is None:
+        return None
+    zm = d.zonemaps.get(index)
+    st = d.streams.get(index, "")
+    counts = None
+    if zm is not None:
+        r, f, o, s, off, ro, c = zonemap_counts(zm)
+        counts = ZoneMapCounts(reserved=r, free=f, open=o, sealed=s, offline=off, readonly=ro,
+                               conventional=c)
+    stream_counts = {name: st.count(ch) for ch, name in _STREAM_NAMES.items()}
+    return DriveZones(daemon=d.name, index=index, nr_zones=dr.nr_zones, zone_size=dr.zone_size,
+                      zone_capacity=dr.zone_capacity, conventional_zones=dr.conventional_zones,
+                      available=zm is not None, zonemap=zm or "", streams=st, counts=counts,
+                      reported=dr.zones, stream_counts=stream_counts)
+
+
+def history(hist: History, names: List[str], window: int, now: float) -> HistoryOut:
+    series = []
+    for name in names:
+        pts = [HistoryPoint(t=p.t, write_amplification=p.wa_interval,
+                            lifetime_write_amplification=p.wa_lifetime,
+                            user_bytes=p.user_bytes, device_bytes=p.device_bytes,
+                            gc_bytes=p.gc_bytes, zones_reset=p.zones_reset, gc_runs=p.gc_runs,
+                            throttle_ns=p.throttle_ns)
+               for p in hist.points(name, since=now - window)]
+        series.append(HistorySeries(daemon=name, points=pts))
+    return HistoryOut(time=now, window=window, series=series)
+
+
+def gc(snap: Snapshot, hist: History, window: int) -> GcOut:
+    out = []
+    for name, d in sorted(snap.daemons.items()):
+        g = d.doc.gc
+        r = hist.rates(name, window, snap.time)
+        rates = None if r is None else GcRates(
+            window=r.window, runs_per_s=r.gc_runs_per_s, zones_reset_per_s=r.zones_reset_per_s,
+            gc_bytes_per_s=r.gc_bytes_per_s, user_bytes_per_s=r.user_bytes_per_s,
+            throttle_fraction=r.throttle_fraction)
+        out.append(GcDaemon(daemon=name, auto=g.auto, runs=g.runs, zones_reset=g.zones_reset,
+                            live_moved=g.live_moved, bytes_written=g.bytes_written,
+                            throttle_ns=g.throttle_ns,
+                            lifetime_gc_bytes=d.doc.io.lifetime_gc_bytes,
+                            free_zones=sum(dr.zones.free for dr in d.doc.drives), rates=rates))
+    return GcOut(time=snap.time, window=window, daemons=out)
+
+
+def conversion(snap: Snapshot) -> List[ConversionDrive]:
+    out = []
+    for name, d in sorted(snap.daemons.items()):
+        for dr in d.doc.drives:
+            h = dr.hybrid
+            if h is None:
+                out.append(ConversionDrive(daemon=name, drive=dr.index, supported=False,
+                                           state="none", cmr_bytes=None, smr_bytes=None,
+                                           converting_zones=None, progress=None,
+                                           latency_bound_ms=None))
+            else:
+                out.append(ConversionDrive(daemon=name, drive=dr.index, supported=h.supported,
+                                           state=h.state, cmr_bytes=h.cmr_bytes,
+                                           smr_bytes=h.smr_bytes,
+                                           converting_zones=h.converting_zones,
+                                           progress=h.progress,
+                                           latency_bound_ms=h.latency_bound_ms))
+    return out
