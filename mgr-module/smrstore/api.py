@@ -146,8 +146,9 @@ def create_app(provider: DataProvider, web_root: Optional[str] = None) -> FastAP
         text = prometheus.render(provider.snapshot(), stale_s())
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    @app.api_route(API_PREFIX + "/{rest:path}", methods=["GET", "POST", "PUT", "DELETE", "PATCH"],
-                   include_in_schema=False, dependencies=auth)
+    # Unknown GET routes under /api/v1 answer a JSON 404 (after auth); other methods get
+    # 405 from routing: no route changes state.
+    @app.get(API_PREFIX + "/{rest:path}", include_in_schema=False, dependencies=auth)
     def unknown(rest: str, request: Request) -> None:
         raise HTTPException(status_code=404,
                             detail=f"no API route {request.method} {API_PREFIX}/{rest}")

@@ -1,0 +1,108 @@
+"""Builders of schema-correct status maps and perf-counter dumps for the tests."""
+
+import copy
+import json
+import os
+import sys
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+GiB = 1 << 30
+MiB = 1 << 20
+
+
+def drive(index: int, nr_zones: int = 16, zonemap: Optional[str] = None,
+          streams: Optional[str] = None, **over: Any) -> Dict[str, Any]:
+    zm = zonemap if zonemap is not None else ("#" + "." * 6 + "Ae" + "k" * (nr_zones - 9))[:nr_zones]
+    st = streams if streams is not None else ("-" * 7 + "us" + "u" * (nr_zones - 9))[:nr_zones]
+    d: Dict[str, Any] = {
+        "index": index, "spec": f"emu:/var/tmp/d{index}.img", "kind": "emulated",
+        "zone_size": 256 * MiB, "zone_capacity": 256 * MiB, "nr_zones": nr_zones,
+        "conventional_zones": 0, "max_open": 128, "max_active": 0,
+        "capacity_bytes": (nr_zones - 1) * 256 * MiB, "written_bytes": 3 * GiB,
+        "live_bytes": 2 * GiB,
+        "zones": {"free": zm.count("."), "open": sum(zm.count(c) for c in "ABCDEFGHIJK"),
+                  "sealed": sum(zm.count(c) for c in "abcdefghijk"), "reserved": zm.count("#"),
+                  "offline": zm.count("X"), "readonly": zm.count("!")},
+        "hybrid": {"supported": False, "state": "none", "cmr_bytes": 0, "smr_bytes": 0,
+                   "converting_zones": 0, "progress": 0.0, "latency_bound_ms": None},
+        "zonemap": zm, "streams": st,
+    }
+    d.update(over)
+    return d
+
+
+def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str, Any]]] = None,
+        user: int = 10 * GiB, device: int = 12 * GiB, gc_bytes: int = 2 * GiB,
+        runs: int = 3, zones_reset: int = 5, throttle_ns: int = 0,
+        total: int = 30 * GiB, available: int = 20 * GiB) -> Dict[str, Any]:
+    drs = drives if drives is not None else [drive(0), drive(1)]
+    return {
+        "schema": "smrstore.stats/1", "name": name, "time": t,
+        "store": {"uuid": "u-1", "dir": "/var/tmp/st", "mount_count": 2,
+                  "gc_policy": "lifetime", "gc_auto": True},
+        "statfs": {"total": total, "available": available, "allocated": 9 * GiB,
+                   "stored": 8 * GiB, "meta_bytes": 1 * MiB},
+        "io": {"user_bytes": user, "device_bytes": device, "inline_bytes": 0,
+               "bytes_read": 0, "txns_committed": 100, "txns_failed": 0, "crc_errors": 0,
+               "write_amplification": device / user if user else 0.0,
+               "lifetime_user_bytes": user, "lifetime_device_bytes": device,
+               "lifetime_gc_bytes": gc_bytes,
+               "lifetime_write_amplification": device / user if user else 0.0},
+        "gc": {"runs": runs, "zones_reset": zones_reset, "live_moved": gc_bytes,
+               "bytes_written": gc_bytes, "throttle_ns": throttle_ns, "auto": True},
+        "drives": drs,
+    }
+
+
+def status(d: Dict[str, Any]) -> Dict[str, str]:
+    """The service-daemon status map a publisher sends for document d."""
+    d = copy.deepcopy(d)
+    out = {"schema": d["schema"]}
+    for dr in d["drives"]:
+        out[f"zonemap.{dr['index']}"] = dr.pop("zonemap")
+        out[f"streams.{dr['index']}"] = dr.pop("streams")
+    out["stats"] = json.dumps(d, separators=(",", ":"))
+    return out
+
+
+# Shape of MgrModule.get_all_perf_counters() for an OSD with the SMRStore adapter
+# (type/priority/units as PerfCountersBuilder sets them; "value" added by the mgr).
+def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
+                 drives: int = 2, offline: int = 0) -> Dict[str, Dict[str, Any]]:
+    def c(v: int, typ: int = 2) -> Dict[str, Any]:
+        return {"description": "", "nick": "", "type": typ, "priority": 5, "units": 1, "value": v}
+    out = {
+        "smrstore.smrstore_user_bytes": c(user, 10),
+        "smrstore.smrstore_device_bytes": c(device, 10),
+        "smrstore.smrstore_gc_bytes": c(device - user, 10),
+        "smrstore.smrstore_wa_milli": c(device * 1000 // user),
+        "smrstore.smrstore_gc_runs": c(7, 10),
+        "smrstore.smrstore_gc_zones_reset": c(9, 10),
+        "smrstore.smrstore_gc_live_moved": c(device - user, 10),
+        "smrstore.smrstore_gc_throttle": c(2_000_000_000, 5),
+        "smrstore.smrstore_gc_auto": c(1),
+        "smrstore.smrstore_txns": c(1234, 10),
+        "smrstore.smrstore_crc_errors": c(0, 10),
+        "smrstore.smrstore_statfs_total": c(64 * GiB),
+        "smrstore.smrstore_statfs_available": c(40 * GiB),
+        "smrstore.smrstore_statfs_stored": c(20 * GiB),
+        "smrstore.smrstore_conversion_state": c(conv),
+        "osd.op_w": c(99, 10),
+    }
+    for i in range(drives):
+        p = f"smrstore-drive.{i}."
+        for k, v in {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,
+                     "zones_offline": offline, "zones_readonly": 0,
+                     "capacity_bytes": 32 * GiB, "live_bytes": 10 * GiB,
+                     "written_bytes": 13 * GiB}.items():
+            out[p + "smrstore_" + k] = c(v)
+    return out
+
+
+@pytest.fixture
+def good_status() -> Dict[str, str]:
+    return status(doc())

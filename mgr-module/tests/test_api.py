@@ -1,0 +1,220 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pytest
+from conftest import GiB, doc, drive, osd_counters, status
+from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+
+from smrstore.api import create_app
+from smrstore.health import HealthCheck, Thresholds, evaluate
+from smrstore.history import History
+from smrstore.model import Snapshot, merge
+
+TOKEN = "t0ken-for-tests"
+HERE = Path(__file__).resolve().parent
+
+
+class Provider:
+    def __init__(self, snap: Snapshot, hist: History, th: Thresholds) -> None:
+        self.snap, self.hist, self.th = snap, hist, th
+        self.checks = evaluate(snap, hist, th)
+
+    def snapshot(self) -> Snapshot:
+        return self.snap
+
+    def history(self) -> History:
+        return self.hist
+
+    def health_checks(self) -> List[HealthCheck]:
+        return self.checks
+
+    def thresholds(self) -> Thresholds:
+        return self.th
+
+    def verify_token(self, token: Optional[str]) -> Optional[str]:
+        return "tests" if token == TOKEN else None
+
+
+def build(web_root: Optional[str] = None) -> TestClient:
+    hist = History()
+    statuses: Dict[str, Dict[str, str]] = {}
+    for i in range(3):
+        t = 1000.0 + 10 * i
+        da = doc(t=t, user=(10 + i) * GiB, device=(12 + 2 * i) * GiB, runs=3 + i,
+                 zones_reset=5 + 2 * i, gc_bytes=(2 + i) * GiB)
+        statuses = {"demo-a": status(da),
+                    "demo-b": status(doc(name="demo-b", t=t, total=10 * GiB, available=GiB // 2))}
+        hist.add(merge(t, statuses, {}).daemons, now=t)
+    bad = status(doc(name="broken"))
+    bad["stats"] = "{"
+    statuses["broken"] = bad
+    snap = merge(1021.0, statuses, {"osd.5": osd_counters()})
+    hist.add(snap.daemons, now=1021.0)
+    app = create_app(Provider(snap, hist, Thresholds(stale_seconds=1e6)), web_root)
+    return TestClient(app)
+
+
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+ROUTES = ["/api/v1/summary", "/api/v1/daemons", "/api/v1/daemons/demo-a",
+          "/api/v1/daemons/demo-a/drives/0/zones", "/api/v1/history", "/api/v1/gc",
+          "/api/v1/conversion", "/api/v1/health", "/metrics", "/api/v1/openapi.json",
+          "/api/v1/no-such-route"]
+
+
+@pytest.mark.parametrize("path", ROUTES)
+def test_every_route_needs_a_token(path: str) -> None:
+    c = build()
+    r = c.get(path)
+    assert r.status_code == 401 and "Bearer" in r.json()["detail"]
+    assert r.headers["www-authenticate"] == "Bearer"
+    r = c.get(path, headers={"Authorization": "Bearer wrong"})
+    assert r.status_code == 401 and r.json()["detail"] == "invalid or revoked token"
+    r = c.get(path, headers={"Authorization": f"Basic {TOKEN}"})
+    assert r.status_code == 401
+
+
+def test_summary() -> None:
+    s = build().get("/api/v1/summary", headers=AUTH).json()
+    assert s["daemons"] == 3 and s["drives"] == 6
+    assert s["capacity_bytes"] == 30 * GiB + 10 * GiB + 64 * GiB
+    assert s["user_bytes"] == 12 * GiB + 10 * GiB + 4 * GiB
+    assert s["write_amplification"] == pytest.approx((16 + 12 + 5) / (12 + 10 + 4))
+    assert [e["name"] for e in s["errors"]] == ["broken"]
+    assert {h["name"] for h in s["health"]} == {"SMRSTORE_SPACE_LOW", "SMRSTORE_STATUS_INVALID"}
+
+
+def test_daemons_and_detail() -> None:
+    c = build()
+    ds = c.get("/api/v1/daemons", headers=AUTH).json()
+    assert [(d["name"], d["source"]) for d in ds] == [("demo-a", "service"),
+                                                      ("demo-b", "service"), ("osd.5", "osd")]
+    assert ds[0]["drives"] == 2 and ds[0]["stale"] is False and ds[0]["last_update"] == 1020.0
+    d = c.get("/api/v1/daemons/demo-a", headers=AUTH).json()
+    assert d["schema"] == "smrstore.stats/1" and d["source"] == "service"
+    assert d["io"]["lifetime_gc_bytes"] == 4 * GiB and d["store"]["gc_policy"] == "lifetime"
+    assert "zonemap" not in d["drives"][0] and d["drives"][1]["zones"]["free"] == 6
+    o = c.get("/api/v1/daemons/osd.5", headers=AUTH).json()
+    assert o["store"] is None and o["drives"][0]["nr_zones"] is None
+    r = c.get("/api/v1/daemons/nobody", headers=AUTH)
+    assert r.status_code == 404 and "no smrstore daemon named 'nobody'" in r.json()["detail"]
+    r = c.get("/api/v1/daemons/bad%20name", headers=AUTH)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["path", "name"]
+
+
+def test_zones() -> None:
+    c = build()
+    z = c.get("/api/v1/daemons/demo-a/drives/1/zones", headers=AUTH).json()
+    assert z["available"] is True and len(z["zonemap"]) == z["nr_zones"] == 16
+    assert z["counts"] == {"reserved": 1, "free": 6, "open": 1, "sealed": 8, "offline": 0,
+                           "readonly": 0, "conventional": 0}
+    assert z["stream_counts"]["user"] == 8 and z["stream_counts"]["small"] == 1
+    assert z["reported"]["sealed"] == 8
+    o = c.get("/api/v1/daemons/osd.5/drives/0/zones", headers=AUTH).json()
+    assert o["available"] is False and o["zonemap"] == "" and o["counts"] is None
+    r = c.get("/api/v1/daemons/demo-a/drives/2/zones", headers=AUTH)
+    assert r.status_code == 404 and r.json()["detail"] == "daemon 'demo-a' has no drive 2 (drives 0..1)"
+    for bad in ("-1", "x", "99999"):
+        r = c.get(f"/api/v1/daemons/demo-a/drives/{bad}/zones", headers=AUTH)
+        assert r.status_code == 422, bad
+        assert r.json()["detail"][0]["loc"] == ["path", "index"]
+
+
+def test_zones_for_many_zones() -> None:
+    zm = "#" + "k" * 29000 + "." * 999
+    st = "-" + "u" * 29000 + "-" * 999
+    snap = merge(5.0, {"big": status(doc(name="big", t=5.0, drives=[drive(0, nr_zones=30000, zonemap=zm, streams=st)]))}, {})
+    c = TestClient(create_app(Provider(snap, History(), Thresholds())))
+    z = c.get("/api/v1/daemons/big/drives/0/zones", headers=AUTH).json()
+    assert z["zonemap"] == zm and z["counts"]["sealed"] == 29000
+
+
+def test_history() -> None:
+    c = build()
+    h = c.get("/api/v1/history", headers=AUTH, params={"window": 600}).json()
+    assert [s["daemon"] for s in h["series"]] == ["demo-a", "demo-b", "osd.5"]
+    pts = h["series"][0]["points"]
+    assert [p["t"] for p in pts] == [1000.0, 1010.0, 1020.0]
+    assert pts[0]["write_amplification"] is None
+    assert pts[1]["write_amplification"] == pytest.approx(2.0)
+    assert pts[2]["user_bytes"] == 12 * GiB and pts[2]["zones_reset"] == 9
+    one = c.get("/api/v1/history", headers=AUTH, params={"daemon": "demo-a", "window": 15}).json()
+    assert [p["t"] for p in one["series"][0]["points"]] == [1010.0, 1020.0]
+    for params, loc in (({"window": 5}, "window"), ({"window": 10 ** 9}, "window"),
+                        ({"window": "abc"}, "window"), ({"daemon": "a b"}, "daemon")):
+        r = c.get("/api/v1/history", headers=AUTH, params=params)
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["query", loc]
+    r = c.get("/api/v1/history", headers=AUTH, params={"daemon": "ghost"})
+    assert r.status_code == 404 and "ghost" in r.json()["detail"]
+
+
+def test_gc() -> None:
+    g = build().get("/api/v1/gc", headers=AUTH, params={"window": 60}).json()
+    a = g["daemons"][0]
+    assert a["daemon"] == "demo-a" and a["runs"] == 5 and a["free_zones"] == 12
+    assert a["rates"]["window"] == 20.0
+    assert a["rates"]["zones_reset_per_s"] == pytest.approx(0.2)
+    assert a["rates"]["gc_bytes_per_s"] == pytest.approx(2 * GiB / 20)
+    assert g["daemons"][2]["rates"] is None          # osd.5: one sample only
+
+
+def test_conversion_and_health() -> None:
+    c = build()
+    cs = c.get("/api/v1/conversion", headers=AUTH).json()
+    assert len(cs) == 6 and cs[0] == {"daemon": "demo-a", "drive": 0, "supported": False,
+                                      "state": "none", "cmr_bytes": 0, "smr_bytes": 0,
+                                      "converting_zones": 0, "progress": 0.0,
+                                      "latency_bound_ms": None}
+    assert cs[4]["daemon"] == "osd.5" and cs[4]["cmr_bytes"] is None
+    h = c.get("/api/v1/health", headers=AUTH).json()
+    low = next(x for x in h if x["name"] == "SMRSTORE_SPACE_LOW")
+    assert low["count"] == 1 and low["detail"][0].startswith("demo-b: 5.0% available")
+
+
+def test_metrics() -> None:
+    r = build().get("/metrics", headers=AUTH)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain; version=0.0.4")
+    fams = {f.name: f for f in text_string_to_metric_families(r.text)}
+    daemons = {s.labels["daemon"] for s in fams["smrstore_up"].samples}
+    assert daemons == {"demo-a", "demo-b", "osd.5"}
+
+
+def test_unknown_api_route_and_method() -> None:
+    c = build()
+    r = c.get("/api/v1/nothing", headers=AUTH)
+    assert r.status_code == 404 and r.json()["detail"] == "no API route GET /api/v1/nothing"
+    for path in ("/api/v1/summary", "/api/v1/nothing", "/metrics"):
+        assert c.post(path, headers=AUTH).status_code == 405
+        assert c.delete(path, headers=AUTH).status_code == 405
+
+
+def test_openapi_behind_auth_and_committed_copy_current() -> None:
+    spec = build().get("/api/v1/openapi.json", headers=AUTH).json()
+    assert "/api/v1/daemons/{name}/drives/{index}/zones" in spec["paths"]
+    out = subprocess.run([sys.executable, str(HERE.parent / "tools" / "export_openapi.py")],
+                         check=True, capture_output=True, text=True).stdout
+    committed = (HERE.parent / "openapi.json").read_text()
+    assert json.loads(out) == json.loads(committed), \
+        "mgr-module/openapi.json is out of date: run mgr-module/tools/export_openapi.py mgr-module/openapi.json"
+    assert json.loads(out) == json.loads(json.dumps(spec))
+
+
+def test_static_web_app_is_public(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("<html>console</html>")
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "app.js").write_text("console.log(1)")
+    c = build(str(tmp_path))
+    assert c.get("/").text == "<html>console</html>"
+    assert c.get("/assets/app.js").text == "console.log(1)"
+    assert c.get("/api/v1/summary").status_code == 401
+    assert c.get("/api/v1/summary", headers=AUTH).status_code == 200
+    assert c.get("/metrics").status_code == 401
+
+
+def test_no_web_root() -> None:
+    r = build(os.path.join("/nonexistent", "dist")).get("/")
+    assert r.status_code == 404 and "web console is not built" in r.json()["detail"]

@@ -1,0 +1,53 @@
+import json
+
+import pytest
+from conftest import doc, osd_counters, status
+
+from smrstore import cli, views
+from smrstore.auth import TokenRecord
+from smrstore.health import Thresholds, evaluate
+from smrstore.history import History
+from smrstore.model import merge
+
+
+def snap():  # type: ignore[no-untyped-def]
+    return merge(1001.0, {"demo-a": status(doc())}, {"osd.2": osd_counters()})
+
+
+def test_format_checked() -> None:
+    assert cli.check_format(None) == "plain"
+    assert cli.check_format("json-pretty") == "json-pretty"
+    with pytest.raises(cli.FormatError, match="unknown format 'xml'"):
+        cli.check_format("xml")
+
+
+def test_status_text_and_json() -> None:
+    s = snap()
+    summ = views.summary(s, evaluate(s, History(), Thresholds()), 30.0)
+    ds = views.daemons(s, 30.0)
+    text = cli.status_text(summ, ds)
+    assert text.startswith("smrstore: 2 daemon(s) (0 stale), 4 drive(s)")
+    assert "demo-a" in text and "osd.2" in text and "30.0 GiB" in text
+    data = json.loads(cli.to_json({"summary": summ, "daemons": ds}, "json"))
+    assert data["summary"]["daemons"] == 2 and data["daemons"][1]["source"] == "osd"
+    pretty = cli.to_json(ds, "json-pretty")
+    assert "\n    " in pretty and json.loads(pretty)[0]["name"] == "demo-a"
+
+
+def test_zones_text() -> None:
+    s = snap()
+    zs = [views.drive_zones(s.daemons["demo-a"], 0), views.drive_zones(s.daemons["osd.2"], 0)]
+    text = cli.zones_text([z for z in zs if z is not None], width=8)
+    lines = text.splitlines()
+    assert lines[0].startswith("demo-a drive 0: 16 zones of 256.0 MiB; free 6")
+    assert lines[1] == "       0  #......A" and lines[2] == "       8  ekkkkkkk"
+    assert "no zone map" in text and lines[-1].startswith("legend:")
+
+
+def test_gc_wa_conversion_tokens_text() -> None:
+    s = snap()
+    assert "demo-a" in cli.gc_text(views.gc(s, History(), 60))
+    assert "WA(LIFE)" in cli.wa_text(views.daemons(s, 30.0), views.history(History(), [], 60, 1.0))
+    assert "none" in cli.conversion_text(views.conversion(s))
+    assert "1970-01-01T00:00:05Z" in cli.tokens_text([TokenRecord("web", "00", "ab", 5.0)])
+    assert cli.iec(None) == "-" and cli.iec(512) == "512 B" and cli.iec(3 << 30) == "3.0 GiB"

@@ -1,0 +1,119 @@
+from typing import Dict, List, Tuple
+
+import pytest
+from conftest import GiB, doc, drive, status
+
+from smrstore.health import Thresholds, evaluate, to_mgr_checks
+from smrstore.history import History
+from smrstore.model import DaemonError, Snapshot, parse_service_status
+
+
+def snap_of(now: float, *docs: Dict) -> Snapshot:
+    ds = {d["name"]: parse_service_status(d["name"], status(d)) for d in docs}
+    return Snapshot(time=now, daemons=ds, errors=[])
+
+
+def names(checks: List) -> List[str]:
+    return [c.name for c in checks]
+
+
+def test_healthy_cluster_has_no_checks() -> None:
+    s = snap_of(1001.0, doc())
+    assert evaluate(s, History(), Thresholds()) == []
+
+
+def test_space_low_follows_threshold() -> None:
+    s = snap_of(1001.0, doc(total=100 * GiB, available=9 * GiB))
+    checks = evaluate(s, History(), Thresholds())
+    assert names(checks) == ["SMRSTORE_SPACE_LOW"]
+    assert "9.0% available" in checks[0].detail[0] and "limit 10.0%" in checks[0].detail[0]
+    assert evaluate(s, History(), Thresholds(space_low_ratio=0.05)) == []
+
+
+def test_stale_daemon() -> None:
+    s = snap_of(1100.0, doc(t=1000.0))
+    checks = evaluate(s, History(), Thresholds(stale_seconds=30))
+    assert names(checks) == ["SMRSTORE_DAEMON_STALE"]
+    assert "last update 100 s ago" in checks[0].detail[0]
+    assert evaluate(s, History(), Thresholds(stale_seconds=200)) == []
+
+
+def test_offline_and_readonly_zones() -> None:
+    d0 = drive(0, zonemap="#..X!" + "k" * 11)
+    s = snap_of(1001.0, doc(drives=[d0, drive(1)]))
+    checks = {c.name: c for c in evaluate(s, History(), Thresholds())}
+    assert set(checks) == {"SMRSTORE_ZONE_OFFLINE", "SMRSTORE_ZONE_READONLY"}
+    assert checks["SMRSTORE_ZONE_OFFLINE"].severity == "error"
+    assert checks["SMRSTORE_ZONE_OFFLINE"].detail == ["demo-a drive 0: 1 offline zone"]
+    mgr = to_mgr_checks(list(checks.values()))
+    assert mgr["SMRSTORE_ZONE_READONLY"]["count"] == 1
+    assert mgr["SMRSTORE_ZONE_READONLY"]["severity"] == "warning"
+
+
+def _gc_history(runs: List[int], throttle: List[int], free_map: str) -> Tuple[Snapshot, History]:
+    h = History()
+    last = None
+    for i, (r, th) in enumerate(zip(runs, throttle)):
+        last = doc(t=1000.0 + 10 * i, runs=r, throttle_ns=th,
+                   drives=[drive(0, zonemap=free_map), drive(1)])
+        h.add({"demo-a": parse_service_status("demo-a", status(last))}, now=1000.0 + 10 * i)
+    assert last is not None
+    return snap_of(last["time"], last), h
+
+
+def test_gc_behind_when_free_zones_low_and_gc_running() -> None:
+    s, h = _gc_history([1, 3, 6], [0, 0, 0], "#." + "k" * 14)    # 1 free zone on drive 0
+    checks = evaluate(s, h, Thresholds(gc_free_zones_min=4))
+    assert names(checks) == ["SMRSTORE_GC_BEHIND"]
+    assert checks[0].detail == ["demo-a drive 0: 1 free zone (limit 4), GC running"]
+    # GC idle in the window: few free zones alone are not "behind".
+    s, h = _gc_history([6, 6, 6], [0, 0, 0], "#." + "k" * 14)
+    assert evaluate(s, h, Thresholds(gc_free_zones_min=4)) == []
+    # Enough free zones: not behind.
+    s, h = _gc_history([1, 3, 6], [0, 0, 0], "#." + "k" * 14)
+    assert evaluate(s, h, Thresholds(gc_free_zones_min=1)) == []
+
+
+def test_gc_behind_when_throttle_grows() -> None:
+    # 15 s of throttle in 20 s of wall time = 75 %.
+    s, h = _gc_history([5, 5, 5], [0, 5_000_000_000, 15_000_000_000], "#" + "." * 15)
+    checks = evaluate(s, h, Thresholds(gc_throttle_ratio=0.5))
+    assert names(checks) == ["SMRSTORE_GC_BEHIND"]
+    assert "GC throttled 75% of the last 20 s (limit 50%)" in checks[0].detail[0]
+    assert evaluate(s, h, Thresholds(gc_throttle_ratio=0.8)) == []
+
+
+def _conv_drive(state: str, progress: float) -> Dict:
+    d = drive(0)
+    d["hybrid"] = {"supported": True, "state": state, "cmr_bytes": GiB, "smr_bytes": 3 * GiB,
+                   "converting_zones": 2, "progress": progress, "latency_bound_ms": 20.0}
+    return d
+
+
+def test_conversion_stalled_reported_and_detected() -> None:
+    s = snap_of(1001.0, doc(drives=[_conv_drive("stalled", 0.4), drive(1)]))
+    assert names(evaluate(s, History(), Thresholds())) == ["SMRSTORE_CONVERSION_STALLED"]
+
+    h = History()
+    progress = [0.1, 0.2, 0.3, 0.3, 0.3, 0.3]
+    for i, p in enumerate(progress):
+        d = doc(t=1000.0 + 100 * i, drives=[_conv_drive("converting", p), drive(1)])
+        h.add({"demo-a": parse_service_status("demo-a", status(d))}, now=d["time"])
+    s = snap_of(1500.0, d)
+    checks = evaluate(s, h, Thresholds(conversion_stall_seconds=300, stale_seconds=1e6))
+    assert names(checks) == ["SMRSTORE_CONVERSION_STALLED"]
+    assert "no conversion progress for 300 s" in checks[0].detail[0]
+    assert evaluate(s, h, Thresholds(conversion_stall_seconds=301, stale_seconds=1e6)) == []
+
+
+def test_invalid_status_is_a_check() -> None:
+    s = Snapshot(time=1.0, daemons={}, errors=[DaemonError("bad", "service", "bad: no stats")])
+    checks = evaluate(s, History(), Thresholds())
+    assert names(checks) == ["SMRSTORE_STATUS_INVALID"] and checks[0].detail == ["bad: bad: no stats"]
+
+
+@pytest.mark.parametrize("kw", [dict(space_low_ratio=1.5), dict(gc_free_zones_min=-1),
+                                dict(gc_throttle_ratio=0.0), dict(stale_seconds=0)])
+def test_thresholds_validated(kw: Dict) -> None:
+    with pytest.raises(ValueError):
+        Thresholds(**kw)

@@ -1,0 +1,165 @@
+import json
+from typing import Any, Dict
+
+import pytest
+from conftest import GiB, doc, drive, osd_counters, status
+
+from smrstore.model import (SOURCE_OSD, SOURCE_SERVICE, merge, parse_osd_counters,
+                            parse_service_status, service_daemon_names)
+from smrstore.stats import StatsError
+
+
+def test_service_status_parses(good_status: Dict[str, str]) -> None:
+    d = parse_service_status("demo-a", good_status)
+    assert d.source == SOURCE_SERVICE
+    assert d.doc.schema_ == "smrstore.stats/1"
+    assert [dr.index for dr in d.doc.drives] == [0, 1]
+    assert d.zonemaps[0] == good_status["zonemap.0"]
+    assert d.streams[1] == good_status["streams.1"]
+    assert d.doc.io.lifetime_user_bytes == 10 * GiB
+    assert d.doc.drives[0].hybrid is not None and d.doc.drives[0].hybrid.state == "none"
+
+
+def test_unknown_extra_fields_are_ignored() -> None:
+    d = doc()
+    d["io"]["future_counter"] = 7
+    d["brand_new_block"] = {"x": 1}
+    assert parse_service_status("demo-a", status(d)).doc.io.txns_committed == 100
+
+
+def test_maps_inside_stats_are_tolerated() -> None:
+    st = status(doc())
+    raw = json.loads(st["stats"])
+    raw["drives"][0]["zonemap"] = "junk"
+    st["stats"] = json.dumps(raw)
+    assert parse_service_status("demo-a", st).zonemaps[0] == st["zonemap.0"]
+
+
+@pytest.mark.parametrize("mutate,message", [
+    (lambda s: s.pop("schema"), "no 'schema' key"),
+    (lambda s: s.update(schema="smrstore.stats/2"), "unsupported schema 'smrstore.stats/2'"),
+    (lambda s: s.pop("stats"), "no 'stats' JSON"),
+    (lambda s: s.update(stats="{not json"), "'stats' is not valid JSON"),
+    (lambda s: s.update(stats="[1, 2]"), "expected a JSON object, got list"),
+    (lambda s: s.pop("zonemap.1"), "drive 1 has no zonemap.1/streams.1"),
+    (lambda s: s.update({"zonemap.0": "#....."}), "zonemap.0: 6 characters for 16 zones"),
+    (lambda s: s.update({"zonemap.0": "#" * 15 + "Z"}), "zonemap.0: unknown character(s) 'Z'"),
+    (lambda s: s.update({"streams.0": "-" * 15 + "x"}), "streams.0: unknown character(s) 'x'"),
+])
+def test_bad_status_maps_give_clear_errors(mutate: Any, message: str) -> None:
+    st = status(doc())
+    mutate(st)
+    with pytest.raises(StatsError) as e:
+        parse_service_status("demo-a", st)
+    assert message in str(e.value)
+    assert "demo-a" in str(e.value)
+
+
+def _with_doc(change: Any) -> Dict[str, str]:
+    d = doc()
+    change(d)
+    return status(d)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d["io"].pop("bytes_read"), "missing field(s) io.bytes_read"),
+    (lambda d: d["drives"][1].pop("hybrid"), "missing field(s) drives[1].hybrid"),
+    (lambda d: d.pop("store"), "missing field(s) store"),
+    (lambda d: d["statfs"].update(total=-1), "statfs.total: ensure this value is greater than or equal to 0"),
+    (lambda d: d["io"].update(user_bytes="lots"), "io.user_bytes: value is not a valid integer"),
+    (lambda d: d["drives"][0]["hybrid"].update(state="melting"), "unknown hybrid state 'melting'"),
+    (lambda d: d["drives"][0].update(index=5), "drive indexes must be 0..1 once each, got [5, 1]"),
+    (lambda d: d.update(name="other"), "stats name is 'other', not the daemon name"),
+    (lambda d: d.pop("gc"), "gc: field required"),
+])
+def test_bad_documents_name_the_field(change: Any, message: str) -> None:
+    with pytest.raises(StatsError) as e:
+        parse_service_status("demo-a", _with_doc(change))
+    assert message in str(e.value)
+
+
+def test_no_status_yet() -> None:
+    with pytest.raises(StatsError, match="no status published yet"):
+        parse_service_status("demo-a", None)
+
+
+def test_service_daemon_names_skip_summary_and_other_types() -> None:
+    sm = {"epoch": 3, "services": {
+        "smrstore": {"daemons": {"summary": "", "b": {"gid": 2}, "a": {"gid": 1}}},
+        "rgw": {"daemons": {"summary": "", "x": {}}}}}
+    assert service_daemon_names(sm) == ["a", "b"]
+    assert service_daemon_names({"services": {}}) == []
+    assert service_daemon_names({}) == []
+    assert service_daemon_names(None) == []
+    assert service_daemon_names({"services": {"smrstore": "junk"}}) == []
+
+
+def test_osd_counters_parse() -> None:
+    d = parse_osd_counters("osd.3", osd_counters(), now=50.0)
+    assert d is not None and d.source == SOURCE_OSD
+    doc_ = d.doc
+    assert doc_.name == "osd.3" and doc_.time == 50.0 and doc_.store is None
+    assert doc_.io.user_bytes == 4 * GiB and doc_.io.write_amplification == 1.25
+    assert doc_.gc.throttle_ns == 2_000_000_000 and doc_.gc.auto is True
+    assert doc_.statfs.total == 64 * GiB and doc_.statfs.allocated is None
+    assert [dr.index for dr in doc_.drives] == [0, 1]
+    assert doc_.drives[1].zones.sealed == 50 and doc_.drives[1].nr_zones is None
+    assert doc_.drives[0].hybrid is None
+    assert d.zonemaps == {}
+
+
+def test_osd_counters_latest_counter_shape_and_time() -> None:
+    raw = {p: (100.0 + i, v["value"]) for i, (p, v) in enumerate(osd_counters().items())}
+    d = parse_osd_counters("osd.0", raw, now=5.0)
+    assert d is not None and d.doc.time == 100.0 + len(raw) - 1
+
+
+def test_osd_conversion_state() -> None:
+    d = parse_osd_counters("osd.0", osd_counters(conv=3), now=1.0)
+    assert d is not None
+    h = d.doc.drives[0].hybrid
+    assert h is not None and h.state == "stalled" and h.progress is None
+    with pytest.raises(StatsError, match="smrstore_conversion_state 9 unknown"):
+        parse_osd_counters("osd.0", osd_counters(conv=9), now=1.0)
+
+
+def test_osd_without_smrstore_counters() -> None:
+    assert parse_osd_counters("osd.1", {"osd.op_w": {"value": 3}}, now=1.0) is None
+
+
+def test_osd_missing_counter() -> None:
+    c = osd_counters()
+    del c["smrstore-drive.1.smrstore_zones_free"]
+    with pytest.raises(StatsError, match=r"counter smrstore-drive.1.smrstore_zones_free missing"):
+        parse_osd_counters("osd.2", c, now=1.0)
+    c = osd_counters()
+    c["smrstore.smrstore_txns"] = {"value": "x"}
+    with pytest.raises(StatsError, match="smrstore.smrstore_txns has no numeric value"):
+        parse_osd_counters("osd.2", c, now=1.0)
+
+
+def test_osd_drive_gap() -> None:
+    c = {k: v for k, v in osd_counters(drives=3).items() if not k.startswith("smrstore-drive.1.")}
+    with pytest.raises(StatsError, match=r"drive loggers \[0, 2\] are not 0..1"):
+        parse_osd_counters("osd.2", c, now=1.0)
+
+
+def test_merge_collects_errors_and_prefers_service() -> None:
+    svc_osd = status(doc(name="osd.7"))
+    bad = status(doc(name="broken"))
+    bad["stats"] = "{"
+    snap = merge(10.0, {"demo-a": status(doc()), "broken": bad, "osd.7": svc_osd,
+                        "silent": None},
+                 {"osd.7": osd_counters(), "osd.8": osd_counters(),
+                  "osd.9": {"smrstore.smrstore_user_bytes": {"value": 1}}})
+    assert sorted(snap.daemons) == ["demo-a", "osd.7", "osd.8"]
+    assert snap.daemons["osd.7"].source == SOURCE_SERVICE
+    assert snap.daemons["osd.8"].source == SOURCE_OSD
+    assert sorted(e.name for e in snap.errors) == ["broken", "osd.9", "silent"]
+    assert all(e.message for e in snap.errors)
+
+
+def test_drive_lookup() -> None:
+    d = parse_service_status("x", status(doc(name="x", drives=[drive(0, nr_zones=4)])))
+    assert d.drive(0) is not None and d.drive(1) is None
+    assert d.age(d.doc.time + 12.5) == 12.5 and d.age(0.0) == 0.0
