@@ -80,7 +80,7 @@ export function renderZoneMap(
   zonemap: string,
   streams: string,
   overlay: boolean,
-): Uint8ClampedArray {
+): Uint8ClampedArray<ArrayBuffer> {
   const { width, height, cell, cols } = layout;
   const pixels = new Uint8ClampedArray(width * height * 4);
   const pitch = cell + layout.gap;

@@ -1,0 +1,43 @@
+import { cellColor, rgbCss, STREAM_COLORS } from "../lib/colors";
+import { CONDITION_LABELS, STREAM_LABELS, type StreamKind, type ZoneCondition } from "../lib/zonemap";
+
+const FIXED: ZoneCondition[] = ["free", "reserved", "conventional", "offline", "readonly"];
+const STEPS = [0, 0.2, 0.4, 0.6, 0.8, 1];
+const STREAMS: StreamKind[] = ["user", "user-hot", "small", "gc", "gc-cold"];
+
+function Swatch({ color, label }: { color: string; label: string }) {
+  return (
+    <span className="legend-item">
+      <span className="swatch" style={{ background: color }} />
+      {label}
+    </span>
+  );
+}
+
+export function Legend({ overlay }: { overlay: boolean }) {
+  return (
+    <div className="legend" aria-label="legend">
+      <div>
+        {FIXED.map((c) => (
+          <Swatch key={c} color={rgbCss(cellColor({ condition: c, live: null }))} label={CONDITION_LABELS[c]} />
+        ))}
+      </div>
+      {(["sealed", "open"] as const).map((cond) => (
+        <div key={cond}>
+          <span className="legend-title">{cond} by live data:</span>
+          {STEPS.map((s) => (
+            <Swatch key={s} color={rgbCss(cellColor({ condition: cond, live: s }))} label={`${s * 100} %`} />
+          ))}
+        </div>
+      ))}
+      {overlay ? (
+        <div>
+          <span className="legend-title">stream band:</span>
+          {STREAMS.map((s) => (
+            <Swatch key={s} color={rgbCss(STREAM_COLORS[s])} label={STREAM_LABELS[s]} />
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
+}

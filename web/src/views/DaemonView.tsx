@@ -1,0 +1,112 @@
+import { useDaemon } from "../api/queries";
+import type { DaemonDetail } from "../api/client";
+import { ApiError } from "../api/client";
+import { Empty, ErrorBox, Loading } from "../components/QueryState";
+import { Badge, Stat } from "../components/Stat";
+import { formatAge, formatBytes, formatCount, formatNs, formatPercent, formatWa, ratio } from "../lib/format";
+import { routeHref } from "../lib/route";
+
+function Detail({ d }: { d: DaemonDetail }) {
+  const now = d.time + d.age_seconds;
+  return (
+    <>
+      <p>
+        {d.source} · schema <code>{d.schema}</code> · updated {formatAge(d.time, now)}{" "}
+        {d.stale ? <Badge tone="warn">stale</Badge> : null}
+        {d.store ? (
+          <>
+            {" "}
+            · store <code>{d.store.uuid}</code> in <code>{d.store.dir}</code>, mounted {d.store.mount_count}×, GC
+            policy <code>{d.store.gc_policy}</code>
+          </>
+        ) : null}
+      </p>
+      <div className="stats">
+        <Stat label="total" value={formatBytes(d.statfs.total)} />
+        <Stat label="stored" value={formatBytes(d.statfs.stored)} hint={formatPercent(ratio(d.statfs.stored, d.statfs.total))} />
+        <Stat label="available" value={formatBytes(d.statfs.available)} />
+        <Stat label="WA since mount" value={formatWa(d.io.write_amplification)} />
+        <Stat label="WA lifetime" value={formatWa(d.io.lifetime_write_amplification)} />
+        <Stat label="user bytes (lifetime)" value={formatBytes(d.io.lifetime_user_bytes)} />
+        <Stat label="device bytes (lifetime)" value={formatBytes(d.io.lifetime_device_bytes)} />
+        <Stat label="GC bytes (lifetime)" value={formatBytes(d.io.lifetime_gc_bytes)} />
+        <Stat label="transactions" value={formatCount(d.io.txns_committed)} hint={`${formatCount(d.io.txns_failed ?? 0)} failed`} />
+        <Stat label="crc errors" value={formatCount(d.io.crc_errors)} />
+        <Stat label="GC runs" value={formatCount(d.gc.runs)} hint={`${formatCount(d.gc.zones_reset)} zones reset`} />
+        <Stat label="GC throttle" value={formatNs(d.gc.throttle_ns)} hint={d.gc.auto ? "auto GC on" : "auto GC off"} />
+      </div>
+      <h2>Drives</h2>
+      {d.drives.length === 0 ? (
+        <Empty>This daemon reports no drives.</Empty>
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>spec</th>
+              <th>kind</th>
+              <th>zones</th>
+              <th>zone size</th>
+              <th>free / open / sealed</th>
+              <th>offline / read-only</th>
+              <th>live / capacity</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {d.drives.map((dr) => (
+              <tr key={dr.index}>
+                <td>{dr.index}</td>
+                <td>
+                  <code>{dr.spec ?? "–"}</code>
+                </td>
+                <td>{dr.kind ?? "–"}</td>
+                <td>{formatCount(dr.nr_zones)}</td>
+                <td>{formatBytes(dr.zone_size)}</td>
+                <td>
+                  {dr.zones.free} / {dr.zones.open} / {dr.zones.sealed}
+                </td>
+                <td>
+                  {dr.zones.offline > 0 ? <Badge tone="err">{dr.zones.offline}</Badge> : 0} /{" "}
+                  {dr.zones.readonly > 0 ? <Badge tone="warn">{dr.zones.readonly}</Badge> : 0}
+                </td>
+                <td>
+                  {formatBytes(dr.live_bytes)} / {formatBytes(dr.capacity_bytes)} (
+                  {formatPercent(ratio(dr.live_bytes, dr.capacity_bytes))})
+                </td>
+                <td>
+                  <a href={routeHref({ view: "zones", daemon: d.name, drive: dr.index })}>zone map</a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+export function DaemonView({ name }: { name: string }) {
+  const q = useDaemon(name);
+  return (
+    <section>
+      <h1>
+        Daemon <code>{name}</code>
+      </h1>
+      {q.isPending ? (
+        <Loading what={`daemon ${name}`} />
+      ) : q.isError ? (
+        q.error instanceof ApiError && q.error.notFound ? (
+          <Empty>
+            Daemon <code>{name}</code> is gone: the manager no longer knows it ({q.error.message}).{" "}
+            <a href={routeHref({ view: "overview" })}>Back to the overview</a>
+          </Empty>
+        ) : (
+          <ErrorBox error={q.error} what={`daemon ${name}`} />
+        )
+      ) : (
+        <Detail d={q.data} />
+      )}
+    </section>
+  );
+}
