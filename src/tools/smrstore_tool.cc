@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "device_commands.h"
 #include "gcsim_command.h"
+#include "serve_command.h"
 #include "store_commands.h"
 #include "storebench.h"
 #include "workload_bench.h"
@@ -14,5 +15,6 @@ int main(int argc, char** argv) {
   smr::tool::AddStorebenchCommand(&cli);
   smr::tool::AddWorkloadBenchCommand(&cli);
   smr::tool::AddGcsimCommand(&cli);
+  smr::tool::AddServeCommand(&cli);
   return cli.Run(argc, argv);
 }

@@ -18,6 +18,7 @@
 #include <climits>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -500,6 +501,15 @@ int CmdDf(const Args& args) {
 int CmdStats(const Args& args) {
   auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("stats", store.status());
+  if (args.has("document")) {
+    // The operator document of doc/stats-schema.md (what serve --publish sends).
+    StatsDocumentOptions doc_opts;
+    doc_opts.zone_maps = !args.has("compact");
+    std::string name = args.get("name");
+    if (name.empty()) name = std::filesystem::path(args.positional()[0]).filename().string();
+    std::cout << (*store)->StatsDocument(name, doc_opts) << "\n";
+    return Unmount("stats", std::move(*store));
+  }
   const std::string json = (*store)->StatsJson();
   if (args.has("json")) {
     std::cout << json;
@@ -1043,10 +1053,15 @@ void AddStoreCommands(Cli* cli) {
             CmdDf});
   cli->Add({"stats", "STORE", "store statistics (statfs, counters, zone states)",
             "Mounts the store and prints Store::StatsJson(): as 'key value' lines, or the\n"
-            "JSON itself with --json. Counters count since this mount.",
+            "JSON itself with --json. Counters count since this mount. --document prints\n"
+            "the smrstore.stats/1 document of doc/stats-schema.md instead (one line of\n"
+            "JSON, with each drive's zonemap and streams unless --compact).",
             1,
             1,
-            {{"json", "", "print JSON"}},
+            {{"json", "", "print JSON"},
+             {"document", "", "print the smrstore.stats/1 document"},
+             {"name", "NAME", "the document's name (default: the store directory's name)"},
+             {"compact", "", "with --document: leave out the zone maps"}},
             CmdStats});
   cli->Add({"fsck", "STORE", "check the store's metadata against its zones",
             "Checks metadata, zone accounting and record placement; --deep also reads and\n"

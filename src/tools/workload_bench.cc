@@ -49,6 +49,7 @@
 #include "common/pattern.h"
 #include "device/device_spec.h"
 #include "fs_target.h"
+#include "publisher.h"
 #include "store/store.h"
 #include "workload_bench.h"
 
@@ -1344,6 +1345,18 @@ int CmdBench(const Args& args) {
   auto parsed = ParseConfig(args, &err);
   if (!parsed.ok()) return UsageError(err.empty() ? parsed.status().message() : err);
   const Config c = *parsed;
+  // --publish NAME: the store's stats go to ceph-mgr while the bench runs (publisher.h).
+  PublisherOptions pub;
+  pub.name = args.get("publish");
+  pub.ceph_conf = args.get("ceph-conf");
+  if (args.has("publish")) {
+    if (Status s = ValidatePublisherOptions(pub); !s.ok()) return UsageError(s.message());
+    if (!c.fs_dir.empty() || c.raw_only) {
+      return UsageError("--publish needs the store (not --fs-dir or --raw-only)");
+    }
+  } else if (args.has("ceph-conf")) {
+    return UsageError("--ceph-conf needs --publish");
+  }
 
   const bool fs = !c.fs_dir.empty();
   const bool emu = c.devices.empty() && !fs;
@@ -1436,6 +1449,13 @@ int CmdBench(const Args& args) {
     t.MkColl(kColl, 0);
     if (Status s = store->Apply(std::move(t)); !s.ok()) return Fail(kCmd, s);
     target = std::make_unique<StoreTarget>(store.get());
+  }
+  std::unique_ptr<StatsPublisher> publisher;  // destroyed before `store`
+  if (args.has("publish")) {
+    auto started = StatsPublisher::Start(store.get(), pub);
+    if (!started.ok()) return Fail(kCmd, started.status().WithContext("--publish"));
+    publisher = std::move(*started);
+    progress("publishing stats as service daemon smrstore." + pub.name);
   }
   const StoreStatfs st0 = target->Statfs();
   const uint64_t target_bytes =
@@ -1557,6 +1577,7 @@ int CmdBench(const Args& args) {
     live_end = sh.pools[0].bytes() + sh.pools[1].bytes();
     objects_end = sh.pools[0].count() + sh.pools[1].count();
   }
+  if (publisher) publisher->Stop();
   target.reset();
   if (store) {
     if (Status s = store->Close(); !s.ok() && hard.ok()) {
@@ -1804,7 +1825,9 @@ void AddWorkloadBenchCommand(Cli* cli) {
         {"seed", "N", "random seed (default 1)"},
         {"oracle", "", "replay the trace through gc_sim: oracle WA floor + same-policy WA"},
         {"json", "", "print the result as JSON"},
-        {"plot", "FILE.png", "draw the result with tools/plot_bench.py"}},
+        {"plot", "FILE.png", "draw the result with tools/plot_bench.py"},
+        {"publish", "NAME", "publish the store's stats to ceph-mgr as smrstore.NAME while running"},
+        {"ceph-conf", "PATH", "with --publish: ceph.conf (default $CEPH_CONF, /etc/ceph/ceph.conf)"}},
        CmdBench});
 }
 

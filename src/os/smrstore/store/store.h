@@ -111,6 +111,16 @@ struct StoreCounters {
   uint64_t lifetime_gc_bytes = 0;  // persisted
 };
 
+struct StatsDocumentOptions {
+  bool zone_maps = true;  // include each drive's `zonemap` and `streams` strings
+};
+
+// One drive's zone map and stream strings (one character per zone, doc/stats-schema.md).
+struct DriveZoneMaps {
+  std::string zonemap;
+  std::string streams;
+};
+
 struct GcReport {
   uint32_t zones_cleaned = 0;
   uint64_t live_moved = 0;     // payload bytes relocated
@@ -203,6 +213,12 @@ class Store {
   StoreCounters Counters();
   // Zone-level view for `smrstore-tool zones` / stats: one line of JSON per zone state.
   std::string StatsJson();
+  // The operator stats document of doc/stats-schema.md (`smrstore.stats/1`, one line of
+  // JSON) for a store published as `name`, taken from one zone snapshot
+  // (store/stats_document.cc). `maps`, when given, receives each drive's zonemap/streams
+  // strings of that same snapshot (also with zone_maps off: the compact form).
+  std::string StatsDocument(const std::string& name, const StatsDocumentOptions& options = {},
+                            std::vector<DriveZoneMaps>* maps = nullptr);
   // Shallow: metadata <-> zone accounting <-> records' placement. Deep: also reads and
   // verifies every record an extent references. Repair fixes what is repairable without
   // losing data (zone live counters, zone states).

@@ -1,0 +1,233 @@
+// Store::StatsDocument: the `smrstore.stats/1` document of doc/stats-schema.md.
+//
+// Everything zone-related (statfs, per-drive bytes, zone counts, zone maps) comes from one
+// ZoneManager::Snapshot, so the numbers of one document agree with each other: the zone
+// counts of a drive add up to its nr_zones, its zonemap has nr_zones characters, and
+// statfs.stored is the drives' live bytes plus the bytes held inline in RocksDB.
+#include "store/stats_document.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "common/json.h"
+#include "device/device_spec.h"
+#include "format/record.h"
+#include "store/store.h"
+#include "store/store_internal.h"
+
+namespace smr {
+
+int LiveTenths(uint64_t live_bytes, uint64_t capacity) {
+  if (capacity == 0) return 0;
+  const uint64_t live = std::min(live_bytes, capacity);
+  // live * 10 cannot overflow for zones below 1.8e18 bytes.
+  return static_cast<int>((live * 10 + capacity / 2) / capacity);
+}
+
+char ZoneMapChar(const ZoneStatus& zone, ZoneMapRole role) {
+  switch (role) {
+    case ZoneMapRole::kSuperblock:
+      return '#';
+    case ZoneMapRole::kConventional:
+      return 'c';
+    case ZoneMapRole::kData:
+      break;
+  }
+  if (zone.device_cond == ZoneCondition::kOffline) return 'X';
+  if (zone.device_cond == ZoneCondition::kReadOnly) return '!';
+  switch (zone.state) {
+    case ZoneState::kFree:
+      return '.';
+    case ZoneState::kOpen:
+      return static_cast<char>('A' + LiveTenths(zone.live_bytes, zone.capacity));
+    case ZoneState::kSealed:
+      return static_cast<char>('a' + LiveTenths(zone.live_bytes, zone.capacity));
+    case ZoneState::kReserved:
+      return '#';
+  }
+  return '?';
+}
+
+char ZoneStreamChar(const ZoneStatus& zone, ZoneMapRole role) {
+  if (role != ZoneMapRole::kData) return '-';
+  if (zone.device_cond == ZoneCondition::kOffline) return '-';
+  if (zone.state != ZoneState::kOpen && zone.state != ZoneState::kSealed) return '-';
+  switch (zone.stream) {
+    case StreamId::kUser:
+      return 'u';
+    case StreamId::kSmall:
+      return 's';
+    case StreamId::kGc:
+      return 'g';
+    case StreamId::kGcCold:
+      return 'G';
+    case StreamId::kUserHot:
+      return 'h';
+  }
+  return '?';
+}
+
+namespace {
+
+// A finite double as JSON (JSON has no NaN or infinity).
+std::string JsonDouble(double v, int decimals) {
+  if (!std::isfinite(v)) v = 0.0;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+double Ratio(uint64_t num, uint64_t den) {
+  return den ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
+}
+
+struct DriveTally {
+  uint64_t capacity = 0, written = 0, live = 0;
+  uint64_t free = 0, open = 0, sealed = 0, superblock = 0, offline = 0, readonly = 0,
+           conventional = 0;
+  DriveZoneMaps maps;
+};
+
+}  // namespace
+
+std::string Store::StatsDocument(const std::string& name, const StatsDocumentOptions& options,
+                                 std::vector<DriveZoneMaps>* maps) {
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  StoreCounters c;
+  uint64_t inline_stored = 0;
+  {
+    std::lock_guard<std::mutex> lock(impl_->counters_mu);
+    c = impl_->counters;
+    inline_stored = impl_->inline_stored;
+  }
+  const std::vector<ZoneStatus> snapshot = impl_->zones->Snapshot();
+  const size_t nr_drives = impl_->devices.size();
+
+  // The specs the store was made with (the device list kept in the metadata).
+  std::vector<std::string> specs(nr_drives);
+  if (auto v = impl_->meta->GetValue(nullptr, kValueDevices); v.ok() && v->has_value()) {
+    std::istringstream in(**v);
+    std::string line;
+    for (size_t d = 0; d < nr_drives && std::getline(in, line);) {
+      if (!line.empty()) specs[d++] = line;
+    }
+  }
+
+  std::vector<DriveTally> drives(nr_drives);
+  std::vector<std::vector<uint32_t>> superblock_zones(nr_drives);
+  for (size_t d = 0; d < nr_drives; ++d) {
+    superblock_zones[d] = impl_->zones->ReservedZones(static_cast<uint16_t>(d));
+    const uint32_t n = impl_->devices[d]->info().nr_zones;
+    drives[d].maps.zonemap.reserve(n);
+    drives[d].maps.streams.reserve(n);
+  }
+  StoreStatfs st;
+  for (const ZoneStatus& z : snapshot) {
+    DriveTally& t = drives[z.addr.drive];
+    const auto& sb = superblock_zones[z.addr.drive];
+    ZoneMapRole role = ZoneMapRole::kData;
+    if (std::find(sb.begin(), sb.end(), z.addr.zone) != sb.end()) {
+      role = ZoneMapRole::kSuperblock;
+    } else if (z.state == ZoneState::kReserved) {
+      role = ZoneMapRole::kConventional;  // the only other zones the manager keeps out
+    }
+    t.maps.zonemap.push_back(ZoneMapChar(z, role));
+    t.maps.streams.push_back(ZoneStreamChar(z, role));
+    if (role == ZoneMapRole::kSuperblock) {
+      ++t.superblock;
+      continue;
+    }
+    if (role == ZoneMapRole::kConventional) {
+      ++t.conventional;
+      continue;
+    }
+    t.capacity += z.capacity;
+    t.written += z.written;
+    t.live += z.live_bytes;
+    if (z.device_cond == ZoneCondition::kOffline) {
+      ++t.offline;
+    } else if (z.device_cond == ZoneCondition::kReadOnly) {
+      ++t.readonly;
+    } else if (z.state == ZoneState::kFree) {
+      ++t.free;
+    } else if (z.state == ZoneState::kOpen) {
+      ++t.open;
+    } else {
+      ++t.sealed;
+    }
+    // statfs exactly as Store::Statfs counts it, from this snapshot.
+    st.total += z.capacity;
+    st.allocated += z.written;
+    st.stored += z.live_bytes;
+    if (z.state == ZoneState::kFree) st.available += z.capacity;
+    if (z.state == ZoneState::kOpen) st.available += z.capacity - std::min(z.written, z.capacity);
+  }
+  st.stored += inline_stored;
+  st.meta_bytes = impl_->meta->ApproximateSizeBytes();
+
+  std::ostringstream o;
+  o << "{\"schema\": \"smrstore.stats/1\", \"name\": \"" << JsonEscape(name)
+    << "\", \"time\": " << JsonDouble(now, 3);
+  o << ", \"store\": {\"uuid\": \"" << UuidToString(impl_->superblock.store_uuid)
+    << "\", \"dir\": \"" << JsonEscape(impl_->dir)
+    << "\", \"mount_count\": " << impl_->superblock.mount_count << ", \"gc_policy\": \""
+    << VictimPolicyName(impl_->options.gc_policy)
+    << "\", \"gc_auto\": " << (impl_->options.gc_auto ? "true" : "false") << "}";
+  o << ", \"statfs\": {\"total\": " << st.total << ", \"available\": " << st.available
+    << ", \"allocated\": " << st.allocated << ", \"stored\": " << st.stored
+    << ", \"meta_bytes\": " << st.meta_bytes << "}";
+  o << ", \"io\": {\"user_bytes\": " << c.user_bytes_written
+    << ", \"device_bytes\": " << c.device_bytes_written
+    << ", \"inline_bytes\": " << c.inline_bytes_written << ", \"bytes_read\": " << c.bytes_read
+    << ", \"txns_committed\": " << c.txns_committed << ", \"txns_failed\": " << c.txns_failed
+    << ", \"crc_errors\": " << c.crc_errors << ", \"write_amplification\": "
+    << JsonDouble(Ratio(c.device_bytes_written, c.user_bytes_written), 4)
+    << ", \"lifetime_user_bytes\": " << c.lifetime_user_bytes
+    << ", \"lifetime_device_bytes\": " << c.lifetime_device_bytes
+    << ", \"lifetime_gc_bytes\": " << c.lifetime_gc_bytes << ", \"lifetime_write_amplification\": "
+    << JsonDouble(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4) << "}";
+  o << ", \"gc\": {\"runs\": " << c.gc_runs << ", \"zones_reset\": " << c.gc_zones_reset
+    << ", \"live_moved\": " << c.gc_live_moved << ", \"bytes_written\": " << c.gc_bytes_written
+    << ", \"throttle_ns\": " << c.gc_throttle_ns
+    << ", \"auto\": " << (impl_->gc_auto.load() ? "true" : "false") << "}";
+  o << ", \"drives\": [";
+  for (size_t d = 0; d < nr_drives; ++d) {
+    const DeviceInfo& info = impl_->devices[d]->info();
+    const DriveTally& t = drives[d];
+    const char* kind = "unknown";
+    if (auto spec = DeviceSpec::Parse(specs[d]); spec.ok()) {
+      kind = spec->kind == DeviceSpec::Kind::kZbd ? "zbd" : "emulated";
+    }
+    o << (d ? ", " : "") << "{\"index\": " << d << ", \"spec\": \"" << JsonEscape(specs[d])
+      << "\", \"kind\": \"" << kind << "\", \"zone_size\": " << info.zone_size
+      << ", \"zone_capacity\": " << info.zone_capacity << ", \"nr_zones\": " << info.nr_zones
+      << ", \"conventional_zones\": " << info.nr_conventional
+      << ", \"max_open\": " << info.max_open_zones << ", \"max_active\": " << info.max_active_zones
+      << ", \"capacity_bytes\": " << t.capacity << ", \"written_bytes\": " << t.written
+      << ", \"live_bytes\": " << t.live << ", \"zones\": {\"free\": " << t.free
+      << ", \"open\": " << t.open << ", \"sealed\": " << t.sealed
+      << ", \"reserved\": " << t.superblock << ", \"offline\": " << t.offline
+      << ", \"readonly\": " << t.readonly << ", \"conventional\": " << t.conventional << "}"
+      << ", \"hybrid\": {\"supported\": false, \"state\": \"none\", \"cmr_bytes\": 0, "
+         "\"smr_bytes\": 0, \"converting_zones\": 0, \"progress\": 0.0, "
+         "\"latency_bound_ms\": null}";
+    if (options.zone_maps) {
+      o << ", \"zonemap\": \"" << t.maps.zonemap << "\", \"streams\": \"" << t.maps.streams
+        << "\"";
+    }
+    o << "}";
+  }
+  o << "]}";
+  if (maps) {
+    maps->clear();
+    for (DriveTally& t : drives) maps->push_back(std::move(t.maps));
+  }
+  return o.str();
+}
+
+}  // namespace smr

@@ -1,0 +1,33 @@
+// Pieces of the operator stats document (doc/stats-schema.md, `smrstore.stats/1`) that do
+// not need a mounted store: the zone-map and stream characters of one zone. The document
+// itself is Store::StatsDocument (store/stats_document.cc).
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+
+#include "zone/zone_manager.h"
+
+namespace smr {
+
+// How a zone is used, as far as the zone map tells it apart.
+enum class ZoneMapRole : uint8_t {
+  kData,          // a data zone (free, open or sealed)
+  kSuperblock,    // one of the store's superblock-log zones
+  kConventional,  // a conventional zone the store does not use
+};
+
+// Live bytes of `capacity` in tenths, rounded to the nearest tenth (0..10).
+int LiveTenths(uint64_t live_bytes, uint64_t capacity);
+
+// The `zonemap` character of a zone: '#' superblock, 'c' unused conventional, 'X' offline,
+// '!' read-only, '.' free, 'A'..'K' open and 'a'..'k' sealed by live tenths.
+char ZoneMapChar(const ZoneStatus& zone, ZoneMapRole role);
+
+// The `streams` character of a zone: '-' none (free, superblock, conventional, offline),
+// else the stream of an open or sealed zone: 'u' user, 's' small, 'g' GC, 'G' GC-cold,
+// 'h' user-hot.
+char ZoneStreamChar(const ZoneStatus& zone, ZoneMapRole role);
+
+}  // namespace smr
