@@ -1,0 +1,33 @@
+#!/bin/sh
+# The web console's checks, from a fresh clone: install the locked npm packages, check the API
+# client is generated from the current mgr-module/openapi.json, typecheck, unit + component
+# tests (Vitest), production build into web/dist. The browser end-to-end test (e2e/run.mjs)
+# needs the real stack and is run by qa/ceph/0003_mgr_module.sh.
+set -eu
+cd "$(dirname "$0")"
+
+if ! command -v npm >/dev/null 2>&1; then
+  echo "web/run-tests.sh: npm not found (scripts/install-deps.sh web installs Node.js)" >&2
+  exit 1
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 18 ]; then
+  echo "web/run-tests.sh: Node.js $(node --version) is too old; 18 or newer is needed" >&2
+  exit 1
+fi
+
+step() { echo "== web: $*"; }
+
+step "npm ci"
+npm ci --no-audit --no-fund --loglevel=error
+step "API client up to date"
+node scripts/check-api.mjs
+step "typecheck"
+npx --no-install tsc --noEmit -p tsconfig.json
+npx --no-install tsc --noEmit -p tsconfig.node.json
+step "vitest"
+npx --no-install vitest run
+step "vite build"
+npx --no-install vite build --logLevel warn
+test -s dist/index.html || { echo "web/run-tests.sh: vite build wrote no dist/index.html" >&2; exit 1; }
+echo "== web: all checks passed (dist/ built)"

@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { App } from "./App";
+import { fakeFetch } from "./test/fakeApi";
+import * as fx from "./test/fixtures";
+import { TOKEN_KEY } from "./lib/token";
+
+const BASE = "http://console.test";
+const OK = {
+  "/api/v1/summary": { body: fx.summary },
+  "/api/v1/daemons": { body: fx.daemons },
+  "/api/v1/daemons/demo-a": { body: fx.detail },
+  "/api/v1/daemons/demo-a/drives/0/zones": { body: fx.zones },
+  "/api/v1/history": { body: fx.history },
+  "/api/v1/conversion": { body: fx.conversionNone },
+};
+
+function at(hash: string): void {
+  window.history.replaceState(null, "", `/${hash}`);
+}
+
+describe("token handling", () => {
+  it("shows the token form without a token and validates input", async () => {
+    at("#/");
+    const f = fakeFetch(OK);
+    render(<App fetch={f.fetch} baseUrl={BASE} />);
+    expect(screen.getByRole("form", { name: "API token" })).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Open console" }));
+    expect(await screen.findByText(/ceph smrstore token create/, { selector: "p.field-error" })).toBeTruthy();
+    expect(f.requests).toHaveLength(0);
+  });
+
+  it("takes #token= from the URL, strips it, stores it and sends it as a bearer token", async () => {
+    at("#token=s3cret");
+    const f = fakeFetch(OK);
+    render(<App fetch={f.fetch} baseUrl={BASE} />);
+    expect(await screen.findByText("demo-a")).toBeTruthy();
+    expect(window.location.hash).toBe("#/");
+    expect(sessionStorage.getItem(TOKEN_KEY)).toBe("s3cret");
+    expect(f.requests.length).toBeGreaterThan(0);
+    for (const r of f.requests) expect(r.headers.get("Authorization")).toBe("Bearer s3cret");
+  });
+
+  it("goes back to the token form with a message on 401", async () => {
+    at("#token=revoked");
+    const f = fakeFetch({
+      "/api/v1/summary": { status: 401, body: { detail: "invalid or revoked token" } },
+      "/api/v1/daemons": { status: 401, body: { detail: "invalid or revoked token" } },
+    });
+    render(<App fetch={f.fetch} baseUrl={BASE} />);
+    expect(await screen.findByRole("form", { name: "API token" })).toBeTruthy();
+    expect(screen.getByRole("alert").textContent).toMatch(/401.*invalid or revoked token/);
+    expect(sessionStorage.getItem(TOKEN_KEY)).toBeNull();
+  });
+});
+
+describe("overview", () => {
+  it("shows loading, then summary, health checks and daemons", async () => {
+    at("#token=t");
+    render(<App fetch={fakeFetch(OK).fetch} baseUrl={BASE} />);
+    expect(screen.getAllByRole("status")[0]?.textContent).toMatch(/Loading/);
+    expect(await screen.findByText("SMRSTORE_SPACE_LOW")).toBeTruthy();
+    expect(screen.getByTestId("daemon-table").textContent).toContain("demo-a");
+    expect(screen.getAllByText("30.0 GiB").length).toBe(2); // summary card + daemon row
+  });
+
+  it("has an empty state when no daemon reports", async () => {
+    at("#token=t");
+    render(
+      <App fetch={fakeFetch({ ...OK, "/api/v1/daemons": { body: [] } }).fetch} baseUrl={BASE} />,
+    );
+    expect(await screen.findByText(/No smrstore daemons report to this manager yet/)).toBeTruthy();
+  });
+
+  it("reports a network error", async () => {
+    at("#token=t");
+    render(
+      <App
+        fetch={fakeFetch({ ...OK, "/api/v1/summary": { networkError: true } }).fetch}
+        baseUrl={BASE}
+      />,
+    );
+    // Two retries (1 s + 2 s back-off) come first.
+    expect(await screen.findByText(/Network error loading the cluster summary/, {}, { timeout: 8000 })).toBeTruthy();
+  }, 10000);
+});
+
+describe("daemon", () => {
+  it("says the daemon is gone on 404", async () => {
+    at("#/daemons/old-one&token=t");
+    const f = fakeFetch({ "/api/v1/daemons/old-one": { status: 404, body: { detail: "no smrstore daemon named 'old-one' (known: demo-a)" } } });
+    render(<App fetch={f.fetch} baseUrl={BASE} />);
+    expect(await screen.findByText(/is gone/)).toBeTruthy();
+    expect(screen.getByText(/known: demo-a/)).toBeTruthy();
+  });
+});
+
+describe("zone map", () => {
+  it("draws a canvas of the drive's zones, with a tooltip on hover and pinned details on click", async () => {
+    at("#/zones/demo-a/0&token=t");
+    render(<App fetch={fakeFetch(OK).fetch} baseUrl={BASE} />);
+    const canvas = await screen.findByRole("img", { name: /zone map of 13 zones/ });
+    expect(Number(canvas.getAttribute("width"))).toBeGreaterThan(0);
+    const cell = Number(canvas.getAttribute("data-cell"));
+    const pitch = cell + Number(canvas.getAttribute("data-gap"));
+    // jsdom lays nothing out: the canvas sits at (0, 0) and its rect has no size, so client
+    // coordinates are canvas coordinates. Zone 6 is 'a' (sealed, 0 % live) in stream g.
+    fireEvent.mouseMove(canvas, { clientX: 6 * pitch + 1, clientY: 1 });
+    expect(screen.getByRole("tooltip").textContent).toBe("zone 6 · sealed (full) · live 0 % · stream GC");
+    fireEvent.click(canvas, { clientX: 9 * pitch + 1, clientY: 1 });
+    expect(screen.getByTestId("pinned-zone").textContent).toMatch(/Zone 9.*100 %.*user hot/);
+    fireEvent.keyDown(canvas, { key: "ArrowRight" });
+    expect(screen.getByTestId("pinned-zone").textContent).toMatch(/Zone 10.*open/);
+    fireEvent.mouseLeave(canvas);
+    expect(screen.queryByRole("tooltip")).toBeNull();
+  });
+
+  it("says so when the daemon publishes no zone map", async () => {
+    at("#/zones/demo-a/0&token=t");
+    const noMap = { ...fx.zones, available: false, zonemap: "", streams: "" };
+    render(
+      <App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a/drives/0/zones": { body: noMap } }).fetch} baseUrl={BASE} />,
+    );
+    expect(await screen.findByText(/publishes no zone map/)).toBeTruthy();
+  });
+});
+
+describe("hybrid", () => {
+  it("shows the empty state when no drive can convert", async () => {
+    at("#/hybrid&token=t");
+    render(<App fetch={fakeFetch(OK).fetch} baseUrl={BASE} />);
+    const empty = await screen.findByTestId("hybrid-empty");
+    expect(empty.textContent).toMatch(/^no hybrid \(CMR↔SMR convertible\) drives — all 2 drive/);
+  });
+  it("lists convertible drives with progress", async () => {
+    at("#/hybrid&token=t");
+    render(
+      <App fetch={fakeFetch({ ...OK, "/api/v1/conversion": { body: fx.conversionHybrid } }).fetch} baseUrl={BASE} />,
+    );
+    const table = await screen.findByTestId("hybrid-table");
+    expect(table.textContent).toMatch(/converting.*1\.00 GiB.*9\.00 GiB.*40\.0 %.*50 ms/);
+  });
+});
+
+describe("routing", () => {
+  it("shows a not-found state for unknown paths", async () => {
+    at("#/nowhere&token=t");
+    render(<App fetch={fakeFetch(OK).fetch} baseUrl={BASE} />);
+    await waitFor(() => expect(screen.getByText(/No view at/)).toBeTruthy());
+  });
+});

@@ -1,0 +1,111 @@
+// API answers for the component tests, typed by the generated schema so a change of the
+// mgr module's API breaks the typecheck here too.
+import type { ConversionDrive, DaemonDetail, DaemonSummary, DriveZones, HistoryOut, Summary } from "../api/client";
+
+const GiB = 1 << 30;
+
+export const summary: Summary = {
+  time: 1000,
+  daemons: 1,
+  stale_daemons: 0,
+  drives: 2,
+  capacity_bytes: 30 * GiB,
+  stored_bytes: 8 * GiB,
+  available_bytes: 20 * GiB,
+  user_bytes: 10 * GiB,
+  device_bytes: 12 * GiB,
+  gc_bytes: 2 * GiB,
+  write_amplification: 1.2,
+  health: [
+    { name: "SMRSTORE_SPACE_LOW", severity: "warning", summary: "1 daemon low on space", count: 1, detail: ["demo-a: 5 % available"] },
+  ],
+  errors: [],
+};
+
+export const daemons: DaemonSummary[] = [
+  {
+    name: "demo-a",
+    source: "service",
+    last_update: 998,
+    age_seconds: 2,
+    stale: false,
+    drives: 2,
+    capacity: 30 * GiB,
+    stored: 8 * GiB,
+    available: 20 * GiB,
+    write_amplification: 1.2,
+    lifetime_write_amplification: 1.25,
+    gc_auto: true,
+  },
+];
+
+export const zones: DriveZones = {
+  daemon: "demo-a",
+  index: 0,
+  available: true,
+  nr_zones: 13,
+  zone_size: 256 << 20,
+  zone_capacity: 256 << 20,
+  conventional_zones: 0,
+  zonemap: "##eeaaakkkB..",
+  streams: "--uuusg--h.--".replace(/\./g, "-"),
+  reported: { free: 2, open: 1, sealed: 8, reserved: 2, offline: 0, readonly: 0 },
+  counts: { free: 2, open: 1, sealed: 8, reserved: 2, offline: 0, readonly: 0, conventional: 0 },
+  stream_counts: { "-": 7, u: 3, s: 1, g: 1, h: 1 },
+};
+
+export const detail: DaemonDetail = {
+  schema: "smrstore.stats/1",
+  name: "demo-a",
+  time: 998,
+  source: "service",
+  age_seconds: 2,
+  stale: false,
+  store: { uuid: "u-1", dir: "/var/tmp/st", mount_count: 2, gc_policy: "lifetime", gc_auto: true },
+  statfs: { total: 30 * GiB, available: 20 * GiB, stored: 8 * GiB },
+  io: {
+    user_bytes: 10 * GiB,
+    device_bytes: 12 * GiB,
+    txns_committed: 100,
+    crc_errors: 0,
+    write_amplification: 1.2,
+    lifetime_user_bytes: 10 * GiB,
+    lifetime_device_bytes: 12 * GiB,
+    lifetime_gc_bytes: 2 * GiB,
+    lifetime_write_amplification: 1.2,
+  },
+  gc: { runs: 3, zones_reset: 5, live_moved: 2 * GiB, throttle_ns: 0, auto: true },
+  drives: [
+    {
+      index: 0,
+      nr_zones: 13,
+      capacity_bytes: 12 * (256 << 20),
+      written_bytes: 3 * GiB,
+      live_bytes: 2 * GiB,
+      zones: { free: 2, open: 1, sealed: 8, reserved: 2, offline: 0, readonly: 0 },
+    },
+  ],
+};
+
+export const history: HistoryOut = {
+  time: 1000,
+  window: 900,
+  series: [
+    {
+      daemon: "demo-a",
+      points: [
+        { t: 990, write_amplification: null, lifetime_write_amplification: 1.1, user_bytes: 0, device_bytes: 0, gc_bytes: 0, zones_reset: 0, gc_runs: 0, throttle_ns: 0 },
+        { t: 995, write_amplification: 1.3, lifetime_write_amplification: 1.2, user_bytes: GiB, device_bytes: 1.3 * GiB, gc_bytes: 0.3 * GiB, zones_reset: 2, gc_runs: 1, throttle_ns: 1e9 },
+      ],
+    },
+  ],
+};
+
+export const conversionNone: ConversionDrive[] = [
+  { daemon: "demo-a", drive: 0, supported: false, state: "none" },
+  { daemon: "demo-a", drive: 1, supported: false, state: "none" },
+];
+
+export const conversionHybrid: ConversionDrive[] = [
+  { daemon: "demo-a", drive: 0, supported: true, state: "converting", cmr_bytes: GiB, smr_bytes: 9 * GiB, converting_zones: 2, progress: 0.4, latency_bound_ms: 50 },
+];
