@@ -14,7 +14,7 @@ allowed() {
     zone) echo "common device format zone" ;;
     gc) echo "common gc" ;;
     store) echo "common device format meta zone gc store" ;;
-    objectstore) echo "common device format meta zone gc store objectstore" ;;
+    objectstore) echo "common device format meta zone gc store objectstore os osd include" ;;
     *) echo "" ;;
   esac
 }

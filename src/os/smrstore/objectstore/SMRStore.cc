@@ -1,0 +1,1024 @@
+// SMRStore: the Ceph ObjectStore adapter (see SMRStore.h for the contract).
+#include "objectstore/SMRStore.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "common/admin_socket.h"
+#include "common/perf_counters.h"
+#include "objectstore/ceph_types.h"
+#include "objectstore/smrstore_perf.h"
+#include "store/store.h"
+#include "store/transaction.h"
+
+using smr::ceph_adapter::CollName;
+using smr::ceph_adapter::ToGhobject;
+using smr::ceph_adapter::ToObjectId;
+
+namespace {
+
+constexpr const char* kEngineSubdir = "/smrstore";
+constexpr const char* kDevicesKey = "smrstore_devices";
+
+int Errno(const smr::Status& s) { return s.ok() ? 0 : -s.errno_value(); }
+
+void LogError(const std::string& what) { std::cerr << "smrstore: " << what << std::endl; }
+
+std::string ObjectKey(const smr::ObjectId& o) {
+  std::string k;
+  smr::EncodeObjectKey(o, &k);
+  return k;
+}
+
+std::string ToString(const ceph::buffer::list& bl) {
+  std::string s;
+  s.reserve(bl.length());
+  for (const auto& p : bl.buffers()) s.append(p.c_str(), p.length());
+  return s;
+}
+
+ceph::buffer::list ToBl(const std::string& s) {
+  ceph::buffer::list bl;
+  bl.append(s.data(), s.size());
+  return bl;
+}
+
+ceph::buffer::ptr ToPtr(const std::string& s) {
+  ceph::buffer::ptr p(static_cast<unsigned>(s.size()));
+  if (!s.empty()) std::memcpy(p.c_str(), s.data(), s.size());
+  return p;
+}
+
+// Splits "a b,c" into specs.
+std::vector<std::string> SplitSpecs(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',' || c == ' ' || c == '\n' || c == '\t') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// A runs-in-order callback thread (Ceph's Finisher, for collections without a commit queue).
+class Finisher {
+ public:
+  Finisher() : thread_([this] { Run(); }) {}
+  ~Finisher() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void Queue(std::list<Context*>& ls) {
+    if (ls.empty()) return;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      q_.splice(q_.end(), ls);
+    }
+    cv_.notify_all();
+  }
+  // Waits until everything queued so far has run.
+  void Drain() {
+    std::unique_lock<std::mutex> l(mu_);
+    idle_cv_.wait(l, [this] { return q_.empty() && !running_; });
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      cv_.wait(l, [this] { return stop_ || !q_.empty(); });
+      if (q_.empty() && stop_) return;
+      std::list<Context*> batch;
+      batch.swap(q_);
+      running_ = true;
+      l.unlock();
+      for (Context* c : batch) c->complete(0);
+      l.lock();
+      running_ = false;
+      idle_cv_.notify_all();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_, idle_cv_;
+  std::list<Context*> q_;
+  bool stop_ = false;
+  bool running_ = false;
+  std::thread thread_;
+};
+
+// Carries the engine Status of a transaction into Contexts that take an int.
+class C_WithResult : public Context {
+ public:
+  C_WithResult(Context* c, int r) : c_(c), r_(r) {}
+
+ protected:
+  void finish(int) override { c_->complete(r_); }
+
+ private:
+  Context* c_;
+  int r_;
+};
+
+}  // namespace
+
+// --- Collections and read-after-queue tracking. ---
+
+struct SMRCollection : public ObjectStore::CollectionImpl {
+  SMRCollection(CephContext* cct, const coll_t& c) : CollectionImpl(cct, c), name(CollName(c)) {}
+
+  void flush() override {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [this] { return pending_txns == 0; });
+  }
+  bool flush_commit(Context* c) override {
+    std::lock_guard<std::mutex> l(mu);
+    if (pending_txns == 0) return true;
+    flush_waiters.push_back(c);
+    return false;
+  }
+
+  const std::string name;
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t pending_txns = 0;                 // queued on this handle, not yet committed
+  uint64_t pending_coll_ops = 0;             // collection-level ops pending on this name
+  std::multiset<std::string> pending_objs;  // encoded keys of objects with pending ops
+  std::list<Context*> flush_waiters;
+  ContextQueue* commit_queue = nullptr;
+};
+
+struct SMRStore::Impl {
+  std::unique_ptr<smr::Store> engine;
+  std::string engine_dir;
+  uuid_d fsid;
+  std::unique_ptr<Finisher> finisher;
+  std::unique_ptr<smr::ceph_adapter::PerfAndAdmin> perf;
+
+  std::mutex colls_mu;
+  std::map<std::string, boost::intrusive_ptr<SMRCollection>> colls;  // handles handed out
+
+  // Commit latency (submit -> durable), for get_cur_stats.
+  std::atomic<uint64_t> last_commit_ns{0};
+
+  boost::intrusive_ptr<SMRCollection> Handle(const coll_t& cid, CephContext* cct) {
+    std::lock_guard<std::mutex> l(colls_mu);
+    auto& h = colls[CollName(cid)];
+    if (!h) h = ceph::make_ref<SMRCollection>(cct, cid);
+    return h;
+  }
+  boost::intrusive_ptr<SMRCollection> Find(const std::string& name) {
+    std::lock_guard<std::mutex> l(colls_mu);
+    auto it = colls.find(name);
+    return it == colls.end() ? nullptr : it->second;
+  }
+};
+
+namespace {
+
+SMRCollection* Coll(ObjectStore::CollectionHandle& ch) {
+  return static_cast<SMRCollection*>(ch.get());
+}
+
+// Waits until no queued transaction touches `oid` (or, for a listing, any object) of `c`.
+void WaitReadable(SMRCollection* c, const std::string* oid_key) {
+  std::unique_lock<std::mutex> l(c->mu);
+  c->cv.wait(l, [&] {
+    if (c->pending_coll_ops > 0) return false;
+    if (oid_key == nullptr) return c->pending_objs.empty();
+    return c->pending_objs.count(*oid_key) == 0;
+  });
+}
+
+// What one queued call touches, per collection handle name.
+struct Touched {
+  std::map<std::string, std::vector<std::string>> objs;  // coll -> object keys
+  std::set<std::string> colls;                            // collection-level ops
+};
+
+// Translates Ceph transactions into one engine transaction. Returns 0 or -EINVAL/-EOPNOTSUPP
+// with `err` naming the op.
+int Translate(std::vector<ObjectStore::Transaction>& tls, smr::Transaction* out, Touched* touched,
+              std::string* err) {
+  using T = ObjectStore::Transaction;
+  for (T& t : tls) {
+    for (T::iterator i = t.begin(); i.have_op();) {
+      T::Op* op = i.decode_op();
+      const uint32_t code = op->op;
+      auto cid = [&]() { return CollName(i.get_cid(op->cid)); };
+      auto oid = [&]() { return ToObjectId(i.get_oid(op->oid)); };
+      auto touch_obj = [&](const std::string& c, const smr::ObjectId& o) {
+        touched->objs[c].push_back(ObjectKey(o));
+      };
+      switch (code) {
+        case T::OP_NOP:
+          break;
+        case T::OP_CREATE:
+        case T::OP_TOUCH: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          out->Touch(c, o);
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_WRITE: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          const uint64_t off = op->off;
+          const uint64_t len = op->len;
+          ceph::buffer::list bl;
+          i.decode_bl(bl);
+          if (bl.length() != len) {
+            *err = "write: payload length " + std::to_string(bl.length()) + " != op length " +
+                   std::to_string(len);
+            return -EINVAL;
+          }
+          out->Write(c, o, off, ToString(bl));
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_ZERO: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          out->Zero(c, o, op->off, op->len);
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_TRUNCATE: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          out->Truncate(c, o, op->off);
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_REMOVE: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          out->Remove(c, o);
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_SETATTR: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          std::string name = i.decode_string();
+          ceph::buffer::list bl;
+          i.decode_bl(bl);
+          out->SetAttr(c, o, name, ToString(bl));
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_SETATTRS: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          std::map<std::string, ceph::buffer::ptr> aset;
+          i.decode_attrset(aset);
+          std::map<std::string, std::string> kv;
+          for (auto& [k, v] : aset) kv[k] = std::string(v.c_str(), v.length());
+          out->SetAttrs(c, o, std::move(kv));
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_RMATTR: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          out->RmAttr(c, o, i.decode_string());
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_RMATTRS: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          out->RmAttrs(c, o);
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_CLONE: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          const smr::ObjectId d = ToObjectId(i.get_oid(op->dest_oid));
+          out->Clone(c, o, d);
+          touch_obj(c, o);
+          touch_obj(c, d);
+          break;
+        }
+        case T::OP_CLONERANGE:
+        case T::OP_CLONERANGE2: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          const smr::ObjectId d = ToObjectId(i.get_oid(op->dest_oid));
+          const uint64_t dst_off = code == T::OP_CLONERANGE ? uint64_t(op->off)
+                                                            : uint64_t(op->dest_off);
+          out->CloneRange(c, o, d, op->off, op->len, dst_off);
+          touch_obj(c, o);
+          touch_obj(c, d);
+          break;
+        }
+        case T::OP_MKCOLL: {
+          const std::string c = cid();
+          out->MkColl(c, op->split_bits);
+          touched->colls.insert(c);
+          break;
+        }
+        case T::OP_RMCOLL: {
+          const std::string c = cid();
+          out->RmColl(c);
+          touched->colls.insert(c);
+          break;
+        }
+        case T::OP_COLL_HINT: {
+          const std::string c = cid();
+          ceph::buffer::list hint;
+          i.decode_bl(hint);
+          out->CollHint(c);
+          break;
+        }
+        case T::OP_COLL_MOVE_RENAME: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          const std::string dc = CollName(i.get_cid(op->dest_cid));
+          const smr::ObjectId d = ToObjectId(i.get_oid(op->dest_oid));
+          out->CollMoveRename(c, o, dc, d);
+          touch_obj(c, o);
+          touch_obj(dc, d);
+          break;
+        }
+        case T::OP_TRY_RENAME: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          const smr::ObjectId d = ToObjectId(i.get_oid(op->dest_oid));
+          out->TryRename(c, o, d);
+          touch_obj(c, o);
+          touch_obj(c, d);
+          break;
+        }
+        case T::OP_OMAP_CLEAR: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          out->OmapClear(c, o);
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_OMAP_SETKEYS: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          std::map<std::string, ceph::buffer::list> aset;
+          i.decode_attrset(aset);
+          std::map<std::string, std::string> kv;
+          for (auto& [k, v] : aset) kv[k] = ToString(v);
+          out->OmapSetKeys(c, o, std::move(kv));
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_OMAP_RMKEYS: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          std::set<std::string> keys;
+          i.decode_keyset(keys);
+          out->OmapRmKeys(c, o, std::move(keys));
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_OMAP_RMKEYRANGE: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          std::string first = i.decode_string();
+          std::string last = i.decode_string();
+          out->OmapRmKeyRange(c, o, first, last);
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_OMAP_SETHEADER: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          ceph::buffer::list bl;
+          i.decode_bl(bl);
+          out->OmapSetHeader(c, o, ToString(bl));
+          touch_obj(c, o);
+          break;
+        }
+        case T::OP_SPLIT_COLLECTION2: {
+          const std::string c = cid();
+          const std::string dc = CollName(i.get_cid(op->dest_cid));
+          out->SplitCollection(c, op->split_bits, op->split_rem, dc);
+          touched->colls.insert(c);
+          touched->colls.insert(dc);
+          break;
+        }
+        case T::OP_MERGE_COLLECTION: {
+          const std::string c = cid();
+          const std::string dc = CollName(i.get_cid(op->dest_cid));
+          out->MergeCollection(c, dc, op->split_bits);
+          touched->colls.insert(c);
+          touched->colls.insert(dc);
+          break;
+        }
+        case T::OP_COLL_SET_BITS: {
+          const std::string c = cid();
+          out->CollSetBits(c, op->split_bits);
+          touched->colls.insert(c);
+          break;
+        }
+        case T::OP_SETALLOCHINT: {
+          const std::string c = cid();
+          const smr::ObjectId o = oid();
+          out->SetAllocHint(c, o, op->expected_object_size, op->expected_write_size, op->hint);
+          touch_obj(c, o);
+          break;
+        }
+        default:
+          // Deprecated ops (OP_COLL_ADD, OP_COLL_REMOVE, OP_COLL_MOVE, OP_COLL_RENAME,
+          // OP_SPLIT_COLLECTION, collection attrs, OP_TRIMCACHE) are not generated by a
+          // Pacific OSD; BlueStore refuses them as well.
+          *err = "unsupported transaction op " + std::to_string(code);
+          return -EOPNOTSUPP;
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+// --- Construction, lifecycle. ---
+
+SMRStore::SMRStore(CephContext* cct, const std::string& path)
+    : ObjectStore(cct, path), impl_(std::make_unique<Impl>()) {
+  impl_->engine_dir = path + kEngineSubdir;
+}
+
+SMRStore::~SMRStore() {
+  if (impl_->engine) umount();
+}
+
+std::string SMRStore::get_type() { return "smrstore"; }
+
+bool SMRStore::test_mount_in_use() {
+  if (impl_->engine) return true;
+  auto s = smr::Store::Open(impl_->engine_dir, nullptr, /*read_only=*/true);
+  if (!s.ok()) return s.status().IsBusy();
+  (*s)->Close();
+  return false;
+}
+
+int SMRStore::mkfs() {
+  std::string devices;
+  const int r = read_meta(kDevicesKey, &devices);
+  if (r < 0) {
+    LogError("mkfs: no drives: write the device specs to " + path + "/" + kDevicesKey +
+             " (e.g. \"zbd:/dev/sdb zbd:/dev/sdc\")");
+    return -EINVAL;
+  }
+  const std::vector<std::string> specs = SplitSpecs(devices);
+  if (specs.empty()) {
+    LogError("mkfs: " + path + "/" + kDevicesKey + " names no drive");
+    return -EINVAL;
+  }
+  smr::StoreOptions options;
+  const smr::Status s = smr::Store::Mkfs(impl_->engine_dir, specs, options);
+  if (!s.ok()) {
+    LogError("mkfs: " + s.ToString());
+    return Errno(s);
+  }
+  if (int w = write_meta("type", "smrstore"); w < 0) return w;
+  if (!impl_->fsid.is_zero()) {
+    if (int w = write_meta("fsid", impl_->fsid.to_string()); w < 0) return w;
+  }
+  return 0;
+}
+
+int SMRStore::mount() {
+  if (impl_->engine) return -EBUSY;
+  auto s = smr::Store::Open(impl_->engine_dir);
+  if (!s.ok()) {
+    LogError("mount " + impl_->engine_dir + ": " + s.status().ToString());
+    return Errno(s.status());
+  }
+  impl_->engine = std::move(*s);
+  std::string fsid;
+  if (read_meta("fsid", &fsid) > 0) impl_->fsid.parse(fsid.c_str());
+  impl_->finisher = std::make_unique<Finisher>();
+  if (cct != nullptr) {
+    impl_->perf = std::make_unique<smr::ceph_adapter::PerfAndAdmin>(cct, impl_->engine.get(),
+                                                                     "smrstore");
+  }
+  return 0;
+}
+
+int SMRStore::umount() {
+  if (!impl_->engine) return 0;
+  impl_->perf.reset();  // unregisters counters and admin commands first
+  const smr::Status s = impl_->engine->Close();  // waits for queued transactions
+  impl_->finisher->Drain();
+  impl_->finisher.reset();
+  impl_->engine.reset();
+  {
+    std::lock_guard<std::mutex> l(impl_->colls_mu);
+    impl_->colls.clear();
+  }
+  if (!s.ok()) LogError("umount: " + s.ToString());
+  return Errno(s);
+}
+
+int SMRStore::fsck(bool deep) {
+  bool mounted_here = false;
+  if (!impl_->engine) {
+    if (int r = mount(); r < 0) return r;
+    mounted_here = true;
+  }
+  auto r = impl_->engine->Fsck(deep, /*repair=*/false);
+  if (mounted_here) umount();
+  if (!r.ok()) return Errno(r.status());
+  for (const std::string& e : r->errors) LogError("fsck: " + e);
+  return static_cast<int>(r->errors.size());
+}
+
+int SMRStore::mkjournal() { return 0; }
+bool SMRStore::needs_journal() { return false; }
+bool SMRStore::wants_journal() { return false; }
+bool SMRStore::allows_journal() { return false; }
+void SMRStore::set_fsid(uuid_d u) { impl_->fsid = u; }
+uuid_d SMRStore::get_fsid() { return impl_->fsid; }
+
+int SMRStore::get_devices(std::set<std::string>* ls) {
+  std::string devices;
+  if (read_meta(kDevicesKey, &devices) < 0) return -ENOENT;
+  for (const std::string& spec : SplitSpecs(devices)) {
+    // "zbd:/dev/sdb" -> "sdb" (a kernel device name, as BlueStore reports); emulated
+    // drives are files and are not reported.
+    if (spec.rfind("zbd:", 0) == 0) {
+      std::string p = spec.substr(4);
+      p = p.substr(0, p.find('?'));
+      const size_t slash = p.rfind('/');
+      ls->insert(slash == std::string::npos ? p : p.substr(slash + 1));
+    }
+  }
+  return 0;
+}
+
+// --- Space and statistics. ---
+
+int SMRStore::statfs(store_statfs_t* buf, osd_alert_list_t* alerts) {
+  if (!impl_->engine) return -EIO;
+  const smr::StoreStatfs st = impl_->engine->Statfs();
+  buf->reset();
+  buf->total = static_cast<int64_t>(st.total + st.meta_bytes);
+  buf->available = static_cast<int64_t>(st.available);
+  buf->allocated = static_cast<int64_t>(st.allocated);
+  buf->data_stored = static_cast<int64_t>(st.stored);
+  buf->internal_metadata = static_cast<int64_t>(st.meta_bytes);
+  return 0;
+}
+
+int SMRStore::pool_statfs(uint64_t pool_id, store_statfs_t* buf, bool* per_pool_omap) {
+  // The engine accounts space per store, not per pool (as MemStore and FileStore).
+  *per_pool_omap = false;
+  return -ENOTSUP;
+}
+
+objectstore_perf_stat_t SMRStore::get_cur_stats() {
+  objectstore_perf_stat_t s;
+  s.os_commit_latency_ns = impl_->last_commit_ns.load();
+  s.os_apply_latency_ns = s.os_commit_latency_ns;  // readable when committed
+  return s;
+}
+
+const PerfCounters* SMRStore::get_perf_counters() const {
+  return impl_->perf ? impl_->perf->logger() : nullptr;
+}
+
+unsigned SMRStore::get_max_attr_name_length() { return 256; }
+
+uint64_t SMRStore::estimate_objects_overhead(uint64_t num_objects) {
+  // A zone-resident object costs one 4 KiB record header per record plus its onode
+  // in RocksDB (a few hundred bytes).
+  return num_objects * (4096 + 512);
+}
+
+int SMRStore::validate_hobject_key(const hobject_t& obj) const {
+  const smr::Status s = ToObjectId(ghobject_t(obj)).Validate();
+  return s.ok() ? 0 : -ENAMETOOLONG;
+}
+
+// --- Transactions. ---
+
+int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>& tls,
+                                 TrackedOpRef op, ThreadPool::TPHandle* handle) {
+  if (!impl_->engine) return -EIO;
+  SMRCollection* c = Coll(ch);
+  Context* on_applied = nullptr;
+  Context* on_commit = nullptr;
+  Context* on_applied_sync = nullptr;
+  Transaction::collect_contexts(tls, &on_applied, &on_commit, &on_applied_sync);
+
+  smr::Transaction txn;
+  Touched touched;
+  std::string err;
+  const int tr = Translate(tls, &txn, &touched, &err);
+  if (tr < 0) {
+    LogError("queue_transactions on " + c->name + ": " + err);
+    for (Context* x : {on_applied_sync, on_applied, on_commit}) {
+      if (x) x->complete(tr);
+    }
+    return tr;
+  }
+
+  // Register what must not be read until this commits.
+  std::vector<boost::intrusive_ptr<SMRCollection>> handles;
+  {
+    for (const auto& [name, keys] : touched.objs) {
+      auto h = name == c->name ? boost::intrusive_ptr<SMRCollection>(c) : impl_->Find(name);
+      if (!h) continue;  // nobody holds a handle: nobody can read through one yet
+      std::lock_guard<std::mutex> l(h->mu);
+      for (const std::string& k : keys) h->pending_objs.insert(k);
+      handles.push_back(h);
+    }
+    for (const std::string& name : touched.colls) {
+      auto h = name == c->name ? boost::intrusive_ptr<SMRCollection>(c) : impl_->Find(name);
+      if (!h) continue;
+      std::lock_guard<std::mutex> l(h->mu);
+      ++h->pending_coll_ops;
+      handles.push_back(h);
+    }
+    std::lock_guard<std::mutex> l(c->mu);
+    ++c->pending_txns;
+  }
+
+  boost::intrusive_ptr<SMRCollection> self(c);
+  const auto start = std::chrono::steady_clock::now();
+  Impl* impl = impl_.get();
+  impl_->engine->Submit(
+      std::move(txn), [impl, self, touched = std::move(touched), handles = std::move(handles),
+                       on_applied, on_commit, on_applied_sync, start](const smr::Status& s) {
+        const int r = Errno(s);
+        if (!s.ok()) LogError("transaction on " + self->name + " failed: " + s.ToString());
+        impl->last_commit_ns = static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - start)
+                .count());
+        // Release readers first: the effects are visible now.
+        for (const auto& h : handles) {
+          std::lock_guard<std::mutex> l(h->mu);
+          auto it = touched.objs.find(h->name);
+          if (it != touched.objs.end()) {
+            for (const std::string& k : it->second) {
+              auto p = h->pending_objs.find(k);
+              if (p != h->pending_objs.end()) h->pending_objs.erase(p);
+            }
+          }
+          if (touched.colls.count(h->name) && h->pending_coll_ops > 0) --h->pending_coll_ops;
+          h->cv.notify_all();
+        }
+        if (on_applied_sync) on_applied_sync->complete(r);
+        std::list<Context*> done;
+        if (on_applied) done.push_back(r == 0 ? on_applied : new C_WithResult(on_applied, r));
+        if (on_commit) done.push_back(r == 0 ? on_commit : new C_WithResult(on_commit, r));
+        std::list<Context*> flushed;
+        ContextQueue* q = nullptr;
+        {
+          std::lock_guard<std::mutex> l(self->mu);
+          if (--self->pending_txns == 0) flushed.swap(self->flush_waiters);
+          q = self->commit_queue;
+          self->cv.notify_all();
+        }
+        done.splice(done.end(), flushed);
+        if (q != nullptr) {
+          q->queue(done);
+        } else {
+          impl->finisher->Queue(done);
+        }
+      });
+  return 0;
+}
+
+// --- Collections. ---
+
+ObjectStore::CollectionHandle SMRStore::open_collection(const coll_t& cid) {
+  if (!impl_->engine || !impl_->engine->CollectionExists(CollName(cid))) {
+    return CollectionHandle();
+  }
+  return impl_->Handle(cid, cct);
+}
+
+ObjectStore::CollectionHandle SMRStore::create_new_collection(const coll_t& cid) {
+  // The collection itself is made by the OP_MKCOLL of the next transaction on this handle.
+  return impl_->Handle(cid, cct);
+}
+
+void SMRStore::set_collection_commit_queue(const coll_t& cid, ContextQueue* commit_queue) {
+  auto h = impl_->Find(CollName(cid));
+  if (!h) return;
+  std::lock_guard<std::mutex> l(h->mu);
+  h->commit_queue = commit_queue;
+}
+
+int SMRStore::set_collection_opts(CollectionHandle& c, const pool_opts_t& opts) {
+  // Pool options (compression, csum type, ...) have no smrstore meaning: data records are
+  // always crc32c-checksummed and never compressed.
+  return 0;
+}
+
+int SMRStore::list_collections(std::vector<coll_t>& ls) {
+  if (!impl_->engine) return -EIO;
+  auto r = impl_->engine->ListCollections();
+  if (!r.ok()) return Errno(r.status());
+  for (const std::string& name : *r) {
+    coll_t c;
+    if (!c.parse(name)) {
+      LogError("list_collections: '" + name + "' is not a coll_t name");
+      return -EIO;
+    }
+    ls.push_back(c);
+  }
+  return 0;
+}
+
+bool SMRStore::collection_exists(const coll_t& c) {
+  return impl_->engine && impl_->engine->CollectionExists(CollName(c));
+}
+
+int SMRStore::collection_empty(CollectionHandle& ch, bool* empty) {
+  SMRCollection* c = Coll(ch);
+  WaitReadable(c, nullptr);
+  auto r = impl_->engine->CollectionEmpty(c->name);
+  if (!r.ok()) return Errno(r.status());
+  *empty = *r;
+  return 0;
+}
+
+int SMRStore::collection_bits(CollectionHandle& ch) {
+  SMRCollection* c = Coll(ch);
+  WaitReadable(c, nullptr);
+  auto r = impl_->engine->CollectionBits(c->name);
+  if (!r.ok()) return Errno(r.status());
+  return static_cast<int>(*r);
+}
+
+int SMRStore::collection_list(CollectionHandle& ch, const ghobject_t& start,
+                              const ghobject_t& end, int max, std::vector<ghobject_t>* ls,
+                              ghobject_t* next) {
+  SMRCollection* c = Coll(ch);
+  WaitReadable(c, nullptr);
+  std::vector<smr::ObjectId> out;
+  smr::ObjectId nx;
+  const smr::Status s =
+      impl_->engine->ListObjects(c->name, ToObjectId(start), ToObjectId(end),
+                                 max > 0 ? static_cast<size_t>(max) : 0, &out, &nx);
+  if (!s.ok()) return Errno(s);
+  ls->reserve(ls->size() + out.size());
+  for (const smr::ObjectId& o : out) ls->push_back(ToGhobject(o));
+  if (next != nullptr) *next = ToGhobject(nx);
+  return 0;
+}
+
+// --- Objects. ---
+
+bool SMRStore::exists(CollectionHandle& ch, const ghobject_t& oid) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  return impl_->engine->Exists(c->name, o);
+}
+
+int SMRStore::stat(CollectionHandle& ch, const ghobject_t& oid, struct stat* st, bool allow_eio) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  auto r = impl_->engine->Stat(c->name, o);
+  if (!r.ok()) return Errno(r.status());
+  std::memset(st, 0, sizeof(*st));
+  st->st_size = static_cast<off_t>(r->size);
+  st->st_blksize = 4096;
+  st->st_blocks = static_cast<blkcnt_t>((r->size + 511) / 512);
+  st->st_nlink = 1;
+  return 0;
+}
+
+int SMRStore::read(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset, size_t len,
+                   ceph::buffer::list& bl, uint32_t op_flags) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  // Ceph: len 0 reads to the end of the object; reads past the end return what exists.
+  auto r = impl_->engine->Read(c->name, o, offset, len);
+  if (!r.ok()) return Errno(r.status());
+  bl.append(r->data(), r->size());
+  return static_cast<int>(r->size());
+}
+
+int SMRStore::fiemap(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset, size_t len,
+                     std::map<uint64_t, uint64_t>& destmap) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  auto r = impl_->engine->Fiemap(c->name, o, offset, len);
+  if (!r.ok()) return Errno(r.status());
+  destmap = std::move(*r);
+  return 0;
+}
+
+int SMRStore::fiemap(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset, size_t len,
+                     ceph::buffer::list& bl) {
+  std::map<uint64_t, uint64_t> m;
+  const int r = fiemap(ch, oid, offset, len, m);
+  if (r < 0) return r;
+  // Ceph's encoding of map<uint64_t, uint64_t>: u32 count, then (u64, u64) pairs, LE.
+  auto put = [&bl](uint64_t v, int bytes) {
+    char b[8];
+    for (int i = 0; i < bytes; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    bl.append(b, bytes);
+  };
+  put(m.size(), 4);
+  for (const auto& [off, l] : m) {
+    put(off, 8);
+    put(l, 8);
+  }
+  return 0;
+}
+
+int SMRStore::getattr(CollectionHandle& ch, const ghobject_t& oid, const char* name,
+                      ceph::buffer::ptr& value) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  auto r = impl_->engine->GetAttr(c->name, o, name);
+  if (!r.ok()) return Errno(r.status());
+  value = ToPtr(*r);
+  return 0;
+}
+
+int SMRStore::getattrs(CollectionHandle& ch, const ghobject_t& oid,
+                       std::map<std::string, ceph::buffer::ptr>& aset) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  auto r = impl_->engine->GetAttrs(c->name, o);
+  if (!r.ok()) return Errno(r.status());
+  for (const auto& [name, v] : *r) aset[name] = ToPtr(v);
+  return 0;
+}
+
+// --- Omap. ---
+
+int SMRStore::omap_get(CollectionHandle& ch, const ghobject_t& oid, ceph::buffer::list* header,
+                       std::map<std::string, ceph::buffer::list>* out) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  auto h = impl_->engine->GetOmapHeader(c->name, o);
+  if (!h.ok()) return Errno(h.status());
+  auto kv = impl_->engine->ListOmap(c->name, o, nullptr, 0);
+  if (!kv.ok()) return Errno(kv.status());
+  if (header != nullptr) header->append(h->data(), h->size());
+  for (const auto& [key, v] : *kv) (*out)[key] = ToBl(v);
+  return 0;
+}
+
+int SMRStore::omap_get_header(CollectionHandle& ch, const ghobject_t& oid,
+                              ceph::buffer::list* header, bool allow_eio) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  auto h = impl_->engine->GetOmapHeader(c->name, o);
+  if (!h.ok()) return Errno(h.status());
+  header->append(h->data(), h->size());
+  return 0;
+}
+
+int SMRStore::omap_get_keys(CollectionHandle& ch, const ghobject_t& oid,
+                            std::set<std::string>* keys) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  auto kv = impl_->engine->ListOmap(c->name, o, nullptr, 0);
+  if (!kv.ok()) return Errno(kv.status());
+  for (const auto& [key, v] : *kv) keys->insert(key);
+  return 0;
+}
+
+int SMRStore::omap_get_values(CollectionHandle& ch, const ghobject_t& oid,
+                              const std::set<std::string>& keys,
+                              std::map<std::string, ceph::buffer::list>* out) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  auto kv = impl_->engine->GetOmapValues(c->name, o, keys);
+  if (!kv.ok()) return Errno(kv.status());
+  for (const auto& [key, v] : *kv) (*out)[key] = ToBl(v);
+  return 0;
+}
+
+int SMRStore::omap_check_keys(CollectionHandle& ch, const ghobject_t& oid,
+                              const std::set<std::string>& keys, std::set<std::string>* out) {
+  std::map<std::string, ceph::buffer::list> found;
+  const int r = omap_get_values(ch, oid, keys, &found);
+  if (r < 0) return r;
+  for (const auto& [key, v] : found) out->insert(key);
+  return 0;
+}
+
+namespace {
+
+// Pages through an object's omap in key order (kPage keys per engine call).
+class SMROmapIterator : public ObjectMap::ObjectMapIteratorImpl {
+ public:
+  static constexpr size_t kPage = 256;
+
+  SMROmapIterator(smr::Store* engine, std::string coll, smr::ObjectId oid)
+      : engine_(engine), coll_(std::move(coll)), oid_(std::move(oid)) {}
+
+  int seek_to_first() override { return Load(nullptr); }
+  int upper_bound(const std::string& after) override { return Load(&after); }
+  int lower_bound(const std::string& to) override {
+    auto v = engine_->GetOmapValues(coll_, oid_, {to});
+    if (!v.ok()) return Fail(v.status());
+    if (v->count(to)) {
+      const int r = Load(&to);
+      if (r < 0) return r;
+      page_.insert(page_.begin(), {to, v->at(to)});
+      pos_ = 0;
+      return 0;
+    }
+    return Load(&to);
+  }
+  bool valid() override { return status_ == 0 && pos_ < page_.size(); }
+  int next() override {
+    if (!valid()) return -EINVAL;
+    if (++pos_ < page_.size() || last_page_) return 0;
+    const std::string after = page_.back().first;
+    return Load(&after);
+  }
+  std::string key() override { return valid() ? page_[pos_].first : std::string(); }
+  ceph::buffer::list value() override {
+    return valid() ? ToBl(page_[pos_].second) : ceph::buffer::list();
+  }
+  int status() override { return status_; }
+
+ private:
+  int Load(const std::string* after) {
+    auto r = engine_->ListOmap(coll_, oid_, after, kPage);
+    if (!r.ok()) return Fail(r.status());
+    page_ = std::move(*r);
+    last_page_ = page_.size() < kPage;
+    pos_ = 0;
+    status_ = 0;
+    return 0;
+  }
+  int Fail(const smr::Status& s) {
+    page_.clear();
+    pos_ = 0;
+    status_ = Errno(s);
+    return status_;
+  }
+
+  smr::Store* engine_;
+  std::string coll_;
+  smr::ObjectId oid_;
+  std::vector<std::pair<std::string, std::string>> page_;
+  size_t pos_ = 0;
+  bool last_page_ = true;
+  int status_ = 0;
+};
+
+}  // namespace
+
+ObjectMap::ObjectMapIterator SMRStore::get_omap_iterator(CollectionHandle& ch,
+                                                         const ghobject_t& oid) {
+  SMRCollection* c = Coll(ch);
+  const smr::ObjectId o = ToObjectId(oid);
+  const std::string k = ObjectKey(o);
+  WaitReadable(c, &k);
+  if (!impl_->engine->Exists(c->name, o)) return ObjectMap::ObjectMapIterator();
+  return std::make_shared<SMROmapIterator>(impl_->engine.get(), c->name, o);
+}

@@ -1,0 +1,26 @@
+// ceph_compat: common/ceph_context.h — CephContext, used only through pointers.
+//
+// Ceph 16.2.15 defines CephContext in namespace ceph::common (exported from
+// libceph-common). The adapter calls two of its exported members; nothing here
+// allocates or lays out a CephContext (standalone tools obtain a real one from librados:
+// rados_create2 + rados_cct, see doc/ceph-integration.md).
+#pragma once
+
+class AdminSocket;
+
+namespace ceph::common {
+class PerfCountersCollection;
+
+class CephContext {
+ public:
+  PerfCountersCollection* get_perfcounters_collection();
+  AdminSocket* get_admin_socket();
+  void put();
+
+ private:
+  CephContext() = delete;
+  ~CephContext() = delete;
+};
+}  // namespace ceph::common
+
+using ceph::common::CephContext;

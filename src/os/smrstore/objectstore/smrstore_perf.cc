@@ -1,0 +1,235 @@
+#include "objectstore/smrstore_perf.h"
+
+#include <cerrno>
+#include <chrono>
+#include <string>
+
+#include "store/store.h"
+
+namespace smr::ceph_adapter {
+
+namespace {
+
+struct DriveCounts {
+  uint64_t free = 0, open = 0, sealed = 0, reserved = 0, offline = 0, readonly = 0, conv = 0;
+};
+
+// Counts a drive's zones by state from its zone-map string (doc/stats-schema.md).
+DriveCounts CountZones(const std::string& zonemap) {
+  DriveCounts d;
+  for (char ch : zonemap) {
+    if (ch == '.') ++d.free;
+    else if (ch >= 'A' && ch <= 'K') ++d.open;
+    else if (ch >= 'a' && ch <= 'k') ++d.sealed;
+    else if (ch == '#') ++d.reserved;
+    else if (ch == 'X') ++d.offline;
+    else if (ch == '!') ++d.readonly;
+    else if (ch == 'c') ++d.conv;
+  }
+  return d;
+}
+
+// The JSON array value of top-level field `field` in `doc` ("" when absent): scans from
+// the field's '[' to its matching ']', skipping brackets inside strings.
+std::string JsonArrayField(const std::string& doc, const std::string& field) {
+  const size_t at = doc.find("\"" + field + "\"");
+  if (at == std::string::npos) return "";
+  const size_t open = doc.find('[', at);
+  if (open == std::string::npos) return "";
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = open; i < doc.size(); ++i) {
+    const char ch = doc[i];
+    if (in_string) {
+      if (ch == '\\') ++i;
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    else if (ch == '[' || ch == '{') ++depth;
+    else if ((ch == ']' || ch == '}') && --depth == 0) return doc.substr(open, i - open + 1);
+  }
+  return "";
+}
+
+}  // namespace
+
+PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& name)
+    : cct_(cct), engine_(engine), name_(name) {
+  PerfCountersBuilder b(cct_, "smrstore", l_smrstore_first, l_smrstore_last);
+  b.add_u64_counter(l_smrstore_user_bytes, "smrstore_user_bytes",
+                    "Payload bytes written by clients since mount", "usr", 0,
+                    PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64_counter(l_smrstore_device_bytes, "smrstore_device_bytes",
+                    "Record bytes written to the zoned drives since mount", "dev", 0,
+                    PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64_counter(l_smrstore_gc_bytes, "smrstore_gc_bytes",
+                    "Record bytes written by zone GC since mount", "gcb", 0,
+                    PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64(l_smrstore_wa_milli, "smrstore_wa_milli",
+            "Write amplification x 1000 (device / user bytes since mount)", "wa",
+            PerfCountersBuilder::PRIO_INTERESTING);
+  b.add_u64_counter(l_smrstore_gc_runs, "smrstore_gc_runs", "Victim zones cleaned");
+  b.add_u64_counter(l_smrstore_gc_zones_reset, "smrstore_gc_zones_reset", "Zones reset by GC");
+  b.add_u64_counter(l_smrstore_gc_live_moved, "smrstore_gc_live_moved",
+                    "Live payload bytes relocated by GC", nullptr, 0,
+                    PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64_counter(l_smrstore_gc_throttle_ns, "smrstore_gc_throttle_ns",
+                    "Nanoseconds foreground commits waited for GC");
+  b.add_u64(l_smrstore_gc_auto, "smrstore_gc_auto", "1 when background GC is on");
+  b.add_u64_counter(l_smrstore_txns, "smrstore_txns", "Transactions committed");
+  b.add_u64_counter(l_smrstore_crc_errors, "smrstore_crc_errors",
+                    "Records that failed their crc32c on read");
+  b.add_u64(l_smrstore_statfs_total, "smrstore_statfs_total", "Data zone capacity", nullptr, 0,
+            PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64(l_smrstore_statfs_available, "smrstore_statfs_available",
+            "Free zones plus room in open zones", nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64(l_smrstore_statfs_stored, "smrstore_statfs_stored", "Live object bytes", nullptr, 0,
+            PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64(l_smrstore_conversion_state, "smrstore_conversion_state",
+            "Hybrid CMR/SMR conversion: 0 none, 1 idle, 2 converting, 3 stalled");
+  logger_ = b.create_perf_counters();
+  cct_->get_perfcounters_collection()->add(logger_);
+
+  std::vector<DriveZoneMaps> maps;
+  engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps);
+  for (size_t i = 0; i < maps.size(); ++i) {
+    PerfCountersBuilder d(cct_, "smrstore-drive." + std::to_string(i), l_smrdrive_first,
+                          l_smrdrive_last);
+    d.add_u64(l_smrdrive_zones_free, "smrstore_zones_free", "Empty data zones");
+    d.add_u64(l_smrdrive_zones_open, "smrstore_zones_open", "Open data zones");
+    d.add_u64(l_smrdrive_zones_sealed, "smrstore_zones_sealed", "Full (sealed) data zones");
+    d.add_u64(l_smrdrive_zones_reserved, "smrstore_zones_reserved", "Superblock-log zones");
+    d.add_u64(l_smrdrive_zones_offline, "smrstore_zones_offline", "Offline zones");
+    d.add_u64(l_smrdrive_zones_readonly, "smrstore_zones_readonly", "Read-only zones");
+    d.add_u64(l_smrdrive_zones_conventional, "smrstore_zones_conventional",
+              "Conventional zones the store does not use");
+    PerfCounters* p = d.create_perf_counters();
+    cct_->get_perfcounters_collection()->add(p);
+    drive_loggers_.push_back(p);
+  }
+  Refresh();
+
+  AdminSocket* sock = cct_->get_admin_socket();
+  const struct {
+    const char* cmd;
+    const char* help;
+  } cmds[] = {
+      {"smrstore stats", "smrstore stats document (doc/stats-schema.md)"},
+      {"smrstore zones", "smrstore per-drive zone counts, zone maps and streams"},
+      {"smrstore gc start", "turn smrstore background zone GC on"},
+      {"smrstore gc stop", "turn smrstore background zone GC off"},
+      {"smrstore gc run", "clean one smrstore victim zone now"},
+  };
+  for (const auto& c : cmds) {
+    if (sock->register_command(c.cmd, this, c.help) == 0) registered_.push_back(c.cmd);
+  }
+  thread_ = std::thread([this] { Run(); });
+}
+
+PerfAndAdmin::~PerfAndAdmin() {
+  if (!registered_.empty()) cct_->get_admin_socket()->unregister_commands(this);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  for (PerfCounters* p : drive_loggers_) {
+    cct_->get_perfcounters_collection()->remove(p);
+    delete p;
+  }
+  cct_->get_perfcounters_collection()->remove(logger_);
+  delete logger_;
+}
+
+void PerfAndAdmin::Refresh() {
+  const StoreCounters c = engine_->Counters();
+  const StoreStatfs st = engine_->Statfs();
+  logger_->set(l_smrstore_user_bytes, c.user_bytes_written);
+  logger_->set(l_smrstore_device_bytes, c.device_bytes_written);
+  logger_->set(l_smrstore_gc_bytes, c.gc_bytes_written);
+  logger_->set(l_smrstore_wa_milli,
+               c.user_bytes_written ? c.device_bytes_written * 1000 / c.user_bytes_written : 0);
+  logger_->set(l_smrstore_gc_runs, c.gc_runs);
+  logger_->set(l_smrstore_gc_zones_reset, c.gc_zones_reset);
+  logger_->set(l_smrstore_gc_live_moved, c.gc_live_moved);
+  logger_->set(l_smrstore_gc_throttle_ns, c.gc_throttle_ns);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    logger_->set(l_smrstore_gc_auto, gc_auto_ ? 1 : 0);
+  }
+  logger_->set(l_smrstore_txns, c.txns_committed);
+  logger_->set(l_smrstore_crc_errors, c.crc_errors);
+  logger_->set(l_smrstore_statfs_total, st.total);
+  logger_->set(l_smrstore_statfs_available, st.available);
+  logger_->set(l_smrstore_statfs_stored, st.stored);
+  logger_->set(l_smrstore_conversion_state, 0);  // no hybrid drive: "none"
+
+  std::vector<DriveZoneMaps> maps;
+  engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps);
+  for (size_t i = 0; i < maps.size() && i < drive_loggers_.size(); ++i) {
+    const DriveCounts d = CountZones(maps[i].zonemap);
+    PerfCounters* p = drive_loggers_[i];
+    p->set(l_smrdrive_zones_free, d.free);
+    p->set(l_smrdrive_zones_open, d.open);
+    p->set(l_smrdrive_zones_sealed, d.sealed);
+    p->set(l_smrdrive_zones_reserved, d.reserved);
+    p->set(l_smrdrive_zones_offline, d.offline);
+    p->set(l_smrdrive_zones_readonly, d.readonly);
+    p->set(l_smrdrive_zones_conventional, d.conv);
+  }
+}
+
+void PerfAndAdmin::Run() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stop_) {
+    cv_.wait_for(l, std::chrono::seconds(1), [this] { return stop_; });
+    if (stop_) break;
+    l.unlock();
+    Refresh();
+    l.lock();
+  }
+}
+
+int PerfAndAdmin::call(std::string_view command, const cmdmap_t& cmdmap, ceph::Formatter* f,
+                       std::ostream& errss, ceph::buffer::list& out) {
+  std::string reply;
+  if (command == "smrstore stats") {
+    reply = engine_->StatsDocument(name_);
+  } else if (command == "smrstore zones") {
+    const std::string drives = JsonArrayField(engine_->StatsDocument(name_), "drives");
+    if (drives.empty()) {
+      errss << "smrstore zones: the stats document has no drives array";
+      return -EIO;
+    }
+    reply = "{\"name\": \"" + name_ + "\", \"drives\": " + drives + "}";
+  } else if (command == "smrstore gc start" || command == "smrstore gc stop") {
+    const bool on = command == "smrstore gc start";
+    engine_->SetGcAuto(on);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      gc_auto_ = on;
+    }
+    reply = std::string("{\"gc_auto\": ") + (on ? "true" : "false") + "}";
+  } else if (command == "smrstore gc run") {
+    auto r = engine_->RunGc(1);
+    if (!r.ok()) {
+      errss << "smrstore gc run: " << r.status().ToString();
+      return -r.status().errno_value();
+    }
+    reply = "{\"zones_cleaned\": " + std::to_string(r->zones_cleaned) +
+            ", \"live_moved\": " + std::to_string(r->live_moved) +
+            ", \"bytes_written\": " + std::to_string(r->bytes_written) +
+            ", \"bytes_freed\": " + std::to_string(r->bytes_freed) + "}";
+  } else {
+    errss << "unknown smrstore command '" << command << "'";
+    return -EINVAL;
+  }
+  if (reply.empty() || reply.back() != '\n') reply += "\n";
+  out.append(reply.data(), reply.size());
+  Refresh();
+  return 0;
+}
+
+}  // namespace smr::ceph_adapter

@@ -1,0 +1,96 @@
+// Perf counters and admin-socket commands of a mounted SMRStore (registered as BlueStore
+// registers its own: PerfCountersBuilder + the CephContext's collection, AdminSocket hooks).
+//
+// Contract
+//   Construction registers logger `smrstore` and one logger `smrstore-drive.<i>` per drive
+//   (names and meanings in doc/stats-schema.md), starts a thread that refreshes them every
+//   second from the engine, and registers the admin-socket commands:
+//     smrstore stats        the stats document (doc/stats-schema.md, with zone maps)
+//     smrstore zones        the stats document's drives (zone counts, maps, streams)
+//     smrstore gc start     background GC on
+//     smrstore gc stop      background GC off
+//     smrstore gc run       clean one victim zone now; replies with the GC report
+//   Destruction unregisters everything before the engine may go away.
+// Thread safety: internal (one refresh thread; hooks may run on the admin-socket thread).
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/admin_socket.h"
+#include "common/ceph_context.h"
+#include "common/perf_counters.h"
+
+namespace smr {
+class Store;
+}
+
+namespace smr::ceph_adapter {
+
+// Counter indices (Ceph reserves ranges per subsystem; smrstore takes 930000..).
+enum {
+  l_smrstore_first = 930000,
+  l_smrstore_user_bytes,
+  l_smrstore_device_bytes,
+  l_smrstore_gc_bytes,
+  l_smrstore_wa_milli,
+  l_smrstore_gc_runs,
+  l_smrstore_gc_zones_reset,
+  l_smrstore_gc_live_moved,
+  l_smrstore_gc_throttle_ns,
+  l_smrstore_gc_auto,
+  l_smrstore_txns,
+  l_smrstore_crc_errors,
+  l_smrstore_statfs_total,
+  l_smrstore_statfs_available,
+  l_smrstore_statfs_stored,
+  l_smrstore_conversion_state,
+  l_smrstore_last,
+};
+enum {
+  l_smrdrive_first = 931000,
+  l_smrdrive_zones_free,
+  l_smrdrive_zones_open,
+  l_smrdrive_zones_sealed,
+  l_smrdrive_zones_reserved,
+  l_smrdrive_zones_offline,
+  l_smrdrive_zones_readonly,
+  l_smrdrive_zones_conventional,
+  l_smrdrive_last,
+};
+
+class PerfAndAdmin : public AdminSocketHook {
+ public:
+  PerfAndAdmin(CephContext* cct, Store* engine, const std::string& name);
+  ~PerfAndAdmin() override;
+  PerfAndAdmin(const PerfAndAdmin&) = delete;
+  PerfAndAdmin& operator=(const PerfAndAdmin&) = delete;
+
+  const PerfCounters* logger() const { return logger_; }
+  // Refreshes every counter from the engine now (also done every second).
+  void Refresh();
+
+  int call(std::string_view command, const cmdmap_t& cmdmap, ceph::Formatter* f,
+           std::ostream& errss, ceph::buffer::list& out) override;
+
+ private:
+  void Run();
+
+  CephContext* cct_;
+  Store* engine_;
+  std::string name_;
+  bool gc_auto_ = true;
+  PerfCounters* logger_ = nullptr;
+  std::vector<PerfCounters*> drive_loggers_;
+  std::vector<std::string> registered_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace smr::ceph_adapter
