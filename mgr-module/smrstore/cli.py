@@ -52,8 +52,8 @@ def wa(v: Optional[float]) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
-def table(header: Sequence[str], rows: List[Sequence[str]]) -> str:
-    cols = [header] + [list(r) for r in rows]
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    cols: List[Sequence[str]] = [header] + [list(r) for r in rows]
     widths = [max(len(str(r[i])) for r in cols) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in cols]
     return "\n".join(lines)

@@ -124,7 +124,7 @@ def service_daemon_names(service_map: Optional[Mapping[str, Any]]) -> List[str]:
 _DRIVE_PATH = re.compile(r"^smrstore-drive\.(\d+)\.(smrstore_[a-z_]+)$")
 _STORE_PATH = re.compile(r"^smrstore\.(smrstore_[a-z_]+)$")
 
-PerfCounters = Mapping[str, Mapping[str, Any]]   # path -> {"value": n, "time"?: t, ...}
+PerfCounters = Mapping[str, Any]   # path -> {"value": n, "time"?: t, ...} or (t, value)
 
 
 def _value(entry: Any, path: str, what: str) -> Tuple[float, Optional[float]]:

@@ -3,7 +3,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 from conftest import GiB, doc, drive, osd_counters, status
@@ -144,8 +144,9 @@ def test_history() -> None:
     assert pts[2]["user_bytes"] == 12 * GiB and pts[2]["zones_reset"] == 9
     one = c.get("/api/v1/history", headers=AUTH, params={"daemon": "demo-a", "window": 15}).json()
     assert [p["t"] for p in one["series"][0]["points"]] == [1010.0, 1020.0]
-    for params, loc in (({"window": 5}, "window"), ({"window": 10 ** 9}, "window"),
-                        ({"window": "abc"}, "window"), ({"daemon": "a b"}, "daemon")):
+    bad: List[Tuple[Dict[str, Any], str]] = [({"window": 5}, "window"), ({"window": 10 ** 9}, "window"),
+                        ({"window": "abc"}, "window"), ({"daemon": "a b"}, "daemon")]
+    for params, loc in bad:
         r = c.get("/api/v1/history", headers=AUTH, params=params)
         assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["query", loc]
     r = c.get("/api/v1/history", headers=AUTH, params={"daemon": "ghost"})

@@ -1,3 +1,5 @@
+from typing import Any
+
 import pytest
 from conftest import GiB, doc, status
 
@@ -5,7 +7,7 @@ from smrstore.history import History
 from smrstore.model import DaemonState, parse_service_status
 
 
-def state(t: float, user: int, device: int, name: str = "demo-a", **kw: int) -> DaemonState:
+def state(t: float, user: int, device: int, name: str = "demo-a", **kw: Any) -> DaemonState:
     return parse_service_status(name, status(doc(name=name, t=t, user=user, device=device, **kw)))
 
 
