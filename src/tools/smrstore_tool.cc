@@ -2,6 +2,9 @@
 #include "cli.h"
 #include "device_commands.h"
 #include "gcsim_command.h"
+#ifdef SMRSTORE_HAVE_CEPH_ADAPTER
+#include "replay_command.h"
+#endif
 #include "serve_command.h"
 #include "store_commands.h"
 #include "storebench.h"
@@ -16,5 +19,8 @@ int main(int argc, char** argv) {
   smr::tool::AddWorkloadBenchCommand(&cli);
   smr::tool::AddGcsimCommand(&cli);
   smr::tool::AddServeCommand(&cli);
+#ifdef SMRSTORE_HAVE_CEPH_ADAPTER
+  smr::tool::AddReplayCommand(&cli);
+#endif
   return cli.Run(argc, argv);
 }

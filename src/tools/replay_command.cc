@@ -1,0 +1,668 @@
+// smrstore-tool replay: applies a captured real-OSD transaction trace (qa/traces/README.md,
+// `smrstore.trace/1`) to a fresh SMRStore through the Ceph ObjectStore adapter, then checks
+// the end state against the capture's `smrstore.expected/1` (itself cross-checked against
+// the real OSD when the capture was made) and the data against the replay's own record of
+// every byte range it wrote.
+#include "replay_command.h"
+
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <future>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "objectstore/SMRStore.h"
+#include "objectstore/standalone_context.h"
+
+namespace smr::tool {
+namespace {
+
+// --- A small JSON reader (the trace and expected files are machine-written). ---
+struct Json;
+using JsonObject = std::map<std::string, Json>;
+using JsonArray = std::vector<Json>;
+struct Json {
+  std::variant<std::nullptr_t, bool, double, std::string, JsonArray, JsonObject> v;
+  bool is_object() const { return std::holds_alternative<JsonObject>(v); }
+  bool is_array() const { return std::holds_alternative<JsonArray>(v); }
+  const JsonObject& obj() const { return std::get<JsonObject>(v); }
+  const JsonArray& arr() const { return std::get<JsonArray>(v); }
+  const std::string& str() const { return std::get<std::string>(v); }
+  uint64_t u64() const { return static_cast<uint64_t>(std::get<double>(v)); }
+  bool has(const std::string& k) const { return is_object() && obj().count(k); }
+  const Json& at(const std::string& k) const {
+    auto it = obj().find(k);
+    if (it == obj().end()) throw std::runtime_error("missing field '" + k + "'");
+    return it->second;
+  }
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(const std::string& s) : s_(s) {}
+  Json Parse() {
+    Json j = Value();
+    Ws();
+    if (p_ != s_.size()) Error("trailing characters");
+    return j;
+  }
+
+ private:
+  [[noreturn]] void Error(const std::string& what) {
+    throw std::runtime_error("JSON: " + what + " at byte " + std::to_string(p_));
+  }
+  void Ws() {
+    while (p_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[p_]))) ++p_;
+  }
+  char Peek() {
+    Ws();
+    if (p_ >= s_.size()) Error("unexpected end");
+    return s_[p_];
+  }
+  void Expect(char c) {
+    if (Peek() != c) Error(std::string("expected '") + c + "'");
+    ++p_;
+  }
+  Json Value() {
+    const char c = Peek();
+    Json j;
+    if (c == '{') {
+      ++p_;
+      JsonObject o;
+      if (Peek() == '}') {
+        ++p_;
+      } else {
+        for (;;) {
+          std::string k = String();
+          Expect(':');
+          o.emplace(std::move(k), Value());
+          if (Peek() == ',') {
+            ++p_;
+            continue;
+          }
+          Expect('}');
+          break;
+        }
+      }
+      j.v = std::move(o);
+    } else if (c == '[') {
+      ++p_;
+      JsonArray a;
+      if (Peek() == ']') {
+        ++p_;
+      } else {
+        for (;;) {
+          a.push_back(Value());
+          if (Peek() == ',') {
+            ++p_;
+            continue;
+          }
+          Expect(']');
+          break;
+        }
+      }
+      j.v = std::move(a);
+    } else if (c == '"') {
+      j.v = String();
+    } else if (s_.compare(p_, 4, "true") == 0) {
+      p_ += 4;
+      j.v = true;
+    } else if (s_.compare(p_, 5, "false") == 0) {
+      p_ += 5;
+      j.v = false;
+    } else if (s_.compare(p_, 4, "null") == 0) {
+      p_ += 4;
+      j.v = nullptr;
+    } else {
+      const size_t start = p_;
+      while (p_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[p_])) ||
+                                s_[p_] == '-' || s_[p_] == '+' || s_[p_] == '.' ||
+                                s_[p_] == 'e' || s_[p_] == 'E')) {
+        ++p_;
+      }
+      if (start == p_) Error("unexpected character");
+      j.v = std::strtod(s_.substr(start, p_ - start).c_str(), nullptr);
+    }
+    return j;
+  }
+  std::string String() {
+    Expect('"');
+    std::string out;
+    while (p_ < s_.size() && s_[p_] != '"') {
+      char c = s_[p_++];
+      if (c == '\\') {
+        if (p_ >= s_.size()) Error("bad escape");
+        const char e = s_[p_++];
+        switch (e) {
+          case 'n': out += '\n'; break;
+          case 't': out += '\t'; break;
+          case 'r': out += '\r'; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'u': {
+            if (p_ + 4 > s_.size()) Error("bad \\u escape");
+            const unsigned cp = std::stoul(s_.substr(p_, 4), nullptr, 16);
+            p_ += 4;
+            if (cp < 0x80) {
+              out += static_cast<char>(cp);
+            } else if (cp < 0x800) {
+              out += static_cast<char>(0xc0 | (cp >> 6));
+              out += static_cast<char>(0x80 | (cp & 0x3f));
+            } else {
+              out += static_cast<char>(0xe0 | (cp >> 12));
+              out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+              out += static_cast<char>(0x80 | (cp & 0x3f));
+            }
+            break;
+          }
+          default: out += e;
+        }
+      } else {
+        out += c;
+      }
+    }
+    Expect('"');
+    return out;
+  }
+  const std::string& s_;
+  size_t p_ = 0;
+};
+
+Result<std::string> ReadMaybeGz(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files too
+  if (f == nullptr) return Status::NotFound("cannot open " + path);
+  std::string out;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+  const bool bad = n < 0;
+  gzclose(f);
+  if (bad) return Status::Corruption(path + ": not a readable gzip file");
+  return out;
+}
+
+// The deterministic byte at `off` of any written range (payloads are not in the trace).
+char PatternByte(uint64_t off) { return static_cast<char>((off * 131 + 7) & 0xff); }
+
+std::string Pattern(uint64_t off, uint64_t len) {
+  std::string s(len, '\0');
+  for (uint64_t i = 0; i < len; ++i) s[i] = PatternByte(off + i);
+  return s;
+}
+
+ceph::buffer::list Bl(const std::string& s) {
+  ceph::buffer::list bl;
+  bl.append(s.data(), s.size());
+  return bl;
+}
+
+// Which byte ranges of each object hold pattern bytes (written) vs zeros.
+struct Extents {
+  std::map<uint64_t, uint64_t> m;  // offset -> end
+  uint64_t size = 0;
+  void Write(uint64_t off, uint64_t len) {
+    if (len == 0) return;
+    Erase(off, len);
+    m[off] = off + len;
+    size = std::max(size, off + len);
+  }
+  void Zero(uint64_t off, uint64_t len) {
+    if (len == 0) return;
+    Erase(off, len);
+    size = std::max(size, off + len);
+  }
+  void Truncate(uint64_t n) {
+    Erase(n, UINT64_MAX - n);
+    size = n;
+  }
+  void Erase(uint64_t off, uint64_t len) {
+    const uint64_t end = off + len;
+    std::map<uint64_t, uint64_t> keep;
+    for (const auto& [s, e] : m) {
+      if (e <= off || s >= end) {
+        keep[s] = e;
+        continue;
+      }
+      if (s < off) keep[s] = off;
+      if (e > end) keep[end] = e;
+    }
+    m.swap(keep);
+  }
+  bool Check(const std::string& data, std::string* why) const {
+    if (data.size() != size) {
+      *why = "read " + std::to_string(data.size()) + " bytes, size " + std::to_string(size);
+      return false;
+    }
+    uint64_t pos = 0;
+    auto zero_until = [&](uint64_t end) {
+      for (; pos < end; ++pos) {
+        if (data[pos] != 0) {
+          *why = "byte " + std::to_string(pos) + " should be zero (hole)";
+          return false;
+        }
+      }
+      return true;
+    };
+    for (const auto& [s, e] : m) {
+      if (!zero_until(s)) return false;
+      for (pos = s; pos < e; ++pos) {
+        if (data[pos] != PatternByte(pos)) {
+          *why = "byte " + std::to_string(pos) + " differs from what was written";
+          return false;
+        }
+      }
+    }
+    return zero_until(size);
+  }
+};
+
+struct ReplayStats {
+  uint64_t transactions = 0, ops = 0, failed = 0, bytes = 0;
+};
+
+class Replayer {
+ public:
+  Replayer(SMRStore* store) : store_(store) {}
+
+  ObjectStore::CollectionHandle Handle(const coll_t& c) {
+    auto it = handles_.find(c.to_str());
+    if (it != handles_.end()) return it->second;
+    auto h = store_->open_collection(c);
+    if (!h) h = store_->create_new_collection(c);
+    handles_[c.to_str()] = h;
+    return h;
+  }
+
+  static coll_t Coll(const std::string& s) {
+    coll_t c;
+    if (!c.parse(s)) throw std::runtime_error("'" + s + "' is not a coll_t name");
+    return c;
+  }
+  static ghobject_t Oid(const std::string& s) {
+    ghobject_t g;
+    if (!g.parse(s)) throw std::runtime_error("'" + s + "' is not a ghobject_t (ghobject_t::parse)");
+    return g;
+  }
+  std::string Key(const std::string& coll, const std::string& oid) { return coll + "|" + oid; }
+
+  // Translates one trace op; returns false for an op it does not know.
+  void AddOp(const Json& op, ObjectStore::Transaction* t) {
+    const std::string name = op.at("op").str();
+    const std::string cs = op.at("coll").str();
+    const coll_t c = Coll(cs);
+    auto oid_s = [&]() { return op.at("oid").str(); };
+    ++stats_.ops;
+    if (name == "nop") {
+      t->nop();
+    } else if (name == "create" || name == "touch") {
+      const ghobject_t o = Oid(oid_s());
+      name == "create" ? t->create(c, o) : t->touch(c, o);
+      extents_[Key(cs, oid_s())];  // exists now
+    } else if (name == "write") {
+      const uint64_t off = op.at("offset").u64(), len = op.at("length").u64();
+      ceph::buffer::list bl = Bl(Pattern(off, len));
+      t->write(c, Oid(oid_s()), off, len, bl);
+      extents_[Key(cs, oid_s())].Write(off, len);
+      stats_.bytes += len;
+    } else if (name == "zero") {
+      const uint64_t off = op.at("offset").u64(), len = op.at("length").u64();
+      t->zero(c, Oid(oid_s()), off, len);
+      extents_[Key(cs, oid_s())].Zero(off, len);
+    } else if (name == "truncate") {
+      const uint64_t n = op.at("offset").u64();
+      t->truncate(c, Oid(oid_s()), n);
+      auto it = extents_.find(Key(cs, oid_s()));
+      if (it != extents_.end()) it->second.Truncate(n);
+    } else if (name == "remove") {
+      t->remove(c, Oid(oid_s()));
+      extents_.erase(Key(cs, oid_s()));
+    } else if (name == "setattrs" || name == "setattr") {
+      std::map<std::string, ceph::buffer::list> attrs;
+      for (const auto& [k, v] : op.at("attrs").obj()) attrs[k] = Bl(std::string(v.u64(), 'a'));
+      t->setattrs(c, Oid(oid_s()), attrs);
+    } else if (name == "rmattr") {
+      t->rmattr(c, Oid(oid_s()), op.at("name").str());
+    } else if (name == "rmattrs") {
+      t->rmattrs(c, Oid(oid_s()));
+    } else if (name == "clone") {
+      const std::string d = op.at("dest_oid").str();
+      t->clone(c, Oid(oid_s()), Oid(d));
+      auto it = extents_.find(Key(cs, oid_s()));
+      extents_[Key(cs, d)] = it == extents_.end() ? Extents{} : it->second;
+    } else if (name == "clonerange2") {
+      const std::string d = op.at("dest_oid").str();
+      const uint64_t so = op.at("src_offset").u64(), len = op.at("length").u64(),
+                     dof = op.at("dest_offset").u64();
+      t->clone_range(c, Oid(oid_s()), Oid(d), so, len, dof);
+      // Pattern bytes depend on the offset, so a range cloned elsewhere cannot be predicted:
+      // the destination's data is not checked.
+      unchecked_.insert(Key(cs, d));
+      extents_[Key(cs, d)].size = std::max(extents_[Key(cs, d)].size, dof + len);
+    } else if (name == "omap_setkeys") {
+      std::map<std::string, ceph::buffer::list> kv;
+      for (const auto& [k, v] : op.at("keys").obj()) kv[k] = Bl(std::string(v.u64(), 'v'));
+      t->omap_setkeys(c, Oid(oid_s()), kv);
+    } else if (name == "omap_rmkeys") {
+      std::set<std::string> keys;
+      for (const Json& k : op.at("keys").arr()) keys.insert(k.str());
+      t->omap_rmkeys(c, Oid(oid_s()), keys);
+    } else if (name == "omap_rmkeyrange") {
+      t->omap_rmkeyrange(c, Oid(oid_s()), op.at("first").str(), op.at("last").str());
+    } else if (name == "omap_clear") {
+      t->omap_clear(c, Oid(oid_s()));
+    } else if (name == "omap_setheader") {
+      t->omap_setheader(c, Oid(oid_s()), Bl(std::string(op.at("header_length").u64(), 'h')));
+    } else if (name == "op_setallochint") {
+      t->set_alloc_hint(c, Oid(oid_s()), op.at("expected_object_size").u64(),
+                        op.at("expected_write_size").u64(), 0);
+    } else if (name == "mkcoll") {
+      t->create_collection(c, static_cast<int>(op.has("bits") ? op.at("bits").u64() : 0));
+    } else if (name == "coll_hint") {
+      t->collection_hint(c, static_cast<uint32_t>(op.has("type") ? op.at("type").u64() : 1),
+                         ceph::buffer::list());
+    } else if (name == "rmcoll") {
+      t->remove_collection(c);
+    } else if (name == "coll_set_bits") {
+      t->collection_set_bits(c, static_cast<int>(op.at("bits").u64()));
+    } else if (name == "split_collection2") {
+      t->split_collection(c, static_cast<uint32_t>(op.at("bits").u64()),
+                          static_cast<uint32_t>(op.at("rem").u64()),
+                          Coll(op.at("dest_coll").str()));
+      split_seen_ = true;
+    } else if (name == "merge_collection") {
+      t->merge_collection(c, Coll(op.at("dest_coll").str()),
+                          static_cast<uint32_t>(op.at("bits").u64()));
+      split_seen_ = true;
+    } else if (name == "coll_move_rename" || name == "try_rename") {
+      const std::string dc = name == "coll_move_rename" ? op.at("dest_coll").str() : cs;
+      const std::string d = op.at("dest_oid").str();
+      if (name == "coll_move_rename") {
+        t->collection_move_rename(c, Oid(oid_s()), Coll(dc), Oid(d));
+      } else {
+        t->try_rename(c, Oid(oid_s()), Oid(d));
+      }
+      auto it = extents_.find(Key(cs, oid_s()));
+      if (it != extents_.end()) {
+        extents_[Key(dc, d)] = it->second;
+        extents_.erase(it);
+      }
+    } else {
+      throw std::runtime_error("unknown trace op '" + name + "'");
+    }
+  }
+
+  // Queues every transaction (pipelined: the adapter commits in queue order), then waits.
+  Status Run(const Json& trace) {
+    if (!trace.has("format") || trace.at("format").str() != "smrstore.trace/1") {
+      return Status::InvalidArgument("trace: format is not smrstore.trace/1");
+    }
+    std::vector<std::future<int>> done;
+    auto queue = [&](ObjectStore::Transaction&& t, const coll_t& c) {
+      auto p = std::make_shared<std::promise<int>>();
+      done.push_back(p->get_future());
+      t.register_on_commit(make_lambda_context([p](int r) { p->set_value(r); }));
+      auto h = Handle(c);
+      const int q = store_->queue_transaction(h, std::move(t));
+      if (q < 0) throw std::runtime_error("queue_transaction: " + std::to_string(q));
+      ++stats_.transactions;
+    };
+    if (trace.has("seed")) {
+      const Json& seed = trace.at("seed");
+      ObjectStore::Transaction t;
+      std::string first;
+      for (const Json& c : seed.at("collections").arr()) {
+        const std::string cs = c.at("coll").str();
+        if (first.empty()) first = cs;
+        t.create_collection(Coll(cs), static_cast<int>(c.has("bits") ? c.at("bits").u64() : 0));
+      }
+      for (const Json& o : seed.at("objects").arr()) {
+        const std::string cs = o.at("coll").str(), os = o.at("oid").str();
+        t.touch(Coll(cs), Oid(os));
+        extents_[Key(cs, os)];
+        unchecked_.insert(Key(cs, os));  // real pre-capture contents unknown
+      }
+      if (!t.empty()) queue(std::move(t), Coll(first));
+    }
+    for (const Json& tx : trace.at("transactions").arr()) {
+      ObjectStore::Transaction t;
+      std::string first;
+      for (const Json& op : tx.at("ops").arr()) {
+        if (first.empty()) first = op.at("coll").str();
+        AddOp(op, &t);
+      }
+      if (t.empty()) continue;
+      queue(std::move(t), Coll(tx.has("osr") ? tx.at("osr").str() : first));
+    }
+    for (auto& f : done) {
+      if (f.get() != 0) ++stats_.failed;
+    }
+    return Status::OK();
+  }
+
+  // Compares the end state with expected.json; returns one line per difference.
+  std::vector<std::string> Check(const Json& expected, uint64_t* objects_checked,
+                                 uint64_t* data_checked) {
+    std::vector<std::string> diffs;
+    auto diff = [&](const std::string& s) {
+      if (diffs.size() < 50) diffs.push_back(s);
+    };
+    for (const auto& [cs, cj] : expected.at("collections").obj()) {
+      const coll_t c = Coll(cs);
+      auto h = store_->open_collection(c);
+      if (!h) {
+        diff(cs + ": collection missing");
+        continue;
+      }
+      for (const auto& [os, want] : cj.at("objects").obj()) {
+        ++*objects_checked;
+        const ghobject_t o = Oid(os);
+        const std::string who = cs + " " + os;
+        struct stat st;
+        if (int r = store_->stat(h, o, &st, false); r < 0) {
+          diff(who + ": stat " + std::to_string(r));
+          continue;
+        }
+        if (static_cast<uint64_t>(st.st_size) != want.at("size").u64()) {
+          diff(who + ": size " + std::to_string(st.st_size) + ", expected " +
+               std::to_string(want.at("size").u64()));
+        }
+        std::map<std::string, ceph::buffer::ptr> attrs;
+        store_->getattrs(h, o, attrs);
+        std::map<std::string, uint64_t> got_attrs, want_attrs;
+        for (const auto& [k, v] : attrs) got_attrs[k] = v.length();
+        for (const auto& [k, v] : want.at("xattrs").obj()) want_attrs[k] = v.u64();
+        if (got_attrs != want_attrs) diff(who + ": xattrs differ");
+        ceph::buffer::list header;
+        std::map<std::string, ceph::buffer::list> omap;
+        store_->omap_get(h, o, &header, &omap);
+        std::set<std::string> got_keys, want_keys;
+        for (const auto& [k, v] : omap) got_keys.insert(k);
+        for (const auto& [k, v] : want.at("omap").obj()) {
+          want_keys.insert(k);
+          auto it = omap.find(k);
+          if (it != omap.end() && it->second.length() != v.u64()) {
+            diff(who + ": omap " + k + " value length " + std::to_string(it->second.length()) +
+                 ", expected " + std::to_string(v.u64()));
+          }
+        }
+        if (got_keys != want_keys) {
+          diff(who + ": omap keys differ (" + std::to_string(got_keys.size()) + " vs " +
+               std::to_string(want_keys.size()) + ")");
+        }
+        if (want.has("omap_header") && header.length() != want.at("omap_header").u64()) {
+          diff(who + ": omap header length " + std::to_string(header.length()));
+        }
+        const std::string k = Key(cs, os);
+        auto ex = extents_.find(k);
+        if (ex != extents_.end() && !unchecked_.count(k) && !split_seen_) {
+          ceph::buffer::list data;
+          const int r = store_->read(h, o, 0, 0, data, 0);
+          std::string why;
+          if (r < 0) {
+            diff(who + ": read " + std::to_string(r));
+          } else if (!ex->second.Check(std::string(data.c_str(), data.length()), &why)) {
+            diff(who + ": data: " + why);
+          } else {
+            ++*data_checked;
+          }
+        }
+      }
+    }
+    for (const Json& a : expected.at("absent").arr()) {
+      const coll_t c = Coll(a.arr().at(0).str());
+      auto h = store_->open_collection(c);
+      if (h && store_->exists(h, Oid(a.arr().at(1).str()))) {
+        diff(a.arr().at(0).str() + " " + a.arr().at(1).str() + ": exists, expected absent");
+      }
+    }
+    return diffs;
+  }
+
+  const ReplayStats& stats() const { return stats_; }
+
+ private:
+  SMRStore* store_;
+  std::map<std::string, ObjectStore::CollectionHandle> handles_;
+  std::map<std::string, Extents> extents_;
+  std::set<std::string> unchecked_;
+  bool split_seen_ = false;
+  ReplayStats stats_;
+};
+
+int RunReplay(const Args& args) {
+  const std::string capture = args.positional().at(0);
+  auto trace_text = ReadMaybeGz(capture + "/trace.json.gz");
+  if (!trace_text.ok()) trace_text = ReadMaybeGz(capture + "/trace.json");
+  if (!trace_text.ok()) return Fail("replay", trace_text.status());
+  auto expected_text = ReadMaybeGz(capture + "/expected.json");
+  if (!expected_text.ok()) return Fail("replay", expected_text.status());
+  Json trace, expected;
+  try {
+    trace = JsonReader(*trace_text).Parse();
+    expected = JsonReader(*expected_text).Parse();
+    if (!expected.has("format") || expected.at("format").str() != "smrstore.expected/1") {
+      return Fail("replay", Status::InvalidArgument("expected.json: format is not smrstore.expected/1"));
+    }
+  } catch (const std::exception& e) {
+    return Fail("replay", Status::Corruption(capture + ": " + e.what()));
+  }
+
+  std::string work = args.get("work");
+  bool temp = false;
+  if (work.empty()) {
+    char tmpl[] = "/tmp/smrstore-replay-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) return Fail("replay", Status::FromErrno(errno, "mkdtemp"));
+    work = tmpl;
+    temp = true;
+  } else if (::mkdir(work.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Fail("replay", Status::FromErrno(errno, "mkdir " + work));
+  }
+  const std::string osd = work + "/osd";
+  ::mkdir(osd.c_str(), 0755);
+  auto zones = args.number("zones", 64);
+  auto zone_mib = args.number("zone-mib", 64);
+  if (!zones.ok()) return Fail("replay", zones.status());
+  if (!zone_mib.ok()) return Fail("replay", zone_mib.status());
+  const std::string geometry = "?zones=" + std::to_string(*zones) +
+                               "&zone_mib=" + std::to_string(*zone_mib) + "&conv=1";
+  const std::string specs = args.has("devices")
+                                ? args.get("devices")
+                                : "emu:" + work + "/d0.img" + geometry + " emu:" + work +
+                                      "/d1.img" + geometry;
+
+  int rc = 0;
+  {
+    ceph_adapter::StandaloneCephContext ctx(args.get("admin-socket"));
+    SMRStore store(ctx.get(), osd);
+    if (int r = store.write_meta("smrstore_devices", specs); r < 0) {
+      return Fail("replay", Status::FromErrno(-r, "write " + osd + "/smrstore_devices"));
+    }
+    if (int r = store.mkfs(); r < 0) return Fail("replay", Status::FromErrno(-r, "SMRStore::mkfs"));
+    if (int r = store.mount(); r < 0) return Fail("replay", Status::FromErrno(-r, "SMRStore::mount"));
+    Replayer rep(&store);
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      const Status s = rep.Run(trace);
+      if (!s.ok()) {
+        store.umount();
+        return Fail("replay", s);
+      }
+    } catch (const std::exception& e) {
+      store.umount();
+      return Fail("replay", Status::Corruption(capture + ": " + e.what()));
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Check, then remount and check again: the state must be durable.
+    uint64_t objects = 0, data = 0;
+    std::vector<std::string> diffs = rep.Check(expected, &objects, &data);
+    if (int r = store.umount(); r < 0) return Fail("replay", Status::FromErrno(-r, "umount"));
+    const int fsck_errors = store.fsck(true);
+    if (int r = store.mount(); r < 0) return Fail("replay", Status::FromErrno(-r, "remount"));
+    uint64_t objects2 = 0, data2 = 0;
+    std::vector<std::string> diffs2 = rep.Check(expected, &objects2, &data2);
+    for (auto& d : diffs2) diffs.push_back("after remount: " + d);
+    store_statfs_t sf;
+    store.statfs(&sf);
+    store.umount();
+    const ReplayStats& st = rep.stats();
+    std::printf(
+        "{\"capture\": \"%s\", \"transactions\": %llu, \"ops\": %llu, \"failed_transactions\": "
+        "%llu, \"write_bytes\": %llu, \"seconds\": %.2f, \"objects_checked\": %llu, "
+        "\"data_checked\": %llu, \"fsck_errors\": %d, \"stored\": %lld, \"differences\": %zu}\n",
+        JsonEscape(capture).c_str(), (unsigned long long)st.transactions,
+        (unsigned long long)st.ops, (unsigned long long)st.failed,
+        (unsigned long long)st.bytes, secs, (unsigned long long)objects,
+        (unsigned long long)data, fsck_errors, (long long)sf.data_stored, diffs.size());
+    for (const std::string& d : diffs) std::fprintf(stderr, "replay: %s\n", d.c_str());
+    if (st.failed > 0 || !diffs.empty() || fsck_errors != 0) rc = 1;
+  }
+  if (temp && !args.has("keep")) {
+    std::string cmd = "rm -rf '" + work + "'";
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "replay: could not remove %s\n", work.c_str());
+  }
+  if (rc != 0) std::fprintf(stderr, "replay: FAILED (%s)\n", capture.c_str());
+  return rc;
+}
+
+}  // namespace
+
+void AddReplayCommand(Cli* cli) {
+  CommandSpec c;
+  c.name = "replay";
+  c.positional_usage = "CAPTURE_DIR";
+  c.summary = "apply a real OSD transaction capture to SMRStore and check the end state";
+  c.description =
+      "Reads CAPTURE_DIR/trace.json.gz (smrstore.trace/1, qa/traces/README.md) and\n"
+      "CAPTURE_DIR/expected.json (smrstore.expected/1), creates a fresh SMRStore on emulated\n"
+      "drives (or --devices), applies the seed and every transaction through the Ceph\n"
+      "ObjectStore adapter (queue_transactions, as an OSD would), then checks every expected\n"
+      "object (size, xattr names and lengths, omap keys and value lengths, header length),\n"
+      "every absent object, and the data of every object whose bytes the trace wrote, before\n"
+      "and after a remount, plus a deep fsck. Prints one JSON line; exit status 1 on any\n"
+      "difference.";
+  c.min_positional = 1;
+  c.max_positional = 1;
+  c.options = {{"work", "DIR", "working directory (default: a temporary one, removed)"},
+               {"devices", "SPECS", "drive specs, space separated (default: two emulated)"},
+               {"zones", "N", "zones per emulated drive (default 64)"},
+               {"zone-mib", "N", "zone size of emulated drives in MiB (default 64)"},
+               {"admin-socket", "PATH", "serve SMRStore's admin socket here while replaying"},
+               {"keep", "", "keep the temporary working directory"}};
+  c.run = RunReplay;
+  cli->Add(std::move(c));
+}
+
+}  // namespace smr::tool
