@@ -14,7 +14,7 @@ deps:
 	@scripts/install-deps.sh
 
 $(BUILD_DIR)/build.ninja:
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSMRSTORE_WITH_CEPH=ON
 
 configure: $(BUILD_DIR)/build.ninja
 
@@ -24,9 +24,20 @@ build: deps configure
 # Every suite: the GoogleTest binary (one ctest entry per test case), the qa/ smoke scripts
 # that drive the tool as an operator would, and the device conformance suite on real kernel
 # zoned devices in a VM (about 2.5 minutes; it fits the CI budget).
+#   - ctest: both GoogleTest binaries (engine; Ceph adapter incl. the conformance suite through
+#     SMRStore) and the Pacific override-signature check against Debian's ceph-osd;
+#   - real OSD captures replayed through the adapter (qa/traces);
+#   - mgr module unit tests (pytest + mypy), web console (tsc, Vitest, build);
+#   - real Debian Ceph clusters: telemetry in `ceph service dump`, the mgr module in the real
+#     ceph-mgr, Playwright against that stack (screenshots in build/e2e).
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
 	qa/run.sh $(TOOL)
+	sh qa/traces/check.sh
+	qa/traces/replay.sh $(TOOL)
+	mgr-module/run-tests.sh
+	web/run-tests.sh
+	qa/ceph/run.sh $(TOOL)
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
 
 # The device conformance suite on real kernel zoned devices (null_blk zoned, QEMU NVMe ZNS)

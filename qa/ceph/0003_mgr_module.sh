@@ -114,7 +114,8 @@ echo "ok: REST: $(grep -c '^ok:' api.txt) checks passed (401s, data vs service s
 
 if [ "${SMRSTORE_E2E:-0}" = 1 ]; then
   if [ -f "$repo/web/e2e/run.mjs" ]; then
-    node "$repo/web/e2e/run.mjs" "$base" "$token" "$scratch/e2e" || die "web e2e (output in $scratch/e2e)"
+    e2e_out=${SMRSTORE_E2E_OUT:-$scratch/e2e}
+    node "$repo/web/e2e/run.mjs" "$base" "$token" "$e2e_out" || die "web e2e (output in $e2e_out)"
     echo "ok: web e2e"
   else
     echo "skip: SMRSTORE_E2E=1 but web/e2e/run.mjs does not exist"

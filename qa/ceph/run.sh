@@ -1,0 +1,26 @@
+#!/bin/sh
+# The suites that need a real Debian Ceph 16.2.15 cluster (each starts and stops its own,
+# private ports, stops daemons by pid): the test-cluster library, telemetry through a
+# librados service daemon (`ceph service dump`), and the mgr module on the real ceph-mgr
+# with the web console's Playwright run against that stack (screenshots in
+# $SMRSTORE_E2E_OUT, default build/e2e).
+#   qa/ceph/run.sh TOOL
+set -eu
+tool=${1:?usage: qa/ceph/run.sh TOOL}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+export SMRSTORE_E2E=1
+export SMRSTORE_E2E_OUT=${SMRSTORE_E2E_OUT:-$repo/build/e2e}
+mkdir -p "$SMRSTORE_E2E_OUT"
+fail=0
+for t in 0001_cluster.sh 0002_publish.sh 0003_mgr_module.sh; do
+  echo "== qa/ceph/$t"
+  start=$(date +%s)
+  if sh "$here/$t" "$tool"; then
+    echo "== qa/ceph/$t: PASS ($(( $(date +%s) - start )) s)"
+  else
+    echo "== qa/ceph/$t: FAIL"; fail=1
+  fi
+done
+[ $fail -eq 0 ] && echo "qa/ceph: all passed; e2e screenshots in $SMRSTORE_E2E_OUT"
+exit $fail
