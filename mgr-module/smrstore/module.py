@@ -22,7 +22,8 @@ from .health import HealthCheck, Thresholds, evaluate, to_mgr_checks
 from .history import History
 from .model import SERVICE_TYPE, Snapshot, merge, service_daemon_names
 
-DEFAULT_WEB_ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+# realpath: ceph-mgr loads the module through a symlink in its module directory.
+DEFAULT_WEB_ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                                  "..", "..", "web", "dist"))
 
 

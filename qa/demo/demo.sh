@@ -1,64 +1,103 @@
 #!/bin/sh
-# make demo: an emulated HM-SMR drive at work. Creates a drive with the geometry of a real
-# one (256 MiB zones, ~1 % conventional, 128 open zones max), writes objects' worth of
-# data into sequential zones at their write pointers, reads it back verified, drives zones
-# through finish/reset, and prints the zone report; then builds a two-drive store on
-# emulated drives and stores, reads back and checks objects. Data stays in
-# $SMRSTORE_DEMO_DIR.
+# make demo: smrstore end to end on this machine, left running.
+#  1. an emulated HM-SMR drive at work: sequential writes at the write pointer, a refused
+#     out-of-order write, verified reads, zone finish/reset, the zone report;
+#  2. a one-node Ceph 16.2.15 cluster (mon, mgr, one memstore OSD; qa/ceph/lib.sh) with the
+#     smrstore mgr module, and two stores on emulated drives (demo-a: 2 drives, demo-b: 1)
+#     running `smrstore-tool serve --publish NAME --workload churn` (GC starts once they
+#     fill up);
+#  3. prints the console URL with an API token (http://127.0.0.1:PORT/#token=...).
+# Everything stays up until `make demo-stop` (qa/demo/stop.sh). State in $SMRSTORE_DEMO_DIR
+# (default /var/tmp/smrstore-demo); SMRSTORE_DEMO_PORT picks the console port (default
+# 8765, or a free one if that is taken).
+#   sh qa/demo/demo.sh path/to/smrstore-tool
 set -eu
-TOOL=${1:-build/src/tools/smrstore-tool}
+[ $# -ge 1 ] || { echo "usage: $0 path/to/smrstore-tool" >&2; exit 2; }
+TOOL=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+[ -x "$TOOL" ] || { echo "demo: $1 is not an executable (make build first)" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
 DIR=${SMRSTORE_DEMO_DIR:-/var/tmp/smrstore-demo}
+PY=/usr/bin/python3
+step() { printf '\n== %s\n' "$*"; }
+die() { echo "demo: $*" >&2; exit 1; }
+
+if [ -f "$DIR/cluster/run/mon.a.pid" ] && kill -0 "$(cat "$DIR/cluster/run/mon.a.pid")" 2>/dev/null; then
+  die "a demo is already running in $DIR (make demo-stop first)"
+fi
 mkdir -p "$DIR"
+
+# --- 1. one emulated drive --------------------------------------------------------------
 IMG="$DIR/drive0.img"
 rm -f "$IMG"
 SPEC="emu:$IMG?zones=100&zone_mib=256&max_open=128"
-step() { printf '\n== %s\n' "$*"; }
-
-step "create an emulated host-managed SMR drive: $SPEC"
-$TOOL mkdev "$SPEC"
-step "write: 256 MiB fills zone 1, 100 MiB half-fills zone 2, 4 MiB into zone 3"
-$TOOL write "emu:$IMG" --zone 1 --length 256M --seed 1
-$TOOL write "emu:$IMG" --zone 2 --length 100M --seed 2
-$TOOL write "emu:$IMG" --zone 3 --length 4M --seed 3
+step "an emulated host-managed SMR drive: $SPEC"
+"$TOOL" mkdev "$SPEC"
+step "write: 256 MiB fills zone 1, 100 MiB half-fills zone 2"
+"$TOOL" write "emu:$IMG" --zone 1 --length 256M --seed 1
+"$TOOL" write "emu:$IMG" --zone 2 --length 100M --seed 2
 step "a write that is not at the write pointer is refused, as a real drive refuses it"
-$TOOL write "emu:$IMG" --offset 512M --length 4K || true
-step "read back and verify every byte"
-$TOOL read "emu:$IMG" --offset 256M --length 256M --verify-seed 1
-$TOOL read "emu:$IMG" --offset 512M --length 100M --verify-seed 2
-step "finish zone 3 (no more writes), reset zone 1 (space reclaimed)"
-$TOOL zone "emu:$IMG" finish 3
-$TOOL zone "emu:$IMG" reset 1
-step "zone report (first 8 of 100 zones)"
-$TOOL zones "emu:$IMG" --count 8
-step "drive summary"
-$TOOL zones "emu:$IMG" --json | python3 -c '
-import json, sys
-r = json.load(sys.stdin)
-d, s = r["device"], r["summary"]
-conds = ", ".join("%s=%d" % (k, v) for k, v in s.items()
-                  if v and k not in ("zones_reported", "written_bytes"))
-print("%d zones of %d MiB, %d MiB below write pointers; %s"
-      % (d["nr_zones"], d["zone_size"] >> 20, s["written_bytes"] >> 20, conds))'
-echo
-echo "image: $IMG ($(du -h "$IMG" | cut -f1) on disk for $(($(stat -c %s "$IMG") >> 30)) GiB of zones)"
+"$TOOL" write "emu:$IMG" --offset 512M --length 4K || true
+step "read back and verify every byte; finish zone 2, reset zone 1"
+"$TOOL" read "emu:$IMG" --offset 256M --length 256M --verify-seed 1
+"$TOOL" read "emu:$IMG" --offset 512M --length 100M --verify-seed 2
+"$TOOL" zone "emu:$IMG" finish 2
+"$TOOL" zone "emu:$IMG" reset 1
+"$TOOL" zones "emu:$IMG" --count 4
 
-STORE="$DIR/store"
-rm -rf "$STORE" "$DIR/sd0.img" "$DIR/sd1.img"
-step "a store on two emulated HM-SMR drives (metadata in RocksDB under $STORE)"
-$TOOL mkfs "$STORE" "emu:$DIR/sd0.img?zones=40&zone_mib=256" "emu:$DIR/sd1.img?zones=40&zone_mib=256"
-$TOOL mkcoll "$STORE" 1.0_head
-head -c 50000000 /dev/urandom > "$DIR/big.bin"
-step "put a 50 MB object (records striped over both drives), a tiny one (kept inline in RocksDB), an xattr and an omap key"
-$TOOL put "$STORE" 1.0_head big "$DIR/big.bin"
-printf 'small object' > "$DIR/small.bin" && $TOOL put "$STORE" 1.0_head small "$DIR/small.bin"
-$TOOL setxattr "$STORE" 1.0_head big owner demo
-$TOOL setomapval "$STORE" 1.0_head big index-key index-value
-step "get it back and compare"
-rm -f "$DIR/big.out" && $TOOL get "$STORE" 1.0_head big "$DIR/big.out" && cmp "$DIR/big.bin" "$DIR/big.out" && echo "50 MB object: identical"
-$TOOL ls "$STORE" 1.0_head
-$TOOL stat "$STORE" 1.0_head big
-step "fsck --deep (every record read and checked) and df"
-$TOOL fsck "$STORE" --deep
-$TOOL df "$STORE"
-$TOOL zones "$STORE" --count 6
-rm -f "$DIR/big.bin" "$DIR/big.out" "$DIR/small.bin"
+# --- 2. cluster, mgr module, two publishing stores --------------------------------------
+step "the web console"
+if [ -f "$repo/web/dist/index.html" ]; then
+  echo "web/dist is built"
+elif command -v npm >/dev/null 2>&1 && [ -f "$repo/web/package.json" ]; then
+  (cd "$repo/web" && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build) \
+    || die "building the web console failed"
+else
+  echo "web console not built and npm missing: the API still runs (scripts/install-deps.sh web)"
+fi
+
+step "a one-node Ceph cluster (memstore OSD) with the smrstore mgr module"
+. "$repo/qa/ceph/lib.sh"
+rm -rf "$DIR/cluster"
+ceph_cluster_start "$DIR/cluster" --mgr-module-path "$repo/mgr-module"
+port=${SMRSTORE_DEMO_PORT:-8765}
+if ! $PY -c "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1', $port))" 2>/dev/null; then
+  port=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  echo "port ${SMRSTORE_DEMO_PORT:-8765} is taken; using $port"
+fi
+ceph config set mgr mgr/smrstore/server_port "$port" 2>/dev/null
+ceph config set mgr mgr/smrstore/sample_interval 2 2>/dev/null
+ceph mgr module enable smrstore --force 2>/dev/null
+
+step "two stores on emulated HM-SMR drives, publishing to ceph-mgr under churn"
+start_store() {  # NAME SPEC...
+  _n=$1; shift
+  rm -rf "$DIR/$_n"; mkdir -p "$DIR/$_n"
+  _specs=
+  for _s in "$@"; do _specs="$_specs emu:$DIR/$_n/$_s"; done
+  # shellcheck disable=SC2086
+  "$TOOL" mkfs "$DIR/$_n/store" $_specs >/dev/null
+  setsid "$TOOL" serve "$DIR/$_n/store" --publish "$_n" --ceph-conf "$CEPH_CONF" \
+    --workload churn --rate 20 --fill 0.7 --interval 2 --seed "$(printf '%s' "$_n" | cksum | cut -c1-5)" \
+    >"$DIR/$_n/serve.log" 2>&1 </dev/null &
+  echo $! >"$DIR/$_n/serve.pid"
+  echo "$_n: pid $!, log $DIR/$_n/serve.log"
+}
+start_store demo-a "d0.img?zones=64&zone_mib=16" "d1.img?zones=64&zone_mib=16"
+start_store demo-b "d0.img?zones=96&zone_mib=16"
+
+token=$(ceph smrstore token create "demo-$(date +%s)" 2>/dev/null) || die "token create failed"
+t0=$(date +%s)
+until [ "$(ceph smrstore status -f json 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["summary"]["daemons"])' 2>/dev/null)" = 2 ]; do
+  [ $(( $(date +%s) - t0 )) -lt 120 ] || die "the module did not see both stores in 120 s (logs: $DIR/*/serve.log, $DIR/cluster/log)"
+  sleep 2
+done
+ceph smrstore status 2>/dev/null
+printf 'http://127.0.0.1:%s/#token=%s\n' "$port" "$token" >"$DIR/url"
+cat <<EOT
+
+The demo runs on (make demo-stop ends it):
+  console:  http://127.0.0.1:$port/#token=$token
+  API:      curl -H 'Authorization: Bearer $token' http://127.0.0.1:$port/api/v1/summary
+  CLI:      CEPH_CONF=$CEPH_CONF ceph smrstore status   (zones, wa, gc, conversion)
+EOT
