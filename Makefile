@@ -1,12 +1,12 @@
 # smrstore — the two commands of README.md, plus the pieces they are made of.
-#   make demo   build and show an emulated HM-SMR drive at work
+#   make demo   build, start a Ceph cluster + two publishing stores, print the console URL
 #   make test   build and run every test suite
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm peers unit demo devbench storebench clean
+.PHONY: all deps configure build test test-vm peers unit demo demo-stop devbench storebench clean
 
 all: build
 
@@ -56,8 +56,13 @@ peers: build
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit
 
+# A one-node Debian Ceph cluster with the smrstore mgr module, two stores on emulated drives
+# publishing live telemetry; prints the console URL with a token. `make demo-stop` ends it.
 demo: build
 	qa/demo/demo.sh $(TOOL)
+
+demo-stop:
+	qa/demo/stop.sh
 
 # Emulated drive vs plain file throughput (doc/performance.md).
 devbench: build
