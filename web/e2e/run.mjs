@@ -73,7 +73,13 @@ async function check(name, fn) {
     const detail = await fn();
     record(name, true, typeof detail === "string" ? detail : "");
   } catch (e) {
-    record(name, false, e instanceof Error ? (e.message.split("\n")[0] ?? "") : String(e));
+    let detail = e instanceof Error ? (e.message.split("\n")[0] ?? "") : String(e);
+    if (currentPage !== null) {
+      const file = join(outDir, `failure-${++failShots}.png`);
+      await currentPage.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      detail += ` (page ${currentPage.url()}, screenshot ${file})`;
+    }
+    record(name, false, detail);
   }
 }
 /**
@@ -122,9 +128,19 @@ try {
 
 /** @type {string[]} */
 const pageErrors = [];
+/** @type {string[]} */
+const browserLog = [];
+/** @type {import("playwright-core").Page | null} */
+let currentPage = null;
+let failShots = 0;
 try {
   const page = context.pages()[0] ?? (await context.newPage());
+  currentPage = page;
   page.on("pageerror", (e) => pageErrors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") browserLog.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on("requestfailed", (r) => browserLog.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ""}`));
   const shot = async (/** @type {string} */ name) => {
     const file = join(outDir, `${name}.png`);
     await page.screenshot({ path: file, fullPage: true });
@@ -227,13 +243,18 @@ try {
 
   // 8. A wrong token in the URL ends at the token form with the 401 message.
   await check("a wrong token returns to the token form with a 401 message", async () => {
-    await page.evaluate(() => sessionStorage.clear());
-    await page.goto(`${root}#token=wrong-${Date.now()}`, { waitUntil: "load" });
-    await page.reload({ waitUntil: "load" });
-    await page.getByRole("form", { name: "API token" }).waitFor({ timeout: VIEW_WAIT_MS });
-    const alert = (await page.getByRole("alert").textContent()) ?? "";
+    // A new tab: its sessionStorage is empty, so only the URL's token counts.
+    const tab = await context.newPage();
+    currentPage = tab;
+    tab.on("pageerror", (e) => pageErrors.push(e.message));
+    await tab.goto(`${root}#/gc&token=wrong-${Date.now()}`, { waitUntil: "load" });
+    await tab.getByRole("form", { name: "API token" }).waitFor({ timeout: VIEW_WAIT_MS });
+    const alert = (await tab.getByRole("alert").textContent()) ?? "";
     assert(alert.includes("401"), `message reads '${alert}'`);
-    return await shot("token-401");
+    await tab.screenshot({ path: join(outDir, "token-401.png"), fullPage: true });
+    await tab.close();
+    currentPage = page;
+    return `message: ${alert}`;
   });
 
   await check("no uncaught errors in the page", async () => {
@@ -245,6 +266,10 @@ try {
 }
 
 const failed = results.filter((r) => !r.ok);
+if (failed.length > 0 && browserLog.length > 0) {
+  console.log(`browser log (${browserLog.length} lines, last 20):`);
+  for (const line of browserLog.slice(-20)) console.log(`  ${line}`);
+}
 console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
 if (failed.length > 0) {
   console.error(`e2e: FAILED: ${failed.map((f) => f.name).join("; ")} (screenshots in ${outDir})`);

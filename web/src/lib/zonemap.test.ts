@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countConditions, decodeStreamChar, decodeZoneChar, zoneDetails, zoneMapProblems } from "./zonemap";
+import { countConditions, countStreams, decodeStreamChar, decodeZoneChar, zoneDetails, zoneMapProblems } from "./zonemap";
 
 describe("decodeZoneChar", () => {
   it("decodes open and sealed zones with their live ratio in tenths", () => {
@@ -70,5 +70,18 @@ describe("zoneMapProblems", () => {
     expect(p[0]).toContain("4 characters for 5 zones");
     expect(p[1]).toContain("stream map has 3");
     expect(p[2]).toContain("zone 3, 'Z'");
+  });
+});
+
+describe("countStreams", () => {
+  it("counts zones per stream in a fixed order, leaving out none", () => {
+    expect(countStreams("--uuusg--h")).toEqual([
+      { stream: "user", count: 3 },
+      { stream: "small", count: 1 },
+      { stream: "gc", count: 1 },
+      { stream: "user-hot", count: 1 },
+    ]);
+    expect(countStreams("---")).toEqual([]);
+    expect(countStreams("?")).toEqual([{ stream: "unknown", count: 1 }]);
   });
 });

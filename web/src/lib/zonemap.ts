@@ -163,3 +163,15 @@ export function zoneMapProblems(nrZones: number, zonemap: string, streams: strin
   }
   return problems;
 }
+
+/** Zones per stream (the streams string), in STREAM_LABELS order, without "none". */
+export function countStreams(streams: string): Array<{ stream: StreamKind; count: number }> {
+  const counts = new Map<StreamKind, number>();
+  for (let i = 0; i < streams.length; i++) {
+    const s = decodeStreamChar(streams.charAt(i));
+    if (s !== "none") counts.set(s, (counts.get(s) ?? 0) + 1);
+  }
+  return (Object.keys(STREAM_LABELS) as StreamKind[])
+    .filter((s) => counts.has(s))
+    .map((s) => ({ stream: s, count: counts.get(s) ?? 0 }));
+}

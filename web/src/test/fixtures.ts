@@ -94,7 +94,7 @@ export const history: HistoryOut = {
     {
       daemon: "demo-a",
       points: [
-        { t: 990, write_amplification: null, lifetime_write_amplification: 1.1, user_bytes: 0, device_bytes: 0, gc_bytes: 0, zones_reset: 0, gc_runs: 0, throttle_ns: 0 },
+        { t: 990, lifetime_write_amplification: 1.1, user_bytes: 0, device_bytes: 0, gc_bytes: 0, zones_reset: 0, gc_runs: 0, throttle_ns: 0 },
         { t: 995, write_amplification: 1.3, lifetime_write_amplification: 1.2, user_bytes: GiB, device_bytes: 1.3 * GiB, gc_bytes: 0.3 * GiB, zones_reset: 2, gc_runs: 1, throttle_ns: 1e9 },
       ],
     },

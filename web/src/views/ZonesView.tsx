@@ -7,7 +7,7 @@ import { ZoneMapCanvas } from "../components/ZoneMapCanvas";
 import { Stat } from "../components/Stat";
 import { formatBytes, formatCount } from "../lib/format";
 import { routeHref } from "../lib/route";
-import { STREAM_LABELS, decodeStreamChar, zoneMapProblems } from "../lib/zonemap";
+import { STREAM_LABELS, countConditions, countStreams, zoneMapProblems } from "../lib/zonemap";
 
 function go(daemon: string, drive: number): void {
   window.location.hash = routeHref({ view: "zones", daemon, drive });
@@ -48,24 +48,21 @@ function ZoneMapPanel({ z }: { z: DriveZones }) {
   const [overlay, setOverlay] = useState(false);
   const nr = z.nr_zones ?? z.zonemap.length;
   const problems = zoneMapProblems(nr, z.zonemap, z.streams);
-  const counts = z.counts;
-  const streamCounts = Object.entries(z.stream_counts)
-    .filter(([ch]) => ch !== "-")
-    .map(([ch, n]) => `${STREAM_LABELS[decodeStreamChar(ch)]} ${n}`)
+  // Counted here from both strings: 'c' is a conventional zone or a sealed one at 20 % live
+  // depending on its stream (lib/zonemap.ts), which a count of the zonemap alone cannot tell.
+  const counts = countConditions(z.zonemap, z.streams);
+  const streamCounts = countStreams(z.streams)
+    .map((s) => `${STREAM_LABELS[s.stream]} ${s.count}`)
     .join(" · ");
   return (
     <>
       <div className="stats">
         <Stat label="zones" value={formatCount(nr)} hint={`${formatBytes(z.zone_size)} each, capacity ${formatBytes(z.zone_capacity)}`} />
-        {counts ? (
-          <>
-            <Stat label="free" value={formatCount(counts.free)} />
-            <Stat label="open" value={formatCount(counts.open)} />
-            <Stat label="sealed" value={formatCount(counts.sealed)} />
-            <Stat label="reserved / conventional" value={`${counts.reserved} / ${counts.conventional}`} />
-            <Stat label="offline / read-only" value={`${counts.offline} / ${counts.readonly}`} />
-          </>
-        ) : null}
+        <Stat label="free" value={formatCount(counts.free)} />
+        <Stat label="open" value={formatCount(counts.open)} />
+        <Stat label="sealed" value={formatCount(counts.sealed)} />
+        <Stat label="reserved / conventional" value={`${counts.reserved} / ${counts.conventional}`} />
+        <Stat label="offline / read-only" value={`${counts.offline} / ${counts.readonly}`} />
       </div>
       <p className="muted">Zones per stream: {streamCounts || "none in use"}</p>
       {problems.length > 0 ? (
