@@ -193,11 +193,18 @@ def check_zone_string(s: str, allowed: frozenset, nr_zones: Optional[int], what:
     return s
 
 
-def zonemap_counts(zonemap: str) -> Tuple[int, int, int, int, int, int, int]:
-    """(reserved, free, open, sealed, offline, readonly, conventional) counted from a map."""
+def zonemap_counts(zonemap: str, streams: str = "") -> Tuple[int, int, int, int, int, int, int]:
+    """(reserved, free, open, sealed, offline, readonly, conventional) counted from a map.
+
+    'c' is both "sealed, 20 % live" and "conventional zone the store does not use"
+    (doc/stats-schema.md): a 'c' whose stream character is '-' (or missing) is conventional,
+    any other is sealed.
+    """
     reserved = zonemap.count("#")
     free = zonemap.count(".")
     opened = sum(zonemap.count(c) for c in ZONEMAP_OPEN)
-    sealed = sum(zonemap.count(c) for c in ZONEMAP_SEALED)
+    conventional = sum(1 for i, ch in enumerate(zonemap)
+                       if ch == "c" and (i >= len(streams) or streams[i] == "-"))
+    sealed = sum(zonemap.count(c) for c in ZONEMAP_SEALED) - conventional
     return (reserved, free, opened, sealed, zonemap.count("X"), zonemap.count("!"),
-            zonemap.count("c"))
+            conventional)
