@@ -19,11 +19,15 @@ interface Props {
   rows: ChartRow[];
   series: SeriesDef[];
   format: (v: number) => string;
+  /** Axis tick labels (default: format). */
+  axisFormat?: (v: number) => string;
+  /** Fixed y range, e.g. [0, 1] for fractions (default: from the data, from 0). */
+  yDomain?: [number, number];
   height?: number;
   testId?: string;
 }
 
-export function TimeChart({ title, rows, series, format, height = 260, testId }: Props) {
+export function TimeChart({ title, rows, series, format, axisFormat, yDomain, height = 260, testId }: Props) {
   const points = rows.reduce((n, r) => n + series.filter((s) => typeof r[s.key] === "number").length, 0);
   return (
     <figure className="chart" data-testid={testId} data-points={points}>
@@ -42,7 +46,7 @@ export function TimeChart({ title, rows, series, format, height = 260, testId }:
               tickFormatter={formatClock}
               minTickGap={40}
             />
-            <YAxis tickFormatter={format} width={84} />
+            <YAxis tickFormatter={axisFormat ?? format} width={84} domain={yDomain ?? [0, "auto"]} allowDataOverflow={yDomain !== undefined} />
             <Tooltip
               labelFormatter={(t) => (typeof t === "number" ? formatClock(t) : String(t))}
               formatter={(v) => (typeof v === "number" ? format(v) : String(v))}

@@ -98,7 +98,9 @@ export function GcView() {
                     testId="gc-throttle-chart"
                     rows={rows}
                     series={[{ key: "throttle_fraction", label: "throttled", color: "#dc2626" }]}
-                    format={(v) => formatPercent(v, 0)}
+                    format={(v) => formatPercent(v, 1)}
+                    axisFormat={(v) => formatPercent(v, 0)}
+                    yDomain={[0, 1]}
                   />
                 </div>
               );

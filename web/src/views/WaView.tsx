@@ -44,6 +44,7 @@ export function WaView({ daemon }: { daemon: string | null }) {
                     { key: "lifetime", label: "lifetime WA", color: "#16a34a", dashed: true },
                   ]}
                   format={fmt}
+                  axisFormat={(v) => `${v.toFixed(2)}×`}
                 />
               </div>
             ))}
