@@ -40,6 +40,20 @@ cd "$scratch"
   "emu:$scratch/d1.img?zones=20&zone_mib=16&conv=1" >/dev/null
 if "$TOOL" serve st --publish 'bad name' 2>err.txt; then die "serve accepted a bad name"; fi
 grep -q "only letters, digits" err.txt || die "bad-name message: $(cat err.txt)"
+# bad_option WANT ARGS...: serve must exit 2 with WANT in its one-line error.
+bad_option() {
+  want=$1; shift
+  rc=0; "$TOOL" serve st "$@" 2>err.txt || rc=$?
+  [ $rc -eq 2 ] || die "serve $* exited $rc, expected 2"
+  grep -q -- "$want" err.txt || die "serve $*: $(cat err.txt)"
+}
+bad_option "expected none or churn" --workload bogus
+bad_option "between 0.5 and 3600" --publish t0 --interval 0
+bad_option "need --publish" --ceph-conf /etc/ceph/ceph.conf
+if "$TOOL" serve st --publish t0 --ceph-conf "$scratch/missing.conf" 2>err.txt; then
+  die "serve accepted a missing ceph.conf"
+fi
+grep -q "cannot read $scratch/missing.conf" err.txt || die "missing-conf message: $(cat err.txt)"
 cat >nocluster.conf <<EOF
 [global]
 mon host = [v2:127.0.0.1:1]
@@ -53,7 +67,7 @@ fi
 took=$(( $(date +%s) - t0 ))
 grep -q "cannot connect to the Ceph cluster" err.txt || die "unreachable-cluster message: $(cat err.txt)"
 [ $took -le 20 ] || die "unreachable cluster took ${took}s to fail (--ceph-timeout 3)"
-echo "ok: bad name refused; unreachable cluster fails in ${took}s: $(cat err.txt)"
+echo "ok: bad options refused; unreachable cluster fails in ${took}s: $(cat err.txt)"
 
 # 2. The cluster and the publishing store.
 ceph_cluster_start "$cl" --no-osd
