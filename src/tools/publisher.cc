@@ -194,10 +194,14 @@ Result<std::unique_ptr<StatsPublisher>> StatsPublisher::Start(Store* store,
   StatsDocumentOptions compact;
   compact.zone_maps = false;
   const std::string doc = store->StatsDocument(options.name, compact, &maps);
-  // The metadata repeats what a reader needs before the first status arrives.
-  const std::string uuid_key = "\"uuid\": \"";
+  // The metadata repeats what a reader needs before the first status arrives. The
+  // document starts with the store block, whose first field is the uuid (36 characters).
+  const std::string uuid_key = "\"store\": {\"uuid\": \"";
   const size_t at = doc.find(uuid_key);
-  const std::string uuid = at == std::string::npos ? "" : doc.substr(at + uuid_key.size(), 36);
+  if (at == std::string::npos || at + uuid_key.size() + 36 > doc.size()) {
+    return Status::Corruption("stats document without store.uuid: " + doc.substr(0, 200));
+  }
+  const std::string uuid = doc.substr(at + uuid_key.size(), 36);
   auto metadata = EncodeServiceDict({{"smrstore_version", SMRSTORE_VERSION},
                                      {"store_uuid", uuid},
                                      {"drives", std::to_string(maps.size())},
