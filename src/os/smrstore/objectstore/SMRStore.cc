@@ -20,6 +20,7 @@
 #include "common/admin_socket.h"
 #include "common/perf_counters.h"
 #include "objectstore/ceph_types.h"
+#include "objectstore/smrstore_internal.h"
 #include "objectstore/smrstore_perf.h"
 #include "store/store.h"
 #include "store/transaction.h"
@@ -78,56 +79,6 @@ std::vector<std::string> SplitSpecs(const std::string& s) {
   return out;
 }
 
-// A runs-in-order callback thread (Ceph's Finisher, for collections without a commit queue).
-class Finisher {
- public:
-  Finisher() : thread_([this] { Run(); }) {}
-  ~Finisher() {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  void Queue(std::list<Context*>& ls) {
-    if (ls.empty()) return;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      q_.splice(q_.end(), ls);
-    }
-    cv_.notify_all();
-  }
-  // Waits until everything queued so far has run.
-  void Drain() {
-    std::unique_lock<std::mutex> l(mu_);
-    idle_cv_.wait(l, [this] { return q_.empty() && !running_; });
-  }
-
- private:
-  void Run() {
-    std::unique_lock<std::mutex> l(mu_);
-    for (;;) {
-      cv_.wait(l, [this] { return stop_ || !q_.empty(); });
-      if (q_.empty() && stop_) return;
-      std::list<Context*> batch;
-      batch.swap(q_);
-      running_ = true;
-      l.unlock();
-      for (Context* c : batch) c->complete(0);
-      l.lock();
-      running_ = false;
-      idle_cv_.notify_all();
-    }
-  }
-  std::mutex mu_;
-  std::condition_variable cv_, idle_cv_;
-  std::list<Context*> q_;
-  bool stop_ = false;
-  bool running_ = false;
-  std::thread thread_;
-};
-
 // Carries the engine Status of a transaction into Contexts that take an int.
 class C_WithResult : public Context {
  public:
@@ -142,58 +93,6 @@ class C_WithResult : public Context {
 };
 
 }  // namespace
-
-// --- Collections and read-after-queue tracking. ---
-
-struct SMRCollection : public ObjectStore::CollectionImpl {
-  SMRCollection(CephContext* cct, const coll_t& c) : CollectionImpl(cct, c), name(CollName(c)) {}
-
-  void flush() override {
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait(l, [this] { return pending_txns == 0; });
-  }
-  bool flush_commit(Context* c) override {
-    std::lock_guard<std::mutex> l(mu);
-    if (pending_txns == 0) return true;
-    flush_waiters.push_back(c);
-    return false;
-  }
-
-  const std::string name;
-  std::mutex mu;
-  std::condition_variable cv;
-  uint64_t pending_txns = 0;                 // queued on this handle, not yet committed
-  uint64_t pending_coll_ops = 0;             // collection-level ops pending on this name
-  std::multiset<std::string> pending_objs;  // encoded keys of objects with pending ops
-  std::list<Context*> flush_waiters;
-  ContextQueue* commit_queue = nullptr;
-};
-
-struct SMRStore::Impl {
-  std::unique_ptr<smr::Store> engine;
-  std::string engine_dir;
-  uuid_d fsid;
-  std::unique_ptr<Finisher> finisher;
-  std::unique_ptr<smr::ceph_adapter::PerfAndAdmin> perf;
-
-  std::mutex colls_mu;
-  std::map<std::string, boost::intrusive_ptr<SMRCollection>> colls;  // handles handed out
-
-  // Commit latency (submit -> durable), for get_cur_stats.
-  std::atomic<uint64_t> last_commit_ns{0};
-
-  boost::intrusive_ptr<SMRCollection> Handle(const coll_t& cid, CephContext* cct) {
-    std::lock_guard<std::mutex> l(colls_mu);
-    auto& h = colls[CollName(cid)];
-    if (!h) h = ceph::make_ref<SMRCollection>(cct, cid);
-    return h;
-  }
-  boost::intrusive_ptr<SMRCollection> Find(const std::string& name) {
-    std::lock_guard<std::mutex> l(colls_mu);
-    auto it = colls.find(name);
-    return it == colls.end() ? nullptr : it->second;
-  }
-};
 
 namespace {
 
@@ -518,7 +417,7 @@ int SMRStore::mount() {
   impl_->engine = std::move(*s);
   std::string fsid;
   if (read_meta("fsid", &fsid) > 0) impl_->fsid.parse(fsid.c_str());
-  impl_->finisher = std::make_unique<Finisher>();
+  impl_->finisher = std::make_unique<smr::ceph_adapter::Finisher>();
   if (cct != nullptr) {
     impl_->perf = std::make_unique<smr::ceph_adapter::PerfAndAdmin>(cct, impl_->engine.get(),
                                                                      "smrstore");

@@ -104,8 +104,9 @@ class SMRStore : public ObjectStore {
                                                  const ghobject_t& oid) override;
 
   // Everything else (the engine, pending-transaction tracking, the finisher, perf counters
-  // and admin-socket hooks) is in objectstore/SMRStore.cc; tests reach the engine through
-  // objectstore/smrstore_introspect.h.
+  // and admin-socket hooks) is in objectstore/SMRStore.cc, Impl itself in
+  // objectstore/smrstore_internal.h; tests reach the engine through
+  // objectstore/testing/smrstore_introspect.h.
   struct Impl;
 
  private:

@@ -7,6 +7,11 @@
 //
 // Every case checks its expected state, remounts the store (Close + Open) and checks it
 // again (CheckAndRemount); the check also runs a deep fsck.
+//
+// The suite drives the store through smr::testing::StoreUnderTest
+// (store/testing/store_under_test.h), so the same source runs twice: against the engine
+// directly (smrstore_tests) and through the Ceph ObjectStore adapter SMRStore
+// (smrstore_ceph_tests, objectstore/testing/objectstore_under_test.cc).
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
@@ -27,12 +32,14 @@
 #include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
 #include "store/store.h"
+#include "store/testing/store_under_test.h"
 #include "store/transaction.h"
 
 namespace smr {
 namespace {
 
 using testing::ScratchDir;
+using testing::StoreUnderTest;
 using Kv = std::map<std::string, std::string>;
 using KvList = std::vector<std::pair<std::string, std::string>>;
 
@@ -173,7 +180,7 @@ std::string DiffStates(const StoreState& got, const StoreState& want) {
 }
 
 // Lists a whole collection in one call.
-std::vector<ObjectId> ListAll(Store* store, const std::string& coll, Status* status = nullptr) {
+std::vector<ObjectId> ListAll(StoreUnderTest* store, const std::string& coll, Status* status = nullptr) {
   std::vector<ObjectId> out;
   ObjectId next;
   Status s = store->ListObjects(coll, ObjectId::Min(), ObjectId::Max(), 0, &out, &next);
@@ -195,8 +202,8 @@ class StoreConformance : public ::testing::Test {
     specs_ = testing::StoreTestSpecs(
         {"emu:" + dir_.path() + "/d0.img?zones=32&zone_mib=4&conv=1&max_open=8",
          "emu:" + dir_.path() + "/d1.img?zones=32&zone_mib=4&conv=1&max_open=8"});
-    ASSERT_OK(Store::Mkfs(dir_.path() + "/store", specs_, options_,
-                          /*force=*/testing::StoreTestOnKernelDevices()));
+    ASSERT_OK(testing::MkfsStoreUnderTest(dir_.path() + "/store", specs_, options_,
+                                          /*force=*/testing::StoreTestOnKernelDevices()));
     Mount();
   }
   void TearDown() override {
@@ -205,7 +212,7 @@ class StoreConformance : public ::testing::Test {
   }
 
   void Mount() {
-    auto s = Store::Open(dir_.path() + "/store");
+    auto s = testing::OpenStoreUnderTest(dir_.path() + "/store");
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(*s);
   }
@@ -314,7 +321,7 @@ class StoreConformance : public ::testing::Test {
   ScratchDir dir_;
   std::vector<std::string> specs_;
   StoreOptions options_;
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<StoreUnderTest> store_;
 };
 
 // ---------------------------------------------------------------------------------------
