@@ -377,7 +377,8 @@ bool SMRStore::test_mount_in_use() {
   if (impl_->engine) return true;
   auto s = smr::Store::Open(impl_->engine_dir, nullptr, /*read_only=*/true);
   if (!s.ok()) return s.status().IsBusy();
-  (*s)->Close();
+  // Opened read-only just to probe the lock: nothing to flush, a close error changes nothing.
+  if (const smr::Status c = (*s)->Close(); !c.ok()) LogError("test_mount_in_use: " + c.ToString());
   return false;
 }
 
@@ -681,9 +682,15 @@ int SMRStore::collection_list(CollectionHandle& ch, const ghobject_t& start,
   WaitReadable(c, nullptr);
   std::vector<smr::ObjectId> out;
   smr::ObjectId nx;
+  // Ceph: at most `max` objects; max <= 0 lists none, *next is then the first object at or
+  // after `start` (BlueStore's behaviour). The engine's 0 means "no limit", so ask for one.
+  const size_t want = max > 0 ? static_cast<size_t>(max) : 1;
   const smr::Status s =
-      impl_->engine->ListObjects(c->name, ToObjectId(start), ToObjectId(end),
-                                 max > 0 ? static_cast<size_t>(max) : 0, &out, &nx);
+      impl_->engine->ListObjects(c->name, ToObjectId(start), ToObjectId(end), want, &out, &nx);
+  if (s.ok() && max <= 0) {
+    if (next != nullptr) *next = out.empty() ? ToGhobject(nx) : ToGhobject(out.front());
+    return 0;
+  }
   if (!s.ok()) return Errno(s);
   ls->reserve(ls->size() + out.size());
   for (const smr::ObjectId& o : out) ls->push_back(ToGhobject(o));

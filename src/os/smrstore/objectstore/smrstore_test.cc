@@ -72,7 +72,9 @@ class SMRStoreTest : public ::testing::Test {
     ASSERT_EQ(store_->mount(), 0);
   }
   void TearDown() override {
-    if (store_) EXPECT_EQ(store_->umount(), 0);
+    if (store_) {
+      EXPECT_EQ(store_->umount(), 0);
+    }
   }
 
   smr::testing::ScratchDir dir_;
@@ -211,6 +213,11 @@ TEST_F(SMRStoreTest, ListingOrderBoundsAndRemount) {
   ASSERT_EQ(store_->statfs(&sf), 0);
   EXPECT_GT(sf.total, 0);
   EXPECT_GT(sf.available, 0);
+  // max <= 0 lists nothing and points at the first object (as BlueStore does).
+  std::vector<ghobject_t> none;
+  ASSERT_EQ(store_->collection_list(ch, ghobject_t(), ghobject_t::get_max(), 0, &none, &next), 0);
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(cmp(next, objs.front()), 0);
   bool per_pool = true;
   EXPECT_EQ(store_->pool_statfs(2, &sf, &per_pool), -ENOTSUP);
 
