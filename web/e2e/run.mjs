@@ -171,9 +171,11 @@ try {
 
   // 4. Zone map: a non-empty canvas with drawn pixels and a hover tooltip.
   await check("zone map canvas draws zones and shows a tooltip on hover", async () => {
+    const t0 = Date.now();
     await page.getByRole("link", { name: "Zone map" }).click();
     const canvas = page.locator("canvas.zonemap-canvas");
     await canvas.waitFor({ timeout: VIEW_WAIT_MS });
+    const shownMs = Date.now() - t0;
     const box = await canvas.boundingBox();
     assert(box !== null && box.width > 0 && box.height > 0, `canvas has no size (${JSON.stringify(box)})`);
     const info = await canvas.evaluate((/** @type {HTMLCanvasElement} */ c) => {
@@ -185,8 +187,19 @@ try {
       return { w: c.width, h: c.height, painted, cell: Number(c.dataset.cell), label: c.getAttribute("aria-label") };
     });
     assert(info.painted > 0, "the canvas has no painted pixels");
-    await page.mouse.move(box.x + info.cell / 2, box.y + info.cell / 2);
+    // Hover the last zone first (hit-testing at the far end of the grid), then the first.
+    const zones = Number(/zone map of (\d+) zones/.exec(info.label ?? "")?.[1] ?? "0");
+    const cols = Number(await canvas.getAttribute("data-cols"));
+    const pitch = info.cell + Number(await canvas.getAttribute("data-gap"));
     const tip = page.getByRole("tooltip");
+    if (zones > 1 && cols > 0) {
+      const last = zones - 1;
+      await page.mouse.move(box.x + (last % cols) * pitch + info.cell / 2, box.y + Math.floor(last / cols) * pitch + info.cell / 2);
+      await tip.waitFor({ timeout: 5000 });
+      const lastText = (await tip.textContent()) ?? "";
+      assert(lastText.startsWith(`zone ${last} · `), `tooltip over the last cell reads '${lastText}', expected zone ${last}`);
+    }
+    await page.mouse.move(box.x + info.cell / 2, box.y + info.cell / 2);
     await tip.waitFor({ timeout: 5000 });
     const text = (await tip.textContent()) ?? "";
     assert(/^zone 0 · /.test(text), `tooltip over the first cell reads '${text}'`);
@@ -195,7 +208,7 @@ try {
     await page.getByTestId("pinned-zone").waitFor({ timeout: 5000 });
     await page.getByLabel("show streams").check();
     await shot("zonemap-streams");
-    return `${info.label}; ${info.w}x${info.h} px, ${info.painted} painted; tooltip '${text}'; ${file}`;
+    return `${zones} zones, ${info.w}x${info.h} px canvas (${info.cell} px cells), ${info.painted} px painted, shown ${shownMs} ms after the click; tooltip '${text}'; ${file}`;
   });
 
   // 5. WA chart with points (needs at least one sample in the history window).

@@ -10,7 +10,7 @@ export interface GridLayout {
   rows: number;
   /** Cell edge in CSS pixels. */
   cell: number;
-  /** Gap between cells in CSS pixels (0 when cells are small). */
+  /** Gap between cells in CSS pixels (0 for cells under 4 px). */
   gap: number;
   /** Canvas size in CSS pixels. */
   width: number;
@@ -30,7 +30,7 @@ export function computeLayout(count: number, maxWidth: number, maxHeight: number
   if (count === 0) return { count, cols: 0, rows: 0, cell: 0, gap: 0, width: 0, height: 0 };
   let chosen: GridLayout | null = null;
   for (let cell = MAX_CELL; cell >= 1; cell--) {
-    const gap = cell >= 6 ? 1 : 0;
+    const gap = cell >= 4 ? 1 : 0;
     const pitch = cell + gap;
     const cols = Math.max(1, Math.min(count, Math.floor((width + gap) / pitch)));
     const rows = Math.ceil(count / cols);
