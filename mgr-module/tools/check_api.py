@@ -13,6 +13,7 @@ samples for the daemon.  Prints one line per check; exit status 0 only if all pa
 """
 
 import json
+import time
 import sys
 import urllib.error
 import urllib.request
@@ -73,7 +74,13 @@ def main(argv: List[str]) -> int:
     mine = [d for d in daemons if d["name"] == daemon]
     check(len(mine) == 1 and mine[0]["source"] == "service",
           f"/api/v1/daemons lists {daemon} as a service daemon: {[d['name'] for d in daemons]}")
+    # The module samples the mgr's daemon status every few seconds, so its view may lag
+    # the status dumped just before: wait (bounded) until it has caught up.
+    deadline = time.monotonic() + 30
     doc = get_json(base, f"/api/v1/daemons/{daemon}", token)
+    while doc["time"] < pub_doc["time"] and time.monotonic() < deadline:
+        time.sleep(1)
+        doc = get_json(base, f"/api/v1/daemons/{daemon}", token)
     check(doc["schema"] == published["schema"] == "smrstore.stats/1", "schema matches")
     check(doc["store"]["uuid"] == pub_doc["store"]["uuid"],
           f"store uuid matches the service status ({doc['store']['uuid']})")
