@@ -96,7 +96,7 @@ def zones_text(zs: List[views.DriveZones], width: int = 64) -> str:
         for i in range(0, len(z.zonemap), width):
             out.append(f"  {i:>6}  {z.zonemap[i:i + width]}")
     out.append("legend: # reserved  . free  A-K open / a-k sealed (live 0-100 %)  "
-               "X offline  ! read-only  c conventional")
+               "X offline  ! read-only  = conventional")
     return "\n".join(out)
 
 

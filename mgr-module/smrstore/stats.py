@@ -19,7 +19,7 @@ SCHEMA_V1 = "smrstore.stats/1"
 # Characters of the zone map and the stream map (doc/stats-schema.md).
 ZONEMAP_OPEN = "ABCDEFGHIJK"
 ZONEMAP_SEALED = "abcdefghijk"
-ZONEMAP_CHARS = frozenset("#.Xc!" + ZONEMAP_OPEN + ZONEMAP_SEALED)
+ZONEMAP_CHARS = frozenset("#.X!=" + ZONEMAP_OPEN + ZONEMAP_SEALED)
 STREAM_CHARS = frozenset("-usgGh")
 
 HYBRID_STATES = ("none", "idle", "converting", "stalled")
@@ -193,18 +193,11 @@ def check_zone_string(s: str, allowed: frozenset, nr_zones: Optional[int], what:
     return s
 
 
-def zonemap_counts(zonemap: str, streams: str = "") -> Tuple[int, int, int, int, int, int, int]:
-    """(reserved, free, open, sealed, offline, readonly, conventional) counted from a map.
-
-    'c' is both "sealed, 20 % live" and "conventional zone the store does not use"
-    (doc/stats-schema.md): a 'c' whose stream character is '-' (or missing) is conventional,
-    any other is sealed.
-    """
+def zonemap_counts(zonemap: str) -> Tuple[int, int, int, int, int, int, int]:
+    """(reserved, free, open, sealed, offline, readonly, conventional) counted from a map."""
     reserved = zonemap.count("#")
     free = zonemap.count(".")
     opened = sum(zonemap.count(c) for c in ZONEMAP_OPEN)
-    conventional = sum(1 for i, ch in enumerate(zonemap)
-                       if ch == "c" and (i >= len(streams) or streams[i] == "-"))
-    sealed = sum(zonemap.count(c) for c in ZONEMAP_SEALED) - conventional
+    sealed = sum(zonemap.count(c) for c in ZONEMAP_SEALED)
     return (reserved, free, opened, sealed, zonemap.count("X"), zonemap.count("!"),
-            conventional)
+            zonemap.count("="))

@@ -217,7 +217,7 @@ def drive_zones(d: DaemonState, index: int) -> Optional[DriveZones]:
     st = d.streams.get(index, "")
     counts = None
     if zm is not None:
-        r, f, o, s, off, ro, c = zonemap_counts(zm, st)
+        r, f, o, s, off, ro, c = zonemap_counts(zm)
         counts = ZoneMapCounts(reserved=r, free=f, open=o, sealed=s, offline=off, readonly=ro,
                                conventional=c)
     stream_counts = {name: st.count(ch) for ch, name in _STREAM_NAMES.items()}

@@ -69,9 +69,6 @@ function buildTable(colorOf: (ch: string) => Rgb): Uint32Array {
 
 export const ZONE_TABLE: Uint32Array = buildTable((ch) => cellColor(decodeZoneChar(ch)));
 export const STREAM_TABLE: Uint32Array = buildTable((ch) => STREAM_COLORS[decodeStreamChar(ch)]);
-const pack = (c: Rgb): number => (c[0] << 16) | (c[1] << 8) | c[2];
-/** Colour of a sealed zone at 20 % live, whose zonemap code 'c' is shared with conventional. */
-export const SEALED_20_PACKED: number = pack(cellColor({ condition: "sealed", live: 0.2 }));
 const UNKNOWN_PACKED = (UNKNOWN[0] << 16) | (UNKNOWN[1] << 8) | UNKNOWN[2];
 
 export function packedZoneColor(code: number): number {

@@ -1,7 +1,7 @@
 // Geometry of the zone-map canvas: a grid of square cells in zone order, row-major. Drawing and
 // hit-testing both derive from this one layout, so a pointer position maps back to a zone index
 // arithmetically (no per-zone DOM nodes, no search).
-import { packedStreamColor, packedZoneColor, SEALED_20_PACKED } from "./colors";
+import { packedStreamColor, packedZoneColor } from "./colors";
 
 export interface GridLayout {
   /** Number of zones laid out. */
@@ -92,8 +92,7 @@ export function renderZoneMap(
     const y0 = Math.floor(i / cols) * pitch;
     const zch = zonemap.charCodeAt(i);
     const stch = i < streams.length ? streams.charCodeAt(i) : 45; /* '-' */
-    // 'c' with a stream is a sealed zone at 20 % live, not a conventional one (zonemap.ts).
-    const zc = zch === 99 /* 'c' */ && stch !== 45 ? SEALED_20_PACKED : packedZoneColor(zch);
+    const zc = packedZoneColor(zch);
     const sc = overlay && stch !== 45 ? packedStreamColor(stch) : zc;
     for (let dy = 0; dy < cell; dy++) {
       const c = dy >= bandStart ? sc : zc;

@@ -15,13 +15,11 @@ describe("decodeZoneChar", () => {
     expect(decodeZoneChar(".").condition).toBe("free");
     expect(decodeZoneChar("X").condition).toBe("offline");
     expect(decodeZoneChar("!").condition).toBe("readonly");
-    expect(decodeZoneChar("c").condition).toBe("conventional");
+    expect(decodeZoneChar("=")).toEqual({ condition: "conventional", live: null });
   });
-  it("tells 'c' conventional from 'c' sealed at 20 % live by the stream", () => {
-    expect(decodeZoneChar("c", "-")).toEqual({ condition: "conventional", live: null });
-    expect(decodeZoneChar("c", "u")).toEqual({ condition: "sealed", live: 0.2 });
-    expect(decodeZoneChar("c", "G")).toEqual({ condition: "sealed", live: 0.2 });
-    expect(countConditions("##cc.", "---g-")).toMatchObject({ reserved: 2, conventional: 1, sealed: 1, free: 1 });
+  it("decodes 'c' as a sealed zone 20 % live, '=' as conventional", () => {
+    expect(decodeZoneChar("c")).toEqual({ condition: "sealed", live: 0.2 });
+    expect(countConditions("##=c.")).toMatchObject({ reserved: 2, conventional: 1, sealed: 1, free: 1 });
   });
   it("marks letters past K/k and other characters unknown", () => {
     for (const ch of ["L", "l", "z", "?", "", "ab", " "]) {

@@ -24,21 +24,8 @@ const CODE_K = "K".charCodeAt(0);
 const CODE_a = "a".charCodeAt(0);
 const CODE_k = "k".charCodeAt(0);
 
-/**
- * Decodes one zonemap character. Unknown characters decode to condition "unknown".
- *
- * 'c' is ambiguous in smrstore.stats/1: it is both "conventional zone the store does not use"
- * and "sealed, 20 % live" ('a' + 2). The engine gives conventional zones the stream '-' and
- * every sealed zone the stream it was written by, so the zone's stream character decides:
- * 'c' with a stream is sealed, 'c' without one (or with no stream string) is conventional.
- */
-export function decodeZoneChar(ch: string, streamCh = "-"): ZoneCell {
-  if (ch === "c") {
-    const s = decodeStreamChar(streamCh);
-    return s === "none" || s === "unknown"
-      ? { condition: "conventional", live: null }
-      : { condition: "sealed", live: 0.2 };
-  }
+/** Decodes one zonemap character. Unknown characters decode to condition "unknown". */
+export function decodeZoneChar(ch: string): ZoneCell {
   const code = ch.length === 1 ? ch.charCodeAt(0) : -1;
   if (code >= CODE_A && code <= CODE_K) return { condition: "open", live: (code - CODE_A) / 10 };
   if (code >= CODE_a && code <= CODE_k) return { condition: "sealed", live: (code - CODE_a) / 10 };
@@ -51,6 +38,8 @@ export function decodeZoneChar(ch: string, streamCh = "-"): ZoneCell {
       return { condition: "offline", live: null };
     case "!":
       return { condition: "readonly", live: null };
+    case "=":
+      return { condition: "conventional", live: null };
     default:
       return { condition: "unknown", live: null };
   }
@@ -93,7 +82,7 @@ export const CONDITION_LABELS: Readonly<Record<ZoneCondition, string>> = {
 export type ConditionCounts = Record<ZoneCondition, number>;
 
 /** Counts zones per condition in one pass over the string (no per-zone objects). */
-export function countConditions(zonemap: string, streams = ""): ConditionCounts {
+export function countConditions(zonemap: string): ConditionCounts {
   const counts: ConditionCounts = {
     reserved: 0,
     free: 0,
@@ -105,7 +94,7 @@ export function countConditions(zonemap: string, streams = ""): ConditionCounts 
     unknown: 0,
   };
   for (let i = 0; i < zonemap.length; i++) {
-    counts[decodeZoneChar(zonemap.charAt(i), streams.charAt(i) || "-").condition]++;
+    counts[decodeZoneChar(zonemap.charAt(i)).condition]++;
   }
   return counts;
 }
@@ -125,7 +114,7 @@ export function zoneDetails(zonemap: string, streams: string, index: number): Zo
   if (!Number.isInteger(index) || index < 0 || index >= zonemap.length) return null;
   const zoneChar = zonemap.charAt(index);
   const streamChar = index < streams.length ? streams.charAt(index) : "-";
-  const cell = decodeZoneChar(zoneChar, streamChar);
+  const cell = decodeZoneChar(zoneChar);
   return {
     index,
     condition: cell.condition,

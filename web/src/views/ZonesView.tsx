@@ -48,9 +48,8 @@ function ZoneMapPanel({ z }: { z: DriveZones }) {
   const [overlay, setOverlay] = useState(false);
   const nr = z.nr_zones ?? z.zonemap.length;
   const problems = zoneMapProblems(nr, z.zonemap, z.streams);
-  // Counted here from both strings: 'c' is a conventional zone or a sealed one at 20 % live
-  // depending on its stream (lib/zonemap.ts), which a count of the zonemap alone cannot tell.
-  const counts = countConditions(z.zonemap, z.streams);
+  // Counted here from the zone map string (one character per zone, lib/zonemap.ts).
+  const counts = countConditions(z.zonemap);
   const streamCounts = countStreams(z.streams)
     .map((s) => `${STREAM_LABELS[s.stream]} ${s.count}`)
     .join(" · ");

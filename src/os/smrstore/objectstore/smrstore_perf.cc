@@ -14,13 +14,11 @@ struct DriveCounts {
   uint64_t free = 0, open = 0, sealed = 0, reserved = 0, offline = 0, readonly = 0, conv = 0;
 };
 
-// Counts a drive's zones by state from its zone-map and stream strings
-// (doc/stats-schema.md; a 'c' without a stream is conventional, with one sealed at 20 %).
-DriveCounts CountZones(const std::string& zonemap, const std::string& streams) {
+// Counts a drive's zones by state from its zone-map string (doc/stats-schema.md).
+DriveCounts CountZones(const std::string& zonemap) {
   DriveCounts d;
-  for (size_t i = 0; i < zonemap.size(); ++i) {
-    const char ch = zonemap[i];
-    if (ch == 'c' && (i >= streams.size() || streams[i] == '-')) ++d.conv;
+  for (char ch : zonemap) {
+    if (ch == '=') ++d.conv;
     else if (ch == '.') ++d.free;
     else if (ch >= 'A' && ch <= 'K') ++d.open;
     else if (ch >= 'a' && ch <= 'k') ++d.sealed;
@@ -171,7 +169,7 @@ void PerfAndAdmin::Refresh() {
   std::vector<DriveZoneMaps> maps;
   engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps);
   for (size_t i = 0; i < maps.size() && i < drive_loggers_.size(); ++i) {
-    const DriveCounts d = CountZones(maps[i].zonemap, maps[i].streams);
+    const DriveCounts d = CountZones(maps[i].zonemap);
     PerfCounters* p = drive_loggers_[i];
     p->set(l_smrdrive_zones_free, d.free);
     p->set(l_smrdrive_zones_open, d.open);

@@ -32,7 +32,7 @@ char ZoneMapChar(const ZoneStatus& zone, ZoneMapRole role) {
     case ZoneMapRole::kSuperblock:
       return '#';
     case ZoneMapRole::kConventional:
-      return 'c';  // told from 'c' = sealed 20 % live by its stream character '-'
+      return '=';
     case ZoneMapRole::kData:
       break;
   }

@@ -21,8 +21,7 @@ enum class ZoneMapRole : uint8_t {
 // Live bytes of `capacity` in tenths, rounded to the nearest tenth (0..10).
 int LiveTenths(uint64_t live_bytes, uint64_t capacity);
 
-// The `zonemap` character of a zone: '#' superblock, 'c' unused conventional (its stream
-// character is '-', which tells it from 'c' = sealed at 20 % live), 'X' offline,
+// The `zonemap` character of a zone: '#' superblock, '=' unused conventional, 'X' offline,
 // '!' read-only, '.' free, 'A'..'K' open and 'a'..'k' sealed by live tenths.
 char ZoneMapChar(const ZoneStatus& zone, ZoneMapRole role);
 

@@ -242,7 +242,7 @@ TEST(StatsDocumentChars, LiveTenthsRoundToNearest) {
 
 TEST(StatsDocumentChars, EveryZoneKindHasItsCharacter) {
   EXPECT_EQ(ZoneMapChar(Zone(ZoneState::kReserved, 0), ZoneMapRole::kSuperblock), '#');
-  EXPECT_EQ(ZoneMapChar(Zone(ZoneState::kReserved, 0), ZoneMapRole::kConventional), 'c');
+  EXPECT_EQ(ZoneMapChar(Zone(ZoneState::kReserved, 0), ZoneMapRole::kConventional), '=');
   EXPECT_EQ(ZoneMapChar(Zone(ZoneState::kFree, 0), ZoneMapRole::kData), '.');
   EXPECT_EQ(ZoneMapChar(Zone(ZoneState::kOpen, 0), ZoneMapRole::kData), 'A');
   EXPECT_EQ(ZoneMapChar(Zone(ZoneState::kOpen, 300), ZoneMapRole::kData), 'D');
@@ -350,18 +350,8 @@ class StatsDocumentTest : public ::testing::Test {
       EXPECT_EQ(sm.size(), nr);
       EXPECT_EQ(zm, maps[d].zonemap);
       EXPECT_EQ(sm, maps[d].streams);
-      // 'c' is an unused conventional zone when its stream is '-', else a sealed zone
-      // 20 % live (doc/stats-schema.md).
-      uint64_t conventional = 0, sealed = 0, other = 0;
-      for (size_t i = 0; i < zm.size() && i < sm.size(); ++i) {
-        if (zm[i] == 'c' && sm[i] == '-') {
-          ++conventional;
-        } else if (zm[i] >= 'a' && zm[i] <= 'k') {
-          ++sealed;
-        } else {
-          ++other;
-        }
-      }
+      const uint64_t conventional = CountIn(zm, '=', '=');
+      const uint64_t sealed = CountIn(zm, 'a', 'k');
       EXPECT_EQ(conventional, z["conventional"].U64()) << zm << " / " << sm;
       EXPECT_EQ(sealed, z["sealed"].U64()) << zm << " / " << sm;
       EXPECT_EQ(CountIn(zm, '#', '#'), z["reserved"].U64());
@@ -374,8 +364,7 @@ class StatsDocumentTest : public ::testing::Test {
                 nr)
           << "every zonemap character is a defined one: " << zm;
       for (size_t i = 0; i < zm.size() && i < sm.size(); ++i) {
-        const bool holds_data = (zm[i] >= 'A' && zm[i] <= 'K') ||
-                                (zm[i] >= 'a' && zm[i] <= 'k' && !(zm[i] == 'c' && sm[i] == '-'));
+        const bool holds_data = (zm[i] >= 'A' && zm[i] <= 'K') || (zm[i] >= 'a' && zm[i] <= 'k');
         EXPECT_EQ(sm[i] != '-', holds_data) << "drive " << d << " zone " << i << ": " << zm
                                             << " / " << sm;
         EXPECT_NE(std::string("usgGh-").find(sm[i]), std::string::npos) << sm;
@@ -421,7 +410,7 @@ TEST_F(StatsDocumentTest, FreshStore) {
   const Json& d0 = doc["drives"].items.at(0);
   const Json& d1 = doc["drives"].items.at(1);
   EXPECT_EQ(d0["zonemap"].text, "#" + std::string(19, '.'));
-  EXPECT_EQ(d1["zonemap"].text, "##c" + std::string(13, '.'));
+  EXPECT_EQ(d1["zonemap"].text, "##=" + std::string(13, '.'));
   EXPECT_EQ(d1["streams"].text, std::string(16, '-'));
   EXPECT_EQ(d1["conventional_zones"].U64(), 3u);
   EXPECT_EQ(d0["capacity_bytes"].U64(), 19u * (4u << 20));
