@@ -50,7 +50,7 @@ step "the web console"
 if [ -f "$repo/web/dist/index.html" ]; then
   echo "web/dist is built"
 elif command -v npm >/dev/null 2>&1 && [ -f "$repo/web/package.json" ]; then
-  (cd "$repo/web" && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build) \
+  (cd "$repo/web" && { [ -d node_modules ] || sh scripts/npm-install.sh; } && npm run build) \
     || die "building the web console failed"
 else
   echo "web console not built and npm missing: the API still runs (scripts/install-deps.sh web)"
