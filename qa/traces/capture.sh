@@ -54,6 +54,14 @@ run() {
 }
 
 osd_pid() { cat "$cl/run/osd.0.pid"; }
+# radosgw hangs in shutdown once the OSD is gone, so it stops first (while the dump still
+# runs: whatever it writes on the way out is part of the capture).
+stop_rgw() {
+  [ -f "$cl/run/client.rgw.x.pid" ] || return 0
+  p=$(cat "$cl/run/client.rgw.x.pid"); kill -TERM "$p" 2>/dev/null || true
+  n=0; while kill -0 "$p" 2>/dev/null; do sleep 0.2; n=$((n + 1)); [ $n -lt 300 ] || die "radosgw did not stop"; done
+  rm -f "$cl/run/client.rgw.x.pid"
+}
 stop_osd() {
   # A fast shutdown (the default) exits without unmounting FileStore, which leaves the dump
   # truncated; a full shutdown closes it after the last transaction.
@@ -147,6 +155,7 @@ for wl in $workloads; do
     rgw) workload_rgw ;;
   esac
   ceph osd dump -f json >"$w/pools.json"
+  stop_rgw
   stop_osd   # closes the dump; every transaction up to the OSD's last one is in it
   secs=$(( $(date +%s) - t0 ))
   $PY -c 'import json,sys; json.load(open(sys.argv[1]))' "$w/dump.json" || die "$w/dump.json is not complete JSON"
