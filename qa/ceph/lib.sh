@@ -348,5 +348,19 @@ ceph_cluster_stop() {
     fi
     rm -f "$_pf"
   done
+  # A daemon that outlived its pid file (e.g. stopped before it wrote one) still names this
+  # cluster's ceph.conf on its command line: stop those too, by pid, and say so.
+  _conf="$1/ceph.conf"
+  for _p in /proc/[0-9]*; do
+    _pid=${_p#/proc/}
+    [ -r "$_p/cmdline" ] || continue
+    if tr '\0' ' ' < "$_p/cmdline" 2>/dev/null | grep -q -- "-c $_conf\( \|$\)"; then
+      _cq_err "pid $_pid ($(tr '\0' ' ' < "$_p/cmdline" | cut -c1-60)) outlived its pid file; stopping it"
+      kill -TERM "$_pid" 2>/dev/null || true
+      _n=0
+      while kill -0 "$_pid" 2>/dev/null && [ $_n -lt 300 ]; do sleep 0.1; _n=$((_n + 1)); done
+      kill -KILL "$_pid" 2>/dev/null || true
+    fi
+  done
   return $_rc
 }
