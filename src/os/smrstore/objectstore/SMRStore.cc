@@ -110,6 +110,19 @@ void WaitReadable(SMRCollection* c, const std::string* oid_key) {
   });
 }
 
+// The collection and object a read names, once queued transactions on that object have
+// committed (read-after-queue).
+struct ReadTarget {
+  SMRCollection* c;
+  smr::ObjectId o;
+};
+ReadTarget Readable(ObjectStore::CollectionHandle& ch, const ghobject_t& oid) {
+  ReadTarget t{Coll(ch), ToObjectId(oid)};
+  const std::string k = ObjectKey(t.o);
+  WaitReadable(t.c, &k);
+  return t;
+}
+
 // What one queued call touches, per collection handle name.
 struct Touched {
   std::map<std::string, std::vector<std::string>> objs;  // coll -> object keys
@@ -130,17 +143,23 @@ int Translate(std::vector<ObjectStore::Transaction>& tls, smr::Transaction* out,
       auto touch_obj = [&](const std::string& c, const smr::ObjectId& o) {
         touched->objs[c].push_back(ObjectKey(o));
       };
+      // The common shape: one op on the op's (collection, object), recorded for
+      // read-after-queue.
+      auto obj_op = [&](auto&& apply) {
+        const std::string c = cid();
+        const smr::ObjectId o = oid();
+        apply(c, o);
+        touch_obj(c, o);
+      };
       switch (code) {
         case T::OP_NOP:
           break;
         case T::OP_CREATE:
-        case T::OP_TOUCH: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          out->Touch(c, o);
-          touch_obj(c, o);
+        case T::OP_TOUCH:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            out->Touch(c, o);
+          });
           break;
-        }
         case T::OP_WRITE: {
           const std::string c = cid();
           const smr::ObjectId o = oid();
@@ -157,62 +176,48 @@ int Translate(std::vector<ObjectStore::Transaction>& tls, smr::Transaction* out,
           touch_obj(c, o);
           break;
         }
-        case T::OP_ZERO: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          out->Zero(c, o, op->off, op->len);
-          touch_obj(c, o);
+        case T::OP_ZERO:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            out->Zero(c, o, op->off, op->len);
+          });
           break;
-        }
-        case T::OP_TRUNCATE: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          out->Truncate(c, o, op->off);
-          touch_obj(c, o);
+        case T::OP_TRUNCATE:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            out->Truncate(c, o, op->off);
+          });
           break;
-        }
-        case T::OP_REMOVE: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          out->Remove(c, o);
-          touch_obj(c, o);
+        case T::OP_REMOVE:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            out->Remove(c, o);
+          });
           break;
-        }
-        case T::OP_SETATTR: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          std::string name = i.decode_string();
-          ceph::buffer::list bl;
-          i.decode_bl(bl);
-          out->SetAttr(c, o, name, ToString(bl));
-          touch_obj(c, o);
+        case T::OP_SETATTR:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            std::string name = i.decode_string();
+            ceph::buffer::list bl;
+            i.decode_bl(bl);
+            out->SetAttr(c, o, name, ToString(bl));
+          });
           break;
-        }
-        case T::OP_SETATTRS: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          std::map<std::string, ceph::buffer::ptr> aset;
-          i.decode_attrset(aset);
-          std::map<std::string, std::string> kv;
-          for (auto& [k, v] : aset) kv[k] = std::string(v.c_str(), v.length());
-          out->SetAttrs(c, o, std::move(kv));
-          touch_obj(c, o);
+        case T::OP_SETATTRS:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            std::map<std::string, ceph::buffer::ptr> aset;
+            i.decode_attrset(aset);
+            std::map<std::string, std::string> kv;
+            for (auto& [k, v] : aset) kv[k] = std::string(v.c_str(), v.length());
+            out->SetAttrs(c, o, std::move(kv));
+          });
           break;
-        }
-        case T::OP_RMATTR: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          out->RmAttr(c, o, i.decode_string());
-          touch_obj(c, o);
+        case T::OP_RMATTR:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            out->RmAttr(c, o, i.decode_string());
+          });
           break;
-        }
-        case T::OP_RMATTRS: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          out->RmAttrs(c, o);
-          touch_obj(c, o);
+        case T::OP_RMATTRS:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            out->RmAttrs(c, o);
+          });
           break;
-        }
         case T::OP_CLONE: {
           const std::string c = cid();
           const smr::ObjectId o = oid();
@@ -272,51 +277,41 @@ int Translate(std::vector<ObjectStore::Transaction>& tls, smr::Transaction* out,
           touch_obj(c, d);
           break;
         }
-        case T::OP_OMAP_CLEAR: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          out->OmapClear(c, o);
-          touch_obj(c, o);
+        case T::OP_OMAP_CLEAR:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            out->OmapClear(c, o);
+          });
           break;
-        }
-        case T::OP_OMAP_SETKEYS: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          std::map<std::string, ceph::buffer::list> aset;
-          i.decode_attrset(aset);
-          std::map<std::string, std::string> kv;
-          for (auto& [k, v] : aset) kv[k] = ToString(v);
-          out->OmapSetKeys(c, o, std::move(kv));
-          touch_obj(c, o);
+        case T::OP_OMAP_SETKEYS:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            std::map<std::string, ceph::buffer::list> aset;
+            i.decode_attrset(aset);
+            std::map<std::string, std::string> kv;
+            for (auto& [k, v] : aset) kv[k] = ToString(v);
+            out->OmapSetKeys(c, o, std::move(kv));
+          });
           break;
-        }
-        case T::OP_OMAP_RMKEYS: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          std::set<std::string> keys;
-          i.decode_keyset(keys);
-          out->OmapRmKeys(c, o, std::move(keys));
-          touch_obj(c, o);
+        case T::OP_OMAP_RMKEYS:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            std::set<std::string> keys;
+            i.decode_keyset(keys);
+            out->OmapRmKeys(c, o, std::move(keys));
+          });
           break;
-        }
-        case T::OP_OMAP_RMKEYRANGE: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          std::string first = i.decode_string();
-          std::string last = i.decode_string();
-          out->OmapRmKeyRange(c, o, first, last);
-          touch_obj(c, o);
+        case T::OP_OMAP_RMKEYRANGE:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            std::string first = i.decode_string();
+            std::string last = i.decode_string();
+            out->OmapRmKeyRange(c, o, first, last);
+          });
           break;
-        }
-        case T::OP_OMAP_SETHEADER: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          ceph::buffer::list bl;
-          i.decode_bl(bl);
-          out->OmapSetHeader(c, o, ToString(bl));
-          touch_obj(c, o);
+        case T::OP_OMAP_SETHEADER:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            ceph::buffer::list bl;
+            i.decode_bl(bl);
+            out->OmapSetHeader(c, o, ToString(bl));
+          });
           break;
-        }
         case T::OP_SPLIT_COLLECTION2: {
           const std::string c = cid();
           const std::string dc = CollName(i.get_cid(op->dest_cid));
@@ -339,13 +334,11 @@ int Translate(std::vector<ObjectStore::Transaction>& tls, smr::Transaction* out,
           touched->colls.insert(c);
           break;
         }
-        case T::OP_SETALLOCHINT: {
-          const std::string c = cid();
-          const smr::ObjectId o = oid();
-          out->SetAllocHint(c, o, op->expected_object_size, op->expected_write_size, op->hint);
-          touch_obj(c, o);
+        case T::OP_SETALLOCHINT:
+          obj_op([&](const std::string& c, const smr::ObjectId& o) {
+            out->SetAllocHint(c, o, op->expected_object_size, op->expected_write_size, op->hint);
+          });
           break;
-        }
         default:
           // Deprecated ops (OP_COLL_ADD, OP_COLL_REMOVE, OP_COLL_MOVE, OP_COLL_RENAME,
           // OP_SPLIT_COLLECTION, collection attrs, OP_TRIMCACHE) are not generated by a
@@ -701,18 +694,12 @@ int SMRStore::collection_list(CollectionHandle& ch, const ghobject_t& start,
 // --- Objects. ---
 
 bool SMRStore::exists(CollectionHandle& ch, const ghobject_t& oid) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   return impl_->engine->Exists(c->name, o);
 }
 
 int SMRStore::stat(CollectionHandle& ch, const ghobject_t& oid, struct stat* st, bool allow_eio) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   auto r = impl_->engine->Stat(c->name, o);
   if (!r.ok()) return Errno(r.status());
   std::memset(st, 0, sizeof(*st));
@@ -725,10 +712,7 @@ int SMRStore::stat(CollectionHandle& ch, const ghobject_t& oid, struct stat* st,
 
 int SMRStore::read(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset, size_t len,
                    ceph::buffer::list& bl, uint32_t op_flags) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   // Ceph: len 0 reads to the end of the object; reads past the end return what exists.
   auto r = impl_->engine->Read(c->name, o, offset, len);
   if (!r.ok()) return Errno(r.status());
@@ -738,10 +722,7 @@ int SMRStore::read(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset,
 
 int SMRStore::fiemap(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset, size_t len,
                      std::map<uint64_t, uint64_t>& destmap) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   auto r = impl_->engine->Fiemap(c->name, o, offset, len);
   if (!r.ok()) return Errno(r.status());
   destmap = std::move(*r);
@@ -769,10 +750,7 @@ int SMRStore::fiemap(CollectionHandle& ch, const ghobject_t& oid, uint64_t offse
 
 int SMRStore::getattr(CollectionHandle& ch, const ghobject_t& oid, const char* name,
                       ceph::buffer::ptr& value) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   auto r = impl_->engine->GetAttr(c->name, o, name);
   if (!r.ok()) return Errno(r.status());
   value = ToPtr(*r);
@@ -781,10 +759,7 @@ int SMRStore::getattr(CollectionHandle& ch, const ghobject_t& oid, const char* n
 
 int SMRStore::getattrs(CollectionHandle& ch, const ghobject_t& oid,
                        std::map<std::string, ceph::buffer::ptr>& aset) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   auto r = impl_->engine->GetAttrs(c->name, o);
   if (!r.ok()) return Errno(r.status());
   for (const auto& [name, v] : *r) aset[name] = ToPtr(v);
@@ -795,10 +770,7 @@ int SMRStore::getattrs(CollectionHandle& ch, const ghobject_t& oid,
 
 int SMRStore::omap_get(CollectionHandle& ch, const ghobject_t& oid, ceph::buffer::list* header,
                        std::map<std::string, ceph::buffer::list>* out) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   auto h = impl_->engine->GetOmapHeader(c->name, o);
   if (!h.ok()) return Errno(h.status());
   auto kv = impl_->engine->ListOmap(c->name, o, nullptr, 0);
@@ -810,10 +782,7 @@ int SMRStore::omap_get(CollectionHandle& ch, const ghobject_t& oid, ceph::buffer
 
 int SMRStore::omap_get_header(CollectionHandle& ch, const ghobject_t& oid,
                               ceph::buffer::list* header, bool allow_eio) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   auto h = impl_->engine->GetOmapHeader(c->name, o);
   if (!h.ok()) return Errno(h.status());
   header->append(h->data(), h->size());
@@ -822,10 +791,7 @@ int SMRStore::omap_get_header(CollectionHandle& ch, const ghobject_t& oid,
 
 int SMRStore::omap_get_keys(CollectionHandle& ch, const ghobject_t& oid,
                             std::set<std::string>* keys) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   auto kv = impl_->engine->ListOmap(c->name, o, nullptr, 0);
   if (!kv.ok()) return Errno(kv.status());
   for (const auto& [key, v] : *kv) keys->insert(key);
@@ -835,10 +801,7 @@ int SMRStore::omap_get_keys(CollectionHandle& ch, const ghobject_t& oid,
 int SMRStore::omap_get_values(CollectionHandle& ch, const ghobject_t& oid,
                               const std::set<std::string>& keys,
                               std::map<std::string, ceph::buffer::list>* out) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   auto kv = impl_->engine->GetOmapValues(c->name, o, keys);
   if (!kv.ok()) return Errno(kv.status());
   for (const auto& [key, v] : *kv) (*out)[key] = ToBl(v);
@@ -921,10 +884,7 @@ class SMROmapIterator : public ObjectMap::ObjectMapIteratorImpl {
 
 ObjectMap::ObjectMapIterator SMRStore::get_omap_iterator(CollectionHandle& ch,
                                                          const ghobject_t& oid) {
-  SMRCollection* c = Coll(ch);
-  const smr::ObjectId o = ToObjectId(oid);
-  const std::string k = ObjectKey(o);
-  WaitReadable(c, &k);
+  const auto [c, o] = Readable(ch, oid);
   if (!impl_->engine->Exists(c->name, o)) return ObjectMap::ObjectMapIterator();
   return std::make_shared<SMROmapIterator>(impl_->engine.get(), c->name, o);
 }
