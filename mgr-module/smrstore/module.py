@@ -219,7 +219,11 @@ class Module(MgrModule):
             raise RuntimeError(f"cannot read smrstore daemons: {e}") from e
 
     def _answer(self, fmt: Optional[str], obj: Any, text: str) -> HandleCommandResult:
-        f = cli.check_format(fmt)
+        """The answer in the format asked for (-EINVAL with a message for an unknown one)."""
+        try:
+            f = cli.check_format(fmt)
+        except cli.FormatError as e:
+            return HandleCommandResult(-errno.EINVAL, stderr=str(e))
         if f == "plain":
             return HandleCommandResult(stdout=text)
         return HandleCommandResult(stdout=cli.to_json(obj, f))
@@ -227,24 +231,16 @@ class Module(MgrModule):
     @CLIReadCommand("smrstore status")
     def cmd_status(self, format: Optional[str] = "plain") -> HandleCommandResult:
         """Show the smrstore daemons, capacity, write amplification and health"""
-        try:
-            fmt = cli.check_format(format)
-        except cli.FormatError as e:
-            return HandleCommandResult(-errno.EINVAL, stderr=str(e))
         snap = self._fresh()
         th = self.thresholds()
         s = views.summary(snap, self.health_checks(), th.stale_seconds)
         ds = views.daemons(snap, th.stale_seconds)
-        return self._answer(fmt, {"summary": s, "daemons": ds}, cli.status_text(s, ds))
+        return self._answer(format, {"summary": s, "daemons": ds}, cli.status_text(s, ds))
 
     @CLIReadCommand("smrstore zones")
     def cmd_zones(self, daemon: Optional[str] = None,
                   format: Optional[str] = "plain") -> HandleCommandResult:
         """Show the zone map of every drive (of one daemon)"""
-        try:
-            fmt = cli.check_format(format)
-        except cli.FormatError as e:
-            return HandleCommandResult(-errno.EINVAL, stderr=str(e))
         snap = self._fresh()
         if daemon is not None and daemon not in snap.daemons:
             return HandleCommandResult(-errno.ENOENT, stderr=f"no smrstore daemon named "
@@ -256,42 +252,30 @@ class Module(MgrModule):
                     z = views.drive_zones(d, dr.index)
                     if z is not None:
                         zs.append(z)
-        return self._answer(fmt, zs, cli.zones_text(zs))
+        return self._answer(format, zs, cli.zones_text(zs))
 
     @CLIReadCommand("smrstore wa")
     def cmd_wa(self, format: Optional[str] = "plain") -> HandleCommandResult:
         """Show write amplification per daemon (since mount, lifetime, last interval)"""
-        try:
-            fmt = cli.check_format(format)
-        except cli.FormatError as e:
-            return HandleCommandResult(-errno.EINVAL, stderr=str(e))
         snap = self._fresh()
         th = self.thresholds()
         ds = views.daemons(snap, th.stale_seconds)
         hist = views.history(self._history, sorted(snap.daemons), int(th.gc_window) * 10,
                              snap.time)
-        return self._answer(fmt, {"daemons": ds, "history": hist}, cli.wa_text(ds, hist))
+        return self._answer(format, {"daemons": ds, "history": hist}, cli.wa_text(ds, hist))
 
     @CLIReadCommand("smrstore gc")
     def cmd_gc(self, format: Optional[str] = "plain") -> HandleCommandResult:
         """Show GC activity and recent rates per daemon"""
-        try:
-            fmt = cli.check_format(format)
-        except cli.FormatError as e:
-            return HandleCommandResult(-errno.EINVAL, stderr=str(e))
         snap = self._fresh()
         g = views.gc(snap, self._history, int(self.thresholds().gc_window))
-        return self._answer(fmt, g, cli.gc_text(g))
+        return self._answer(format, g, cli.gc_text(g))
 
     @CLIReadCommand("smrstore conversion")
     def cmd_conversion(self, format: Optional[str] = "plain") -> HandleCommandResult:
         """Show the hybrid CMR/SMR conversion state of every drive"""
-        try:
-            fmt = cli.check_format(format)
-        except cli.FormatError as e:
-            return HandleCommandResult(-errno.EINVAL, stderr=str(e))
         cs = views.conversion(self._fresh())
-        return self._answer(fmt, cs, cli.conversion_text(cs))
+        return self._answer(format, cs, cli.conversion_text(cs))
 
     @CLIWriteCommand("smrstore token create")
     def cmd_token_create(self, name: Optional[str] = None) -> HandleCommandResult:
@@ -308,12 +292,8 @@ class Module(MgrModule):
     @CLIReadCommand("smrstore token ls")
     def cmd_token_ls(self, format: Optional[str] = "plain") -> HandleCommandResult:
         """List API tokens (names and creation times)"""
-        try:
-            fmt = cli.check_format(format)
-        except cli.FormatError as e:
-            return HandleCommandResult(-errno.EINVAL, stderr=str(e))
         ts = self._tokens.list()
-        return self._answer(fmt, [{"name": t.name, "created": t.created} for t in ts],
+        return self._answer(format, [{"name": t.name, "created": t.created} for t in ts],
                             cli.tokens_text(ts))
 
     @CLIWriteCommand("smrstore token rm")
