@@ -20,19 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 die() { echo "FAIL: $*" >&2; exit 1; }
 
-scratch=${2:-$(mktemp -d "${TMPDIR:-/tmp}/smr-publish.XXXXXX")}
-mkdir -p "$scratch"
-scratch=$(cd "$scratch" && pwd)
-cl="$scratch/cluster"
-serve_pid=
-cleanup() {
-  if [ -n "$serve_pid" ] && kill -0 "$serve_pid" 2>/dev/null; then
-    kill -TERM "$serve_pid" 2>/dev/null || true
-    wait "$serve_pid" 2>/dev/null || true
-  fi
-  [ -d "$cl/run" ] && ceph_cluster_stop "$cl" || true
-}
-trap cleanup EXIT
+ceph_qa_scratch smr-publish "${2:-}"   # sets $scratch, $cl; stops $serve_pid + cluster on exit
 
 # 1. A bad name and an unreachable cluster fail fast and clearly (no cluster needed).
 cd "$scratch"

@@ -25,19 +25,7 @@ repo=$(cd "$here/../.." && pwd)
 die() { echo "FAIL: $*" >&2; exit 1; }
 PY=/usr/bin/python3
 
-scratch=${2:-$(mktemp -d "${TMPDIR:-/tmp}/smr-mgr.XXXXXX")}
-mkdir -p "$scratch"
-scratch=$(cd "$scratch" && pwd)
-cl="$scratch/cluster"
-serve_pid=
-cleanup() {
-  if [ -n "$serve_pid" ] && kill -0 "$serve_pid" 2>/dev/null; then
-    kill -TERM "$serve_pid" 2>/dev/null || true
-    wait "$serve_pid" 2>/dev/null || true
-  fi
-  [ -d "$cl/run" ] && ceph_cluster_stop "$cl" || true
-}
-trap cleanup EXIT
+ceph_qa_scratch smr-mgr "${2:-}"   # sets $scratch, $cl; stops $serve_pid + cluster on exit
 
 # q CMD...: a ceph command with the client's asok noise dropped from stderr.
 q() { ceph "$@" 2>"$scratch/ceph.err"; }
@@ -141,6 +129,6 @@ kill -TERM "$serve_pid"; wait "$serve_pid" || die "serve exited non-zero on SIGT
 serve_pid=
 
 trap - EXIT
-cleanup
+ceph_qa_cleanup
 [ $# -ge 2 ] || rm -rf "$scratch"
 echo "PASS: smrstore mgr module on ceph-mgr 16.2.15"

@@ -364,3 +364,23 @@ ceph_cluster_stop() {
   done
   return $_rc
 }
+
+# For the qa scripts: ceph_qa_scratch PREFIX [DIR] sets $scratch (DIR, or a new temp dir
+# named PREFIX.XXXXXX; absolute) and $cl=$scratch/cluster, clears $serve_pid, and installs
+# an EXIT trap that stops the process in $serve_pid (if set and alive) and the cluster.
+ceph_qa_scratch() {
+  scratch=${2:-}
+  [ -n "$scratch" ] || scratch=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  mkdir -p "$scratch"
+  scratch=$(cd "$scratch" && pwd)
+  cl="$scratch/cluster"
+  serve_pid=
+  trap ceph_qa_cleanup EXIT
+}
+ceph_qa_cleanup() {
+  if [ -n "${serve_pid:-}" ] && kill -0 "$serve_pid" 2>/dev/null; then
+    kill -TERM "$serve_pid" 2>/dev/null || true
+    wait "$serve_pid" 2>/dev/null || true
+  fi
+  if [ -d "$cl/run" ]; then ceph_cluster_stop "$cl" || true; fi
+}
