@@ -33,6 +33,29 @@ for p in $want; do
   fi
 done
 
+# Ceph must be the release whose ABI the preload library and the adapter are checked against
+# (layouts, vtable slots, signatures read from this exact build). A registry that serves a
+# newer Ceph must not silently get it installed: refuse with the version it offers.
+CEPH_VERSION_GLOB="16.2.15*"
+ceph_pinned() {
+  case "$1" in ceph-*|radosgw|librados*|libradospp-dev|python3-rados|python3-rbd|librbd*|rbd*) return 0 ;; esac
+  return 1
+}
+
+apt_update() {
+  # A mirror caught mid-sync answers with mismatched indexes; one retry after a pause.
+  if ! apt-get update -qq 2>"$apt_err"; then
+    echo "install-deps: apt-get update failed, retrying once in 10 s:" >&2
+    sed 's/^/  /' "$apt_err" >&2
+    sleep 10
+    apt-get update -qq 2>"$apt_err" || {
+      echo "install-deps: apt-get update failed again; the registry answered:" >&2
+      sed 's/^/  /' "$apt_err" >&2
+      exit 1
+    }
+  fi
+}
+
 if [ -n "$missing" ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing Debian packages:$missing (run as root to install them)" >&2
@@ -40,9 +63,47 @@ if [ -n "$missing" ]; then
   fi
   echo "install-deps: installing$missing"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  apt_err=$(mktemp)
+  trap 'rm -f "$apt_err"' EXIT
+  apt_update
+  spec=""
+  for p in $missing; do
+    cand=$(apt-cache policy "$p" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+    if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then
+      echo "install-deps: package '$p' is not offered by the configured registries" \
+           "(apt-cache policy $p: candidate ${cand:-none})" >&2
+      exit 1
+    fi
+    if ceph_pinned "$p"; then
+      # shellcheck disable=SC2254
+      case "$cand" in
+        $CEPH_VERSION_GLOB) ;;
+        *) echo "install-deps: the registry offers $p $cand, but smrstore is built and" \
+                "checked against Ceph $CEPH_VERSION_GLOB only; refusing to install it" >&2
+           exit 1 ;;
+      esac
+    fi
+    spec="$spec $p"
+  done
   # shellcheck disable=SC2086
-  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  if ! apt-get install -y -qq --no-install-recommends $spec >/dev/null 2>"$apt_err"; then
+    echo "install-deps: apt-get install$spec failed; apt answered:" >&2
+    grep -v '^debconf: ' "$apt_err" | sed 's/^/  /' >&2
+    exit 1
+  fi
+fi
+# Installed Ceph packages are held, so that a later `apt-get upgrade` cannot replace the
+# binaries the Ceph adapter was checked against (doc/ceph-integration.md, "Ceph package updates"). `apt-mark unhold`
+# undoes it.
+held=""
+for p in $want; do
+  if ceph_pinned "$p" && dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    held="$held $p"
+  fi
+done
+if [ -n "$held" ] && [ "$(id -u)" = 0 ]; then
+  # shellcheck disable=SC2086
+  apt-mark hold $held >/dev/null
 fi
 # Node.js must be new enough for Vite (npm 10+); Debian 12's own nodejs is 18 with npm 9.
 case "${1:-all}" in

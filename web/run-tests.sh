@@ -18,6 +18,22 @@ fi
 
 step() { echo "== web: $*"; }
 
+step "lock-compare (the install fallback's rule) on variants of the lock"
+sh scripts/lock-compare-test.sh
+# The committed lock must install with plain `npm ci` from a copy holding only package.json and the lock, with
+# no node_modules and an empty npm cache — as on a fresh machine. This is the check that would
+# have caught a lock npm ci refuses before a user did; it does not use the fallback.
+step "npm ci of the committed lock in a clean directory, empty cache"
+clean=$(mktemp -d)
+trap 'rm -rf "$clean"' EXIT
+cp package.json package-lock.json "$clean/"
+(cd "$clean" && npm_config_cache="$clean/.npm-cache" npm ci --ignore-scripts --no-audit \
+   --no-fund --loglevel=error) || {
+  echo "web/run-tests.sh: the committed package-lock.json does not install with npm ci" \
+       "from a clean directory; regenerate it ('npm install' in web/) and commit it" >&2
+  exit 1
+}
+rm -rf "$clean"
 step "npm ci"
 sh scripts/npm-install.sh
 step "API client up to date"
