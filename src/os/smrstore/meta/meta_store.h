@@ -1,6 +1,9 @@
-// MetaStore: smrstore's metadata in RocksDB (on flash). The only code that includes RocksDB.
+// MetaStore: smrstore's metadata in RocksDB (on flash), through the kv/ layer.
 //
 // Contract
+//   Stored in an ordered key-value store (kv/kv_store.h) opened with OpenKvStore: RocksDB,
+//   either linked into the program or loaded as the kv/ plugin behind dlopen(RTLD_DEEPBIND)
+//   (kv/kv_plugin.h) — the program's CMake target chooses. meta/ never includes RocksDB.
 //   Holds collections, onodes (extent maps, xattrs), omap headers and keys, per-zone
 //   accounting, counters and the store superblock copy, under the key layout of
 //   meta/key_schema.h (doc/format.md, "RocksDB keys"). Objects of a collection are keyed by
@@ -16,9 +19,9 @@
 //
 //   Errors: kIOError for RocksDB I/O errors, kCorruption for undecodable values,
 //   kBusy when the database is locked by another process, kNotFound / kAlreadyExists from
-//   Open / Create.
+//   Open / Create; a failure to load the kv/ plugin is kIOError / kNotSupported.
 //
-// Thread safety: MetaStore methods are thread-safe (RocksDB is). A Batch is used by one
+// Thread safety: MetaStore methods are thread-safe (KvStore's are). A Batch is used by one
 // thread at a time.
 #pragma once
 
