@@ -17,6 +17,7 @@ allowed() {
     gc) echo "common gc" ;;
     store) echo "common device format meta zone gc store" ;;
     objectstore) echo "common device format meta zone gc store objectstore os osd include" ;;
+    osd_preload) echo "common device format meta zone gc store kv objectstore os osd include osd_preload" ;;
     *) echo "" ;;
   esac
 }
@@ -40,8 +41,8 @@ for dir in "$root"/*/; do
     if grep -q '#include <libzbd/' "$f" && [ "$(basename "$f")" != libzbd_zoned_device.cc ]; then
       echo "layering: $f includes libzbd (only device/libzbd_zoned_device.cc may)"; fail=1
     fi
-    if grep -q '#include <rados/\|#include "include/\|#include "os/' "$f" && [ "$layer" != objectstore ]; then
-      echo "layering: $f includes Ceph headers (only objectstore/ may)"; fail=1
+    if grep -q '#include <rados/\|#include "include/\|#include "os/' "$f" && [ "$layer" != objectstore ] && [ "$layer" != osd_preload ]; then
+      echo "layering: $f includes Ceph headers (only objectstore/ and osd_preload/ may)"; fail=1
     fi
   done
 done

@@ -2,8 +2,8 @@
 # systemd. Sourced (bash):
 #
 #   . qa/ceph/lib.sh
-#   ceph_cluster_start DIR [--objectstore memstore|filestore] [--cephx] \
-#       [--mgr-module-path PATH] [--rgw PORT] [--no-osd]
+#   ceph_cluster_start DIR [--objectstore memstore|filestore|smrstore] [--osds N] \
+#       [--size N] [--cephx] [--mgr-module-path PATH] [--rgw PORT] [--no-osd]
 #   ceph_pool_create NAME [PGS]
 #   ceph_cluster_stop DIR
 #
@@ -17,6 +17,13 @@
 #   --mgr-module-path PATH   the mgr loads modules from DIR/mgr-modules: a symlink to every
 #             stock module of /usr/share/ceph/mgr plus each module package in PATH (PATH
 #             itself if it holds module.py, else each subdirectory of PATH that does).
+#   --osds N  N OSDs (0..N-1, default 1); --size N: default pool size (default 1, min size
+#             N-1 when N > 1). CRUSH's failure domain is the OSD (one host).
+#   --objectstore smrstore: Debian's own ceph-osd with libsmrstore_osd.so preloaded
+#             ($SMRSTORE_OSD_LIB, default build/src/os/smrstore/osd/libsmrstore_osd.so);
+#             each OSD on its own emulated HM-SMR drives, files in DIR/osd.N (spec in
+#             DIR/osd.N/smrstore_devices, from $SMRSTORE_QA_DRIVES with @DIR@ replaced by the
+#             OSD dir; default two drives of 48 zones x 64 MiB), RocksDB in DIR/osd.N/smrstore.
 # Ports: the monitor port is derived from DIR's name and probed until free (range
 # 41000-48999); daemons bind messenger ports from a 40-port window above it. Logs are in
 # DIR/log/, pid files and admin sockets in DIR/run/. It also waits for the manager to be
@@ -26,6 +33,9 @@
 # Environment knobs: CEPH_QA_TIMEOUT (seconds per wait, default 180: the machine is shared).
 
 CEPH_QA_TIMEOUT=${CEPH_QA_TIMEOUT:-180}
+_cq_root=$(cd "$(dirname "${BASH_SOURCE:-$0}")/../.." 2>/dev/null && pwd)
+SMRSTORE_OSD_LIB=${SMRSTORE_OSD_LIB:-$_cq_root/build/src/os/smrstore/osd/libsmrstore_osd.so}
+SMRSTORE_QA_DRIVES=${SMRSTORE_QA_DRIVES:-"emu:@DIR@/drive0.img?zones=48&zone_mib=64&conv=2 emu:@DIR@/drive1.img?zones=48&zone_mib=64&conv=2"}
 
 _cq_err() { echo "ceph-qa: ERROR: $*" >&2; }
 _cq_log() { echo "ceph-qa: $*" >&2; }
@@ -87,13 +97,33 @@ _cq_wait() {
 # _cq_ceph ARGS...: the ceph CLI with a bounded connect time.
 _cq_ceph() { timeout 60 ceph --connect-timeout 20 "$@"; }
 
-_cq_osd_up_in() {
+_cq_osd_up_in() {  # [ID] (default 0)
   _cq_ceph osd dump -f json | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-osds = [o for o in d["osds"] if o["osd"] == 0]
-sys.exit(0 if osds and osds[0]["up"] == 1 and osds[0]["in"] == 1 else 1)'
+osds = [o for o in d["osds"] if o["osd"] == int(sys.argv[1])]
+sys.exit(0 if osds and osds[0]["up"] == 1 and osds[0]["in"] == 1 else 1)' "${1:-0}"
 }
+
+# ceph_osd_run DIR ID ARGS...: runs ceph-osd for the cluster in DIR (with the smrstore preload
+# when the cluster's store is smrstore), output appended to DIR/log/osd.ID.out.
+ceph_osd_run() {
+  _d=$1; _i=$2; shift 2
+  if grep -q '^osd objectstore = smrstore' "$_d/ceph.conf"; then
+    LD_PRELOAD=$SMRSTORE_OSD_LIB ceph-osd -i "$_i" -c "$_d/ceph.conf" "$@" >>"$_d/log/osd.$_i.out" 2>&1
+  else
+    ceph-osd -i "$_i" -c "$_d/ceph.conf" "$@" >>"$_d/log/osd.$_i.out" 2>&1
+  fi
+}
+
+# ceph_osd_start DIR ID: starts an existing OSD and waits until it is up and in.
+ceph_osd_start() {
+  ceph_osd_run "$1" "$2" || { _cq_err "ceph-osd $2 did not start"; _cq_tail "$1/log/osd.$2.out"; _cq_tail "$1/log/osd.$2.log"; return 1; }
+  _cq_wait "$CEPH_QA_TIMEOUT" "osd.$2 to be up and in" "$1/log/osd.$2.log" _cq_osd_up_in "$2"
+}
+
+# ceph_osd_pid DIR ID: the OSD's pid (from its pid file), empty if none.
+ceph_osd_pid() { cat "$1/run/osd.$2.pid" 2>/dev/null || true; }
 
 _cq_mgr_available() {
   _cq_ceph mgr dump -f json | /usr/bin/python3 -c '
@@ -137,12 +167,17 @@ _cq_build_module_dir() {
 ceph_cluster_start() {
   [ $# -ge 1 ] || { _cq_err "usage: ceph_cluster_start DIR [--objectstore memstore|filestore] [--cephx] [--mgr-module-path PATH] [--rgw PORT] [--no-osd]"; return 2; }
   _dir=$1; shift
-  _store=memstore; _cephx=0; _modpath=; _rgw=; _osd=1
+  _store=memstore; _cephx=0; _modpath=; _rgw=; _osd=1; _nosd=1; _size=1
   while [ $# -gt 0 ]; do
     case $1 in
       --objectstore)
-        [ $# -ge 2 ] || { _cq_err "--objectstore needs memstore or filestore"; return 2; }
-        case $2 in memstore|filestore) _store=$2 ;; *) _cq_err "--objectstore $2: must be memstore or filestore"; return 2 ;; esac
+        [ $# -ge 2 ] || { _cq_err "--objectstore needs memstore, filestore or smrstore"; return 2; }
+        case $2 in memstore|filestore|smrstore) _store=$2 ;; *) _cq_err "--objectstore $2: must be memstore, filestore or smrstore"; return 2 ;; esac
+        shift 2 ;;
+      --osds|--size)
+        [ $# -ge 2 ] || { _cq_err "$1 needs a number"; return 2; }
+        case $2 in ''|*[!0-9]*|0) _cq_err "$1 $2: not a positive number"; return 2 ;; esac
+        if [ "$1" = --osds ]; then _nosd=$2; else _size=$2; fi
         shift 2 ;;
       --cephx) _cephx=1; shift ;;
       --mgr-module-path)
@@ -163,6 +198,11 @@ ceph_cluster_start() {
   if [ -n "$_rgw" ] && [ $_osd -eq 0 ]; then
     _cq_err "--rgw needs an OSD (do not combine with --no-osd)"; return 2
   fi
+  if [ "$_store" = smrstore ] && [ ! -f "$SMRSTORE_OSD_LIB" ]; then
+    _cq_err "--objectstore smrstore: $SMRSTORE_OSD_LIB not found (make build)"; return 1
+  fi
+  if [ "$_size" -gt "$_nosd" ]; then _cq_err "--size $_size is more than --osds $_nosd"; return 2; fi
+  _minsize=1; [ "$_size" -gt 1 ] && _minsize=$((_size - 1))
   for _b in ceph ceph-mon ceph-mgr ceph-osd monmaptool ceph-authtool; do
     command -v $_b >/dev/null || { _cq_err "$_b not found (scripts/install-deps.sh ceph)"; return 1; }
   done
@@ -191,7 +231,7 @@ mon initial members = a
 public addr = 127.0.0.1
 cluster addr = 127.0.0.1
 ms bind port min = $((_port + 1))
-ms bind port max = $((_port + 39))
+ms bind port max = $((_port + 39 + 20 * _nosd))
 auth cluster required = $_auth
 auth service required = $_auth
 auth client required = $_auth
@@ -202,8 +242,8 @@ admin socket = $_dir/run/\$name.asok
 log file = $_dir/log/\$name.log
 mon cluster log file = $_dir/log/cluster.log
 crash dir = $_dir/crash
-osd pool default size = 1
-osd pool default min size = 1
+osd pool default size = $_size
+osd pool default min size = $_minsize
 osd pool default pg num = 8
 osd pool default pgp num = 8
 osd pool default pg autoscale mode = off
@@ -265,20 +305,31 @@ EOF
 
   _cq_wait "$CEPH_QA_TIMEOUT" "the manager to become available" "$_dir/log/mgr.x.log" _cq_mgr_available || return 1
 
-  # OSD.
+  # OSDs.
   if [ $_osd -eq 1 ]; then
-    _id=$(_cq_ceph osd create) || { _cq_err "ceph osd create failed"; return 1; }
-    [ "$_id" = 0 ] || { _cq_err "ceph osd create returned id '$_id', expected 0"; return 1; }
-    mkdir -p "$_dir/osd.0"
-    if [ $_cephx -eq 1 ]; then
-      _cq_ceph auth get-or-create osd.0 mon 'allow profile osd' mgr 'allow profile osd' osd 'allow *' \
-        -o "$_dir/keyring.osd.0" || { _cq_err "creating the osd.0 key failed"; return 1; }
-    fi
-    ceph-osd -i 0 --mkfs -c "$CEPH_CONF" >"$_dir/log/osd-mkfs.out" 2>&1 \
-      || { _cq_err "ceph-osd --mkfs ($_store) failed"; _cq_tail "$_dir/log/osd-mkfs.out"; _cq_tail "$_dir/log/osd.0.log"; return 1; }
-    ceph-osd -i 0 -c "$CEPH_CONF" >>"$_dir/log/osd.0.out" 2>&1 \
-      || { _cq_err "ceph-osd did not start"; _cq_tail "$_dir/log/osd.0.out"; _cq_tail "$_dir/log/osd.0.log"; return 1; }
-    _cq_wait "$CEPH_QA_TIMEOUT" "osd.0 to be up and in" "$_dir/log/osd.0.log" _cq_osd_up_in || return 1
+    _i=0
+    while [ $_i -lt $_nosd ]; do
+      _id=$(_cq_ceph osd create) || { _cq_err "ceph osd create failed"; return 1; }
+      [ "$_id" = $_i ] || { _cq_err "ceph osd create returned id '$_id', expected $_i"; return 1; }
+      mkdir -p "$_dir/osd.$_i"
+      if [ $_cephx -eq 1 ]; then
+        _cq_ceph auth get-or-create osd.$_i mon 'allow profile osd' mgr 'allow profile osd' osd 'allow *' \
+          -o "$_dir/keyring.osd.$_i" || { _cq_err "creating the osd.$_i key failed"; return 1; }
+      fi
+      if [ "$_store" = smrstore ]; then
+        echo "$SMRSTORE_QA_DRIVES" | sed "s|@DIR@|$_dir/osd.$_i|g" >"$_dir/osd.$_i/smrstore_devices"
+      fi
+      ceph_osd_run "$_dir" $_i --mkfs \
+        || { _cq_err "ceph-osd --mkfs ($_store) of osd.$_i failed"; _cq_tail "$_dir/log/osd.$_i.out"; _cq_tail "$_dir/log/osd.$_i.log"; return 1; }
+      ceph_osd_run "$_dir" $_i \
+        || { _cq_err "ceph-osd $_i did not start"; _cq_tail "$_dir/log/osd.$_i.out"; _cq_tail "$_dir/log/osd.$_i.log"; return 1; }
+      _i=$((_i + 1))
+    done
+    _i=0
+    while [ $_i -lt $_nosd ]; do
+      _cq_wait "$CEPH_QA_TIMEOUT" "osd.$_i to be up and in" "$_dir/log/osd.$_i.log" _cq_osd_up_in $_i || return 1
+      _i=$((_i + 1))
+    done
   fi
 
   # RADOS gateway.
@@ -330,7 +381,9 @@ ceph_cluster_stop() {
   [ -d "$1/run" ] || { _cq_err "ceph_cluster_stop: $1/run does not exist (no cluster there)"; return 1; }
   _rc=0
   # Stop in reverse start order: gateway, OSD, manager, monitor.
-  for _name in client.rgw.x osd.0 mgr.x mon.a; do
+  _osds=$(cd "$1/run" && ls osd.*.pid 2>/dev/null | sed 's/\.pid$//' | sort -t. -k2 -rn)
+  # shellcheck disable=SC2086
+  for _name in client.rgw.x $_osds mgr.x mon.a; do
     _pf="$1/run/$_name.pid"
     [ -f "$_pf" ] || continue
     _pid=$(cat "$_pf")

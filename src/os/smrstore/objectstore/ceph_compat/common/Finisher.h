@@ -3,35 +3,50 @@
 // queued to it instead of being run by the store.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <list>
 #include <mutex>
 
 #include "include/Context.h"
 
+// ABI: Pacific's layout exactly (ceph-osd-dbg: q 0, q_mutex 24, mutex& 64, cond& 72,
+// q_empty 80, sizeof 88): the OSD's shard threads read q_empty without the lock (its inline
+// empty()) and swap q under q_mutex; queue() below is Pacific's inline one, so callbacks we
+// queue wake the shard that waits on `cond` under `mutex`.
 class ContextQueue {
  public:
-  ContextQueue(std::mutex& mutex, std::condition_variable& cond) : mutex_(mutex), cond_(cond) {}
+  ContextQueue(std::mutex& mutex, std::condition_variable& cond) : mutex(mutex), cond(cond) {}
   void queue(std::list<Context*>& ls) {
+    bool was_empty = false;
     {
-      std::lock_guard<std::mutex> l(q_mutex_);
-      q_.splice(q_.end(), ls);
+      std::scoped_lock l(q_mutex);
+      if (q.empty()) {
+        q.swap(ls);
+        was_empty = true;
+      } else {
+        q.insert(q.end(), ls.begin(), ls.end());
+      }
+      q_empty = q.empty();
     }
-    std::lock_guard<std::mutex> l(mutex_);
-    cond_.notify_all();
+    if (was_empty) {
+      std::scoped_lock l1(mutex);
+      cond.notify_all();
+    }
+    ls.clear();
   }
   void move_to(std::list<Context*>& ls) {
-    std::lock_guard<std::mutex> l(q_mutex_);
-    ls.splice(ls.end(), q_);
+    ls.clear();
+    std::scoped_lock l(q_mutex);
+    if (!q.empty()) q.swap(ls);
+    q_empty = true;
   }
-  bool empty() {
-    std::lock_guard<std::mutex> l(q_mutex_);
-    return q_.empty();
-  }
+  bool empty() { return q_empty; }
 
  private:
-  std::list<Context*> q_;
-  std::mutex q_mutex_;
-  std::mutex& mutex_;
-  std::condition_variable& cond_;
+  std::list<Context*> q;
+  std::mutex q_mutex;
+  std::mutex& mutex;
+  std::condition_variable& cond;
+  std::atomic_bool q_empty = {true};
 };

@@ -2,6 +2,9 @@
 //
 // A Context runs once: complete(r) calls finish(r) and deletes the object. ObjectStore
 // transactions carry on_applied / on_commit Contexts (os/Transaction.h).
+// ABI: Pacific's vtable, slot for slot (an OSD hands us its own Contexts and we call them):
+//   0 finish, 1 sync_finish, 2-3 ~Context, 4 complete, 5 sync_complete
+// (read from ceph-osd's C_ContextsBase vtable; checked by qa/ceph/abi/check-abi.sh).
 #pragma once
 
 #include <list>
@@ -11,15 +14,24 @@
 class Context {
  protected:
   virtual void finish(int r) = 0;
+  // A variant of finish that is safe to call synchronously; true when it did the work.
+  virtual bool sync_finish(int r) { return false; }
 
  public:
   Context() = default;
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
-  virtual ~Context() = default;
+  virtual ~Context() {}
   virtual void complete(int r) {
     finish(r);
     delete this;
+  }
+  virtual bool sync_complete(int r) {
+    if (sync_finish(r)) {
+      delete this;
+      return true;
+    }
+    return false;
   }
 };
 

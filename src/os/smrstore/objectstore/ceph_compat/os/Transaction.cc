@@ -30,12 +30,12 @@ class C_Hold : public Context {
 }  // namespace
 
 Transaction::Transaction(Transaction&& o) noexcept
-    : ops(o.ops), fadvise_flags(o.fadvise_flags), coll_index(std::move(o.coll_index)),
+    : data(o.data), coll_index(std::move(o.coll_index)),
       object_index(std::move(o.object_index)), coll_id(o.coll_id), object_id(o.object_id),
       op_bl(std::move(o.op_bl)), data_bl(std::move(o.data_bl)),
       on_applied(std::move(o.on_applied)), on_commit(std::move(o.on_commit)),
       on_applied_sync(std::move(o.on_applied_sync)) {
-  o.ops = 0;
+  o.data = TransactionData();
   o.coll_id = o.object_id = 0;
   o.coll_index.clear();
   o.object_index.clear();
@@ -43,8 +43,7 @@ Transaction::Transaction(Transaction&& o) noexcept
 
 Transaction& Transaction::operator=(Transaction&& o) noexcept {
   if (this == &o) return *this;
-  ops = o.ops;
-  fadvise_flags = o.fadvise_flags;
+  data = o.data;
   coll_index = std::move(o.coll_index);
   object_index = std::move(o.object_index);
   coll_id = o.coll_id;
@@ -54,7 +53,7 @@ Transaction& Transaction::operator=(Transaction&& o) noexcept {
   on_applied = std::move(o.on_applied);
   on_commit = std::move(o.on_commit);
   on_applied_sync = std::move(o.on_applied_sync);
-  o.ops = 0;
+  o.data = TransactionData();
   o.coll_id = o.object_id = 0;
   o.coll_index.clear();
   o.object_index.clear();
@@ -114,7 +113,7 @@ Transaction::Op Transaction::make_coll_op(uint32_t code, const coll_t& cid) {
 
 void Transaction::add_op(const Op& op) {
   op_bl.append(reinterpret_cast<const char*>(&op), sizeof(op));
-  ++ops;
+  ++data.ops;
 }
 
 void Transaction::put_u32(uint32_t v) {
@@ -139,7 +138,7 @@ void Transaction::append(Transaction& other) {
   for (const auto& [c, id] : other.coll_index) cmap[id] = coll_id_of(c);
   for (const auto& [o, id] : other.object_index) omap[id] = object_id_of(o);
   const char* p = other.op_bl.c_str();
-  for (uint64_t i = 0; i < other.ops; ++i) {
+  for (uint64_t i = 0; i < other.data.ops; ++i) {
     Op op;
     std::memcpy(&op, p + i * sizeof(Op), sizeof(Op));
     switch (op.op) {
@@ -171,7 +170,7 @@ void Transaction::append(Transaction& other) {
     add_op(op);
   }
   data_bl.append(other.data_bl);
-  fadvise_flags |= other.fadvise_flags;
+  data.fadvise_flags |= other.data.fadvise_flags;
   on_applied.splice(on_applied.end(), other.on_applied);
   on_commit.splice(on_commit.end(), other.on_commit);
   on_applied_sync.splice(on_applied_sync.end(), other.on_applied_sync);
@@ -201,8 +200,14 @@ void Transaction::write(const coll_t& cid, const ghobject_t& oid, uint64_t off, 
   op.off = off;
   op.len = len;
   add_op(op);
+  if (data.length() > this->data.largest_data_len) {
+    // Pacific's hint: where the largest payload sits (after its u32 length prefix).
+    this->data.largest_data_len = data.length();
+    this->data.largest_data_off = static_cast<uint32_t>(off);
+    this->data.largest_data_off_in_data_bl = data_bl.length() + sizeof(uint32_t);
+  }
   put_bl(data);
-  fadvise_flags |= flags;
+  this->data.fadvise_flags |= flags;
 }
 
 void Transaction::zero(const coll_t& cid, const ghobject_t& oid, uint64_t off, uint64_t len) {
@@ -387,7 +392,7 @@ void Transaction::set_alloc_hint(const coll_t& cid, const ghobject_t& oid,
 // --- iterator ---
 
 Transaction::iterator::iterator(Transaction* t)
-    : colls(t->coll_index.size()), objects(t->object_index.size()), t_(t), ops_left_(t->ops),
+    : colls(t->coll_index.size()), objects(t->object_index.size()), t_(t), ops_left_(t->data.ops),
       op_p_(t->op_bl.length() ? t->op_bl.c_str() : nullptr), data_p_(t->data_bl.cbegin()) {
   for (const auto& [c, id] : t->coll_index) colls[id] = c;
   for (const auto& [o, id] : t->object_index) objects[id] = o;

@@ -13,6 +13,12 @@
 //   payloads in the documented order before the next op (as Ceph's consumers do).
 //   Not provided: the wire encode/decode of a whole Transaction (an OSD-to-OSD concern;
 //   smrstore never receives one outside an OSD, where Ceph's own class is used).
+// ABI: the data members are Pacific's, in Pacific's order and layout (ceph-osd-dbg: data 0
+//   (24 bytes), coll_index 24, object_index 72, coll_id 120, object_id 124, data_bl 128,
+//   op_bl 160, on_applied 192, on_commit 216, on_applied_sync 240; sizeof 264; Op 72 bytes
+//   packed): inside ceph-osd the Transactions handed to queue_transactions are built by
+//   the OSD's own code and read by this iterator. Checked by qa/ceph/abi/check-abi.sh, and
+//   by decoding transactions the OSD's own builders made (osd_preload self-test).
 // Thread safety: a value type; build on one thread, then hand it to queue_transactions.
 #pragma once
 
@@ -117,10 +123,10 @@ class Transaction {
   Context* get_on_commit() { return C_Contexts::list_to_context(on_commit); }
   Context* get_on_applied_sync() { return C_Contexts::list_to_context(on_applied_sync); }
 
-  void set_fadvise_flags(uint32_t flags) { fadvise_flags = flags; }
-  uint32_t get_fadvise_flags() const { return fadvise_flags; }
-  bool empty() const { return ops == 0; }
-  int get_num_ops() const { return static_cast<int>(ops); }
+  void set_fadvise_flags(uint32_t flags) { data.fadvise_flags = flags; }
+  uint32_t get_fadvise_flags() const { return data.fadvise_flags; }
+  bool empty() const { return data.ops == 0; }
+  int get_num_ops() const { return static_cast<int>(data.ops); }
   uint64_t get_num_bytes() const { return op_bl.length() + data_bl.length(); }
   // Appends `other`'s ops (renumbering its collections and objects) and callbacks.
   void append(Transaction& other);
@@ -207,14 +213,23 @@ class Transaction {
   void put_string(const std::string& s);
   void put_bl(const ceph::buffer::list& bl);
 
-  uint64_t ops = 0;
-  uint32_t fadvise_flags = 0;
+  // Pacific's TransactionData (packed, 24 bytes); the largest_data_* fields are kept as
+  // Pacific keeps them (a hint for the FileStore journal; smrstore does not read them).
+  struct TransactionData {
+    uint64_t ops = 0;
+    uint32_t largest_data_len = 0;
+    uint32_t largest_data_off = 0;
+    uint32_t largest_data_off_in_data_bl = 0;
+    uint32_t fadvise_flags = 0;
+  } __attribute__((packed));
+
+  TransactionData data;
   std::map<coll_t, uint32_t> coll_index;
   std::map<ghobject_t, uint32_t> object_index;
   uint32_t coll_id = 0;
   uint32_t object_id = 0;
-  ceph::buffer::list op_bl;
   ceph::buffer::list data_bl;
+  ceph::buffer::list op_bl;
   std::list<Context*> on_applied;
   std::list<Context*> on_commit;
   std::list<Context*> on_applied_sync;
