@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "objectstore/SMRStore.h"
 #include "os/ObjectStore.h"
 #include "os/Transaction.h"
 
@@ -22,6 +23,16 @@ using Txn = ceph::os::Transaction;
 using bl_t = ceph::buffer::list;
 
 int g_failures = 0;
+
+// An SMRStore without a CephContext (no perf counters, no admin socket).
+class SMRStoreForTest {
+ public:
+  explicit SMRStoreForTest(const std::string& dir) : s_(new SMRStore(nullptr, dir)) {}
+  ObjectStore* get() { return s_.get(); }
+
+ private:
+  std::unique_ptr<ObjectStore> s_;
+};
 
 void Check(bool ok, const std::string& what) {
   std::printf("selftest: %s %s\n", ok ? "PASS" : "FAIL", what.c_str());
@@ -297,6 +308,43 @@ void CreateThroughTheHost(const PreloadState& state) {
   ::rmdir(dir);
 }
 
+// A store on one small emulated drive, through the same code the OSD uses: mkfs, mount
+// (the kv plugin and RocksDB are loaded here), a collection, a write read back, umount.
+void StoreRoundTrip() {
+  char dir[] = "/tmp/smrstore-selftest-XXXXXX";
+  if (::mkdtemp(dir) == nullptr) {
+    Check(false, "mkdtemp");
+    return;
+  }
+  const std::string d = dir;
+  {
+    SMRStoreForTest store(d);
+    ObjectStore* s = store.get();
+    const int w = s->write_meta("smrstore_devices", "emu:" + d + "/d0.img?zones=8&zone_mib=16&conv=1");
+    const int m = w < 0 ? w : s->mkfs();
+    Check(m == 0, "mkfs on one emulated drive (" + std::to_string(m) + ")");
+    const int r = m < 0 ? m : s->mount();
+    Check(r == 0, "mount (loads libsmrstore_kv_rocksdb.so) (" + std::to_string(r) + ")");
+    if (r == 0) {
+      const coll_t c(spg_t(pg_t(0, 1)));
+      auto ch = s->create_new_collection(c);
+      Txn t;
+      t.create_collection(c, 0);
+      const ghobject_t o = Obj("selftest-object", 0);
+      t.write(c, o, 0, 11, Bl("hello world"));
+      s->queue_transaction(ch, std::move(t));
+      ch->flush();
+      bl_t out;
+      const int n = s->read(ch, o, 0, 11, out);
+      Check(n == 11 && Str(out) == "hello world", "write then read back 11 bytes");
+      ch.reset();
+      Check(s->umount() == 0, "umount");
+    }
+  }
+  const std::string cleanup = "rm -rf '" + d + "'";
+  (void)!std::system(cleanup.c_str());
+}
+
 }  // namespace
 
 int RunSelfTest(const std::string& mode, const PreloadState& state) {
@@ -309,6 +357,8 @@ int RunSelfTest(const std::string& mode, const PreloadState& state) {
     Check(state.option_patched && state.create_patched, "both patches in place");
   } else if (mode == "transactions") {
     TransactionsBuiltByTheHost();
+  } else if (mode == "store") {
+    StoreRoundTrip();
   } else if (mode == "create") {
     if (!state.create_patched) {
       Check(false, "ObjectStore::create is not patched");
@@ -316,7 +366,7 @@ int RunSelfTest(const std::string& mode, const PreloadState& state) {
       CreateThroughTheHost(state);
     }
   } else {
-    std::printf("selftest: unknown mode '%s' (state|transactions|create)\n", mode.c_str());
+    std::printf("selftest: unknown mode '%s' (state|transactions|create|store)\n", mode.c_str());
     return 2;
   }
   std::fflush(stdout);

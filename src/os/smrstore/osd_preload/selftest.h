@@ -6,6 +6,8 @@
 //                 constructor, builders, generate_test_instances, destructor) are read back
 //                 by smrstore's iterator: every op code, index and payload must match what
 //                 was built; exit 0 when all do
+//   store         an SMRStore on one small emulated drive: mkfs, mount (loads the kv plugin
+//                 and RocksDB behind RTLD_DEEPBIND), a write read back, umount
 //   create        ObjectStore::create (the host's patched entry) makes an SMRStore for
 //                 "smrstore" and refuses an unknown type through Ceph's own code (nullptr)
 // Output: one line per check on stdout, "selftest: PASS|FAIL ...".

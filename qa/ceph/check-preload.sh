@@ -1,0 +1,91 @@
+#!/bin/sh
+# check-preload.sh LIBSMRSTORE_OSD_SO — the preload library inside Debian's own binaries
+# (ctest "ceph_preload"; no cluster needed, ~20 s):
+#   1. in ceph-osd and ceph-objectstore-tool: the self-tests (osd_preload/selftest.h) —
+#      both patches in place; Transactions built by the host's own Pacific code decoded by
+#      our iterator; ObjectStore::create routing; a store mkfs/mount/write/read/umount;
+#   2. LD_DEBUG=bindings (with LD_BIND_NOW) of the store self-test in both: nothing of ours
+#      replaces Ceph's, our Ceph references go to the host's code, RocksDB stays behind its
+#      RTLD_DEEPBIND boundary (qa/ceph/check_bindings.py);
+#   3. the option: `--osd-objectstore smrstore` parses only with the library;
+#   4. refusals: a copy of ceph-osd with another build-id, and one with other bytes at
+#      ObjectStore::create, are not patched and say why (and smrstore is then refused).
+set -eu
+[ $# -eq 1 ] || { echo "usage: $0 path/to/libsmrstore_osd.so" >&2; exit 2; }
+LIB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+[ -f "$LIB" ] || { echo "check-preload: $1 not found" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+OSD=/usr/bin/ceph-osd
+TOOL=/usr/bin/ceph-objectstore-tool
+for b in $OSD $TOOL; do [ -x $b ] || { echo "check-preload: $b missing (scripts/install-deps.sh ceph)" >&2; exit 1; }; done
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail=0
+ok() { echo "check-preload: PASS $*"; }
+bad() { echo "check-preload: FAIL $*"; fail=1; }
+
+# 1 + 2.
+for host in $OSD $TOOL; do
+  for mode in state transactions create store; do
+    if SMRSTORE_PRELOAD_SELFTEST=$mode LD_PRELOAD=$LIB $host >"$t/out" 2>&1; then
+      ok "$(basename $host) self-test $mode ($(grep -c 'selftest: PASS' "$t/out") checks)"
+    else
+      bad "$(basename $host) self-test $mode:"; sed 's/^/    /' "$t/out"
+    fi
+  done
+  rm -f "$t"/bind.*
+  SMRSTORE_PRELOAD_SELFTEST=store LD_BIND_NOW=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$t/bind" \
+    LD_PRELOAD=$LIB $host >/dev/null 2>&1 || true
+  if /usr/bin/python3 "$here/check_bindings.py" $host "$t"/bind.* >"$t/out" 2>&1; then
+    ok "$(basename $host) bindings"; sed 's/^/    /' "$t/out"
+  else
+    bad "$(basename $host) bindings:"; sed 's/^/    /' "$t/out"
+  fi
+done
+
+# 3.
+v=$(LD_PRELOAD=$LIB $OSD --osd-objectstore smrstore --show-config-value osd_objectstore 2>/dev/null || true)
+[ "$v" = smrstore ] && ok "ceph-osd --osd-objectstore smrstore parses with the library" \
+  || bad "with the library, osd_objectstore=smrstore gives: $v"
+v=$($OSD --osd-objectstore smrstore --show-config-value osd_objectstore 2>&1 || true)
+case $v in *"not one of the permitted values"*) ok "without the library it is refused, as Ceph refuses it" ;;
+  *) bad "without the library: $v" ;; esac
+v=$(LD_PRELOAD=$LIB $OSD --osd-objectstore memstore --show-config-value osd_objectstore 2>/dev/null || true)
+[ "$v" = memstore ] && ok "other store types unchanged (memstore)" || bad "memstore: $v"
+
+# 4. Altered copies of ceph-osd.
+/usr/bin/python3 - "$OSD" "$t" <<'EOF'
+import subprocess, sys
+src, t = sys.argv[1], sys.argv[2]
+data = bytearray(open(src, "rb").read())
+note = subprocess.run(["readelf", "-n", src], capture_output=True, text=True).stdout
+bid = bytes.fromhex(note.split("Build ID:")[1].split()[0])
+i = data.find(bid)
+other = bytearray(data); other[i] ^= 0xff
+open(f"{t}/ceph-osd-other-build", "wb").write(other)
+# ObjectStore::create's file offset: vaddr - segment vaddr + segment offset.
+sym = subprocess.run(["nm", "-D", src], capture_output=True, text=True).stdout
+addr = next(int(l.split()[0], 16) for l in sym.splitlines()
+            if l.endswith(" _ZN11ObjectStore6createEPN4ceph6common11CephContextERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESB_SB_j"))
+ph = subprocess.run(["readelf", "-lW", src], capture_output=True, text=True).stdout
+for l in ph.splitlines():
+    p = l.split()
+    if p and p[0] == "LOAD":
+        off, va, sz = int(p[1], 16), int(p[2], 16), int(p[4], 16)
+        if va <= addr < va + sz:
+            fo = addr - va + off
+patched = bytearray(data); patched[fo + 3] ^= 0x01   # inside "mov %rsp,%rbp"
+open(f"{t}/ceph-osd-other-bytes", "wb").write(patched)
+EOF
+chmod +x "$t/ceph-osd-other-build" "$t/ceph-osd-other-bytes"
+v=$(LD_PRELOAD=$LIB "$t/ceph-osd-other-build" --osd-objectstore smrstore --show-config-value osd_objectstore 2>&1 || true)
+case $v in *"refusing"*"is not a build smrstore was checked against"*"not one of the permitted values"*)
+  ok "another build-id: refused, smrstore not accepted"; echo "$v" | grep refusing | cut -c1-160 | sed 's/^/    /' ;;
+  *) bad "another build-id: $v" ;; esac
+v=$(SMRSTORE_PRELOAD_SELFTEST=state LD_PRELOAD=$LIB "$t/ceph-osd-other-bytes" 2>&1 || true)
+case $v in *"the first bytes of ObjectStore::create are"*"FAIL both patches"*)
+  ok "other bytes at ObjectStore::create: refused"; echo "$v" | grep refusing | cut -c1-160 | sed 's/^/    /' ;;
+  *) bad "other bytes at ObjectStore::create: $v" ;; esac
+
+[ $fail -eq 0 ] && echo "check-preload: all checks passed" || echo "check-preload: FAILED"
+exit $fail
