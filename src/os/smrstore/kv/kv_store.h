@@ -112,7 +112,12 @@ class KvStore {
   virtual std::string PropertyDump() = 0;
 };
 
-enum class KvOpenMode { kCreate, kOpen };
+// kCreate: a new database (kAlreadyExists if one is there); kOpen: an existing one for
+// reading and writing (kNotFound if none, kBusy if another process has it open for writing);
+// kReadOnly: an existing one for reading only — nothing under `path` is modified (no WAL
+// replay into tables, no info log), Commit fails with kReadOnly; it does not take the
+// database's write lock, so callers that must exclude writers lock for themselves (Store).
+enum class KvOpenMode { kCreate, kOpen, kReadOnly };
 
 // Defined by the CMake target the program links: smr_kv_rocksdb or smr_kv_plugin_loader.
 Result<std::unique_ptr<KvStore>> OpenKvStore(const std::string& path, KvOpenMode mode);

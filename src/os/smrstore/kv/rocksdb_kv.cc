@@ -3,6 +3,7 @@
 
 #include "kv/rocksdb_kv.h"
 
+#include <cstdarg>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -218,8 +219,9 @@ class RocksBatch final : public KvBatch {
 class RocksKvStore final : public KvStore {
  public:
   RocksKvStore(std::string path, std::shared_ptr<rocksdb::Cache> cache,
-               std::unique_ptr<rocksdb::DB> db)
-      : path_(std::move(path)), cache_(std::move(cache)), db_(std::move(db)) {}
+               std::unique_ptr<rocksdb::DB> db, bool read_only)
+      : path_(std::move(path)), cache_(std::move(cache)), db_(std::move(db)),
+        read_only_(read_only) {}
 
   ~RocksKvStore() override {
     // Close reports errors (e.g. a failed final sync) that the destructor cannot return;
@@ -245,6 +247,7 @@ class RocksKvStore final : public KvStore {
     // No RTTI across the plugin boundary: a batch comes from NewBatch of this store
     // (kv_store.h), and its database is checked.
     auto* batch = static_cast<RocksBatch*>(kv_batch);
+    if (read_only_) return Status::ReadOnly("database " + path_ + " is open read-only");
     if (batch->db_ != db_.get()) {
       return Status::InvalidArgument("batch committed to a store that did not make it");
     }
@@ -279,6 +282,14 @@ class RocksKvStore final : public KvStore {
   std::string path_;
   std::shared_ptr<rocksdb::Cache> cache_;
   std::unique_ptr<rocksdb::DB> db_;
+  bool read_only_;
+};
+
+// Read-only opens must not write even RocksDB's info log (LOG) in the database directory.
+class DiscardLogger final : public rocksdb::Logger {
+ public:
+  using rocksdb::Logger::Logv;
+  void Logv(const char*, va_list) override {}
 };
 
 }  // namespace
@@ -293,8 +304,15 @@ Result<std::unique_ptr<KvStore>> OpenRocksDbKvStore(const std::string& path, KvO
   rocksdb::Options options = MakeOptions(cache);
   options.create_if_missing = create;
   options.error_if_exists = create;
+  const bool read_only = mode == KvOpenMode::kReadOnly;
   rocksdb::DB* raw = nullptr;
-  const rocksdb::Status s = rocksdb::DB::Open(options, path, &raw);
+  rocksdb::Status s;
+  if (read_only) {
+    options.info_log = std::make_shared<DiscardLogger>();
+    s = rocksdb::DB::OpenForReadOnly(options, path, &raw);
+  } else {
+    s = rocksdb::DB::Open(options, path, &raw);
+  }
   if (!s.ok()) {
     // Another creator or remover raced the existence check above.
     if (s.IsInvalidArgument() && ContainsNoCase(s.ToString(), "exists (error_if_exists")) {
@@ -306,7 +324,8 @@ Result<std::unique_ptr<KvStore>> OpenRocksDbKvStore(const std::string& path, KvO
     return FromRocks(s, "open database " + path);
   }
   return std::unique_ptr<KvStore>(
-      std::make_unique<RocksKvStore>(path, std::move(cache), std::unique_ptr<rocksdb::DB>(raw)));
+      std::make_unique<RocksKvStore>(path, std::move(cache), std::unique_ptr<rocksdb::DB>(raw),
+                                     read_only));
 }
 
 }  // namespace smr

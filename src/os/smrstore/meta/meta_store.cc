@@ -225,8 +225,9 @@ Result<std::unique_ptr<MetaStore>> MetaStore::Create(const std::string& path) {
   return std::unique_ptr<MetaStore>(new MetaStore(std::move(impl)));
 }
 
-Result<std::unique_ptr<MetaStore>> MetaStore::Open(const std::string& path) {
-  Result<std::unique_ptr<KvStore>> kv = OpenKvStore(path, KvOpenMode::kOpen);
+Result<std::unique_ptr<MetaStore>> MetaStore::Open(const std::string& path, bool read_only) {
+  Result<std::unique_ptr<KvStore>> kv =
+      OpenKvStore(path, read_only ? KvOpenMode::kReadOnly : KvOpenMode::kOpen);
   if (!kv.ok()) return kv.status().WithContext("metadata");
   auto impl = std::make_unique<Impl>();
   impl->path = path;

@@ -46,7 +46,10 @@ class MetaStore {
   // Creates a new database at `path` (kAlreadyExists if one is there).
   static Result<std::unique_ptr<MetaStore>> Create(const std::string& path);
   // Opens an existing database (kNotFound if none, kBusy if locked by another process).
-  static Result<std::unique_ptr<MetaStore>> Open(const std::string& path);
+  // read_only: nothing in the database directory is modified; Commit fails with kReadOnly
+  // (kv_store.h, KvOpenMode::kReadOnly: no lock is taken, the caller excludes writers).
+  static Result<std::unique_ptr<MetaStore>> Open(const std::string& path,
+                                                 bool read_only = false);
   ~MetaStore();
   MetaStore(const MetaStore&) = delete;
   MetaStore& operator=(const MetaStore&) = delete;

@@ -368,11 +368,14 @@ std::string SMRStore::get_type() { return "smrstore"; }
 
 bool SMRStore::test_mount_in_use() {
   if (impl_->engine) return true;
-  auto s = smr::Store::Open(impl_->engine_dir, nullptr, /*read_only=*/true);
-  if (!s.ok()) return s.status().IsBusy();
-  // Opened read-only just to probe the lock: nothing to flush, a close error changes nothing.
-  if (const smr::Status c = (*s)->Close(); !c.ok()) LogError("test_mount_in_use: " + c.ToString());
-  return false;
+  // A probe of the store's lock: opens nothing, writes nothing.
+  auto in_use = smr::Store::InUse(impl_->engine_dir);
+  if (!in_use.ok()) {
+    // No store here (yet): nobody can be using it.
+    if (!in_use.status().IsNotFound()) LogError("test_mount_in_use: " + in_use.status().ToString());
+    return false;
+  }
+  return *in_use;
 }
 
 int SMRStore::mkfs() {
@@ -435,13 +438,22 @@ int SMRStore::umount() {
 }
 
 int SMRStore::fsck(bool deep) {
-  bool mounted_here = false;
-  if (!impl_->engine) {
-    if (int r = mount(); r < 0) return r;
-    mounted_here = true;
+  // On a mounted store, the running engine checks itself; otherwise a read-only mount (no
+  // superblock update, no zone reconciliation, RocksDB opened read-only: nothing written),
+  // which a running OSD's exclusive lock refuses with EBUSY.
+  std::unique_ptr<smr::Store> ro;
+  smr::Store* engine = impl_->engine.get();
+  if (engine == nullptr) {
+    auto s = smr::Store::Open(impl_->engine_dir, nullptr, /*read_only=*/true);
+    if (!s.ok()) {
+      LogError("fsck: mount " + impl_->engine_dir + " read-only: " + s.status().ToString());
+      return Errno(s.status());
+    }
+    ro = std::move(*s);
+    engine = ro.get();
   }
-  auto r = impl_->engine->Fsck(deep, /*repair=*/false);
-  if (mounted_here) umount();
+  auto r = engine->Fsck(deep, /*repair=*/false);
+  if (ro) (void)ro->Close();  // read-only: nothing to flush
   if (!r.ok()) return Errno(r.status());
   for (const std::string& e : r->errors) LogError("fsck: " + e);
   return static_cast<int>(r->errors.size());

@@ -1,7 +1,12 @@
 #include "store/store.h"
 #include "format/record_format.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <boost/asio/post.hpp>
 #include <chrono>
@@ -231,6 +236,49 @@ Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Store::~Store() { (void)Close(); }
 
+StoreLock::~StoreLock() {
+  if (fd >= 0) ::close(fd);  // releases the flock
+}
+
+namespace {
+
+constexpr const char* kLockFile = "/lock";
+
+// Takes DIR/lock: exclusive (read-write mount) or shared (read-only), never waiting.
+Status LockStore(const std::string& dir, bool read_only, StoreLock* lock) {
+  const std::string path = dir + kLockFile;
+  // A read-only mount creates nothing: a store that has no lock file yet has never been
+  // mounted read-write by this version, so there is no writer to exclude.
+  const int fd = read_only ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC)
+                           : ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (read_only && errno == ENOENT) return Status::OK();
+    return Status::IOError(path + ": " + std::strerror(errno));
+  }
+  if (::flock(fd, (read_only ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+    const int e = errno;
+    ::close(fd);
+    if (e == EWOULDBLOCK) {
+      return Status::Busy("store in " + dir + " is in use (" + path + " is locked" +
+                          (read_only ? " by a read-write mount)" : ")"));
+    }
+    return Status::IOError(path + ": flock: " + std::strerror(e));
+  }
+  lock->fd = fd;
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<bool> Store::InUse(const std::string& dir) {
+  if (!DirExists(dir + "/meta")) return Status::NotFound(dir + " holds no smrstore");
+  StoreLock probe;
+  const Status s = LockStore(dir, /*read_only=*/true, &probe);
+  if (s.IsBusy()) return true;
+  SMR_RETURN_IF_ERROR(s);
+  return false;
+}
+
 const std::string& Store::dir() const { return impl_->dir; }
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener opener,
@@ -239,7 +287,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
   impl->read_only = read_only;
-  SMR_ASSIGN_OR_RETURN(impl->meta, MetaStore::Open(dir + "/meta"));
+  SMR_RETURN_IF_ERROR(LockStore(dir, read_only, &impl->lock));
+  SMR_ASSIGN_OR_RETURN(impl->meta, MetaStore::Open(dir + "/meta", read_only));
   SMR_ASSIGN_OR_RETURN(auto sb_value, impl->meta->GetValue(nullptr, kValueSuperblock));
   SMR_ASSIGN_OR_RETURN(auto devices_value, impl->meta->GetValue(nullptr, kValueDevices));
   SMR_ASSIGN_OR_RETURN(auto options_value, impl->meta->GetValue(nullptr, kValueOptions));

@@ -149,12 +149,17 @@ class Store {
 
   // Mounts the store in `dir`. Errors: kNotFound (no store), kBusy (in use),
   // kCorruption (metadata and drives disagree), kInvalidArgument (wrong version).
+  // A read-write mount holds DIR/lock exclusively, a read-only one shared: a second
+  // read-write mount, or a read-only one beside a writer, gets kBusy.
   // `opener` defaults to device/device_spec.h OpenDevice. A read-only mount changes
   // nothing on the drives or in the metadata (no superblock update, no zone
   // reconciliation writes); Submit and Fsck repair then fail with kReadOnly.
   static Result<std::unique_ptr<Store>> Open(const std::string& dir,
                                              DeviceOpener opener = nullptr,
                                              bool read_only = false);
+  // Whether another Store (in this or another process) has the store in `dir` mounted
+  // read-write. Touches nothing (a probe of DIR/lock). kNotFound: no store there.
+  static Result<bool> InUse(const std::string& dir);
   // Unmounts cleanly (waits for queued transactions). The destructor calls it.
   Status Close();
   ~Store();

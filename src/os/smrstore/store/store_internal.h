@@ -99,7 +99,19 @@ struct GroupWrites {
                                  ZoneBuffer* buf);
 };
 
+// The store's own lock (DIR/lock, flock): exclusive for a read-write mount, shared for a
+// read-only one, so a read-only mount (fsck, a probe) never runs beside a writer and takes
+// nothing a writer would need. Released when the Impl goes (after Close).
+struct StoreLock {
+  int fd = -1;
+  StoreLock() = default;
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+  ~StoreLock();
+};
+
 struct Store::Impl {
+  StoreLock lock;  // first member: released last
   std::string dir;
   StoreOptions options;
   std::vector<std::unique_ptr<ZonedDevice>> devices;
