@@ -91,7 +91,7 @@ def zones_text(zs: List[views.DriveZones], width: int = 64) -> str:
                    f"sealed {r.sealed}, reserved {r.reserved}, offline {r.offline}, "
                    f"read-only {r.readonly}")
         if not z.available:
-            out.append("  (no zone map: this daemon reports perf counters only)")
+            out.append(f"  (no zone map: {z.zonemap_error or 'none reported'})")
             continue
         for i in range(0, len(z.zonemap), width):
             out.append(f"  {i:>6}  {z.zonemap[i:i + width]}")

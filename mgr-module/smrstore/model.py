@@ -3,11 +3,14 @@ reaches the mgr.
 
 Two sources (doc/stats-schema.md):
 
-* service daemons of type ``smrstore``: a status map of strings (``schema``, ``stats`` as
-  compact JSON, ``zonemap.<i>``, ``streams.<i>``) -> ``parse_service_status``;
-* OSDs running the SMRStore adapter: perf counters of the loggers ``smrstore`` and
-  ``smrstore-drive.<i>`` -> ``parse_osd_counters``.  No OSD on the development machine runs
-  smrstore, so this path is tested on recorded shapes only.
+* service daemons of type ``smrstore`` (``smrstore-tool serve --publish``): a status map of
+  strings (``schema``, ``stats`` as compact JSON, ``zonemap.<i>``, ``streams.<i>``) ->
+  ``parse_service_status``;
+* OSDs running SMRStore (Debian's ceph-osd with libsmrstore_osd.so; ``osd_objectstore``
+  metadata ``smrstore``): the perf counters of the loggers ``smrstore`` and
+  ``smrstore-drive.<i>`` that the OSD reports to the mgr give the numbers, the OSD's own
+  ``smrstore stats`` document (asked for with a command, ``osd_source.py``) the zone maps,
+  the drives' geometry and the lifetime counters -> ``parse_osd``.
 
 ``merge`` joins both into one name -> DaemonState map; parse failures are kept as
 ``DaemonError`` records (they become a health check and show in the summary) instead of
@@ -37,6 +40,13 @@ class DaemonState:
     doc: StatsDoc
     zonemaps: Dict[int, str] = field(default_factory=dict)
     streams: Dict[int, str] = field(default_factory=dict)
+    # OSD only: when the zone maps were taken (the `smrstore stats` document's time), and why
+    # there are none (the command failed or has not answered yet).
+    zonemap_time: Optional[float] = None
+    zonemap_error: Optional[str] = None
+    # Unreadable parts of what the daemon sent while the rest still shows (an OSD's bad
+    # `smrstore stats` document): merge() reports them as DaemonErrors too.
+    problems: Tuple[str, ...] = ()
 
     @property
     def last_update(self) -> float:
@@ -176,7 +186,10 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
     user = need(store, "smrstore_user_bytes", "smrstore")
     device = need(store, "smrstore_device_bytes", "smrstore")
     gc_bytes = need(store, "smrstore_gc_bytes", "smrstore")
-    wa = need(store, "smrstore_wa_milli", "smrstore") / 1000.0
+    # WA from the two byte counters (full precision; smrstore_wa_milli has 3 decimals and is
+    # checked to be there); 0 before any user write, as in the document.
+    need(store, "smrstore_wa_milli", "smrstore")
+    wa = device / user if user > 0 else 0.0
     conv = CONVERSION_STATES.get(int(store.get("smrstore_conversion_state", 0)))
     if conv is None:
         raise StatsError(f"{what}: smrstore_conversion_state {store['smrstore_conversion_state']} unknown")
@@ -186,12 +199,14 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
     for i in sorted(drives):
         dv = drives[i]
         where = f"smrstore-drive.{i}"
+        conventional = dv.get("smrstore_zones_conventional")
         zones = ZoneCounts(free=need(dv, "smrstore_zones_free", where),
                            open=need(dv, "smrstore_zones_open", where),
                            sealed=need(dv, "smrstore_zones_sealed", where),
                            reserved=need(dv, "smrstore_zones_reserved", where),
                            offline=need(dv, "smrstore_zones_offline", where),
-                           readonly=need(dv, "smrstore_zones_readonly", where))
+                           readonly=need(dv, "smrstore_zones_readonly", where),
+                           conventional=None if conventional is None else int(conventional))
         # Perf counters carry no per-drive hybrid block, only the store's conversion state:
         # it is reported on every drive (byte counts and progress stay unknown = None).
         hybrid = None if conv == "none" else Hybrid(supported=True, state=conv)
@@ -215,10 +230,129 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
         gc=GcStats(runs=need(store, "smrstore_gc_runs", "smrstore"),
                    zones_reset=need(store, "smrstore_gc_zones_reset", "smrstore"),
                    live_moved=need(store, "smrstore_gc_live_moved", "smrstore"),
-                   throttle_ns=need(store, "smrstore_gc_throttle", "smrstore"),
+                   bytes_written=gc_bytes,
+                   throttle_ns=need(store, "smrstore_gc_throttle_ns", "smrstore"),
                    auto=bool(store.get("smrstore_gc_auto", 0))),
         drives=drive_models)
     return DaemonState(name=osd, source=SOURCE_OSD, doc=doc)
+
+
+@dataclass(frozen=True)
+class OsdDocument:
+    """An OSD's ``smrstore stats`` answer, parsed: the document without the maps, and each
+    drive's zone map and stream map."""
+    doc: StatsDoc
+    zonemaps: Dict[int, str]
+    streams: Dict[int, str]
+
+
+def parse_osd_document(osd: str, raw: Any) -> OsdDocument:
+    """Read the answer of ``smrstore stats`` sent to an OSD (bytes, a JSON string or the decoded
+    object): the full document of doc/stats-schema.md, maps inside the drives.  Inside an
+    OSD the document's ``name`` is the store's (``smrstore``), not the OSD's: the OSD's name
+    replaces it.  Raises StatsError naming what is wrong."""
+    what = f"smrstore stats of {osd}"
+    if isinstance(raw, (bytes, bytearray)):
+        raw = raw.decode("utf-8", "replace")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError as e:
+            raise StatsError(f"{what}: not valid JSON: {e}") from None
+    if not isinstance(raw, dict):
+        raise StatsError(f"{what}: expected a JSON object, got {type(raw).__name__}")
+    decoded = dict(raw)
+    maps: Dict[int, Tuple[Any, Any]] = {}
+    drives = decoded.get("drives")
+    if isinstance(drives, list):
+        stripped = []
+        for d in drives:
+            if isinstance(d, dict):
+                d = dict(d)
+                maps[d.get("index", -1)] = (d.pop("zonemap", None), d.pop("streams", None))
+            stripped.append(d)
+        decoded["drives"] = stripped
+    decoded["name"] = osd
+    doc = parse_stats(decoded, what=what, require_all_fields=True)
+    zonemaps: Dict[int, str] = {}
+    streams: Dict[int, str] = {}
+    for d in doc.drives:
+        zm, st = maps.get(d.index, (None, None))
+        if not isinstance(zm, str) or not isinstance(st, str):
+            raise StatsError(f"{what}: drive {d.index} has no zonemap/streams strings")
+        zonemaps[d.index] = check_zone_string(zm, ZONEMAP_CHARS, d.nr_zones,
+                                              f"{what} drives[{d.index}].zonemap")
+        streams[d.index] = check_zone_string(st, STREAM_CHARS, d.nr_zones,
+                                             f"{what} drives[{d.index}].streams")
+    return OsdDocument(doc=doc, zonemaps=zonemaps, streams=streams)
+
+
+@dataclass(frozen=True)
+class OsdReading:
+    """What the mgr has of one smrstore OSD at a sample: its smrstore_* perf counters (path ->
+    ``(time, value)`` from get_latest_counter, or get_all_perf_counters' dicts), the last
+    ``smrstore stats`` answer (raw; None if none yet) and why the last ask failed, if it did."""
+    counters: PerfCounters
+    document: Any = None
+    document_error: Optional[str] = None
+
+
+def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
+    """One smrstore OSD as a DaemonState (source ``osd``).
+
+    The numbers come from the perf counters: I/O since mount, WA, GC, statfs, each drive's
+    zone counts and bytes.  The ``smrstore stats`` document adds what counters cannot carry:
+    the zone maps and stream maps, the drives' geometry and spec, the store block, the
+    lifetime counters and the few statfs/io fields without a counter.  Without the document
+    the OSD still shows (zone maps unavailable, ``zonemap_error`` says why); without
+    counters (none received yet, or an operator raised mgr_stats_threshold) the document
+    gives every number.  Neither: StatsError."""
+    base = parse_osd_counters(osd, reading.counters, now)
+    parsed: Optional[OsdDocument] = None
+    doc_error = reading.document_error
+    problems: Tuple[str, ...] = ()
+    if reading.document is not None:
+        try:
+            parsed = parse_osd_document(osd, reading.document)
+        except StatsError as e:
+            doc_error = str(e)
+            problems = (doc_error,)
+    if base is None and parsed is None:
+        why = f"; smrstore stats: {doc_error}" if doc_error else ""
+        raise StatsError(f"{osd}: osd_objectstore is smrstore but the mgr has no smrstore_* "
+                         f"perf counters of it{why}")
+    if parsed is None:
+        assert base is not None
+        return DaemonState(name=osd, source=SOURCE_OSD, doc=base.doc,
+                           zonemap_error=doc_error or "the OSD has not answered smrstore stats yet",
+                           problems=problems)
+    full = parsed.doc
+    if base is None:
+        return DaemonState(name=osd, source=SOURCE_OSD, doc=full, zonemaps=parsed.zonemaps,
+                           streams=parsed.streams, zonemap_time=full.time)
+    c = base.doc
+    if len(c.drives) != len(full.drives):
+        raise StatsError(f"{osd}: {len(c.drives)} drive loggers but smrstore stats lists "
+                         f"{len(full.drives)} drives")
+    drives = [fd.copy(update={"capacity_bytes": cd.capacity_bytes,
+                              "written_bytes": cd.written_bytes, "live_bytes": cd.live_bytes,
+                              "zones": cd.zones})
+              for cd, fd in zip(c.drives, full.drives)]
+    doc = StatsDoc(
+        schema=SCHEMA_V1, name=osd, time=c.time, store=full.store,
+        statfs=c.statfs.copy(update={"allocated": full.statfs.allocated,
+                                     "meta_bytes": full.statfs.meta_bytes}),
+        io=c.io.copy(update={
+            "inline_bytes": full.io.inline_bytes, "bytes_read": full.io.bytes_read,
+            "txns_failed": full.io.txns_failed,
+            "lifetime_user_bytes": full.io.lifetime_user_bytes,
+            "lifetime_device_bytes": full.io.lifetime_device_bytes,
+            "lifetime_gc_bytes": full.io.lifetime_gc_bytes,
+            "lifetime_write_amplification": full.io.lifetime_write_amplification}),
+        gc=c.gc, drives=drives)
+    return DaemonState(name=osd, source=SOURCE_OSD, doc=doc, zonemaps=parsed.zonemaps,
+                       streams=parsed.streams, zonemap_time=full.time,
+                       zonemap_error=reading.document_error)
 
 
 @dataclass
@@ -231,9 +365,9 @@ class Snapshot:
 
 def merge(now: float,
           service_statuses: Mapping[str, Optional[Mapping[str, Any]]],
-          osd_counters: Mapping[str, PerfCounters]) -> Snapshot:
+          osds: Mapping[str, OsdReading]) -> Snapshot:
     """Parse both sources into one snapshot.  A name present in both (a service daemon
-    registered as ``osd.N``) keeps the service entry, which carries the zone maps."""
+    registered as ``osd.N``) keeps the service entry."""
     daemons: Dict[str, DaemonState] = {}
     errors: List[DaemonError] = []
     for name in sorted(service_statuses):
@@ -241,14 +375,18 @@ def merge(now: float,
             daemons[name] = parse_service_status(name, service_statuses[name])
         except StatsError as e:
             errors.append(DaemonError(name, SOURCE_SERVICE, str(e)))
-    for osd in sorted(osd_counters):
+    for osd in sorted(osds, key=_osd_order):
         if osd in daemons:
             continue
         try:
-            st = parse_osd_counters(osd, osd_counters[osd], now)
+            daemons[osd] = parse_osd(osd, osds[osd], now)
         except StatsError as e:
             errors.append(DaemonError(osd, SOURCE_OSD, str(e)))
             continue
-        if st is not None:
-            daemons[osd] = st
+        errors.extend(DaemonError(osd, SOURCE_OSD, p) for p in daemons[osd].problems)
     return Snapshot(time=now, daemons=daemons, errors=errors)
+
+
+def _osd_order(name: str) -> Tuple[int, str]:
+    m = re.match(r"^osd\.(\d+)$", name)
+    return (int(m.group(1)), "") if m else (1 << 30, name)

@@ -1,7 +1,8 @@
 """ceph-mgr module ``smrstore``: the thin part that talks to ceph-mgr.
 
 It samples both data sources every ``sample_interval`` seconds (service daemons of type
-``smrstore`` and OSD perf counters ``smrstore_*``), keeps the history, raises health checks,
+``smrstore``; OSDs whose objectstore is smrstore: perf counters + ``smrstore stats``,
+osd_source.py), keeps the history, raises health checks,
 answers ``ceph smrstore ...`` and serves the REST API and the web console with uvicorn.
 The logic lives in the plain modules next to this one.
 """
@@ -21,6 +22,7 @@ from .auth import TokenError, TokenStore
 from .health import HealthCheck, Thresholds, evaluate, to_mgr_checks
 from .history import History
 from .model import SERVICE_TYPE, Snapshot, merge, service_daemon_names
+from .osd_source import OsdSource, capture_osd
 
 # realpath: ceph-mgr loads the module through a symlink in its module directory.
 DEFAULT_WEB_ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.realpath(__file__)),
@@ -71,6 +73,7 @@ class Module(MgrModule):
         self._history = History()
         self._thresholds = Thresholds()
         self._tokens = TokenStore(self)
+        self._osds = OsdSource()
         self.config_notify()
 
     # --- options -------------------------------------------------------------------------
@@ -132,31 +135,11 @@ class Module(MgrModule):
 
     # --- sampling ------------------------------------------------------------------------
 
-    def _osd_counters(self) -> Dict[str, Dict[str, Any]]:
-        """smrstore_* counters of every OSD that has them: path -> (time, value)."""
-        out: Dict[str, Dict[str, Any]] = {}
-        for server in self.list_servers():
-            for svc in server.get("services", []):
-                if svc.get("type") != "osd":
-                    continue
-                sid = str(svc["id"])
-                schema = (self.get_perf_schema("osd", sid) or {}).get(f"osd.{sid}", {})
-                paths = [p for p in schema if p.startswith("smrstore")]
-                if not paths:
-                    continue
-                values: Dict[str, Any] = {}
-                for p in paths:
-                    latest = self.get_latest_counter("osd", sid, p).get(p)
-                    if latest:
-                        values[p] = latest
-                out[f"osd.{sid}"] = values
-        return out
-
     def sample(self) -> Snapshot:
         now = time.time()
         names = service_daemon_names(self.get("service_map"))
         statuses = {n: self.get_daemon_status(SERVICE_TYPE, n) for n in names}
-        snap = merge(now, statuses, self._osd_counters())
+        snap = merge(now, statuses, self._osds.collect(self))
         self._history.add(snap.daemons, now)
         checks = evaluate(snap, self._history, self.thresholds())
         with self._lock:
@@ -276,6 +259,15 @@ class Module(MgrModule):
         """Show the hybrid CMR/SMR conversion state of every drive"""
         cs = views.conversion(self._fresh())
         return self._answer(format, cs, cli.conversion_text(cs))
+
+    @CLIReadCommand("smrstore osd capture")
+    def cmd_osd_capture(self, osd_id: int) -> HandleCommandResult:
+        """Dump what the module reads of one smrstore OSD, raw (for test fixtures)"""
+        try:
+            cap = capture_osd(self, osd_id, timeout=10.0)
+        except KeyError as e:
+            return HandleCommandResult(-errno.ENOENT, stderr=str(e.args[0]))
+        return HandleCommandResult(stdout=cli.to_json(cap, "json-pretty"))
 
     @CLIWriteCommand("smrstore token create")
     def cmd_token_create(self, name: Optional[str] = None) -> HandleCommandResult:

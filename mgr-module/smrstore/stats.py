@@ -78,6 +78,8 @@ class ZoneCounts(_Doc):
     reserved: int = Field(..., ge=0)
     offline: int = Field(..., ge=0)
     readonly: int = Field(..., ge=0)
+    conventional: Optional[int] = Field(
+        None, ge=0, description="conventional zones the store does not use ('=')")
 
 
 class Hybrid(_Doc):

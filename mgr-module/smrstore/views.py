@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 
 from .health import HealthCheck
 from .history import History
-from .model import DaemonState, Snapshot
+from .model import SOURCE_OSD, DaemonState, Snapshot
 from .stats import StatsDoc, ZoneCounts, zonemap_counts
 
 
@@ -48,8 +48,9 @@ class Summary(_Out):
 
 
 class DaemonSummary(_Out):
-    name: str
-    source: str = Field(..., description="service (librados service daemon) or osd (perf counters)")
+    name: str = Field(..., description="service daemon name, or osd.N for an OSD on smrstore")
+    source: str = Field(..., description="service (a store run by smrstore-tool, librados "
+                        "service daemon) or osd (an OSD whose objectstore is smrstore)")
     last_update: float
     age_seconds: float
     stale: bool
@@ -57,9 +58,13 @@ class DaemonSummary(_Out):
     capacity: int
     stored: int
     available: int
+    user_bytes: int = Field(..., description="user bytes written since mount")
+    device_bytes: int = Field(..., description="device bytes written since mount")
+    free_zones: int = Field(..., description="free zones over all drives")
     write_amplification: float
     lifetime_write_amplification: float
     gc_auto: bool
+    gc_runs: int = Field(..., description="victim zones cleaned since mount")
 
 
 class DaemonDetail(StatsDoc):
@@ -67,6 +72,10 @@ class DaemonDetail(StatsDoc):
     source: str
     age_seconds: float
     stale: bool
+    zonemap_time: Optional[float] = Field(
+        None, description="OSD: when its zone maps were taken (its smrstore stats answer)")
+    zonemap_error: Optional[str] = Field(
+        None, description="OSD: why its zone maps are missing or old (smrstore stats failed)")
 
 
 class ZoneMapCounts(_Out):
@@ -86,8 +95,14 @@ class DriveZones(_Out):
     zone_size: Optional[int]
     zone_capacity: Optional[int]
     conventional_zones: Optional[int]
-    available: bool = Field(..., description="false when the daemon publishes no zone map "
-                            "(OSD perf-counter path): zonemap and streams are then empty")
+    available: bool = Field(..., description="false when there is no zone map (an OSD that "
+                            "has not answered smrstore stats): zonemap and streams are then "
+                            "empty")
+    source: str = Field(..., description="service or osd, as in DaemonSummary")
+    zonemap_time: Optional[float] = Field(
+        None, description="when the zone map was taken (unix seconds)")
+    zonemap_error: Optional[str] = Field(
+        None, description="OSD: why the zone map is missing or old")
     zonemap: str = Field(..., description="one character per zone, doc/stats-schema.md")
     streams: str = Field(..., description="one character per zone, doc/stats-schema.md")
     counts: Optional[ZoneMapCounts] = Field(None, description="counted from zonemap")
@@ -190,8 +205,11 @@ def daemon_summary(d: DaemonState, now: float, stale_seconds: float) -> DaemonSu
         name=d.name, source=d.source, last_update=doc.time, age_seconds=age,
         stale=age > stale_seconds, drives=len(doc.drives), capacity=doc.statfs.total,
         stored=doc.statfs.stored, available=doc.statfs.available,
+        user_bytes=doc.io.user_bytes, device_bytes=doc.io.device_bytes,
+        free_zones=sum(dr.zones.free for dr in doc.drives),
         write_amplification=doc.io.write_amplification,
-        lifetime_write_amplification=doc.io.lifetime_write_amplification, gc_auto=doc.gc.auto)
+        lifetime_write_amplification=doc.io.lifetime_write_amplification, gc_auto=doc.gc.auto,
+        gc_runs=doc.gc.runs)
 
 
 def daemons(snap: Snapshot, stale_seconds: float) -> List[DaemonSummary]:
@@ -202,7 +220,8 @@ def daemons(snap: Snapshot, stale_seconds: float) -> List[DaemonSummary]:
 def daemon_detail(d: DaemonState, now: float, stale_seconds: float) -> DaemonDetail:
     age = d.age(now)
     data = d.doc.dict(by_alias=True)
-    return DaemonDetail(**data, source=d.source, age_seconds=age, stale=age > stale_seconds)
+    return DaemonDetail(**data, source=d.source, age_seconds=age, stale=age > stale_seconds,
+                        zonemap_time=d.zonemap_time, zonemap_error=d.zonemap_error)
 
 
 _STREAM_NAMES = {"-": "none", "u": "user", "s": "small", "g": "gc", "G": "gc_cold",
@@ -223,7 +242,9 @@ def drive_zones(d: DaemonState, index: int) -> Optional[DriveZones]:
     stream_counts = {name: st.count(ch) for ch, name in _STREAM_NAMES.items()}
     return DriveZones(daemon=d.name, index=index, nr_zones=dr.nr_zones, zone_size=dr.zone_size,
                       zone_capacity=dr.zone_capacity, conventional_zones=dr.conventional_zones,
-                      available=zm is not None, zonemap=zm or "", streams=st, counts=counts,
+                      available=zm is not None, source=d.source,
+                      zonemap_time=d.zonemap_time if d.source == SOURCE_OSD else d.doc.time,
+                      zonemap_error=d.zonemap_error, zonemap=zm or "", streams=st, counts=counts,
                       reported=dr.zones, stream_counts=stream_counts)
 
 

@@ -26,7 +26,8 @@ def drive(index: int, nr_zones: int = 16, zonemap: Optional[str] = None,
         "live_bytes": 2 * GiB,
         "zones": {"free": zm.count("."), "open": sum(zm.count(c) for c in "ABCDEFGHIJK"),
                   "sealed": sum(zm.count(c) for c in "abcdefghijk"), "reserved": zm.count("#"),
-                  "offline": zm.count("X"), "readonly": zm.count("!")},
+                  "offline": zm.count("X"), "readonly": zm.count("!"),
+                  "conventional": zm.count("=")},
         "hybrid": {"supported": False, "state": "none", "cmr_bytes": 0, "smr_bytes": 0,
                    "converting_zones": 0, "progress": 0.0, "latency_bound_ms": None},
         "zonemap": zm, "streams": st,
@@ -70,7 +71,9 @@ def status(d: Dict[str, Any]) -> Dict[str, str]:
 
 
 # Shape of MgrModule.get_all_perf_counters() for an OSD with the SMRStore adapter
-# (type/priority/units as PerfCountersBuilder sets them; "value" added by the mgr).
+# (type/priority/units as PerfCountersBuilder sets them; "value" added by the mgr). The
+# names are those of src/os/smrstore/objectstore/smrstore_perf.cc; recorded real shapes are
+# in fixtures/osd/ (test_osd_source.py).
 def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
                  drives: int = 2, offline: int = 0) -> Dict[str, Dict[str, Any]]:
     def c(v: int, typ: int = 2) -> Dict[str, Any]:
@@ -83,7 +86,7 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
         "smrstore.smrstore_gc_runs": c(7, 10),
         "smrstore.smrstore_gc_zones_reset": c(9, 10),
         "smrstore.smrstore_gc_live_moved": c(device - user, 10),
-        "smrstore.smrstore_gc_throttle": c(2_000_000_000, 5),
+        "smrstore.smrstore_gc_throttle_ns": c(2_000_000_000, 10),
         "smrstore.smrstore_gc_auto": c(1),
         "smrstore.smrstore_txns": c(1234, 10),
         "smrstore.smrstore_crc_errors": c(0, 10),
@@ -96,7 +99,7 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
     for i in range(drives):
         p = f"smrstore-drive.{i}."
         for k, v in {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,
-                     "zones_offline": offline, "zones_readonly": 0,
+                     "zones_offline": offline, "zones_readonly": 0, "zones_conventional": 0,
                      "capacity_bytes": 32 * GiB, "live_bytes": 10 * GiB,
                      "written_bytes": 13 * GiB}.items():
             out[p + "smrstore_" + k] = c(v)

@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from smrstore.api import create_app
 from smrstore.health import HealthCheck, Thresholds, evaluate
 from smrstore.history import History
-from smrstore.model import Snapshot, merge
+from smrstore.model import OsdReading, Snapshot, merge
 
 TOKEN = "t0ken-for-tests"
 HERE = Path(__file__).resolve().parent
@@ -53,7 +53,7 @@ def build(web_root: Optional[str] = None) -> TestClient:
     bad = status(doc(name="broken"))
     bad["stats"] = "{"
     statuses["broken"] = bad
-    snap = merge(1021.0, statuses, {"osd.5": osd_counters()})
+    snap = merge(1021.0, statuses, {"osd.5": OsdReading(osd_counters())})
     hist.add(snap.daemons, now=1021.0)
     app = create_app(Provider(snap, hist, Thresholds(stale_seconds=1e6)), web_root)
     return TestClient(app)

@@ -7,11 +7,11 @@ from smrstore import cli, views
 from smrstore.auth import TokenRecord
 from smrstore.health import Thresholds, evaluate
 from smrstore.history import History
-from smrstore.model import merge
+from smrstore.model import OsdReading, merge
 
 
 def snap():  # type: ignore[no-untyped-def]
-    return merge(1001.0, {"demo-a": status(doc())}, {"osd.2": osd_counters()})
+    return merge(1001.0, {"demo-a": status(doc())}, {"osd.2": OsdReading(osd_counters())})
 
 
 def test_format_checked() -> None:

@@ -4,7 +4,7 @@ from typing import Any, Dict
 import pytest
 from conftest import GiB, doc, drive, osd_counters, status
 
-from smrstore.model import (SOURCE_OSD, SOURCE_SERVICE, merge, parse_osd_counters,
+from smrstore.model import (OsdReading, SOURCE_OSD, SOURCE_SERVICE, merge, parse_osd_counters,
                             parse_service_status, service_daemon_names)
 from smrstore.stats import StatsError
 
@@ -150,8 +150,8 @@ def test_merge_collects_errors_and_prefers_service() -> None:
     bad["stats"] = "{"
     snap = merge(10.0, {"demo-a": status(doc()), "broken": bad, "osd.7": svc_osd,
                         "silent": None},
-                 {"osd.7": osd_counters(), "osd.8": osd_counters(),
-                  "osd.9": {"smrstore.smrstore_user_bytes": {"value": 1}}})
+                 {"osd.7": OsdReading(osd_counters()), "osd.8": OsdReading(osd_counters()),
+                  "osd.9": OsdReading({"smrstore.smrstore_user_bytes": {"value": 1}})})
     assert sorted(snap.daemons) == ["demo-a", "osd.7", "osd.8"]
     assert snap.daemons["osd.7"].source == SOURCE_SERVICE
     assert snap.daemons["osd.8"].source == SOURCE_OSD

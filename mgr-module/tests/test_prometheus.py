@@ -3,7 +3,7 @@ from typing import Dict, Tuple
 from conftest import GiB, doc, drive, osd_counters, status
 from prometheus_client.parser import text_string_to_metric_families
 
-from smrstore.model import merge
+from smrstore.model import OsdReading, merge
 from smrstore.prometheus import render
 
 
@@ -18,7 +18,7 @@ def parse(text: str) -> Dict[Tuple[str, Tuple[Tuple[str, str], ...]], float]:
 def test_exposition_parses_back() -> None:
     d = doc(name='we"ird\\name', t=990.0, throttle_ns=1_500_000_000)
     snap = merge(1000.0, {"demo-a": status(doc(t=999.0)), d["name"]: status(d)},
-                 {"osd.4": osd_counters()})
+                 {"osd.4": OsdReading(osd_counters())})
     text = render(snap, stale_seconds=5.0)
     m = parse(text)
     a = (("daemon", "demo-a"),)

@@ -15,6 +15,13 @@ const OK = {
   "/api/v1/conversion": { body: fx.conversionNone },
 };
 
+const OSD = {
+  ...OK,
+  "/api/v1/daemons": { body: [...fx.daemons, fx.osdSummary] },
+  "/api/v1/daemons/osd.0": { body: fx.osdDetail },
+  "/api/v1/daemons/osd.0/drives/0/zones": { body: fx.osdZones },
+};
+
 function at(hash: string): void {
   window.history.replaceState(null, "", `/${hash}`);
 }
@@ -85,6 +92,40 @@ describe("overview", () => {
   }, 10000);
 });
 
+describe("smrstore OSDs", () => {
+  it("lists an OSD beside the service daemons, with its source, free zones and WA", async () => {
+    at("#token=t");
+    render(<App fetch={fakeFetch(OSD).fetch} baseUrl={BASE} />);
+    const row = (await screen.findByText("osd.0")).closest("tr");
+    expect(row?.getAttribute("data-source")).toBe("osd");
+    expect(row?.textContent).toMatch(/^osd\.0OSD.*704 MiB.*152 MiB6.*13\.5 GiB \/ 16\.6 GiB1\.23×.*auto 1095 runs/);
+    expect(row?.querySelector('[data-testid="free-zones"]')?.getAttribute("data-value")).toBe("6");
+    expect(screen.getByText("demo-a").closest("tr")?.getAttribute("data-source")).toBe("service");
+  });
+
+  it("shows an OSD's figures with their exact values", async () => {
+    at("#/daemons/osd.0&token=t");
+    render(<App fetch={fakeFetch(OSD).fetch} baseUrl={BASE} />);
+    const user = await screen.findByTestId("stat-user-bytes");
+    expect(user.getAttribute("data-value")).toBe("14466154496");
+    expect(user.textContent).toBe("user bytes (since mount)13.5 GiB");
+    expect(screen.getByTestId("stat-wa").textContent).toContain("1.23×");
+    expect(screen.getByTestId("stat-free-zones").getAttribute("data-value")).toBe("2");
+    expect(screen.getByTestId("stat-gc-runs").getAttribute("data-value")).toBe("1095");
+    expect(screen.getByText(/figures from its perf counters, zone maps from its/)).toBeTruthy();
+    expect(screen.queryByTestId("zonemap-error")).toBeNull();
+  });
+
+  it("says why an OSD's zone maps are missing", async () => {
+    at("#/daemons/osd.0&token=t");
+    const err = { ...fx.osdDetail, zonemap_error: "smrstore stats answered -22: unrecognized command" };
+    render(<App fetch={fakeFetch({ ...OSD, "/api/v1/daemons/osd.0": { body: err } }).fetch} baseUrl={BASE} />);
+    expect((await screen.findByTestId("zonemap-error")).textContent).toBe(
+      "Zone maps: smrstore stats answered -22: unrecognized command",
+    );
+  });
+});
+
 describe("daemon", () => {
   it("says the daemon is gone on 404", async () => {
     at("#/daemons/old-one&token=t");
@@ -115,13 +156,21 @@ describe("zone map", () => {
     expect(screen.queryByRole("tooltip")).toBeNull();
   });
 
-  it("says so when the daemon publishes no zone map", async () => {
-    at("#/zones/demo-a/0&token=t");
-    const noMap = { ...fx.zones, available: false, zonemap: "", streams: "" };
+  it("says why when a daemon has no zone map", async () => {
+    at("#/zones/osd.0/0&token=t");
+    const noMap = { ...fx.osdZones, available: false, zonemap: "", streams: "", zonemap_error: "the OSD is down" };
     render(
-      <App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a/drives/0/zones": { body: noMap } }).fetch} baseUrl={BASE} />,
+      <App fetch={fakeFetch({ ...OSD, "/api/v1/daemons/osd.0/drives/0/zones": { body: noMap } }).fetch} baseUrl={BASE} />,
     );
-    expect(await screen.findByText(/publishes no zone map/)).toBeTruthy();
+    expect(await screen.findByText(/has no zone map now: the OSD is down\. Its zone counts: free 2, open 1, sealed 8/)).toBeTruthy();
+  });
+
+  it("shows an OSD's zone map and where it comes from", async () => {
+    at("#/zones/osd.0/0&token=t");
+    render(<App fetch={fakeFetch(OSD).fetch} baseUrl={BASE} />);
+    expect(await screen.findByRole("img", { name: /zone map of 13 zones/ })).toBeTruthy();
+    expect(screen.getByText(/from the OSD's/)).toBeTruthy();
+    expect(screen.getByTestId("zones-free").getAttribute("data-value")).toBe("2");
   });
 });
 

@@ -208,6 +208,16 @@ export interface components {
              * @description seconds since the epoch of the snapshot
              */
             time: number;
+            /**
+             * Zonemap Error
+             * @description OSD: why its zone maps are missing or old (smrstore stats failed)
+             */
+            zonemap_error?: string;
+            /**
+             * Zonemap Time
+             * @description OSD: when its zone maps were taken (its smrstore stats answer)
+             */
+            zonemap_time?: number;
         };
         /** DaemonErrorOut */
         DaemonErrorOut: {
@@ -226,25 +236,48 @@ export interface components {
             available: number;
             /** Capacity */
             capacity: number;
+            /**
+             * Device Bytes
+             * @description device bytes written since mount
+             */
+            device_bytes: number;
             /** Drives */
             drives: number;
+            /**
+             * Free Zones
+             * @description free zones over all drives
+             */
+            free_zones: number;
             /** Gc Auto */
             gc_auto: boolean;
+            /**
+             * Gc Runs
+             * @description victim zones cleaned since mount
+             */
+            gc_runs: number;
             /** Last Update */
             last_update: number;
             /** Lifetime Write Amplification */
             lifetime_write_amplification: number;
-            /** Name */
+            /**
+             * Name
+             * @description service daemon name, or osd.N for an OSD on smrstore
+             */
             name: string;
             /**
              * Source
-             * @description service (librados service daemon) or osd (perf counters)
+             * @description service (a store run by smrstore-tool, librados service daemon) or osd (an OSD whose objectstore is smrstore)
              */
             source: string;
             /** Stale */
             stale: boolean;
             /** Stored */
             stored: number;
+            /**
+             * User Bytes
+             * @description user bytes written since mount
+             */
+            user_bytes: number;
             /** Write Amplification */
             write_amplification: number;
         };
@@ -281,7 +314,7 @@ export interface components {
         DriveZones: {
             /**
              * Available
-             * @description false when the daemon publishes no zone map (OSD perf-counter path): zonemap and streams are then empty
+             * @description false when there is no zone map (an OSD that has not answered smrstore stats): zonemap and streams are then empty
              */
             available: boolean;
             /** Conventional Zones */
@@ -303,6 +336,11 @@ export interface components {
              */
             reported: components["schemas"]["ZoneCounts"];
             /**
+             * Source
+             * @description service or osd, as in DaemonSummary
+             */
+            source: string;
+            /**
              * Stream Counts
              * @description zones per stream character
              */
@@ -323,6 +361,16 @@ export interface components {
              * @description one character per zone, doc/stats-schema.md
              */
             zonemap: string;
+            /**
+             * Zonemap Error
+             * @description OSD: why the zone map is missing or old
+             */
+            zonemap_error?: string;
+            /**
+             * Zonemap Time
+             * @description when the zone map was taken (unix seconds)
+             */
+            zonemap_time?: number;
         };
         /** GcDaemon */
         GcDaemon: {
@@ -617,6 +665,11 @@ export interface components {
         };
         /** ZoneCounts */
         ZoneCounts: {
+            /**
+             * Conventional
+             * @description conventional zones the store does not use ('=')
+             */
+            conventional?: number;
             /** Free */
             free: number;
             /** Offline */

@@ -1,8 +1,30 @@
 import type { ReactNode } from "react";
 
-export function Stat({ label, value, hint }: { label: string; value: ReactNode; hint?: ReactNode }) {
+/**
+ * One labelled figure. `exact` (the unformatted number behind a rounded `value`) goes into
+ * data-value and the tooltip, so an operator (and the e2e check) can read the exact figure.
+ */
+export function Stat({
+  label,
+  value,
+  hint,
+  exact,
+  testId,
+}: {
+  label: string;
+  value: ReactNode;
+  hint?: ReactNode;
+  exact?: number | null;
+  testId?: string;
+}) {
+  const hasExact = exact !== undefined && exact !== null;
   return (
-    <div className="stat">
+    <div
+      className="stat"
+      data-testid={testId}
+      data-value={hasExact ? String(exact) : undefined}
+      title={hasExact ? `${label}: ${exact.toLocaleString("en-US")}` : undefined}
+    >
       <div className="stat-label">{label}</div>
       <div className="stat-value">{value}</div>
       {hint !== undefined ? <div className="stat-hint">{hint}</div> : null}

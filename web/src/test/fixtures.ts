@@ -33,11 +33,35 @@ export const daemons: DaemonSummary[] = [
     capacity: 30 * GiB,
     stored: 8 * GiB,
     available: 20 * GiB,
+    user_bytes: 10 * GiB,
+    device_bytes: 12 * GiB,
+    free_zones: 4,
     write_amplification: 1.2,
     lifetime_write_amplification: 1.25,
     gc_auto: true,
+    gc_runs: 3,
   },
 ];
+
+// A Ceph OSD whose objectstore is smrstore (shape as the module serves it for a real OSD).
+export const osdSummary: DaemonSummary = {
+  name: "osd.0",
+  source: "osd",
+  last_update: 997,
+  age_seconds: 3,
+  stale: false,
+  drives: 2,
+  capacity: 704 << 20,
+  stored: 280 << 20,
+  available: 152 << 20,
+  user_bytes: 14466154496,
+  device_bytes: 17853059072,
+  free_zones: 6,
+  write_amplification: 1.2341261167186142,
+  lifetime_write_amplification: 1.2341,
+  gc_auto: true,
+  gc_runs: 1095,
+};
 
 export const zones: DriveZones = {
   daemon: "demo-a",
@@ -47,6 +71,7 @@ export const zones: DriveZones = {
   zone_size: 256 << 20,
   zone_capacity: 256 << 20,
   conventional_zones: 0,
+  source: "service",
   zonemap: "##eeaaakkkB..",
   streams: "--uuusg--h.--".replace(/\./g, "-"),
   reported: { free: 2, open: 1, sealed: 8, reserved: 2, offline: 0, readonly: 0 },
@@ -85,6 +110,25 @@ export const detail: DaemonDetail = {
       zones: { free: 2, open: 1, sealed: 8, reserved: 2, offline: 0, readonly: 0 },
     },
   ],
+};
+
+export const osdDetail: DaemonDetail = {
+  ...detail,
+  name: "osd.0",
+  source: "osd",
+  time: 997,
+  age_seconds: 3,
+  zonemap_time: 998.5,
+  store: { uuid: "3de5", dir: "/var/lib/ceph/osd/ceph-0/smrstore", mount_count: 2, gc_policy: "lifetime", gc_auto: true },
+  io: { ...detail.io, user_bytes: 14466154496, device_bytes: 17853059072, write_amplification: 1.2341261167186142 },
+  gc: { ...detail.gc, runs: 1095 },
+};
+
+export const osdZones: DriveZones = {
+  ...zones,
+  daemon: "osd.0",
+  source: "osd",
+  zonemap_time: 998.5,
 };
 
 export const history: HistoryOut = {

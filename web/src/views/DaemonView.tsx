@@ -5,13 +5,24 @@ import { Empty, ErrorBox, Loading } from "../components/QueryState";
 import { Badge, Stat } from "../components/Stat";
 import { formatAge, formatBytes, formatCount, formatNs, formatPercent, formatWa, ratio } from "../lib/format";
 import { routeHref } from "../lib/route";
+import { SourceBadge } from "./Overview";
 
 function Detail({ d }: { d: DaemonDetail }) {
   const now = d.time + d.age_seconds;
+  const freeZones = d.drives.reduce((n, dr) => n + dr.zones.free, 0);
   return (
     <>
       <p>
-        {d.source} · schema <code>{d.schema}</code> · updated {formatAge(d.time, now)}{" "}
+        <SourceBadge source={d.source} />{" "}
+        {d.source === "osd" ? (
+          <>
+            Ceph OSD on smrstore: figures from its perf counters, zone maps from its <code>smrstore stats</code>
+            {d.zonemap_time !== null && d.zonemap_time !== undefined ? <> (taken {formatAge(d.zonemap_time, now)})</> : null}
+          </>
+        ) : (
+          <>service daemon (smrstore-tool serve)</>
+        )}{" "}
+        · schema <code>{d.schema}</code> · updated {formatAge(d.time, now)}{" "}
         {d.stale ? <Badge tone="warn">stale</Badge> : null}
         {d.store ? (
           <>
@@ -21,19 +32,27 @@ function Detail({ d }: { d: DaemonDetail }) {
           </>
         ) : null}
       </p>
+      {d.zonemap_error ? (
+        <p className="state state-error" role="status" data-testid="zonemap-error">
+          Zone maps: {d.zonemap_error}
+        </p>
+      ) : null}
       <div className="stats">
         <Stat label="total" value={formatBytes(d.statfs.total)} />
         <Stat label="stored" value={formatBytes(d.statfs.stored)} hint={formatPercent(ratio(d.statfs.stored, d.statfs.total))} />
         <Stat label="available" value={formatBytes(d.statfs.available)} />
-        <Stat label="WA since mount" value={formatWa(d.io.write_amplification)} />
+        <Stat label="free zones" value={formatCount(freeZones)} exact={freeZones} testId="stat-free-zones" />
+        <Stat label="user bytes (since mount)" value={formatBytes(d.io.user_bytes)} exact={d.io.user_bytes} testId="stat-user-bytes" />
+        <Stat label="device bytes (since mount)" value={formatBytes(d.io.device_bytes)} exact={d.io.device_bytes} testId="stat-device-bytes" />
+        <Stat label="WA since mount" value={formatWa(d.io.write_amplification)} exact={d.io.write_amplification} testId="stat-wa" />
         <Stat label="WA lifetime" value={formatWa(d.io.lifetime_write_amplification)} />
         <Stat label="user bytes (lifetime)" value={formatBytes(d.io.lifetime_user_bytes)} />
         <Stat label="device bytes (lifetime)" value={formatBytes(d.io.lifetime_device_bytes)} />
         <Stat label="GC bytes (lifetime)" value={formatBytes(d.io.lifetime_gc_bytes)} />
         <Stat label="transactions" value={formatCount(d.io.txns_committed)} hint={`${formatCount(d.io.txns_failed ?? 0)} failed`} />
         <Stat label="crc errors" value={formatCount(d.io.crc_errors)} />
-        <Stat label="GC runs" value={formatCount(d.gc.runs)} hint={`${formatCount(d.gc.zones_reset)} zones reset`} />
-        <Stat label="GC throttle" value={formatNs(d.gc.throttle_ns)} hint={d.gc.auto ? "auto GC on" : "auto GC off"} />
+        <Stat label="GC runs" value={formatCount(d.gc.runs)} hint={`${formatCount(d.gc.zones_reset)} zones reset`} exact={d.gc.runs} testId="stat-gc-runs" />
+        <Stat label="GC throttle" value={formatNs(d.gc.throttle_ns)} hint={d.gc.auto ? "auto GC on" : "auto GC off"} testId="stat-gc-auto" />
       </div>
       <h2>Drives</h2>
       {d.drives.length === 0 ? (

@@ -70,6 +70,19 @@ function SummaryCards({ s }: { s: Summary }) {
   );
 }
 
+/** Where a store runs: inside a Ceph OSD (objectstore smrstore) or as smrstore-tool serve. */
+export function SourceBadge({ source }: { source: string }) {
+  return source === "osd" ? (
+    <span className="badge badge-osd" title="a Ceph OSD whose objectstore is smrstore">
+      OSD
+    </span>
+  ) : (
+    <span className="badge badge-muted" title="a store run by smrstore-tool serve --publish (librados service daemon)">
+      {source}
+    </span>
+  );
+}
+
 export function DaemonTable({ daemons, now }: { daemons: DaemonSummary[]; now: number }) {
   return (
     <table className="table" data-testid="daemon-table">
@@ -82,6 +95,8 @@ export function DaemonTable({ daemons, now }: { daemons: DaemonSummary[]; now: n
           <th>capacity</th>
           <th>stored</th>
           <th>available</th>
+          <th>free zones</th>
+          <th>user / device (since mount)</th>
           <th>WA (since mount)</th>
           <th>WA (lifetime)</th>
           <th>GC</th>
@@ -90,11 +105,13 @@ export function DaemonTable({ daemons, now }: { daemons: DaemonSummary[]; now: n
       </thead>
       <tbody>
         {daemons.map((d) => (
-          <tr key={d.name}>
+          <tr key={d.name} data-daemon={d.name} data-source={d.source}>
             <td>
               <a href={routeHref({ view: "daemon", daemon: d.name })}>{d.name}</a>
             </td>
-            <td>{d.source}</td>
+            <td>
+              <SourceBadge source={d.source} />
+            </td>
             <td>
               {formatAge(d.last_update, now)} {d.stale ? <Badge tone="warn">stale</Badge> : null}
             </td>
@@ -102,9 +119,20 @@ export function DaemonTable({ daemons, now }: { daemons: DaemonSummary[]; now: n
             <td>{formatBytes(d.capacity)}</td>
             <td>{formatBytes(d.stored)}</td>
             <td>{formatBytes(d.available)}</td>
-            <td>{formatWa(d.write_amplification)}</td>
+            <td data-testid="free-zones" data-value={d.free_zones}>
+              {d.free_zones}
+            </td>
+            <td>
+              {formatBytes(d.user_bytes)} / {formatBytes(d.device_bytes)}
+            </td>
+            <td data-testid="wa" data-value={d.write_amplification}>
+              {formatWa(d.write_amplification)}
+            </td>
             <td>{formatWa(d.lifetime_write_amplification)}</td>
-            <td>{d.gc_auto ? <Badge tone="ok">auto</Badge> : <Badge tone="muted">manual</Badge>}</td>
+            <td>
+              {d.gc_auto ? <Badge tone="ok">auto</Badge> : <Badge tone="muted">manual</Badge>}{" "}
+              <span className="muted">{d.gc_runs} runs</span>
+            </td>
             <td>
               <a href={routeHref({ view: "zones", daemon: d.name, drive: 0 })}>zones</a> ·{" "}
               <a href={routeHref({ view: "wa", daemon: d.name })}>WA</a>
@@ -134,7 +162,7 @@ export function Overview() {
           ds.length === 0 ? (
             <>
               No smrstore daemons report to this manager yet (no <code>smrstore</code> service daemons and no OSD
-              with <code>smrstore_*</code> perf counters).
+              whose objectstore is smrstore).
             </>
           ) : null
         }

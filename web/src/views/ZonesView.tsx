@@ -57,13 +57,29 @@ function ZoneMapPanel({ z }: { z: DriveZones }) {
     <>
       <div className="stats">
         <Stat label="zones" value={formatCount(nr)} hint={`${formatBytes(z.zone_size)} each, capacity ${formatBytes(z.zone_capacity)}`} />
-        <Stat label="free" value={formatCount(counts.free)} />
+        <Stat label="free" value={formatCount(counts.free)} exact={counts.free} testId="zones-free" />
         <Stat label="open" value={formatCount(counts.open)} />
         <Stat label="sealed" value={formatCount(counts.sealed)} />
         <Stat label="reserved / conventional" value={`${counts.reserved} / ${counts.conventional}`} />
         <Stat label="offline / read-only" value={`${counts.offline} / ${counts.readonly}`} />
       </div>
-      <p className="muted">Zones per stream: {streamCounts || "none in use"}</p>
+      <p className="muted">
+        Zones per stream: {streamCounts || "none in use"}
+        {z.source === "osd" ? (
+          <>
+            {" "}
+            · from the OSD&apos;s <code>smrstore stats</code>
+            {z.zonemap_time !== null && z.zonemap_time !== undefined ? (
+              <> at {new Date(z.zonemap_time * 1000).toLocaleTimeString()}</>
+            ) : null}
+          </>
+        ) : null}
+      </p>
+      {z.zonemap_error ? (
+        <p className="state state-error" role="status">
+          {z.zonemap_error} (the map shown is the last one the OSD sent)
+        </p>
+      ) : null}
       {problems.length > 0 ? (
         <div className="state state-error" role="alert">
           <strong>The zone map does not match the drive</strong>
@@ -100,7 +116,8 @@ function DriveZonesView({ daemon, drive }: { daemon: string; drive: number }) {
         empty={(z) =>
           !z.available ? (
             <>
-              <code>{daemon}</code> publishes no zone map (OSD perf-counter path: only zone counts are known).
+              <code>{daemon}</code> has no zone map now: {z.zonemap_error ?? "none reported"}. Its zone counts: free{" "}
+              {z.reported.free}, open {z.reported.open}, sealed {z.reported.sealed}.
             </>
           ) : z.zonemap.length === 0 ? (
             <>Drive {drive} of {daemon} has no zones.</>

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
 
@@ -52,11 +53,51 @@ std::string JsonArrayField(const std::string& doc, const std::string& field) {
   return "";
 }
 
+// The top-level objects of a JSON array (as JsonArrayField returns it), each as its text.
+std::vector<std::string> JsonArrayObjects(const std::string& array) {
+  std::vector<std::string> out;
+  int depth = 0;
+  bool in_string = false;
+  size_t start = 0;
+  for (size_t i = 0; i < array.size(); ++i) {
+    const char ch = array[i];
+    if (in_string) {
+      if (ch == '\\') ++i;
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth == 2 && ch == '{') start = i;
+    } else if (ch == ']' || ch == '}') {
+      if (depth-- == 2 && ch == '}') out.push_back(array.substr(start, i - start + 1));
+    }
+  }
+  return out;
+}
+
+// The unsigned integer value of `"field": N` in `obj` (0 when absent). The drive fields read
+// here (capacity_bytes, written_bytes, live_bytes) occur once per drive object.
+uint64_t JsonU64Field(const std::string& obj, const std::string& field) {
+  const std::string key = "\"" + field + "\":";
+  size_t at = obj.find(key);
+  if (at == std::string::npos) return 0;
+  at += key.size();
+  while (at < obj.size() && obj[at] == ' ') ++at;
+  uint64_t v = 0;
+  while (at < obj.size() && obj[at] >= '0' && obj[at] <= '9') v = v * 10 + (obj[at++] - '0');
+  return v;
+}
+
 }  // namespace
 
 PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& name)
     : cct_(cct), engine_(engine), name_(name) {
+  // PRIO_USEFUL: the default mgr_stats_threshold, so the OSD reports every counter to
+  // ceph-mgr (the smrstore mgr module reads them; doc/stats-schema.md).
   PerfCountersBuilder b(cct_, "smrstore", l_smrstore_first, l_smrstore_last);
+  b.set_prio_default(PerfCountersBuilder::PRIO_USEFUL);
   b.add_u64_counter(l_smrstore_user_bytes, "smrstore_user_bytes",
                     "Payload bytes written by clients since mount", "usr", 0,
                     PerfCountersBuilder::UNIT_BYTES);
@@ -96,6 +137,7 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
   for (size_t i = 0; i < maps.size(); ++i) {
     PerfCountersBuilder d(cct_, "smrstore-drive." + std::to_string(i), l_smrdrive_first,
                           l_smrdrive_last);
+    d.set_prio_default(PerfCountersBuilder::PRIO_USEFUL);
     d.add_u64(l_smrdrive_zones_free, "smrstore_zones_free", "Empty data zones");
     d.add_u64(l_smrdrive_zones_open, "smrstore_zones_open", "Open data zones");
     d.add_u64(l_smrdrive_zones_sealed, "smrstore_zones_sealed", "Full (sealed) data zones");
@@ -104,6 +146,14 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
     d.add_u64(l_smrdrive_zones_readonly, "smrstore_zones_readonly", "Read-only zones");
     d.add_u64(l_smrdrive_zones_conventional, "smrstore_zones_conventional",
               "Conventional zones the store does not use");
+    d.add_u64(l_smrdrive_capacity_bytes, "smrstore_capacity_bytes", "Data zone capacity",
+              nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
+    d.add_u64(l_smrdrive_written_bytes, "smrstore_written_bytes",
+              "Bytes up to the write pointers of data zones", nullptr, 0,
+              PerfCountersBuilder::UNIT_BYTES);
+    d.add_u64(l_smrdrive_live_bytes, "smrstore_live_bytes",
+              "Payload bytes committed extents reference", nullptr, 0,
+              PerfCountersBuilder::UNIT_BYTES);
     PerfCounters* p = d.create_perf_counters();
     cct_->get_perfcounters_collection()->add(p);
     drive_loggers_.push_back(p);
@@ -167,10 +217,16 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_conversion_state, 0);  // no hybrid drive: "none"
 
   std::vector<DriveZoneMaps> maps;
-  engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps);
+  const std::vector<std::string> drives = JsonArrayObjects(
+      JsonArrayField(engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps), "drives"));
   for (size_t i = 0; i < maps.size() && i < drive_loggers_.size(); ++i) {
     const DriveCounts d = CountZones(maps[i].zonemap);
     PerfCounters* p = drive_loggers_[i];
+    if (i < drives.size()) {
+      p->set(l_smrdrive_capacity_bytes, JsonU64Field(drives[i], "capacity_bytes"));
+      p->set(l_smrdrive_written_bytes, JsonU64Field(drives[i], "written_bytes"));
+      p->set(l_smrdrive_live_bytes, JsonU64Field(drives[i], "live_bytes"));
+    }
     p->set(l_smrdrive_zones_free, d.free);
     p->set(l_smrdrive_zones_open, d.open);
     p->set(l_smrdrive_zones_sealed, d.sealed);

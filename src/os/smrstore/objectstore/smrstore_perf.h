@@ -4,7 +4,10 @@
 // Contract
 //   Construction registers logger `smrstore` and one logger `smrstore-drive.<i>` per drive
 //   (names and meanings in doc/stats-schema.md), starts a thread that refreshes them every
-//   second from the engine, and registers the admin-socket commands:
+//   second from the engine, and registers the admin-socket commands (also reachable as
+//   `ceph tell osd.N ...` and from ceph-mgr's send_command). Every counter has priority
+//   PRIO_USEFUL or above, so an OSD's MgrClient sends it to ceph-mgr (mgr_stats_threshold
+//   defaults to PRIO_USEFUL): the smrstore mgr module reads them there.
 //     smrstore stats        the stats document (doc/stats-schema.md, with zone maps)
 //     smrstore zones        the stats document's drives (zone counts, maps, streams)
 //     smrstore gc start     background GC on
@@ -60,6 +63,9 @@ enum {
   l_smrdrive_zones_offline,
   l_smrdrive_zones_readonly,
   l_smrdrive_zones_conventional,
+  l_smrdrive_capacity_bytes,
+  l_smrdrive_written_bytes,
+  l_smrdrive_live_bytes,
   l_smrdrive_last,
 };
 
