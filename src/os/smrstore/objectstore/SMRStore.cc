@@ -19,12 +19,14 @@
 
 #include "common/admin_socket.h"
 #include "common/perf_counters.h"
+#include "objectstore/ceph_log.h"
 #include "objectstore/ceph_types.h"
 #include "objectstore/smrstore_internal.h"
 #include "objectstore/smrstore_perf.h"
 #include "store/store.h"
 #include "store/transaction.h"
 
+using smr::ceph_adapter::CephLogError;
 using smr::ceph_adapter::CollName;
 using smr::ceph_adapter::ToGhobject;
 using smr::ceph_adapter::ToObjectId;
@@ -36,7 +38,17 @@ constexpr const char* kDevicesKey = "smrstore_devices";
 
 int Errno(const smr::Status& s) { return s.ok() ? 0 : -s.errno_value(); }
 
-void LogError(const std::string& what) { std::cerr << "smrstore: " << what << std::endl; }
+// The error policy (smrstore_settings.h, on_transaction_error = abort): the message goes to
+// the OSD log, then the process aborts as BlueStore's ceph_abort does; Ceph's fatal-signal
+// handler dumps the recent log entries, this one included.
+[[noreturn]] void AbortOnError(CephContext* cct, const std::string& what) {
+  smr::ceph_adapter::CephLogError(
+      cct, what + " -- aborting (on_transaction_error = abort: Ceph ignores errors passed "
+                  "to commit callbacks; the OSD's peers recover its PGs)");
+  std::abort();
+}
+
+constexpr const char* kSettingsFile = "smrstore.conf";
 
 std::string ObjectKey(const smr::ObjectId& o) {
   std::string k;
@@ -372,7 +384,7 @@ bool SMRStore::test_mount_in_use() {
   auto in_use = smr::Store::InUse(impl_->engine_dir);
   if (!in_use.ok()) {
     // No store here (yet): nobody can be using it.
-    if (!in_use.status().IsNotFound()) LogError("test_mount_in_use: " + in_use.status().ToString());
+    if (!in_use.status().IsNotFound()) CephLogError(cct, "test_mount_in_use: " + in_use.status().ToString());
     return false;
   }
   return *in_use;
@@ -382,19 +394,23 @@ int SMRStore::mkfs() {
   std::string devices;
   const int r = read_meta(kDevicesKey, &devices);
   if (r < 0) {
-    LogError("mkfs: no drives: write the device specs to " + path + "/" + kDevicesKey +
+    CephLogError(cct, "mkfs: no drives: write the device specs to " + path + "/" + kDevicesKey +
              " (e.g. \"zbd:/dev/sdb zbd:/dev/sdc\")");
     return -EINVAL;
   }
   const std::vector<std::string> specs = SplitSpecs(devices);
   if (specs.empty()) {
-    LogError("mkfs: " + path + "/" + kDevicesKey + " names no drive");
+    CephLogError(cct, "mkfs: " + path + "/" + kDevicesKey + " names no drive");
     return -EINVAL;
   }
-  smr::StoreOptions options;
-  const smr::Status s = smr::Store::Mkfs(impl_->engine_dir, specs, options);
+  auto settings = smr::ceph_adapter::LoadAdapterSettings(path + "/" + kSettingsFile);
+  if (!settings.ok()) {
+    CephLogError(cct, "mkfs: " + settings.status().ToString());
+    return -EINVAL;
+  }
+  const smr::Status s = smr::Store::Mkfs(impl_->engine_dir, specs, settings->store);
   if (!s.ok()) {
-    LogError("mkfs: " + s.ToString());
+    CephLogError(cct, "mkfs: " + s.ToString());
     return Errno(s);
   }
   if (int w = write_meta("type", "smrstore"); w < 0) return w;
@@ -406,11 +422,25 @@ int SMRStore::mkfs() {
 
 int SMRStore::mount() {
   if (impl_->engine) return -EBUSY;
+  const std::string settings_path = path + "/" + kSettingsFile;
+  auto settings = smr::ceph_adapter::LoadAdapterSettings(settings_path);
+  if (!settings.ok()) {
+    CephLogError(cct, "mount: " + settings.status().ToString());
+    return -EINVAL;
+  }
   auto s = smr::Store::Open(impl_->engine_dir);
   if (!s.ok()) {
-    LogError("mount " + impl_->engine_dir + ": " + s.status().ToString());
+    CephLogError(cct, "mount " + impl_->engine_dir + ": " + s.status().ToString());
     return Errno(s.status());
   }
+  if (const smr::Status k =
+          smr::ceph_adapter::CheckMkfsKeys(*settings, (*s)->options(), settings_path);
+      !k.ok()) {
+    CephLogError(cct, "mount: " + k.ToString());
+    return -EINVAL;
+  }
+  impl_->settings = *settings;
+  impl_->cct = cct;
   impl_->engine = std::move(*s);
   std::string fsid;
   if (read_meta("fsid", &fsid) > 0) impl_->fsid.parse(fsid.c_str());
@@ -433,7 +463,7 @@ int SMRStore::umount() {
     std::lock_guard<std::mutex> l(impl_->colls_mu);
     impl_->colls.clear();
   }
-  if (!s.ok()) LogError("umount: " + s.ToString());
+  if (!s.ok()) CephLogError(cct, "umount: " + s.ToString());
   return Errno(s);
 }
 
@@ -446,7 +476,7 @@ int SMRStore::fsck(bool deep) {
   if (engine == nullptr) {
     auto s = smr::Store::Open(impl_->engine_dir, nullptr, /*read_only=*/true);
     if (!s.ok()) {
-      LogError("fsck: mount " + impl_->engine_dir + " read-only: " + s.status().ToString());
+      CephLogError(cct, "fsck: mount " + impl_->engine_dir + " read-only: " + s.status().ToString());
       return Errno(s.status());
     }
     ro = std::move(*s);
@@ -455,7 +485,7 @@ int SMRStore::fsck(bool deep) {
   auto r = engine->Fsck(deep, /*repair=*/false);
   if (ro) (void)ro->Close();  // read-only: nothing to flush
   if (!r.ok()) return Errno(r.status());
-  for (const std::string& e : r->errors) LogError("fsck: " + e);
+  for (const std::string& e : r->errors) CephLogError(cct, "fsck: " + e);
   return static_cast<int>(r->errors.size());
 }
 
@@ -482,15 +512,40 @@ int SMRStore::get_devices(std::set<std::string>* ls) {
   return 0;
 }
 
+void SMRStore::collect_metadata(std::map<std::string, std::string>* pm) {
+  std::string devices;
+  if (read_meta(kDevicesKey, &devices) >= 0) (*pm)["smrstore_devices"] = devices;
+  (*pm)["smrstore_version"] = SMRSTORE_VERSION;
+  (*pm)["smrstore_dir"] = impl_->engine_dir;
+  if (impl_->engine) {
+    const smr::StoreOptions& o = impl_->engine->options();
+    (*pm)["smrstore_gc_policy"] = smr::VictimPolicyName(o.gc_policy);
+    (*pm)["smrstore_on_transaction_error"] = impl_->settings.abort_on_error ? "abort" : "report";
+    (*pm)["smrstore_drives"] = std::to_string(SplitSpecs(devices).size());
+  }
+}
+
+std::string SMRStore::get_default_device_class() { return impl_->settings.device_class; }
+
 // --- Space and statistics. ---
 
 int SMRStore::statfs(store_statfs_t* buf, osd_alert_list_t* alerts) {
   if (!impl_->engine) return -EIO;
   const smr::StoreStatfs st = impl_->engine->Statfs();
+  // As BlueStore reports allocator-free space: dead records that zone GC can reclaim are
+  // available (the GC reserve guarantees GC can always run), so Ceph's full ratios see the
+  // space users can still get. `total` is the data zones' capacity and never changes; what
+  // is neither live nor available (the GC reserve zones, zone tails too small for a record)
+  // is internally reserved. RocksDB on flash is internal metadata, outside `total`.
+  const uint64_t total = st.total;
+  const uint64_t available = std::min<uint64_t>(total, st.user_available + st.reclaimable);
+  const uint64_t live = st.allocated > st.reclaimable ? st.allocated - st.reclaimable : 0;
+  const uint64_t used = std::min<uint64_t>(total - available, live);
   buf->reset();
-  buf->total = static_cast<int64_t>(st.total + st.meta_bytes);
-  buf->available = static_cast<int64_t>(st.available);
-  buf->allocated = static_cast<int64_t>(st.allocated);
+  buf->total = total;
+  buf->available = available;
+  buf->allocated = static_cast<int64_t>(used);
+  buf->internally_reserved = total - available - used;
   buf->data_stored = static_cast<int64_t>(st.stored);
   buf->internal_metadata = static_cast<int64_t>(st.meta_bytes);
   return 0;
@@ -542,11 +597,29 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
   std::string err;
   const int tr = Translate(tls, &txn, &touched, &err);
   if (tr < 0) {
-    LogError("queue_transactions on " + c->name + ": " + err);
+    const std::string what = "queue_transactions on " + c->name + ": " + err;
+    if (impl_->settings.abort_on_error) AbortOnError(cct, what);
+    CephLogError(cct, what);
     for (Context* x : {on_applied_sync, on_applied, on_commit}) {
       if (x) x->complete(tr);
     }
     return tr;
+  }
+
+  // Backpressure (as BlueStore's throttle): at most settings.throttle_bytes of queued,
+  // uncommitted transaction bytes; the OSD op thread waits here, telling its heartbeat it
+  // is alive, so GC throttling never trips the op-thread timeout.
+  uint64_t bytes = 0;
+  for (Transaction& t : tls) bytes += t.get_num_bytes();
+  {
+    std::unique_lock<std::mutex> l(impl_->throttle_mu);
+    while (impl_->inflight_bytes > 0 &&
+           impl_->inflight_bytes + bytes > impl_->settings.throttle_bytes) {
+      impl_->throttle_cv.wait_for(l, std::chrono::seconds(1));
+      ++impl_->throttle_waits;
+      if (handle != nullptr) handle->reset_tp_timeout();
+    }
+    impl_->inflight_bytes += bytes;
   }
 
   // Register what must not be read until this commits.
@@ -575,9 +648,20 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
   Impl* impl = impl_.get();
   impl_->engine->Submit(
       std::move(txn), [impl, self, touched = std::move(touched), handles = std::move(handles),
-                       on_applied, on_commit, on_applied_sync, start](const smr::Status& s) {
+                       on_applied, on_commit, on_applied_sync, start,
+                       bytes](const smr::Status& s) {
         const int r = Errno(s);
-        if (!s.ok()) LogError("transaction on " + self->name + " failed: " + s.ToString());
+        if (!s.ok()) {
+          const std::string what = "transaction on " + self->name + " failed: " + s.ToString();
+          if (impl->settings.abort_on_error) AbortOnError(impl->cct, what);
+          CephLogError(impl->cct, what);
+        }
+        {
+          std::lock_guard<std::mutex> l(impl->throttle_mu);
+          impl->inflight_bytes -= bytes;
+        }
+        impl->throttle_cv.notify_all();
+        
         impl->last_commit_ns = static_cast<uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::steady_clock::now() - start)
@@ -651,7 +735,7 @@ int SMRStore::list_collections(std::vector<coll_t>& ls) {
   for (const std::string& name : *r) {
     coll_t c;
     if (!c.parse(name)) {
-      LogError("list_collections: '" + name + "' is not a coll_t name");
+      CephLogError(cct, "list_collections: '" + name + "' is not a coll_t name");
       return -EIO;
     }
     ls.push_back(c);
@@ -727,7 +811,13 @@ int SMRStore::read(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset,
   const auto [c, o] = Readable(ch, oid);
   // Ceph: len 0 reads to the end of the object; reads past the end return what exists.
   auto r = impl_->engine->Read(c->name, o, offset, len);
-  if (!r.ok()) return Errno(r.status());
+  if (!r.ok()) {
+    if (!r.status().IsNotFound()) {
+      CephLogError(cct, "read " + c->name + " " + o.ToString() + " [" + std::to_string(offset) +
+                            "~" + std::to_string(len) + "]: " + r.status().ToString());
+    }
+    return Errno(r.status());
+  }
   bl.append(r->data(), r->size());
   return static_cast<int>(r->size());
 }

@@ -19,9 +19,16 @@
 //     uncommitted transactions waits until they commit, so callers see their own writes as
 //     they do with BlueStore.
 //   - Errors are Ceph's: negative errno (-ENOENT object or collection, -ENODATA attribute,
-//     -EIO checksum mismatch, -ENOSPC, ...). A transaction the engine refuses (e.g. setattr
-//     on a missing object) changes nothing; its callbacks get the negative errno and the
-//     failure is logged (BlueStore would abort the OSD instead).
+//     -EIO checksum mismatch, -ENOSPC, ...). The engine tolerates the missing objects and
+//     attributes BlueStore tolerates (store/transaction.h). A transaction it still refuses
+//     or cannot commit changes nothing and, by default, aborts the process after logging
+//     the reason to the OSD log, as BlueStore does (Ceph ignores the result passed to
+//     commit callbacks); with on_transaction_error = report (PATH/smrstore.conf,
+//     smrstore_settings.h) the callbacks get the negative errno instead.
+//   - Settings: PATH/smrstore.conf (smrstore_settings.h); errors go to the OSD's own log
+//     (ceph_log.h).
+//   - queue_transactions waits (throttle_bytes of uncommitted data at most), resetting the
+//     caller's heartbeat (TPHandle) while it waits.
 //   - Registers perf counters (`smrstore`, `smrstore-drive.<i>`) and admin-socket commands
 //     (`smrstore stats`, `smrstore zones`, `smrstore gc start|stop|run`) at mount when it
 //     has a CephContext, removes them at umount.
@@ -51,6 +58,10 @@ class SMRStore : public ObjectStore {
   void set_fsid(uuid_d u) override;
   uuid_d get_fsid() override;
   int get_devices(std::set<std::string>* ls) override;
+  // `ceph osd metadata`: the drives, the engine's version, GC policy, error policy.
+  void collect_metadata(std::map<std::string, std::string>* pm) override;
+  // smrstore.conf's device_class (default hdd): CRUSH rules by class.
+  std::string get_default_device_class() override;
 
   int statfs(store_statfs_t* buf, osd_alert_list_t* alerts = nullptr) override;
   int pool_statfs(uint64_t pool_id, store_statfs_t* buf, bool* per_pool_omap) override;

@@ -19,6 +19,7 @@
 #include "objectstore/SMRStore.h"
 #include "objectstore/ceph_types.h"
 #include "objectstore/smrstore_perf.h"
+#include "objectstore/smrstore_settings.h"
 #include "store/store.h"
 
 namespace smr::ceph_adapter {
@@ -102,6 +103,13 @@ struct SMRCollection : public ObjectStore::CollectionImpl {
 };
 
 struct SMRStore::Impl {
+  smr::ceph_adapter::AdapterSettings settings;  // PATH/smrstore.conf, read at mount
+  CephContext* cct = nullptr;                   // for the OSD log (null standalone)
+  // Queued, uncommitted transaction bytes (queue_transactions' throttle).
+  std::mutex throttle_mu;
+  std::condition_variable throttle_cv;
+  uint64_t inflight_bytes = 0;
+  uint64_t throttle_waits = 0;
   std::unique_ptr<smr::Store> engine;
   std::string engine_dir;
   uuid_d fsid;

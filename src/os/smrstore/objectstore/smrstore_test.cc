@@ -68,6 +68,9 @@ class SMRStoreTest : public ::testing::Test {
     const std::string specs = "emu:" + dir_.path() + "/d0.img?zones=24&zone_mib=4&conv=1 emu:" +
                               dir_.path() + "/d1.img?zones=24&zone_mib=4&conv=1";
     ASSERT_EQ(store_->write_meta("smrstore_devices", specs), 0);
+    // These cases check the errnos a refused transaction returns; an OSD's default is
+    // on_transaction_error = abort (ErrorPolicyAbortsByDefault).
+    ASSERT_EQ(store_->write_meta("smrstore.conf", "on_transaction_error = report"), 0);
     ASSERT_EQ(store_->mkfs(), 0);
     ASSERT_EQ(store_->mount(), 0);
   }
@@ -265,6 +268,118 @@ TEST_F(SMRStoreTest, PerfCountersAndAdminSocketThroughCephCli) {
   const std::string drive = RunCommand(cli + "perf dump smrstore-drive.1");
   EXPECT_NE(drive.find("\"smrstore_zones_free\""), std::string::npos) << drive;
   EXPECT_NE(RunCommand(cli + "smrstore gc start").find("\"gc_auto\": true"), std::string::npos);
+}
+
+// Ceph's statfs: total never changes; dead records GC can reclaim are available; what is
+// neither live nor available (the GC reserve) is internally reserved.
+TEST_F(SMRStoreTest, StatfsCountsReclaimableSpaceAsAvailable) {
+  store_statfs_t before;
+  ASSERT_EQ(store_->statfs(&before), 0);
+  EXPECT_GT(before.total, 0u);
+  EXPECT_GT(before.internally_reserved, 0u) << "the GC reserve zones are not available to users";
+  const coll_t cid = coll_t::pg(spg_t(pg_t(1, 2)));
+  auto ch = store_->create_new_collection(cid);
+  {
+    Transaction t;
+    t.create_collection(cid, 0);
+    ASSERT_EQ(Commit(store_.get(), ch, std::move(t)), 0);
+  }
+  const std::string data(3 << 20, 'd');
+  for (int round = 0; round < 4; ++round) {  // 3 overwrites: 9 MiB of dead records
+    Transaction t;
+    t.write(cid, Obj("big", 1), 0, data.size(), Bl(data));
+    ASSERT_EQ(Commit(store_.get(), ch, std::move(t)), 0);
+  }
+  store_statfs_t after;
+  ASSERT_EQ(store_->statfs(&after), 0);
+  EXPECT_EQ(after.total, before.total);
+  EXPECT_EQ(after.total, after.available + after.allocated + after.internally_reserved);
+  // Only the live copy (plus record headers) is used; the overwritten copies are available.
+  EXPECT_GE(after.allocated, static_cast<int64_t>(data.size()));
+  EXPECT_LT(after.allocated, static_cast<int64_t>(data.size() + (1 << 20)));
+  EXPECT_GT(after.available + (6 << 20), before.available)
+      << "12 MiB written, 9 MiB of it dead: available should drop by about 3 MiB only";
+  EXPECT_EQ(after.data_stored, static_cast<int64_t>(data.size()));
+}
+
+// A counting heartbeat handle, as the OSD's op thread passes one.
+class CountingHandle : public ThreadPool::TPHandle {
+ public:
+  std::atomic<int> resets{0};
+  void reset_tp_timeout() override { ++resets; }
+  void suspend_tp_timeout() override {}
+};
+
+TEST_F(SMRStoreTest, ThrottleWaitsKeepTheHeartbeatAlive) {
+  ASSERT_EQ(store_->umount(), 0);
+  ASSERT_EQ(store_->write_meta("smrstore.conf",
+                               "on_transaction_error = report\nthrottle_bytes = 4096"), 0);
+  ASSERT_EQ(store_->mount(), 0);
+  const coll_t cid = coll_t::pg(spg_t(pg_t(2, 2)));
+  auto ch = store_->create_new_collection(cid);
+  CountingHandle hb;
+  std::atomic<int> committed{0};
+  for (int i = 0; i < 20; ++i) {
+    Transaction t;
+    if (i == 0) t.create_collection(cid, 0);
+    const std::string data(256 << 10, static_cast<char>('a' + i));
+    t.write(cid, Obj("o" + std::to_string(i), i), 0, data.size(), Bl(data));
+    t.register_on_commit(make_lambda_context([&](int r) { committed += (r == 0); }));
+    std::vector<Transaction> tls;
+    tls.push_back(std::move(t));
+    ASSERT_EQ(store_->queue_transactions(ch, tls, TrackedOpRef(), &hb), 0);
+  }
+  ch->flush();
+  for (int i = 0; i < 500 && committed.load() < 20; ++i) usleep(10000);
+  EXPECT_EQ(committed.load(), 20);
+  // Each 256 KiB transaction is over the 4 KiB budget: it waits for the one before to commit.
+  EXPECT_GE(hb.resets.load(), 1) << "queue_transactions waited without resetting the heartbeat";
+}
+
+TEST_F(SMRStoreTest, SettingsFileErrorsRefuseTheMountNamingTheLine) {
+  ASSERT_EQ(store_->umount(), 0);
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "on_transaction_error = report\ngc_polcy = greedy"), 0);
+  EXPECT_EQ(store_->mount(), -EINVAL);
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "on_transaction_error = sometimes"), 0);
+  EXPECT_EQ(store_->mount(), -EINVAL);
+  // A mkfs-time key that disagrees with how the store was made.
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "gc_policy = greedy"), 0);
+  EXPECT_EQ(store_->mount(), -EINVAL);
+  ASSERT_EQ(store_->write_meta("smrstore.conf",
+                               "# mkfs defaults, restated\ngc_policy = lifetime\n"
+                               "on_transaction_error = report\ndevice_class = smr"), 0);
+  ASSERT_EQ(store_->mount(), 0);
+  EXPECT_EQ(store_->get_default_device_class(), "smr");
+  std::map<std::string, std::string> md;
+  store_->collect_metadata(&md);
+  EXPECT_EQ(md["smrstore_gc_policy"], "lifetime");
+  EXPECT_EQ(md["smrstore_on_transaction_error"], "report");
+  EXPECT_EQ(md["smrstore_drives"], "2");
+  EXPECT_NE(md["smrstore_devices"].find("d0.img"), std::string::npos);
+  EXPECT_FALSE(md["smrstore_version"].empty());
+}
+
+// The OSD default: a transaction the engine refuses aborts the process after logging why
+// (Ceph ignores the result passed to commit callbacks).
+TEST_F(SMRStoreTest, ErrorPolicyAbortsByDefault) {
+  ASSERT_EQ(store_->umount(), 0);
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "device_class = hdd"), 0);
+  ASSERT_EQ(store_->mount(), 0);
+  const coll_t cid = coll_t::pg(spg_t(pg_t(4, 2)));
+  auto ch = store_->create_new_collection(cid);
+  {
+    Transaction t;
+    t.create_collection(cid, 0);
+    ASSERT_EQ(Commit(store_.get(), ch, std::move(t)), 0);
+  }
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  auto refused = [&] {
+    Transaction t;
+    std::map<std::string, ceph::buffer::list> kv = {{"k", Bl("v")}};
+    t.omap_setkeys(cid, Obj("never-created", 9), kv);  // kNotFound: not tolerated
+    (void)Commit(store_.get(), ch, std::move(t));
+  };
+  EXPECT_DEATH(refused(), "never-created.*does not exist.*aborting");
 }
 
 }  // namespace

@@ -166,6 +166,10 @@ std::string Store::StatsDocument(const std::string& name, const StatsDocumentOpt
     st.stored += z.live_bytes;
     if (z.state == ZoneState::kFree) st.available += z.capacity;
     if (z.state == ZoneState::kOpen) st.available += z.capacity - std::min(z.written, z.capacity);
+    if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) &&
+        z.written > z.live_bytes) {
+      st.reclaimable += z.written - z.live_bytes;
+    }
   }
   st.stored += inline_stored;
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
@@ -180,7 +184,7 @@ std::string Store::StatsDocument(const std::string& name, const StatsDocumentOpt
     << "\", \"gc_auto\": " << (impl_->options.gc_auto ? "true" : "false") << "}";
   o << ", \"statfs\": {\"total\": " << st.total << ", \"available\": " << st.available
     << ", \"allocated\": " << st.allocated << ", \"stored\": " << st.stored
-    << ", \"meta_bytes\": " << st.meta_bytes << "}";
+    << ", \"meta_bytes\": " << st.meta_bytes << ", \"reclaimable\": " << st.reclaimable << "}";
   o << ", \"io\": {\"user_bytes\": " << c.user_bytes_written
     << ", \"device_bytes\": " << c.device_bytes_written
     << ", \"inline_bytes\": " << c.inline_bytes_written << ", \"bytes_read\": " << c.bytes_read

@@ -281,6 +281,8 @@ Result<bool> Store::InUse(const std::string& dir) {
 
 const std::string& Store::dir() const { return impl_->dir; }
 
+const StoreOptions& Store::options() const { return impl_->options; }
+
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener opener,
                                            bool read_only) {
   if (!DirExists(dir + "/meta")) return Status::NotFound(dir + " holds no smrstore");
@@ -886,12 +888,17 @@ StoreStatfs Store::Statfs() {
     if (z.state == ZoneState::kReserved) continue;
     st.allocated += z.written;
     st.stored += z.live_bytes;
+    if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) &&
+        z.written > z.live_bytes) {
+      st.reclaimable += z.written - z.live_bytes;
+    }
   }
   {
     std::lock_guard<std::mutex> lock(impl_->counters_mu);
     st.stored += impl_->inline_stored;
   }
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
+  st.user_available = impl_->zones->user_free_bytes(impl_->MaxRecordBytes());
   return st;
 }
 
@@ -919,6 +926,7 @@ std::string Store::StatsJson() {
     << ", \"mount_count\": " << impl_->superblock.mount_count << "},\n \"statfs\": {\"total\": "
     << st.total << ", \"available\": " << st.available << ", \"allocated\": " << st.allocated
     << ", \"stored\": " << st.stored << ", \"meta_bytes\": " << st.meta_bytes
+    << ", \"reclaimable\": " << st.reclaimable
     << "},\n \"counters\": {\"txns_committed\": " << c.txns_committed
     << ", \"txns_failed\": " << c.txns_failed << ", \"groups_committed\": " << c.groups_committed
     << ", \"user_bytes_written\": " << c.user_bytes_written

@@ -84,6 +84,12 @@ struct StoreStatfs {
   uint64_t allocated = 0;    // bytes written into data zones (records incl. headers)
   uint64_t stored = 0;       // live object bytes referenced
   uint64_t meta_bytes = 0;   // RocksDB size on flash
+  // Bytes of dead records in open and sealed zones: space zone GC can give back (it costs
+  // relocating the zone's live records). Statfs as Ceph sees it counts them as available.
+  uint64_t reclaimable = 0;
+  // What users can surely still write now: free zones beyond the GC reserve plus the room in
+  // open user zones, less a record's worth per zone (ZoneManager::user_free_bytes).
+  uint64_t user_available = 0;
 };
 
 // Counters since mount (bytes written for users vs to the devices -> write amplification).
@@ -213,6 +219,8 @@ class Store {
   Result<GcReport> RunGc(uint32_t max_zones);
   // Turns background GC on or off at run time (admin command "smrstore gc start|stop").
   void SetGcAuto(bool on);
+  // The options the store was made with (mkfs), as persisted in its metadata.
+  const StoreOptions& options() const;
 
   StoreStatfs Statfs();
   StoreCounters Counters();

@@ -101,7 +101,7 @@ class Planner {
 
   Result<Onode*> GetExisting(uint64_t cid, const ObjectId& oid) {
     SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, oid));
-    if (!obj->cur) return Status::NotFound("object does not exist");
+    if (!obj->cur) return Status::NotFound("object " + oid.ToString() + " does not exist");
     return &*obj->cur;
   }
 

@@ -544,6 +544,10 @@ Status MkfsStoreUnderTest(const std::string& dir, const std::vector<std::string>
   if (int r = os.write_meta(kDevicesKey, devices); r < 0) {
     return FromCeph(r, "write_meta " + std::string(kDevicesKey));
   }
+  // The conformance suite checks refused transactions' errnos (an OSD aborts instead).
+  if (int r = os.write_meta("smrstore.conf", "on_transaction_error = report"); r < 0) {
+    return FromCeph(r, "write_meta smrstore.conf");
+  }
   if (IsDefault(options) && !force) {
     // The OSD's path: drives from the meta file, default options.
     return FromCeph(os.mkfs(), "SMRStore::mkfs");

@@ -6,6 +6,8 @@
 // rados_create2 + rados_cct, see doc/ceph-integration.md).
 #pragma once
 
+#include <cstddef>
+
 class AdminSocket;
 
 namespace ceph::common {
@@ -13,6 +15,10 @@ class PerfCountersCollection;
 
 class CephContext {
  public:
+  // Byte offset of CephContext::_log (ceph::logging::Log*), a public data member in Ceph:
+  // read off ceph-osd-dbg for 16.2.15 (the same in libceph-common.so.2); checked by
+  // qa/ceph/abi/check-abi.sh. Used only by objectstore/ceph_log.cc.
+  static constexpr size_t kLogMemberOffset = 14344;
   PerfCountersCollection* get_perfcounters_collection();
   AdminSocket* get_admin_socket();
   void put();

@@ -1,0 +1,135 @@
+#include "objectstore/smrstore_settings.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "gc/victim_policy.h"
+
+namespace smr::ceph_adapter {
+namespace {
+
+std::string Trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  const size_t b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+bool ParseBool(const std::string& v, bool* out) {
+  if (v == "true" || v == "yes" || v == "1") return *out = true, true;
+  if (v == "false" || v == "no" || v == "0") return *out = false, true;
+  return false;
+}
+
+bool ParseU32(const std::string& v, uint32_t* out) {
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9) {
+    return false;
+  }
+  *out = static_cast<uint32_t>(std::stoul(v));
+  return true;
+}
+
+}  // namespace
+
+Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std::string& name) {
+  AdapterSettings s;
+  std::istringstream in(text);
+  std::string line;
+  int no = 0;
+  while (std::getline(in, line)) {
+    ++no;
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    const size_t eq = line.find('=');
+    const std::string where = name + ":" + std::to_string(no) + ": ";
+    if (eq == std::string::npos) {
+      return Status::InvalidArgument(where + "expected 'key = value', got '" + line + "'");
+    }
+    const std::string key = Trim(line.substr(0, eq));
+    const std::string value = Trim(line.substr(eq + 1));
+    auto bad = [&](const std::string& expected) {
+      return Status::InvalidArgument(where + key + " = '" + value + "': expected " + expected);
+    };
+    if (key == "on_transaction_error") {
+      if (value == "abort") {
+        s.abort_on_error = true;
+      } else if (value == "report") {
+        s.abort_on_error = false;
+      } else {
+        return bad("abort or report");
+      }
+    } else if (key == "throttle_bytes") {
+      uint32_t v = 0;
+      if (!ParseU32(value, &v) || v < 4096) return bad("a size in bytes >= 4096");
+      s.throttle_bytes = v;
+    } else if (key == "device_class") {
+      if (value.empty() || value.find_first_of(" \t/") != std::string::npos) {
+        return bad("a class name (e.g. hdd, smr)");
+      }
+      s.device_class = value;
+    } else if (key == "gc_policy") {
+      if (!ParseVictimPolicy(value, &s.store.gc_policy)) {
+        return bad("greedy, cost-benefit or lifetime");
+      }
+      s.mkfs_keys[key] = value;
+    } else if (key == "gc_reserve_zones") {
+      if (!ParseU32(value, &s.store.gc_reserve_zones) || s.store.gc_reserve_zones < 1) {
+        return bad("a number of zones >= 1");
+      }
+      s.mkfs_keys[key] = value;
+    } else if (key == "inline_max") {
+      if (!ParseU32(value, &s.store.inline_max)) return bad("a size in bytes");
+      s.mkfs_keys[key] = value;
+    } else if (key == "separate_streams") {
+      if (!ParseBool(value, &s.store.separate_streams)) return bad("true or false");
+      s.mkfs_keys[key] = value;
+    } else {
+      return Status::InvalidArgument(
+          where + "unknown key '" + key +
+          "' (known: on_transaction_error, throttle_bytes, device_class, gc_policy, gc_reserve_zones, "
+          "inline_max, separate_streams)");
+    }
+  }
+  return s;
+}
+
+Result<AdapterSettings> LoadAdapterSettings(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) {
+    if (errno == ENOENT) return AdapterSettings();
+    return Status::IOError(path + ": " + std::strerror(errno));
+  }
+  std::stringstream buf;
+  buf << f.rdbuf();
+  return ParseAdapterSettings(buf.str(), path);
+}
+
+Status CheckMkfsKeys(const AdapterSettings& s, const StoreOptions& actual,
+                     const std::string& name) {
+  for (const auto& [key, value] : s.mkfs_keys) {
+    std::string have;
+    if (key == "gc_policy") {
+      have = VictimPolicyName(actual.gc_policy);
+      if (actual.gc_policy == s.store.gc_policy) continue;
+    } else if (key == "gc_reserve_zones") {
+      have = std::to_string(actual.gc_reserve_zones);
+      if (actual.gc_reserve_zones == s.store.gc_reserve_zones) continue;
+    } else if (key == "inline_max") {
+      have = std::to_string(actual.inline_max);
+      if (actual.inline_max == s.store.inline_max) continue;
+    } else if (key == "separate_streams") {
+      have = actual.separate_streams ? "true" : "false";
+      if (actual.separate_streams == s.store.separate_streams) continue;
+    }
+    return Status::InvalidArgument(name + ": " + key + " = " + value +
+                                   " is a mkfs-time setting; this store was made with " +
+                                   have + " (edit the file or make a new OSD)");
+  }
+  return Status::OK();
+}
+
+}  // namespace smr::ceph_adapter
