@@ -2,8 +2,9 @@
 # The suites that need a real Debian Ceph 16.2.15 cluster (each starts and stops its own,
 # private ports, stops daemons by pid): the test-cluster library, telemetry through a
 # librados service daemon (`ceph service dump`), and the mgr module on the real ceph-mgr
-# with the web console's Playwright run against that stack (screenshots in
-# $SMRSTORE_E2E_OUT, default build/e2e).
+# with the web console's Playwright run against that stack, and the console against real
+# smrstore OSDs (Debian's ceph-osd + libsmrstore_osd.so) compared with `ceph tell osd.N
+# smrstore stats` (screenshots of both in $SMRSTORE_E2E_OUT, default build/e2e).
 #   qa/ceph/run.sh TOOL
 set -eu
 tool=${1:?usage: qa/ceph/run.sh TOOL}
@@ -13,7 +14,7 @@ export SMRSTORE_E2E=1
 export SMRSTORE_E2E_OUT=${SMRSTORE_E2E_OUT:-$repo/build/e2e}
 mkdir -p "$SMRSTORE_E2E_OUT"
 fail=0
-for t in 0001_cluster.sh 0002_publish.sh 0003_mgr_module.sh; do
+for t in 0001_cluster.sh 0002_publish.sh 0003_mgr_module.sh 0007_console_osds.sh; do
   echo "== qa/ceph/$t"
   start=$(date +%s)
   case $t in 0001_*) args= ;; *) args=$tool ;; esac  # 0001 tests the library alone

@@ -4,92 +4,16 @@
 // Drives Debian's /usr/bin/chromium headless through playwright-core, checks every view shows
 // real data, that without a token the app asks for one and the API refuses, and saves one PNG
 // per view into OUTDIR. Exits 1 with the failed checks listed, 2 on bad usage.
-import { mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { Results, assert, parseBase, withBrowser } from "./harness.mjs";
 
-const CHROMIUM = process.env["SMRSTORE_E2E_CHROMIUM"] ?? "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 /** How long to wait for data that needs a few module samples (history points). */
 const SAMPLE_WAIT_MS = Number(process.env["SMRSTORE_E2E_SAMPLE_WAIT_MS"] ?? 90000);
 const VIEW_WAIT_MS = 20000;
 
-/**
- * @param {string} msg
- * @returns {never}
- */
-function usage(msg) {
-  console.error(`e2e: ${msg}\nusage: node e2e/run.mjs BASE_URL TOKEN OUTDIR`);
-  process.exit(2);
-}
-
-/** @returns {{ root: string, token: string, outDir: string }} */
-function parseArgs() {
-  const [baseArg, token, outDir] = process.argv.slice(2);
-  if (baseArg === undefined || token === undefined || outDir === undefined) usage("three arguments needed");
-  /** @type {URL} */
-  let base;
-  try {
-    base = new URL(baseArg);
-  } catch {
-    usage(`BASE_URL '${baseArg}' is not a URL`);
-  }
-  if (base.protocol !== "http:" && base.protocol !== "https:") usage(`BASE_URL must be http(s), got ${base.protocol}`);
-  if (token.length === 0) usage("TOKEN is empty");
-  if (!existsSync(CHROMIUM)) usage(`${CHROMIUM} not found (apt-get install chromium, or scripts/install-deps.sh web)`);
-  return { root: base.href.endsWith("/") ? base.href : `${base.href}/`, token, outDir };
-}
-
-const { root, token, outDir } = parseArgs();
-mkdirSync(outDir, { recursive: true });
-
-/** @type {{ name: string, ok: boolean, detail: string }[]} */
-const results = [];
-/**
- * @param {string} name
- * @param {boolean} ok
- * @param {string} detail
- */
-function record(name, ok, detail) {
-  results.push({ name, ok, detail });
-  console.log(`${ok ? "PASS" : "FAIL"} ${name}${detail ? ` — ${detail}` : ""}`);
-}
-/**
- * @param {string} name
- * @param {() => Promise<string | void>} fn
- */
-async function check(name, fn) {
-  try {
-    const detail = await fn();
-    record(name, true, typeof detail === "string" ? detail : "");
-  } catch (e) {
-    let detail = e instanceof Error ? (e.message.split("\n")[0] ?? "") : String(e);
-    if (currentPage !== null) {
-      const file = join(outDir, `failure-${++failShots}.png`);
-      await currentPage.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-      detail += ` (page ${currentPage.url()}, screenshot ${file})`;
-    }
-    record(name, false, detail);
-  }
-}
-/**
- * @param {unknown} cond
- * @param {string} msg
- * @returns {asserts cond}
- */
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { root, token, outDir } = parseBase(process.argv.slice(2), "node e2e/run.mjs BASE_URL TOKEN OUTDIR");
+const results = new Results(outDir);
+const check = results.check.bind(results);
 
 // 1. The API itself refuses requests without a (valid) token.
 await check("API refuses a request without a token (401)", async () => {
@@ -111,31 +35,12 @@ await check("API accepts the token", async () => {
   return `${ds.length} daemon(s): ${ds.map((/** @type {{ name: string }} */ d) => d.name).join(", ")}`;
 });
 
-const profile = mkdtempSync(join(tmpdir(), "smrstore-e2e-profile-"));
-let context;
-try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1400, height: 1000 },
-  });
-} catch (e) {
-  rmSync(profile, { recursive: true, force: true });
-  console.error(`e2e: could not start ${CHROMIUM}: ${e instanceof Error ? e.message : e}`);
-  process.exit(1);
-}
-
 /** @type {string[]} */
 const pageErrors = [];
 /** @type {string[]} */
 const browserLog = [];
-/** @type {import("playwright-core").Page | null} */
-let currentPage = null;
-let failShots = 0;
-try {
-  const page = context.pages()[0] ?? (await context.newPage());
-  currentPage = page;
+await withBrowser(async (page, context) => {
+  results.page = page;
   page.on("pageerror", (e) => pageErrors.push(e.message));
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") browserLog.push(`console ${m.type()}: ${m.text()}`);
@@ -258,7 +163,7 @@ try {
   await check("a wrong token returns to the token form with a 401 message", async () => {
     // A new tab: its sessionStorage is empty, so only the URL's token counts.
     const tab = await context.newPage();
-    currentPage = tab;
+    results.page = tab;
     tab.on("pageerror", (e) => pageErrors.push(e.message));
     await tab.goto(`${root}#/gc&token=wrong-${Date.now()}`, { waitUntil: "load" });
     await tab.getByRole("form", { name: "API token" }).waitFor({ timeout: VIEW_WAIT_MS });
@@ -266,25 +171,17 @@ try {
     assert(alert.includes("401"), `message reads '${alert}'`);
     await tab.screenshot({ path: join(outDir, "token-401.png"), fullPage: true });
     await tab.close();
-    currentPage = page;
+    results.page = page;
     return `message: ${alert}`;
   });
 
   await check("no uncaught errors in the page", async () => {
     assert(pageErrors.length === 0, pageErrors.join(" | "));
   });
-} finally {
-  await context.close().catch(() => undefined);
-  rmSync(profile, { recursive: true, force: true });
-}
+});
 
-const failed = results.filter((r) => !r.ok);
-if (failed.length > 0 && browserLog.length > 0) {
+if (results.results.some((r) => !r.ok) && browserLog.length > 0) {
   console.log(`browser log (${browserLog.length} lines, last 20):`);
   for (const line of browserLog.slice(-20)) console.log(`  ${line}`);
 }
-console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
-if (failed.length > 0) {
-  console.error(`e2e: FAILED: ${failed.map((f) => f.name).join("; ")} (screenshots in ${outDir})`);
-  process.exit(1);
-}
+results.finish();
