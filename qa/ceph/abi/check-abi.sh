@@ -81,6 +81,10 @@ else
   worse 2
 fi
 
+echo "== check-abi: constants our code holds (Option, CephContext::_log)"
+python3 "$here/check_constants.py" "$pac" "$here/../../.."
+worse $?
+
 case $status in
   0) echo "check-abi: PASS: $lib is ABI-exact with $osd (vtables, layouts)";;
   1) echo "check-abi: FAIL: $lib differs from $osd's ABI (see the differences above)";;

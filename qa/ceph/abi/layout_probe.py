@@ -25,6 +25,7 @@ from typing import Dict, List, Optional
 # Every compat header that defines an ABI type; a missing one is skipped (__has_include).
 PROBE_HEADERS = (
     "os/ObjectStore.h", "os/Transaction.h", "os/ObjectMap.h", "include/Context.h",
+    "common/log.h", "common/WorkQueue.h",
     "common/RefCountedObj.h", "common/Finisher.h", "common/TrackedOp.h",
     "common/hobject.h", "osd/osd_types.h", "common/options.h",
 )

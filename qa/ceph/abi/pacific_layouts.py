@@ -79,6 +79,12 @@ TYPES: Tuple[TypeSpec, ...] = (
     TypeSpec("ghobject_t", ("ghobject_t",)),
     TypeSpec("hobject_t", ("hobject_t",)),
     TypeSpec("Option", ("Option",), members=("name", "enum_allowed")),
+    # Ceph's logging, which objectstore/ceph_log.cc feeds (common/log.h in our compat).
+    TypeSpec("ceph::logging::Entry", ("ceph::logging::Entry", "'ceph::logging::Entry'"), decls=True),
+    # The heartbeat handle queue_transactions resets while it waits (common/WorkQueue.h).
+    TypeSpec("HBHandle", ("HBHandle",), decls=True),
+    # Only the offset of _log (ceph_context.h's kLogMemberOffset; check_constants.py).
+    TypeSpec("ceph::common::CephContext", ("ceph::common::CephContext",), members=("_log",)),
 )
 
 
