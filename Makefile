@@ -1,5 +1,5 @@
 # smrstore — the two commands of README.md, plus the pieces they are made of.
-#   make demo   build, start a Ceph cluster + two publishing stores, print the console URL
+#   make demo   build, start a Ceph cluster of smrstore OSDs + a publishing store, print the console URL
 #   make test   build and run every test suite
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
@@ -56,8 +56,9 @@ peers: build
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit
 
-# A one-node Debian Ceph cluster with the smrstore mgr module, two stores on emulated drives
-# publishing live telemetry; prints the console URL with a token. `make demo-stop` ends it.
+# A one-node Debian Ceph cluster: 3 smrstore OSDs (Debian's ceph-osd + libsmrstore_osd.so)
+# under a rados workload, the smrstore mgr module, one store publishing beside them; prints
+# the console URL with a token. `make demo-stop` ends it.
 demo: build
 	qa/demo/demo.sh $(TOOL)
 

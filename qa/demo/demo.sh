@@ -2,14 +2,21 @@
 # make demo: smrstore end to end on this machine, left running.
 #  1. an emulated HM-SMR drive at work: sequential writes at the write pointer, a refused
 #     out-of-order write, verified reads, zone finish/reset, the zone report;
-#  2. a one-node Ceph 16.2.15 cluster (mon, mgr, one memstore OSD; qa/ceph/lib.sh) with the
-#     smrstore mgr module, and two stores on emulated drives (demo-a: 2 drives, demo-b: 1)
-#     running `smrstore-tool serve --publish NAME --workload churn` (GC starts once they
-#     fill up);
-#  3. prints the console URL with an API token (http://127.0.0.1:PORT/#token=...).
+#  2. a one-node Ceph 16.2.15 cluster (qa/ceph/lib.sh) whose 3 OSDs are Debian's own ceph-osd
+#     running smrstore (libsmrstore_osd.so preloaded; each OSD on two small emulated HM-SMR
+#     drives of 24 zones x 16 MiB), pool `churn` of size 2, the smrstore mgr module, and a
+#     client workload that overwrites and deletes 4 MiB objects at about 16 MB/s
+#     (qa/ceph/rados_churn.py) so zone GC is at work within about two minutes (relocating
+#     live data, WA above 1, zones reclaimed);
+#  3. beside them one store run by smrstore-tool (demo-a: 2 emulated drives) publishing to the
+#     mgr as a librados service daemon under its own churn;
+#  4. prints the console URL with an API token (http://127.0.0.1:PORT/#token=...): the
+#     console lists osd.0..2 (source osd) and demo-a (source service).
 # Everything stays up until `make demo-stop` (qa/demo/stop.sh). State in $SMRSTORE_DEMO_DIR
 # (default /var/tmp/smrstore-demo); SMRSTORE_DEMO_PORT picks the console port (default
-# 8765, or a free one if that is taken).
+# 8765, or a free one if that is taken); SMRSTORE_OSD_LIB the preload library (default
+# build/src/os/smrstore/osd/libsmrstore_osd.so, built by `make build`); SMRSTORE_DEMO_RATE
+# the workload's MB/s (default 16).
 #   sh qa/demo/demo.sh path/to/smrstore-tool
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 path/to/smrstore-tool" >&2; exit 2; }
@@ -56,10 +63,13 @@ else
   echo "web console not built and npm missing: the API still runs (scripts/install-deps.sh web)"
 fi
 
-step "a one-node Ceph cluster (memstore OSD) with the smrstore mgr module"
+step "a one-node Ceph cluster: 3 OSDs on smrstore (Debian's ceph-osd + libsmrstore_osd.so), the smrstore mgr module"
 . "$repo/qa/ceph/lib.sh"
-rm -rf "$DIR/cluster"
-ceph_cluster_start "$DIR/cluster" --mgr-module-path "$repo/mgr-module"
+[ -f "$SMRSTORE_OSD_LIB" ] || die "$SMRSTORE_OSD_LIB not found (make build)"
+rm -rf "$DIR/cluster" "$DIR/workload"
+OSDS=3
+export SMRSTORE_QA_DRIVES="emu:@DIR@/drive0.img?zones=24&zone_mib=16&conv=2 emu:@DIR@/drive1.img?zones=24&zone_mib=16&conv=2"
+ceph_cluster_start "$DIR/cluster" --objectstore smrstore --osds $OSDS --size 2 --mgr-module-path "$repo/mgr-module"
 port=${SMRSTORE_DEMO_PORT:-8765}
 if ! $PY -c "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1', $port))" 2>/dev/null; then
   port=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -67,9 +77,36 @@ if ! $PY -c "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1', $port))"
 fi
 ceph config set mgr mgr/smrstore/server_port "$port" 2>/dev/null
 ceph config set mgr mgr/smrstore/sample_interval 2 2>/dev/null
+# These drives have 22 data zones; GC keeps about 3 free per drive (gc_start_free 3 %), so the
+# default SMRSTORE_GC_BEHIND limit of 4 free zones would warn all the time GC merely works.
+ceph config set mgr mgr/smrstore/gc_free_zones_min 2 2>/dev/null
 ceph mgr module enable smrstore --force 2>/dev/null
 
-step "two stores on emulated HM-SMR drives, publishing to ceph-mgr under churn"
+step "a client workload on pool churn (size 2): 4 MiB objects overwritten and deleted at ${SMRSTORE_DEMO_RATE:-16} MB/s"
+ceph osd pool create churn 32 32 replicated >/dev/null 2>&1 || die "ceph osd pool create churn failed"
+ceph osd pool application enable churn rados >/dev/null 2>&1 || true
+t0=$(date +%s)
+pgs_clean() {
+  ceph pg stat -f json 2>/dev/null | $PY -c '
+import json, sys
+s = json.load(sys.stdin)
+s = s.get("pg_summary", s)
+n = s.get("num_pgs", 0)
+clean = sum(x["num"] for x in s.get("num_pg_by_state", []) if x["name"] == "active+clean")
+sys.exit(0 if n >= 32 and clean == n else 1)'
+}
+until pgs_clean; do
+  [ $(( $(date +%s) - t0 )) -lt 120 ] || die "pool churn not active+clean in 120 s ($(ceph pg stat 2>&1))"
+  sleep 2
+done
+mkdir -p "$DIR/workload"
+setsid $PY "$repo/qa/ceph/rados_churn.py" --pool churn --objects 100 --size 4M --threads 2 \
+  --delete-ratio 0.1 --rate "${SMRSTORE_DEMO_RATE:-16}" --seconds 0 \
+  >"$DIR/workload/churn.log" 2>&1 </dev/null &
+echo $! >"$DIR/workload/churn.pid"
+echo "workload: pid $!, log $DIR/workload/churn.log"
+
+step "beside the OSDs, a store run by smrstore-tool, publishing to ceph-mgr under churn"
 start_store() {  # NAME SPEC...
   _n=$1; shift
   rm -rf "$DIR/$_n"; mkdir -p "$DIR/$_n"
@@ -84,12 +121,12 @@ start_store() {  # NAME SPEC...
   echo "$_n: pid $!, log $DIR/$_n/serve.log"
 }
 start_store demo-a "d0.img?zones=64&zone_mib=16" "d1.img?zones=64&zone_mib=16"
-start_store demo-b "d0.img?zones=96&zone_mib=16"
 
 token=$(ceph smrstore token create "demo-$(date +%s)" 2>/dev/null) || die "token create failed"
 t0=$(date +%s)
-until [ "$(ceph smrstore status -f json 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["summary"]["daemons"])' 2>/dev/null)" = 2 ]; do
-  [ $(( $(date +%s) - t0 )) -lt 120 ] || die "the module did not see both stores in 120 s (logs: $DIR/*/serve.log, $DIR/cluster/log)"
+want=$((OSDS + 1))
+until [ "$(ceph smrstore status -f json 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["summary"]["daemons"])' 2>/dev/null)" = $want ]; do
+  [ $(( $(date +%s) - t0 )) -lt 120 ] || die "the module did not see the $OSDS OSDs and demo-a in 120 s (logs: $DIR/*/serve.log, $DIR/cluster/log)"
   sleep 2
 done
 ceph smrstore status 2>/dev/null
@@ -100,4 +137,6 @@ The demo runs on (make demo-stop ends it):
   console:  http://127.0.0.1:$port/#token=$token
   API:      curl -H 'Authorization: Bearer $token' http://127.0.0.1:$port/api/v1/summary
   CLI:      CEPH_CONF=$CEPH_CONF ceph smrstore status   (zones, wa, gc, conversion)
+  an OSD:   CEPH_CONF=$CEPH_CONF ceph tell osd.0 smrstore stats
+Zone GC starts on the OSDs once their drives fill, about a minute in (console: GC, Zone map).
 EOT
