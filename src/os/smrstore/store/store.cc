@@ -319,9 +319,10 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   impl->zones->Configure(/*shared=*/!impl->options.separate_streams,
                          impl->options.gc_reserve_zones);
   impl->gc_auto = impl->options.gc_auto;
-  SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
-  SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
-  // Every drive must carry this store's superblock, at its own index.
+  // Every drive must carry this store's superblock, at its own index — checked before
+  // mount reconciliation, which may finish or reset zones: a drive of another store (or
+  // this store's drives in the wrong order) must be refused before anything is written.
+  SMR_RETURN_IF_ERROR(impl->zones->Attach());  // reads geometry, changes nothing
   for (uint16_t d = 0; d < raw.size(); ++d) {
     SMR_ASSIGN_OR_RETURN(auto on_drive, ReadSuperblock(raw[d], impl->zones->ReservedZones(d)));
     if (!on_drive) {
@@ -336,6 +337,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     }
     impl->superblock.sequence = std::max(impl->superblock.sequence, on_drive->sequence);
   }
+  SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
+  SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
   SMR_ASSIGN_OR_RETURN(impl->seq, impl->meta->GetCounter(nullptr, kCounterSeq));
   SMR_ASSIGN_OR_RETURN(impl->nid_max, impl->meta->GetCounter(nullptr, kCounterNid));
   SMR_ASSIGN_OR_RETURN(impl->cid_max, impl->meta->GetCounter(nullptr, kCounterCid));

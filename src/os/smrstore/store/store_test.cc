@@ -224,5 +224,52 @@ TEST_F(StoreTest, SecondMounterIsBusyAndInUseProbesWithoutMounting) {
   Mount();
 }
 
+// A store mounted on another store's drive (the OSD started on the wrong drives) is
+// refused before mount reconciliation could touch that drive.
+TEST_F(StoreTest, ForeignDriveIsRefusedBeforeAnythingIsWritten) {
+  const std::string other = dir_.path() + "/other";
+  const std::vector<std::string> other_specs = {
+      "emu:" + dir_.path() + "/o0.img?zones=24&zone_mib=4&conv=1&max_open=8",
+      "emu:" + dir_.path() + "/o1.img?zones=24&zone_mib=4&conv=1&max_open=8"};
+  ASSERT_OK(Store::Mkfs(other, other_specs, options_));
+  {
+    auto o = Store::Open(other);
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    Transaction t;
+    t.MkColl("c", 0);
+    t.Write("c", Obj("theirs"), 0, Pattern(7, 5 << 20));  // zones of their own state
+    ASSERT_OK((*o)->Apply(std::move(t)));
+    ASSERT_OK((*o)->Close());
+  }
+  {
+    Transaction t;
+    t.MkColl("c", 0);
+    t.Write("c", Obj("ours"), 0, Pattern(8, 1 << 20));
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  const auto before = Snapshot(dir_.path());
+  // Our drive 0 replaced by theirs.
+  Store::DeviceOpener swap = [&](const std::string& spec) {
+    return OpenDevice(spec == specs_[0] ? other_specs[0] : spec);
+  };
+  auto s = Store::Open(dir_.path() + "/store", swap);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.status().IsCorruption()) << s.status().ToString();
+  EXPECT_NE(s.status().ToString().find("drive belongs to store"), std::string::npos)
+      << s.status().ToString();
+  // Nothing changed on any drive or in any database (ours was not even locked for long).
+  auto after = Snapshot(dir_.path());
+  after.erase(dir_.path() + "/store/lock");
+  auto b = before;
+  b.erase(dir_.path() + "/store/lock");
+  for (auto& [path, v] : b) {
+    if (path.find("/store/meta/") != std::string::npos) continue;  // RocksDB's own LOG etc.
+    EXPECT_EQ(after[path], v) << path << " changed";
+  }
+  Mount();
+}
+
 }  // namespace
 }  // namespace smr
