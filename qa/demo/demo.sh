@@ -5,7 +5,7 @@
 #  2. a one-node Ceph 16.2.15 cluster (qa/ceph/lib.sh) whose 3 OSDs are Debian's own ceph-osd
 #     running smrstore (libsmrstore_osd.so preloaded; each OSD on two small emulated HM-SMR
 #     drives of 24 zones x 16 MiB), pool `churn` of size 2, the smrstore mgr module, and a
-#     client workload that overwrites and deletes 4 MiB objects at about 16 MB/s
+#     client workload that overwrites and deletes 4 MiB objects (120 keys) at about 16 MB/s
 #     (qa/ceph/rados_churn.py) so zone GC is at work within about two minutes (relocating
 #     live data, WA above 1, zones reclaimed);
 #  3. beside them one store run by smrstore-tool (demo-a: 2 emulated drives) publishing to the
@@ -83,7 +83,7 @@ ceph config set mgr mgr/smrstore/gc_free_zones_min 2 2>/dev/null
 ceph mgr module enable smrstore --force 2>/dev/null
 
 step "a client workload on pool churn (size 2): 4 MiB objects overwritten and deleted at ${SMRSTORE_DEMO_RATE:-16} MB/s"
-ceph osd pool create churn 32 32 replicated >/dev/null 2>&1 || die "ceph osd pool create churn failed"
+ceph osd pool create churn 64 64 replicated >/dev/null 2>&1 || die "ceph osd pool create churn failed"
 ceph osd pool application enable churn rados >/dev/null 2>&1 || true
 t0=$(date +%s)
 pgs_clean() {
@@ -93,14 +93,14 @@ s = json.load(sys.stdin)
 s = s.get("pg_summary", s)
 n = s.get("num_pgs", 0)
 clean = sum(x["num"] for x in s.get("num_pg_by_state", []) if x["name"] == "active+clean")
-sys.exit(0 if n >= 32 and clean == n else 1)'
+sys.exit(0 if n >= 64 and clean == n else 1)'
 }
 until pgs_clean; do
   [ $(( $(date +%s) - t0 )) -lt 120 ] || die "pool churn not active+clean in 120 s ($(ceph pg stat 2>&1))"
   sleep 2
 done
 mkdir -p "$DIR/workload"
-setsid $PY "$repo/qa/ceph/rados_churn.py" --pool churn --objects 100 --size 4M --threads 2 \
+setsid $PY "$repo/qa/ceph/rados_churn.py" --pool churn --objects 120 --size 4M --threads 2 \
   --delete-ratio 0.1 --rate "${SMRSTORE_DEMO_RATE:-16}" --seconds 0 \
   >"$DIR/workload/churn.log" 2>&1 </dev/null &
 echo $! >"$DIR/workload/churn.pid"

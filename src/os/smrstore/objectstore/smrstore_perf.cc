@@ -90,6 +90,17 @@ uint64_t JsonU64Field(const std::string& obj, const std::string& field) {
   return v;
 }
 
+// Whether the document's `gc` block says `"auto": true` (background GC on now).
+bool GcAutoOn(const std::string& doc) {
+  const size_t gc = doc.find("\"gc\":");
+  if (gc == std::string::npos) return false;
+  const size_t at = doc.find("\"auto\":", gc);
+  if (at == std::string::npos) return false;
+  size_t v = at + 7;
+  while (v < doc.size() && doc[v] == ' ') ++v;
+  return doc.compare(v, 4, "true") == 0;
+}
+
 }  // namespace
 
 PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& name)
@@ -205,10 +216,6 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_gc_zones_reset, c.gc_zones_reset);
   logger_->set(l_smrstore_gc_live_moved, c.gc_live_moved);
   logger_->set(l_smrstore_gc_throttle_ns, c.gc_throttle_ns);
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    logger_->set(l_smrstore_gc_auto, gc_auto_ ? 1 : 0);
-  }
   logger_->set(l_smrstore_txns, c.txns_committed);
   logger_->set(l_smrstore_crc_errors, c.crc_errors);
   logger_->set(l_smrstore_statfs_total, st.total);
@@ -217,8 +224,11 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_conversion_state, 0);  // no hybrid drive: "none"
 
   std::vector<DriveZoneMaps> maps;
-  const std::vector<std::string> drives = JsonArrayObjects(
-      JsonArrayField(engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps), "drives"));
+  const std::string doc = engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps);
+  // The engine's own state (its gc_auto option, then `smrstore gc start|stop`), as the
+  // document's gc.auto says it.
+  logger_->set(l_smrstore_gc_auto, GcAutoOn(doc) ? 1 : 0);
+  const std::vector<std::string> drives = JsonArrayObjects(JsonArrayField(doc, "drives"));
   for (size_t i = 0; i < maps.size() && i < drive_loggers_.size(); ++i) {
     const DriveCounts d = CountZones(maps[i].zonemap);
     PerfCounters* p = drive_loggers_[i];
@@ -263,10 +273,6 @@ int PerfAndAdmin::call(std::string_view command, const cmdmap_t& cmdmap, ceph::F
   } else if (command == "smrstore gc start" || command == "smrstore gc stop") {
     const bool on = command == "smrstore gc start";
     engine_->SetGcAuto(on);
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      gc_auto_ = on;
-    }
     reply = std::string("{\"gc_auto\": ") + (on ? "true" : "false") + "}";
   } else if (command == "smrstore gc run") {
     auto r = engine_->RunGc(1);

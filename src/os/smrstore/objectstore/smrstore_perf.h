@@ -89,7 +89,6 @@ class PerfAndAdmin : public AdminSocketHook {
   CephContext* cct_;
   Store* engine_;
   std::string name_;
-  bool gc_auto_ = true;
   PerfCounters* logger_ = nullptr;
   std::vector<PerfCounters*> drive_loggers_;
   std::vector<std::string> registered_;
