@@ -4,10 +4,11 @@ doc/stats-schema.md defines the document.  The models here are used both to vali
 publisher sends (service-daemon status) and as the REST API's response models, so the web
 console's generated client sees exactly these fields.
 
-Fields that the OSD perf-counter path cannot provide are ``Optional``: a daemon seen only
-through perf counters carries ``None`` there.  For the service-daemon path every field is
-required (``require_all_fields``), so a publisher that leaves one out gets a clear error
-naming the field instead of a silent ``None``.
+Fields that an OSD's perf counters cannot provide are ``Optional``: an OSD seen only through
+its counters (its ``smrstore stats`` document not answered yet) carries ``None`` there.  For
+the service-daemon path and an OSD's own document every field is required
+(``require_all_fields``), so a publisher that leaves one out gets a clear error naming the
+field instead of a silent ``None``.
 """
 
 from typing import Any, Iterator, List, Optional, Tuple
