@@ -446,8 +446,12 @@ int SMRStore::mount() {
   if (read_meta("fsid", &fsid) > 0) impl_->fsid.parse(fsid.c_str());
   impl_->finisher = std::make_unique<smr::ceph_adapter::Finisher>();
   if (cct != nullptr) {
+    // The stats document names the daemon: "osd.N" inside an OSD (its whoami), else
+    // "smrstore" (doc/stats-schema.md).
+    std::string whoami;
+    const std::string doc_name = read_meta("whoami", &whoami) > 0 ? "osd." + whoami : "smrstore";
     impl_->perf = std::make_unique<smr::ceph_adapter::PerfAndAdmin>(cct, impl_->engine.get(),
-                                                                     "smrstore");
+                                                                     doc_name);
   }
   return 0;
 }
