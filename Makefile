@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm peers unit demo demo-stop devbench storebench clean
+.PHONY: all deps configure build test test-vm test-osd-faults osd-bench peers unit demo demo-stop devbench storebench clean
 
 all: build
 
@@ -45,6 +45,20 @@ test: build
 # qa/vm/run.sh. Also the last step of `make test`.
 test-vm: build
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
+
+# The long fault suite on real smrstore OSDs (Debian's ceph-osd + libsmrstore_osd.so), not
+# part of `make test`: kill -9 of all OSDs under writes, one OSD killed and recovered,
+# backfill onto smrstore, PG split/merge under load, a flipped byte found by deep scrub and
+# repaired, ceph-objectstore-tool list/fsck/export/import, zone GC under churn
+# (qa/ceph/0006_osd_faults.sh).
+test-osd-faults: build
+	sh qa/ceph/0006_osd_faults.sh $(TOOL)
+
+# 4 smrstore OSDs vs 4 BlueStore (file-backed) vs 4 memstore OSDs: rados bench 4 MiB
+# write/read, 4 KiB write, p99 latencies, smrstore's device WA (doc/performance.md,
+# "Real OSDs"); ~10 min. Output in $(BUILD_DIR)/perf/.
+osd-bench: build
+	sh qa/perf/osd_bench.sh $(abspath $(BUILD_DIR))/perf
 
 # smrstore vs F2FS, btrfs and dm-zoned (+ext4, +XFS) on the same null_blk zoned device in
 # one QEMU VM run, same object workload (smrstore-tool bench): throughput / raw device and

@@ -17,8 +17,8 @@ cleanup() { [ $stopped -eq 1 ] || ceph_cluster_stop "$cl" || true; }
 trap cleanup EXIT
 
 # Bad arguments are refused before anything starts.
-if ceph_cluster_start "$scratch/bad" --objectstore bluestore 2>"$scratch/err.tmp"; then die "bluestore accepted"; fi
-grep -q "must be memstore or filestore" "$scratch/err.tmp" || die "bad --objectstore message: $(cat "$scratch/err.tmp")"
+if ceph_cluster_start "$scratch/bad" --objectstore zfs 2>"$scratch/err.tmp"; then die "zfs accepted"; fi
+grep -q "must be memstore, filestore, bluestore or smrstore" "$scratch/err.tmp" || die "bad --objectstore message: $(cat "$scratch/err.tmp")"
 if ceph_cluster_start "$scratch/bad" --rgw 80x 2>"$scratch/err.tmp"; then die "--rgw 80x accepted"; fi
 grep -q "not a port number" "$scratch/err.tmp" || die "bad --rgw message: $(cat "$scratch/err.tmp")"
 rm -f "$scratch/err.tmp"

@@ -17,6 +17,9 @@
 #   --mgr-module-path PATH   the mgr loads modules from DIR/mgr-modules: a symlink to every
 #             stock module of /usr/share/ceph/mgr plus each module package in PATH (PATH
 #             itself if it holds module.py, else each subdirectory of PATH that does).
+#   --objectstore bluestore: BlueStore on a sparse file DIR/osd.N/block (10 GiB, or
+#             $CEPH_QA_BLUESTORE_BYTES); memstore: 1 GiB per OSD or $CEPH_QA_MEMSTORE_BYTES.
+#             $CEPH_QA_EXTRA_CONF: lines added to [global].
 #   --osds N  N OSDs (0..N-1, default 1); --size N: default pool size (default 1, min size
 #             N-1 when N > 1). CRUSH's failure domain is the OSD (one host).
 #   --objectstore smrstore: Debian's own ceph-osd with libsmrstore_osd.so preloaded
@@ -30,7 +33,9 @@
 # available. Every failure prints what failed and
 # the tail of the daemon log concerned, and returns non-zero.
 #
-# Environment knobs: CEPH_QA_TIMEOUT (seconds per wait, default 180: the machine is shared).
+# Environment knobs: CEPH_QA_TIMEOUT (seconds per wait, default 180: the machine is shared);
+# CEPH_QA_FSID (the new cluster's fsid, default a random one: ceph-objectstore-tool imports
+# only PG exports of the same fsid, so a second cluster that receives them needs the first's).
 
 CEPH_QA_TIMEOUT=${CEPH_QA_TIMEOUT:-180}
 _cq_root=$(cd "$(dirname "${BASH_SOURCE:-$0}")/../.." 2>/dev/null && pwd)
@@ -125,6 +130,33 @@ ceph_osd_start() {
 # ceph_osd_pid DIR ID: the OSD's pid (from its pid file), empty if none.
 ceph_osd_pid() { cat "$1/run/osd.$2.pid" 2>/dev/null || true; }
 
+_cq_osd_down() {  # ID: the osdmap says the OSD is down
+  _cq_ceph osd dump -f json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+osds = [o for o in d["osds"] if o["osd"] == int(sys.argv[1])]
+sys.exit(0 if osds and osds[0]["up"] == 0 else 1)' "$1"
+}
+
+# ceph_osd_stop DIR ID [KILL]: stops a running OSD — SIGTERM (Pacific's fast shutdown), or
+# with KILL (any third argument) SIGKILL then `ceph osd down ID` — waits until its process
+# has exited (SIGKILL after 60 s of SIGTERM) and the osdmap shows it down.
+ceph_osd_stop() {
+  _sp=$(ceph_osd_pid "$1" "$2")
+  case $_sp in ''|*[!0-9]*) _cq_err "osd.$2: no pid file in $1/run"; return 1 ;; esac
+  kill -0 "$_sp" 2>/dev/null || { _cq_err "osd.$2 (pid $_sp) is not running"; return 1; }
+  if [ $# -ge 3 ]; then kill -KILL "$_sp"; else kill -TERM "$_sp"; fi
+  _n=0
+  while kill -0 "$_sp" 2>/dev/null && [ $_n -lt 600 ]; do sleep 0.1; _n=$((_n + 1)); done
+  if kill -0 "$_sp" 2>/dev/null; then
+    _cq_err "osd.$2 (pid $_sp) did not exit within 60 s of SIGTERM; sending SIGKILL"
+    kill -KILL "$_sp" 2>/dev/null || true
+    while kill -0 "$_sp" 2>/dev/null; do sleep 0.1; done
+  fi
+  [ $# -ge 3 ] && { _cq_ceph osd down "$2" >/dev/null 2>&1 || true; }
+  _cq_wait "$CEPH_QA_TIMEOUT" "osd.$2 to be marked down" "" _cq_osd_down "$2"
+}
+
 _cq_mgr_available() {
   _cq_ceph mgr dump -f json | /usr/bin/python3 -c '
 import json, sys
@@ -171,8 +203,8 @@ ceph_cluster_start() {
   while [ $# -gt 0 ]; do
     case $1 in
       --objectstore)
-        [ $# -ge 2 ] || { _cq_err "--objectstore needs memstore, filestore or smrstore"; return 2; }
-        case $2 in memstore|filestore|smrstore) _store=$2 ;; *) _cq_err "--objectstore $2: must be memstore, filestore or smrstore"; return 2 ;; esac
+        [ $# -ge 2 ] || { _cq_err "--objectstore needs memstore, filestore, bluestore or smrstore"; return 2; }
+        case $2 in memstore|filestore|bluestore|smrstore) _store=$2 ;; *) _cq_err "--objectstore $2: must be memstore, filestore, bluestore or smrstore"; return 2 ;; esac
         shift 2 ;;
       --osds|--size)
         [ $# -ge 2 ] || { _cq_err "$1 needs a number"; return 2; }
@@ -214,7 +246,7 @@ ceph_cluster_start() {
   _dir=$(cd "$_dir" && pwd)
   mkdir -p "$_dir/log" "$_dir/run" "$_dir/crash"
   _port=$(_cq_pick_base "$_dir") || return 1
-  _fsid=$(cat /proc/sys/kernel/random/uuid)
+  _fsid=${CEPH_QA_FSID:-$(cat /proc/sys/kernel/random/uuid)}
   if [ $_cephx -eq 1 ]; then _auth=cephx; else _auth=none; fi
 
   _modline=
@@ -258,16 +290,24 @@ mon data = $_dir/mon.\$id
 mgr data = $_dir/mgr.\$id
 osd data = $_dir/osd.\$id
 osd objectstore = $_store
-memstore device bytes = 1073741824
+memstore device bytes = ${CEPH_QA_MEMSTORE_BYTES:-1073741824}
 osd journal = $_dir/osd.\$id/journal
 osd journal size = 1024
 journal dio = false
 journal aio = false
 osd max object name len = 256
 osd max object namespace len = 64
+bluestore block create = true
+bluestore block size = ${CEPH_QA_BLUESTORE_BYTES:-10737418240}
 $_modline
+${CEPH_QA_EXTRA_CONF:-}
+
+[client]
+# No admin socket for CLI/librados clients: concurrent ones would collide on one path.
+admin socket =
 
 [client.rgw.x]
+admin socket = $_dir/run/\$name.asok
 rgw frontends = beast endpoint=127.0.0.1:${_rgw:-0}
 rgw data = $_dir/rgw.x
 log file = $_dir/log/client.rgw.x.log
@@ -347,17 +387,22 @@ EOF
 
 _log() { _cq_log "$@"; }
 
-# ceph_pool_create NAME [PGS]: a replicated size-1 pool, application "rados", waits until
-# all its PGs are active. Uses the cluster of $CEPH_CONF.
+# ceph_pool_create NAME [PGS [SIZE]]: a replicated pool of SIZE replicas (default 1; min_size
+# SIZE-1, at least 1), application "rados", waits until all its PGs are active. Uses the
+# cluster of $CEPH_CONF.
 ceph_pool_create() {
-  [ $# -ge 1 ] && [ -n "$1" ] || { _cq_err "usage: ceph_pool_create NAME [PGS]"; return 2; }
-  _pool=$1; _pgs=${2:-8}
+  [ $# -ge 1 ] && [ -n "$1" ] || { _cq_err "usage: ceph_pool_create NAME [PGS [SIZE]]"; return 2; }
+  _pool=$1; _pgs=${2:-8}; _psize=${3:-1}
   case $_pgs in ''|*[!0-9]*|0) _cq_err "ceph_pool_create $_pool: PGS '$_pgs' is not a positive number"; return 2 ;; esac
+  case $_psize in ''|*[!0-9]*|0) _cq_err "ceph_pool_create $_pool: SIZE '$_psize' is not a positive number"; return 2 ;; esac
   [ -n "${CEPH_CONF:-}" ] || { _cq_err "ceph_pool_create: CEPH_CONF is not set (start a cluster first)"; return 1; }
   _cq_ceph osd pool create "$_pool" "$_pgs" "$_pgs" replicated >/dev/null \
     || { _cq_err "ceph osd pool create $_pool failed"; return 1; }
-  _cq_ceph osd pool set "$_pool" size 1 --yes-i-really-mean-it >/dev/null 2>&1 \
-    || { _cq_err "setting size 1 on pool $_pool failed"; return 1; }
+  _cq_ceph osd pool set "$_pool" size "$_psize" --yes-i-really-mean-it >/dev/null 2>&1 \
+    || { _cq_err "setting size $_psize on pool $_pool failed"; return 1; }
+  _pmin=1; [ "$_psize" -gt 1 ] && _pmin=$((_psize - 1))
+  _cq_ceph osd pool set "$_pool" min_size "$_pmin" >/dev/null 2>&1 \
+    || { _cq_err "setting min_size $_pmin on pool $_pool failed"; return 1; }
   _cq_ceph osd pool application enable "$_pool" rados >/dev/null 2>&1 || true
   _cdir=$(dirname "$CEPH_CONF")
   _cq_wait "$CEPH_QA_TIMEOUT" "all $_pgs PGs of pool $_pool to be active" "$_cdir/log/osd.0.log" _cq_pool_active "$_pool" "$_pgs" || {
@@ -431,9 +476,118 @@ ceph_qa_scratch() {
   trap ceph_qa_cleanup EXIT
 }
 ceph_qa_cleanup() {
+  ceph_health_watch_stop
   if [ -n "${serve_pid:-}" ] && kill -0 "$serve_pid" 2>/dev/null; then
     kill -TERM "$serve_pid" 2>/dev/null || true
     wait "$serve_pid" 2>/dev/null || true
   fi
   if [ -d "$cl/run" ]; then ceph_cluster_stop "$cl" || true; fi
+}
+
+# ---- For the OSD suites (0004-0006): results, PG state, and the checks every suite ends with.
+#
+# ceph_qa_pass WHAT / ceph_qa_fail WHAT: one "PASS WHAT" / "FAIL WHAT" line on stdout (WHAT
+#   carries the figures measured); ceph_qa_fail counts into $ceph_qa_failed.
+# ceph_wait_clean [SECONDS]: waits until every PG is active+clean and stays so for 6 s (PG
+#   stats reach the mgr every 5 s, so a stale "clean" cannot pass); prints `ceph pg stat`
+#   and `ceph health detail` and returns 1 on timeout.
+# ceph_health_watch_start DIR: polls `ceph health detail` every 2 s in the background, one
+#   line per poll (status and check names) in DIR/health-watch.log; ceph_health_watch_stop
+#   (also run by ceph_qa_cleanup) stops it.
+# ceph_qa_final_checks DIR: stops the watcher and asserts (a PASS/FAIL line each, returns 1
+#   if either fails) that
+#   - no OSD log DIR/log/osd.*.log contains "had timed out" (a heartbeat_map thread timeout),
+#   - SLOW_OPS never appeared: not in any poll of the watcher (which must have polled), not
+#     in the monitor's cluster log (DIR/log/cluster.log: every health check change), and no
+#     OSD logged "slow ops"/"slow request".
+# ceph_qa_osd_tails DIR [ID...]: the tail of each (or every) OSD log of DIR, to stderr.
+ceph_qa_osd_tails() {
+  _ot_d=$1; shift
+  if [ $# -eq 0 ]; then
+    for _ot_f in "$_ot_d"/log/osd.*.log; do _cq_tail "$_ot_f"; done
+  else
+    for _ot_i in "$@"; do _cq_tail "$_ot_d/log/osd.$_ot_i.log"; done
+  fi
+}
+ceph_qa_failed=0
+ceph_qa_pass() { echo "PASS $*"; }
+ceph_qa_fail() { echo "FAIL $*"; ceph_qa_failed=$((ceph_qa_failed + 1)); }
+
+_cq_pgs_clean() {
+  _cq_ceph pg stat -f json | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)["pg_summary"]
+st = {x["name"]: x["num"] for x in s["num_pg_by_state"]}
+sys.exit(0 if s["num_pgs"] > 0 and st == {"active+clean": s["num_pgs"]} else 1)'
+}
+
+ceph_wait_clean() {
+  _wc_secs=${1:-$CEPH_QA_TIMEOUT}; _wc_t0=$(date +%s); _wc_since=
+  while :; do
+    if _cq_pgs_clean >/dev/null 2>&1; then
+      [ -n "$_wc_since" ] || _wc_since=$(date +%s)
+      [ $(( $(date +%s) - _wc_since )) -lt 6 ] || return 0
+    else
+      _wc_since=
+    fi
+    if [ $(( $(date +%s) - _wc_t0 )) -ge "$_wc_secs" ]; then
+      _cq_err "timed out after ${_wc_secs}s waiting for all PGs to be active+clean"
+      _cq_ceph pg stat >&2 || true
+      _cq_ceph health detail 2>&1 | head -n 30 >&2 || true
+      return 1
+    fi
+    sleep 1
+  done
+}
+
+_cq_watch_pid=
+ceph_health_watch_start() {
+  _cq_watch_log="$1/health-watch.log"
+  : >"$_cq_watch_log"
+  (
+    set +e
+    _c=
+    trap '[ -n "$_c" ] && kill $_c 2>/dev/null; exit 0' TERM
+    while :; do
+      timeout 30 ceph --connect-timeout 20 health detail >"$_cq_watch_log.tmp" 2>&1 &
+      _c=$!; wait $_c
+      { date +%T | tr '\n' ' '; grep -E '^(HEALTH_|\[)' "$_cq_watch_log.tmp" | tr '\n' ' '; echo; } >>"$_cq_watch_log"
+      sleep 2 & _c=$!; wait $_c
+    done
+  ) &
+  _cq_watch_pid=$!
+}
+ceph_health_watch_stop() {
+  if [ -n "${_cq_watch_pid:-}" ]; then
+    kill -TERM "$_cq_watch_pid" 2>/dev/null || true
+    wait "$_cq_watch_pid" 2>/dev/null || true
+    _cq_watch_pid=
+  fi
+}
+
+ceph_qa_final_checks() {
+  _fc_d=$1; _fc_rc=0
+  ceph_health_watch_stop
+  _fc_w="$_fc_d/health-watch.log"
+  _fc_polls=$(grep -c HEALTH_ "$_fc_w" 2>/dev/null || true)
+  _fc_watch=$(grep -c SLOW_OPS "$_fc_w" 2>/dev/null || true)
+  _fc_clog=$(grep -c SLOW_OPS "$_fc_d/log/cluster.log" 2>/dev/null || true)
+  _fc_osd=$(cat "$_fc_d"/log/osd.*.log 2>/dev/null | grep -c -E 'slow ops|slow request' || true)
+  if [ "${_fc_polls:-0}" -ge 1 ] && [ "${_fc_watch:-0}" -eq 0 ] && [ "${_fc_clog:-0}" -eq 0 ] && [ "${_fc_osd:-0}" -eq 0 ]; then
+    ceph_qa_pass "no SLOW_OPS: $_fc_polls health polls, cluster log and OSD logs clean"
+  else
+    ceph_qa_fail "SLOW_OPS: polls=$_fc_polls polls-with-SLOW_OPS=$_fc_watch cluster-log=$_fc_clog osd-log-lines=$_fc_osd"
+    grep SLOW_OPS "$_fc_w" "$_fc_d/log/cluster.log" 2>/dev/null | head -n 5 | sed 's/^/    /'
+    grep -h -E 'slow ops|slow request' "$_fc_d"/log/osd.*.log 2>/dev/null | head -n 5 | sed 's/^/    /'
+    _fc_rc=1
+  fi
+  _fc_to=$(grep -l 'had timed out' "$_fc_d"/log/osd.*.log 2>/dev/null || true)
+  if [ -z "$_fc_to" ]; then
+    ceph_qa_pass "no 'had timed out' in $(ls "$_fc_d"/log/osd.*.log 2>/dev/null | wc -l) OSD logs"
+  else
+    ceph_qa_fail "'had timed out' in: $(echo $_fc_to)"
+    grep -h 'had timed out' $_fc_to | head -n 5 | sed 's/^/    /'
+    _fc_rc=1
+  fi
+  return $_fc_rc
 }

@@ -1,0 +1,103 @@
+#!/bin/sh
+# make osd-bench: 4 smrstore OSDs vs 4 BlueStore OSDs (file-backed block devices) vs 4
+# memstore OSDs, one after the other, each on its own private cluster (qa/ceph/lib.sh, cephx,
+# replicated pool of size 3, 32 PGs), same client workloads, measured in one run:
+#   rados bench 4 MiB write (--no-cleanup) and seq read, rados bench 4 KiB write, 15 s each;
+#   qa/perf/rados_lat.py (python3-rados aio, 16 in flight) 4 MiB write, 4 MiB read, 4 KiB
+#   write, 10 s each, for per-operation p50/p99;
+#   the device write amplification the smrstore OSDs report (smrstore stats over the asok).
+# Prints a markdown table with ratios to BlueStore and writes $OUT/osd-bench.json.
+# On a 2-core machine every OSD shares the same two cores and a page-cached disk: this
+# measures the CPU paths of the stores, not drives.
+#   sh qa/perf/osd_bench.sh [OUT_DIR]   (~10 min; default build/perf)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+. "$repo/qa/ceph/lib.sh"
+OUT=${1:-$repo/build/perf}
+mkdir -p "$OUT"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/osd-bench.XXXXXX")
+cl=
+cleanup() { [ -z "$cl" ] || [ ! -d "$cl/run" ] || ceph_cluster_stop "$cl" || true; }
+trap cleanup EXIT
+results="$OUT/osd-bench.jsonl"
+: >"$results"
+SECS=${OSD_BENCH_SECONDS:-15}
+LSECS=${OSD_BENCH_LAT_SECONDS:-10}
+
+bench_field() {  # FILE FIELD: a number from rados bench's summary
+  sed -n "s/^$2: *\\([0-9.]*\\).*/\\1/p" "$1" | head -1
+}
+
+for store in smrstore bluestore memstore; do
+  cl="$scratch/$store"
+  echo "== $store: 4 OSDs, pool size 3"
+  # memstore keeps everything in RAM: 3 GiB per OSD; BlueStore: an 8 GiB file per OSD,
+  # memory target 1 GiB like the others' footprint.
+  CEPH_QA_BLUESTORE_BYTES=8589934592 CEPH_QA_MEMSTORE_BYTES=3221225472 \
+    CEPH_QA_EXTRA_CONF="osd memory target = 1073741824" ceph_cluster_start "$cl" --objectstore "$store" --osds 4 --size 3 --cephx
+  ceph_pool_create bench 32 3
+  cd "$scratch"
+  rados bench -p bench "$SECS" write -b 4194304 -t 16 --no-cleanup >"$store.w4m" 2>&1
+  rados bench -p bench "$SECS" seq -t 16 >"$store.r4m" 2>&1
+  rados -p bench cleanup >/dev/null 2>&1 || true
+  rados bench -p bench "$SECS" write -b 4096 -t 16 --no-cleanup >"$store.w4k" 2>&1
+  rados -p bench cleanup >/dev/null 2>&1 || true
+  lw=$(/usr/bin/python3 "$here/rados_lat.py" bench write 4194304 "$LSECS")
+  lr=$(/usr/bin/python3 "$here/rados_lat.py" bench read 4194304 "$LSECS")
+  rados -p bench cleanup --prefix lat. >/dev/null 2>&1 || true
+  for o in $(rados -p bench ls); do rados -p bench rm "$o"; done
+  l4=$(/usr/bin/python3 "$here/rados_lat.py" bench write 4096 "$LSECS")
+  wa=null
+  if [ "$store" = smrstore ]; then
+    wa=$(for i in 0 1 2 3; do ceph --admin-daemon "$cl/run/osd.$i.asok" smrstore stats; done |
+      /usr/bin/python3 -c '
+import json, sys
+dec = json.JSONDecoder(); text = sys.stdin.read(); docs = []; i = 0
+while i < len(text):
+    if text[i].isspace(): i += 1; continue
+    d, i = dec.raw_decode(text, i); docs.append(d)
+u = sum(d["io"]["user_bytes"] for d in docs); v = sum(d["io"]["device_bytes"] for d in docs)
+print(json.dumps({"user_bytes": u, "device_bytes": v, "wa": round(v / u, 4) if u else None}))')
+  fi
+  cd "$repo"
+  /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" >>"$results" <<'EOF'
+import json, re, sys
+store, d, lw, lr, l4, wa = sys.argv[1:]
+def field(path, name):
+    m = re.search(r"^" + re.escape(name) + r":\s*([0-9.]+)", open(path).read(), re.M)
+    return float(m.group(1)) if m else None
+row = {"store": store}
+for tag, f in (("w4m", "w4m"), ("r4m", "r4m"), ("w4k", "w4k")):
+    p = f"{d}/{store}.{f}"
+    row[tag] = {"mb_s": field(p, "Bandwidth (MB/sec)"), "iops": field(p, "Average IOPS"),
+                "avg_lat_s": field(p, "Average Latency(s)"), "max_lat_s": field(p, "Max latency(s)")}
+row["lat_w4m"], row["lat_r4m"], row["lat_w4k"] = json.loads(lw), json.loads(lr), json.loads(l4)
+row["device"] = json.loads(wa)
+print(json.dumps(row))
+EOF
+  ceph_cluster_stop "$cl"
+  cl=
+done
+
+/usr/bin/python3 - "$results" "$OUT/osd-bench.json" <<'EOF'
+import json, sys
+rows = {r["store"]: r for r in map(json.loads, open(sys.argv[1]))}
+json.dump(rows, open(sys.argv[2], "w"), indent=1)
+b = rows["bluestore"]
+def ratio(a, c):
+    return f"{a / c:.2f}x" if a and c else "n/a"
+print("| workload (4 OSDs, size 3) | smrstore | BlueStore | memstore | smrstore / BlueStore |")
+print("|---|---|---|---|---|")
+for tag, name, key in (("w4m", "rados bench 4 MiB write, MB/s", "mb_s"),
+                       ("r4m", "rados bench 4 MiB seq read, MB/s", "mb_s"),
+                       ("w4k", "rados bench 4 KiB write, IOPS", "iops")):
+    v = [rows[s][tag][key] for s in ("smrstore", "bluestore", "memstore")]
+    print(f"| {name} | {v[0]} | {v[1]} | {v[2]} | {ratio(v[0], v[1])} |")
+for tag, name in (("lat_w4m", "4 MiB write p99, ms"), ("lat_r4m", "4 MiB read p99, ms"),
+                  ("lat_w4k", "4 KiB write p99, ms")):
+    v = [rows[s][tag]["p99_ms"] for s in ("smrstore", "bluestore", "memstore")]
+    print(f"| {name} (p50: {' / '.join(str(rows[s][tag]['p50_ms']) for s in ('smrstore', 'bluestore', 'memstore'))}) | {v[0]} | {v[1]} | {v[2]} | {ratio(v[0], v[1])} |")
+d = rows["smrstore"]["device"]
+print(f"\nsmrstore device WA over the run: {d['wa']} ({d['device_bytes']} device bytes for {d['user_bytes']} user bytes, 4 OSDs)")
+EOF
