@@ -2,7 +2,7 @@
 
 | check                        | raised when                                                   |
 |------------------------------|---------------------------------------------------------------|
-| SMRSTORE_SPACE_LOW           | statfs available / total < space_low_ratio                    |
+| SMRSTORE_SPACE_LOW           | (statfs available + reclaimable) / total < space_low_ratio    |
 | SMRSTORE_GC_BEHIND           | a drive's free zones < gc_free_zones_min while GC ran in the   |
 |                              | last gc_window s, or GC throttle time grew by more than        |
 |                              | gc_throttle_ratio of the wall time in that window              |
@@ -76,11 +76,14 @@ def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthChe
         if age > th.stale_seconds:
             stale.append(f"{name}: last update {age:.0f} s ago (limit {th.stale_seconds:.0f} s)")
         if doc.statfs.total > 0:
-            ratio = doc.statfs.available / doc.statfs.total
+            # Dead records zone GC will reclaim are space users can still get (Ceph's own
+            # statfs counts them as available inside an OSD).
+            reclaimable = doc.statfs.reclaimable or 0
+            ratio = (doc.statfs.available + reclaimable) / doc.statfs.total
             if ratio < th.space_low_ratio:
                 space.append(f"{name}: {ratio * 100:.1f}% available "
-                             f"({doc.statfs.available} of {doc.statfs.total} bytes; "
-                             f"limit {th.space_low_ratio * 100:.1f}%)")
+                             f"({doc.statfs.available} free + {reclaimable} reclaimable of "
+                             f"{doc.statfs.total} bytes; limit {th.space_low_ratio * 100:.1f}%)")
         rates = history.rates(name, th.gc_window, now)
         throttled = rates is not None and rates.throttle_fraction > th.gc_throttle_ratio
         gc_ran = rates is not None and rates.gc_runs_per_s > 0

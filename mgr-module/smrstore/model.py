@@ -218,7 +218,8 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
         schema=SCHEMA_V1, name=osd, time=newest if newest is not None else now,
         statfs=Statfs(total=need(store, "smrstore_statfs_total", "smrstore"),
                       available=need(store, "smrstore_statfs_available", "smrstore"),
-                      stored=need(store, "smrstore_statfs_stored", "smrstore")),
+                      stored=need(store, "smrstore_statfs_stored", "smrstore"),
+                      reclaimable=store.get("smrstore_statfs_reclaimable")),
         # The OSD counters count since the OSD started; the lifetime fields take the same
         # values (the adapter has no lifetime counters).
         io=IoStats(user_bytes=user, device_bytes=device,

@@ -46,6 +46,9 @@ class Statfs(_Doc):
     allocated: Optional[int] = Field(None, ge=0)
     stored: int = Field(..., ge=0)
     meta_bytes: Optional[int] = Field(None, ge=0)
+    reclaimable: Optional[int] = Field(
+        None, ge=0, description="dead record bytes zone GC can reclaim (counted as available "
+                                "by Ceph's statfs inside an OSD)")
 
 
 class IoStats(_Doc):
@@ -148,12 +151,18 @@ class StatsError(ValueError):
     """A stats document or status map that cannot be read; the message says why."""
 
 
+# Fields added to schema smrstore.stats/1 after its first release: a document from an
+# earlier build (e.g. an OSD not restarted on a new preload library) may lack them.
+ADDED_IN_V1 = frozenset({"statfs.reclaimable"})
+
+
 def _missing_fields(model: BaseModel, path: str) -> Iterator[str]:
     for name, field in model.__fields__.items():
         label = field.alias or name
         where = f"{path}.{label}" if path else label
         if name not in model.__fields_set__:
-            yield where
+            if where not in ADDED_IN_V1:
+                yield where
             continue
         value = getattr(model, name)
         if isinstance(value, BaseModel):

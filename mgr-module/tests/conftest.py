@@ -39,14 +39,15 @@ def drive(index: int, nr_zones: int = 16, zonemap: Optional[str] = None,
 def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str, Any]]] = None,
         user: int = 10 * GiB, device: int = 12 * GiB, gc_bytes: int = 2 * GiB,
         runs: int = 3, zones_reset: int = 5, throttle_ns: int = 0,
-        total: int = 30 * GiB, available: int = 20 * GiB) -> Dict[str, Any]:
+        total: int = 30 * GiB, available: int = 20 * GiB,
+        reclaimable: int = 0) -> Dict[str, Any]:
     drs = drives if drives is not None else [drive(0), drive(1)]
     return {
         "schema": "smrstore.stats/1", "name": name, "time": t,
         "store": {"uuid": "u-1", "dir": "/var/tmp/st", "mount_count": 2,
                   "gc_policy": "lifetime", "gc_auto": True},
         "statfs": {"total": total, "available": available, "allocated": 9 * GiB,
-                   "stored": 8 * GiB, "meta_bytes": 1 * MiB},
+                   "stored": 8 * GiB, "meta_bytes": 1 * MiB, "reclaimable": reclaimable},
         "io": {"user_bytes": user, "device_bytes": device, "inline_bytes": 0,
                "bytes_read": 0, "txns_committed": 100, "txns_failed": 0, "crc_errors": 0,
                "write_amplification": device / user if user else 0.0,

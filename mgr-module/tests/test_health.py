@@ -30,6 +30,18 @@ def test_space_low_follows_threshold() -> None:
     assert evaluate(s, History(), Thresholds(space_low_ratio=0.05)) == []
 
 
+def test_reclaimable_space_is_not_low_space() -> None:
+    # The make-demo case: 1.37 GB live in 3.71 GB, only 8.3 % in free zones, the rest dead
+    # records GC reclaims: not low on space. Without the reclaimable bytes it would be.
+    total, free = 3_710_000_000, 308_000_000
+    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=2_030_000_000))
+    assert evaluate(s, History(), Thresholds()) == []
+    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=0))
+    checks = evaluate(s, History(), Thresholds())
+    assert names(checks) == ["SMRSTORE_SPACE_LOW"]
+    assert "8.3% available" in checks[0].detail[0] and "0 reclaimable" in checks[0].detail[0]
+
+
 def test_stale_daemon() -> None:
     s = snap_of(1100.0, doc(t=1000.0))
     checks = evaluate(s, History(), Thresholds(stale_seconds=30))

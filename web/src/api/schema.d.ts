@@ -580,6 +580,11 @@ export interface components {
             available: number;
             /** Meta Bytes */
             meta_bytes?: number;
+            /**
+             * Reclaimable
+             * @description dead record bytes zone GC can reclaim (counted as available by Ceph's statfs inside an OSD)
+             */
+            reclaimable?: number;
             /** Stored */
             stored: number;
             /** Total */

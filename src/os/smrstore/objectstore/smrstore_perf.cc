@@ -138,6 +138,8 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
             "Free zones plus room in open zones", nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
   b.add_u64(l_smrstore_statfs_stored, "smrstore_statfs_stored", "Live object bytes", nullptr, 0,
             PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64(l_smrstore_statfs_reclaimable, "smrstore_statfs_reclaimable",
+            "Dead record bytes zone GC can reclaim", nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
   b.add_u64(l_smrstore_conversion_state, "smrstore_conversion_state",
             "Hybrid CMR/SMR conversion: 0 none, 1 idle, 2 converting, 3 stalled");
   logger_ = b.create_perf_counters();
@@ -221,6 +223,7 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_statfs_total, st.total);
   logger_->set(l_smrstore_statfs_available, st.available);
   logger_->set(l_smrstore_statfs_stored, st.stored);
+  logger_->set(l_smrstore_statfs_reclaimable, st.reclaimable);
   logger_->set(l_smrstore_conversion_state, 0);  // no hybrid drive: "none"
 
   std::vector<DriveZoneMaps> maps;

@@ -51,6 +51,7 @@ enum {
   l_smrstore_statfs_total,
   l_smrstore_statfs_available,
   l_smrstore_statfs_stored,
+  l_smrstore_statfs_reclaimable,
   l_smrstore_conversion_state,
   l_smrstore_last,
 };
