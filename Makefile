@@ -52,7 +52,7 @@ test-vm: build
 # repaired, ceph-objectstore-tool list/fsck/export/import, zone GC under churn
 # (qa/ceph/0006_osd_faults.sh).
 test-osd-faults: build
-	sh qa/ceph/0006_osd_faults.sh $(TOOL)
+	bash qa/ceph/0006_osd_faults.sh
 
 # 4 smrstore OSDs vs 4 BlueStore (file-backed) vs 4 memstore OSDs: rados bench 4 MiB
 # write/read, 4 KiB write, p99 latencies, smrstore's device WA (doc/performance.md,

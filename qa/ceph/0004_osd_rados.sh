@@ -173,12 +173,5 @@ else
 fi
 
 ceph_qa_final_checks "$cl" || true
-[ -s client.err ] && { echo "client stderr (first lines):" >&2; head -n 5 client.err | sed 's/^/    /' >&2; }
-ceph_cluster_stop "$cl" || true
-if [ "$ceph_qa_failed" -eq 0 ]; then
-  echo "PASS 0004_osd_rados: all checks, wall time $(secs $t_start) s"
-  [ $# -ge 1 ] || { cd /; rm -rf "$scratch"; }
-  exit 0
-fi
-echo "FAIL 0004_osd_rados: $ceph_qa_failed failed checks, wall time $(secs $t_start) s (scratch kept: $scratch)"
-exit 1
+keep=; [ $# -ge 1 ] && keep=keep
+ceph_qa_finish 0004_osd_rados "$t_start" $keep

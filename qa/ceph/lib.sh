@@ -591,3 +591,23 @@ ceph_qa_final_checks() {
   fi
   return $_fc_rc
 }
+
+# ceph_qa_finish NAME START_EPOCH [keep]: the end of an OSD suite, after its final checks:
+# shows the client's stderr (client.err in the current directory) if any, stops the
+# cluster, prints "PASS NAME: all checks, wall time N s" or the FAIL line with the number of
+# failed checks, removes $scratch on success unless `keep` (a scratch dir the caller named),
+# and returns 0 or 1 for the suite's exit status.
+ceph_qa_finish() {
+  _qf_secs=$(( $(date +%s) - $2 ))
+  if [ -s client.err ]; then
+    echo "client stderr (first lines):" >&2; head -n 5 client.err | sed 's/^/    /' >&2
+  fi
+  ceph_cluster_stop "$cl" || true
+  if [ "$ceph_qa_failed" -eq 0 ]; then
+    echo "PASS $1: all checks, wall time $_qf_secs s"
+    [ "${3:-}" = keep ] || { cd /; rm -rf "$scratch"; }
+    return 0
+  fi
+  echo "FAIL $1: $ceph_qa_failed failed checks, wall time $_qf_secs s (scratch kept: $scratch)"
+  return 1
+}
