@@ -27,20 +27,6 @@ PY=/usr/bin/python3
 
 ceph_qa_scratch smr-mgr "${2:-}"   # sets $scratch, $cl; stops $serve_pid + cluster on exit
 
-# q CMD...: a ceph command with the client's asok noise dropped from stderr.
-q() { ceph "$@" 2>"$scratch/ceph.err"; }
-# wait_for SECONDS WHAT CMD...: run CMD every second until it succeeds.
-wait_for() {
-  _s=$1; _w=$2; shift 2; _t0=$(date +%s)
-  until "$@" >/dev/null 2>&1; do
-    [ $(( $(date +%s) - _t0 )) -lt "$_s" ] || die "timed out after ${_s}s waiting for $_w"
-    sleep 1
-  done
-  echo "ok: $_w ($(( $(date +%s) - _t0 ))s)"
-}
-free_port() {
-  $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 
 cd "$scratch"
 "$TOOL" mkfs st "emu:$scratch/d0.img?zones=24&zone_mib=16" "emu:$scratch/d1.img?zones=20&zone_mib=16" >/dev/null

@@ -33,18 +33,6 @@ out=${SMRSTORE_E2E_OUT:-$repo/build/e2e}
 
 ceph_qa_scratch smr-osds "${2:-}"   # sets $scratch, $cl; stops $serve_pid + cluster on exit
 cd "$scratch"
-q() { ceph "$@" 2>"$scratch/ceph.err"; }
-wait_for() {  # SECONDS WHAT CMD...
-  _s=$1; _w=$2; shift 2; _t0=$(date +%s)
-  until "$@" >/dev/null 2>&1; do
-    [ $(( $(date +%s) - _t0 )) -lt "$_s" ] || die "timed out after ${_s}s waiting for $_w"
-    sleep 1
-  done
-  echo "ok: $_w ($(( $(date +%s) - _t0 ))s)"
-}
-free_port() {
-  $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 # tell_all PYEXPR: true when PYEXPR (over d, the `smrstore stats` document) holds for every OSD.
 tell_all() {
   _i=0

@@ -611,3 +611,23 @@ ceph_qa_finish() {
   echo "FAIL $1: $ceph_qa_failed failed checks, wall time $_qf_secs s (scratch kept: $scratch)"
   return 1
 }
+
+# For the mgr-module/console suites (0003, 0007), which keep their scratch in $scratch:
+# q CMD...: a ceph command with the client's asok noise dropped from stderr.
+q() { ceph "$@" 2>"$scratch/ceph.err"; }
+# wait_for SECONDS WHAT CMD...: run CMD every second until it succeeds; else a FAIL line and
+# exit 1.
+wait_for() {
+  _s=$1; _w=$2; shift 2; _t0=$(date +%s)
+  until "$@" >/dev/null 2>&1; do
+    if [ $(( $(date +%s) - _t0 )) -ge "$_s" ]; then
+      echo "FAIL: timed out after ${_s}s waiting for $_w" >&2; exit 1
+    fi
+    sleep 1
+  done
+  echo "ok: $_w ($(( $(date +%s) - _t0 ))s)"
+}
+# free_port: a TCP port on 127.0.0.1 nobody listens on now.
+free_port() {
+  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
