@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from smrstore.api import create_app
+from smrstore.auth import TokenStore
 from smrstore.health import HealthCheck, Thresholds, evaluate
 from smrstore.history import History
 from smrstore.model import OsdReading, Snapshot, merge
@@ -20,8 +21,9 @@ HERE = Path(__file__).resolve().parent
 
 
 class Provider:
-    def __init__(self, snap: Snapshot, hist: History, th: Thresholds) -> None:
-        self.snap, self.hist, self.th = snap, hist, th
+    def __init__(self, snap: Snapshot, hist: History, th: Thresholds,
+                 tokens: Optional[TokenStore] = None) -> None:
+        self.snap, self.hist, self.th, self.tokens = snap, hist, th, tokens
         self.checks = evaluate(snap, hist, th)
 
     def snapshot(self) -> Snapshot:
@@ -37,10 +39,12 @@ class Provider:
         return self.th
 
     def verify_token(self, token: Optional[str]) -> Optional[str]:
+        if self.tokens is not None:      # the module's real token store
+            return self.tokens.verify(token)
         return "tests" if token == TOKEN else None
 
 
-def build(web_root: Optional[str] = None) -> TestClient:
+def build(web_root: Optional[str] = None, tokens: Optional[TokenStore] = None) -> TestClient:
     hist = History()
     statuses: Dict[str, Dict[str, str]] = {}
     for i in range(3):
@@ -55,7 +59,7 @@ def build(web_root: Optional[str] = None) -> TestClient:
     statuses["broken"] = bad
     snap = merge(1021.0, statuses, {"osd.5": OsdReading(osd_counters())})
     hist.add(snap.daemons, now=1021.0)
-    app = create_app(Provider(snap, hist, Thresholds(stale_seconds=1e6)), web_root)
+    app = create_app(Provider(snap, hist, Thresholds(stale_seconds=1e6), tokens), web_root)
     return TestClient(app)
 
 
@@ -219,3 +223,28 @@ def test_static_web_app_is_public(tmp_path: Path) -> None:
 def test_no_web_root() -> None:
     r = build(os.path.join("/nonexistent", "dist")).get("/")
     assert r.status_code == 404 and "web console is not built" in r.json()["detail"]
+
+
+def test_history_filter_returns_only_that_daemon() -> None:
+    # Three daemons told apart by their user bytes; "gone" has history but has left the
+    # snapshot.  Asking for the one that sorts last, one in the middle or one only in the
+    # history returns that daemon's series and nothing of the others.
+    user = {"alpha": 1, "gone": 2, "mid": 3, "zulu": 4}
+    hist = History()
+    for i in range(3):
+        t = 1000.0 + 10 * i
+        names = ["alpha", "mid", "zulu"] + (["gone"] if i < 2 else [])
+        st = {n: status(doc(name=n, t=t, user=user[n] * GiB + i, device=5 * GiB + i))
+              for n in names}
+        hist.add(merge(t, st, {}).daemons, now=t)
+    snap = merge(1020.0, st, {})
+    c = TestClient(create_app(Provider(snap, hist, Thresholds(stale_seconds=1e6))))
+    every = c.get("/api/v1/history", headers=AUTH, params={"window": 600}).json()
+    assert [s["daemon"] for s in every["series"]] == ["alpha", "gone", "mid", "zulu"]
+    for name, npoints in (("zulu", 3), ("mid", 3), ("gone", 2), ("alpha", 3)):
+        h = c.get("/api/v1/history", headers=AUTH,
+                  params={"daemon": name, "window": 600}).json()
+        assert [s["daemon"] for s in h["series"]] == [name], name
+        pts = h["series"][0]["points"]
+        assert [p["user_bytes"] for p in pts] == [user[name] * GiB + i for i in range(npoints)]
+        assert pts == next(s for s in every["series"] if s["daemon"] == name)["points"]

@@ -129,3 +129,32 @@ def test_invalid_status_is_a_check() -> None:
 def test_thresholds_validated(kw: Dict) -> None:
     with pytest.raises(ValueError):
         Thresholds(**kw)
+
+
+@pytest.mark.parametrize("available,reclaimable", [(GiB, 0), (0, GiB), (GiB // 4, 3 * GiB // 4)])
+def test_space_low_boundary_is_exclusive(available: int, reclaimable: int) -> None:
+    # health.py raises SMRSTORE_SPACE_LOW when (available + reclaimable) / total < ratio:
+    # one byte under the limit raises, exactly at the limit and one byte over do not.
+    # 1 GiB / 10 GiB is exactly the double 0.1, the default space_low_ratio.
+    total = 10 * GiB
+
+    def low(delta: int) -> List[str]:
+        a, r = (available + delta, reclaimable) if available else (0, reclaimable + delta)
+        s = snap_of(1001.0, doc(total=total, available=a, reclaimable=r))
+        return names(evaluate(s, History(), Thresholds(space_low_ratio=0.10)))
+
+    assert low(-1) == ["SMRSTORE_SPACE_LOW"]
+    assert low(0) == []
+    assert low(+1) == []
+
+
+def test_space_low_boundary_follows_the_configured_ratio() -> None:
+    total = 8 * GiB      # a quarter of it is 2 GiB
+    for free, raised in ((2 * GiB - 1, True), (2 * GiB, False), (2 * GiB + 1, False)):
+        s = snap_of(1001.0, doc(total=total, available=free // 2, reclaimable=free - free // 2))
+        checks = evaluate(s, History(), Thresholds(space_low_ratio=0.25))
+        assert (names(checks) == ["SMRSTORE_SPACE_LOW"]) is raised, free
+        if raised:
+            assert checks[0].detail == [
+                f"demo-a: 25.0% available ({free // 2} free + {free - free // 2} reclaimable "
+                f"of {total} bytes; limit 25.0%)"]

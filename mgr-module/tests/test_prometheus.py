@@ -49,3 +49,19 @@ def test_conversion_progress_only_for_hybrid_drives() -> None:
 
 def test_empty_cluster() -> None:
     assert render(merge(1.0, {}, {}), 30.0) == ""
+
+
+def test_every_zone_state_is_a_label_with_its_count() -> None:
+    # Distinct counts per state: 1 reserved, 2 free, 3 open, 4 sealed, 5 offline, 6 read-only.
+    zm = "#" + ".." + "ABC" + "abck" + "XXXXX" + "!!!!!!"
+    snap = merge(1000.0, {"demo-a": status(doc(drives=[drive(0, nr_zones=len(zm), zonemap=zm),
+                                                       drive(1)]))}, {})
+    text = render(snap, 30.0)
+    zones = {}
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            if s.name == "smrstore_drive_zones" and s.labels["drive"] == "0":
+                zones[s.labels["state"]] = s.value
+    assert zones == {"reserved": 1, "free": 2, "open": 3, "sealed": 4, "offline": 5,
+                     "readonly": 6}
+    assert 'smrstore_drive_zones{daemon="demo-a",drive="0",state="offline"} 5\n' in text

@@ -1,5 +1,7 @@
 """Zone-map counts: every character counts once; '=' is an unused conventional zone."""
-from smrstore.stats import zonemap_counts
+import random
+
+from smrstore.stats import ZONEMAP_OPEN, ZONEMAP_SEALED, zonemap_counts
 
 
 def test_every_character_counts_once() -> None:
@@ -9,3 +11,19 @@ def test_every_character_counts_once() -> None:
 
 def test_c_is_a_sealed_zone() -> None:
     assert zonemap_counts("cc.") == (0, 1, 0, 2, 0, 0, 0)
+
+
+def test_each_state_counted_from_its_own_character() -> None:
+    # A different count for every state, so counting any state from another state's
+    # character (offline from '!' instead of 'X', say) changes the result.
+    want = {"#": 1, ".": 2, "open": 3, "sealed": 4, "X": 5, "!": 6, "=": 7}
+    zm = list("#" + "." * 2 + "AFK" + "aejk" + "X" * 5 + "!" * 6 + "=" * 7)
+    random.Random(21).shuffle(zm)
+    assert zonemap_counts("".join(zm)) == (want["#"], want["."], want["open"], want["sealed"],
+                                           want["X"], want["!"], want["="])
+
+
+def test_every_open_and_sealed_fill_level_counts() -> None:
+    assert zonemap_counts(ZONEMAP_OPEN) == (0, 0, 11, 0, 0, 0, 0)
+    assert zonemap_counts(ZONEMAP_SEALED) == (0, 0, 0, 11, 0, 0, 0)
+    assert zonemap_counts("") == (0, 0, 0, 0, 0, 0, 0)
