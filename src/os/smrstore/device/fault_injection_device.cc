@@ -108,11 +108,57 @@ Status FaultInjectionDevice::FinishZones(uint32_t first, uint32_t count) {
   return ZoneOp(first, count, "finish zones", &ZonedDevice::FinishZones);
 }
 Status FaultInjectionDevice::ResetZones(uint32_t first, uint32_t count) {
+  NoteReset(first, count);
   return ZoneOp(first, count, "reset zones", &ZonedDevice::ResetZones);
+}
+
+void FaultInjectionDevice::PauseNextRead(uint64_t offset, uint64_t len) {
+  std::lock_guard<std::mutex> lock(pause_mu_);
+  pause_.armed = true;
+  pause_.offset = offset;
+  pause_.len = len;
+}
+
+uint64_t FaultInjectionDevice::WaitForPausedRead() {
+  std::unique_lock<std::mutex> lock(pause_mu_);
+  pause_cv_.wait(lock, [&] { return pause_.holding; });
+  return pause_.held_offset;
+}
+
+void FaultInjectionDevice::ResumePausedRead() {
+  std::lock_guard<std::mutex> lock(pause_mu_);
+  pause_.armed = false;
+  pause_.holding = false;
+  pause_cv_.notify_all();
+}
+
+uint64_t FaultInjectionDevice::resets_under_paused_read() const {
+  std::lock_guard<std::mutex> lock(pause_mu_);
+  return pause_.resets_under;
+}
+
+void FaultInjectionDevice::HoldIfPaused(uint64_t offset, size_t len) {
+  std::unique_lock<std::mutex> lock(pause_mu_);
+  if (!pause_.armed || offset >= pause_.offset + pause_.len || offset + len <= pause_.offset) {
+    return;
+  }
+  pause_.armed = false;
+  pause_.holding = true;
+  pause_.held_offset = offset;
+  pause_cv_.notify_all();
+  pause_cv_.wait(lock, [&] { return !pause_.holding; });
+}
+
+void FaultInjectionDevice::NoteReset(uint32_t first, uint32_t count) {
+  std::lock_guard<std::mutex> lock(pause_mu_);
+  if (!pause_.holding) return;
+  const uint64_t zone = pause_.held_offset / info().zone_size;
+  if (zone >= first && zone < uint64_t{first} + count) ++pause_.resets_under;
 }
 
 Status FaultInjectionDevice::Read(uint64_t offset, void* buf, size_t len) {
   SMR_RETURN_IF_ERROR(CheckIoRange(info(), offset, len, "read"));
+  HoldIfPaused(offset, len);
   std::vector<std::pair<uint64_t, uint64_t>> corrupt;
   {
     MutexLock lock(&mu_);

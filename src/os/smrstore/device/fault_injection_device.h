@@ -20,13 +20,21 @@
 //     a power cycle. The wrapper stays usable: callers remount their upper layers on it.
 //     PowerCut rewrites the surviving prefix of each affected zone (read, reset, rewrite),
 //     so it is meant for test-sized zones.
+//   * PauseNextRead(offset, len): the next Read overlapping [offset, offset+len) is held
+//     before it reaches the base device until ResumePausedRead() (one-shot). WaitForPausedRead()
+//     blocks until a read is held and returns its offset. A ResetZones of the zone a held read
+//     targets is counted in resets_under_paused_read(): the window in which a reader that
+//     found an extent races a zone reset (tests make that race deterministic with it).
 //
 // Thread safety: all methods are thread-safe (one mutex guards the fault state and the
-// unflushed-write log). PowerCut must not race with I/O on the same wrapper.
+// unflushed-write log; a second one the paused read, which is held without the first).
+// PowerCut must not race with I/O on the same wrapper.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +69,12 @@ class FaultInjectionDevice final : public ZonedDevice {
   void ClearZoneFault(uint32_t zone);
   // Clears read/write failures, corruptions and zone faults (not the unflushed log).
   void ClearFaults();
+
+  void PauseNextRead(uint64_t offset, uint64_t len);
+  // REQUIRES: PauseNextRead was called. Returns the held read's offset.
+  uint64_t WaitForPausedRead();
+  void ResumePausedRead();
+  uint64_t resets_under_paused_read() const;
 
   // `seed` picks the surviving prefixes in kTornUnflushed mode.
   Status PowerCut(PowerCutMode mode = PowerCutMode::kLoseUnflushed, uint64_t seed = 0);
@@ -97,6 +111,20 @@ class FaultInjectionDevice final : public ZonedDevice {
   std::map<uint32_t, uint64_t> durable_wp_ SMR_GUARDED_BY(mu_);
   std::vector<ConvUndo> conv_undo_ SMR_GUARDED_BY(mu_);  // in write order
   uint64_t unflushed_ SMR_GUARDED_BY(mu_) = 0;
+
+  // The paused read (PauseNextRead); guarded by pause_mu_, never held with mu_.
+  struct Pause {
+    bool armed = false;    // the next overlapping read will be held
+    bool holding = false;  // a read is held now
+    uint64_t offset = 0, len = 0;
+    uint64_t held_offset = 0;
+    uint64_t resets_under = 0;
+  };
+  void HoldIfPaused(uint64_t offset, size_t len);
+  void NoteReset(uint32_t first, uint32_t count);
+  mutable std::mutex pause_mu_;
+  std::condition_variable pause_cv_;
+  Pause pause_;
 };
 
 }  // namespace smr

@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -201,6 +202,34 @@ TEST_F(FaultInjectionDeviceTest, FailNthReadFailsOnlyTheNthRead) {
   ASSERT_OK(Write(3, S(0) + 4 * kB, kB));
   EXPECT_CODE(dev_->Read(S(0), buf.data(), kB), kIOError);
   EXPECT_TRUE(Matches(3, S(0), 5 * kB));
+}
+
+// A paused read is held before it reaches the drive, only the first overlapping one, and a
+// reset of its zone meanwhile is counted (the reset happens; the held read then sees it).
+TEST_F(FaultInjectionDeviceTest, PausedReadIsHeldUntilResumedAndCountsResetsOfItsZone) {
+  ASSERT_OK(Write(3, S(0), 4 * kB));
+  ASSERT_OK(Write(4, S(1), 4 * kB));
+  dev_->PauseNextRead(S(1), kMiB);
+  // Reads outside the range pass while the pause is armed.
+  EXPECT_TRUE(Matches(3, S(0), 4 * kB));
+  std::vector<char> held(4 * kB, '\x5a');
+  Status held_status = Status::NotFound("not read yet");
+  std::thread reader([&] { held_status = dev_->Read(S(1) + kB, held.data(), 2 * kB); });
+  EXPECT_EQ(dev_->WaitForPausedRead(), S(1) + kB);
+  // One-shot: a second read of the same range is not held.
+  EXPECT_TRUE(Matches(4, S(1), 4 * kB));
+  ASSERT_OK(dev_->ResetZones(Z(0), 1));  // another zone: not counted
+  EXPECT_EQ(dev_->resets_under_paused_read(), 0u);
+  ASSERT_OK(dev_->ResetZones(Z(1), 1));
+  EXPECT_EQ(dev_->resets_under_paused_read(), 1u);
+  dev_->ResumePausedRead();
+  reader.join();
+  // The held read went to the drive after the reset: it read what the zone holds now.
+  ASSERT_OK(held_status);
+  EXPECT_TRUE(std::all_of(held.begin(), held.begin() + 2 * kB, [](char c) { return c == 0; }));
+  // Not armed any more: reads are not held, resets not counted.
+  ASSERT_OK(dev_->ResetZones(Z(1), 1));
+  EXPECT_EQ(dev_->resets_under_paused_read(), 1u);
 }
 
 TEST_F(FaultInjectionDeviceTest, StickyReadFailureLastsUntilClearFaults) {

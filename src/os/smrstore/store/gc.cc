@@ -48,8 +48,19 @@ void Store::Impl::ExitRead(uint64_t e) {
 }
 
 void Store::Impl::WaitForReadersBefore(uint64_t e) {
+  auto ended = [&] { return readers.empty() || readers.begin()->first >= e; };
+  bool must_wait;
+  {
+    std::lock_guard<std::mutex> lock(epoch_mu);
+    must_wait = !ended();
+  }
+  if (!must_wait) return;
+  {
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.gc_fence_waits++;
+  }
   std::unique_lock<std::mutex> lock(epoch_mu);
-  epoch_cv.wait(lock, [&] { return readers.empty() || readers.begin()->first >= e; });
+  epoch_cv.wait(lock, ended);
 }
 
 ReadFence::ReadFence(Store::Impl* s) : s_(s), epoch_(s->EnterRead()) {}

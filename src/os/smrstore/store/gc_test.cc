@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "common/pattern.h"
 #include "common/testing/test_util.h"
@@ -92,6 +93,25 @@ class GcTest : public ::testing::Test {
     ASSERT_TRUE(r.ok());
     EXPECT_TRUE(r->ok()) << (r->errors.empty() ? "" : r->errors.front());
     EXPECT_EQ(r->objects, model_.size());
+  }
+  // The device offset of the first read a Read of object `i` makes (where its data is).
+  uint64_t DeviceOffsetOf(uint64_t i) {
+    fault_->PauseNextRead(0, fault_->info().capacity_bytes());
+    std::thread reader([&] { (void)store_->Read(kColl, Obj(i), 0, 0); });
+    const uint64_t at = fault_->WaitForPausedRead();
+    fault_->ResumePausedRead();
+    reader.join();
+    return at;
+  }
+  // Every zone's write pointer and condition.
+  std::vector<std::pair<uint64_t, ZoneCondition>> ZoneReport() {
+    auto zi = fault_->ReportZones(0, 0);
+    EXPECT_TRUE(zi.ok());
+    std::vector<std::pair<uint64_t, ZoneCondition>> out;
+    if (zi.ok()) {
+      for (const ZoneInfo& z : *zi) out.emplace_back(z.wp, z.cond);
+    }
+    return out;
   }
   // Fills to about 80 % of the data zones, then deletes every other object.
   void FillAndPunch() {
@@ -234,6 +254,90 @@ TEST_F(GcTest, ConcurrentReadersNeverSeeAResetZone) {
   EXPECT_GT(reads.load(), 0u);
   EXPECT_EQ(errors.load(), 0u);
   EXPECT_EQ(store_->Counters().crc_errors, 0u);
+  EXPECT_EQ(store_->Counters().gc_zones_reset, 6u) << "the readers raced no reset";
+}
+
+// The same race, made deterministic: a read that has found its extents (onode lookup done)
+// is held in the device, before its bytes are read, while GC cleans the zone those extents
+// are in. The victim's reset must wait for that read (the read fence); a reset under it
+// would hand the reader whatever the zone holds next.
+TEST_F(GcTest, ZoneResetWaitsForAReadThatFoundItsExtents) {
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  // 1 MiB objects take 1 MiB + a 4 KiB header: three fill a 4 MiB zone, in write order.
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  ASSERT_OK(Remove(1));  // the only dead bytes, in the zone of objects 0-2: GC's one victim
+
+  fault_->PauseNextRead(0, fault_->info().capacity_bytes());
+  Result<std::string> got = Status::NotFound("not read yet");
+  std::thread reader([&] { got = store_->Read(kColl, Obj(0), 0, 0); });
+  const uint64_t zone_size = fault_->info().zone_size;
+  const uint32_t read_zone = static_cast<uint32_t>(fault_->WaitForPausedRead() / zone_size);
+
+  Result<GcReport> gc = Status::NotFound("not run yet");
+  std::thread cleaner([&] { gc = store_->RunGc(1); });
+  // Either GC waits at the fence for the held read, or it resets the zone under it.
+  const bool decided = testing::WaitUntil([&] {
+    return store_->Counters().gc_fence_waits > 0 || fault_->resets_under_paused_read() > 0;
+  });
+  EXPECT_TRUE(decided) << "GC neither waited for the read nor reset the zone";
+  EXPECT_EQ(fault_->resets_under_paused_read(), 0u)
+      << "zone " << read_zone << " was reset while a read of it was in flight";
+  EXPECT_EQ(store_->Counters().gc_zones_reset, 0u);
+  fault_->ResumePausedRead();
+  reader.join();
+  cleaner.join();
+
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_TRUE(*got == Data(1, kMiB)) << "the read returned other bytes than object 0's";
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  EXPECT_EQ(gc->zones_cleaned, 1u);
+  EXPECT_EQ(store_->Counters().gc_fence_waits, 1u);
+  EXPECT_EQ(store_->Counters().gc_zones_reset, 1u);
+  // The zone reset is the one the reader was reading (the race was the intended one).
+  auto zi = fault_->ReportZones(read_zone, 1);
+  ASSERT_TRUE(zi.ok()) << zi.status().ToString();
+  EXPECT_EQ((*zi)[0].cond, ZoneCondition::kEmpty) << "GC cleaned another zone than " << read_zone;
+  ExpectModel();
+}
+
+// A live record whose payload fails its crc when GC reads it (a media error that escaped
+// the drive's ECC) must not be relocated: GC would write the bad bytes under a fresh crc
+// and reset the only copy. The cleaning fails naming the record, nothing is written,
+// nothing reset; once the media reads right again, GC cleans the zone.
+TEST_F(GcTest, RecordFailingItsCrcIsNeitherRelocatedNorItsZoneReset) {
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  ASSERT_OK(Remove(1));  // GC's one victim: the zone of objects 0-2
+  const uint64_t at = DeviceOffsetOf(0);
+  const uint64_t zone_size = fault_->info().zone_size;
+  fault_->CorruptReads(at + 8192, 4096);  // inside object 0's 1 MiB payload
+  const auto zones_before = ZoneReport();
+  const StoreCounters before = store_->Counters();
+
+  auto r = store_->RunGc(1);
+  ASSERT_FALSE(r.ok()) << "GC relocated a record that fails its crc";
+  EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  EXPECT_NE(r.status().ToString().find("checksum"), std::string::npos) << r.status().ToString();
+  const StoreCounters after = store_->Counters();
+  EXPECT_EQ(after.crc_errors, before.crc_errors + 1);
+  EXPECT_EQ(after.gc_bytes_written, before.gc_bytes_written);
+  EXPECT_EQ(after.device_bytes_written, before.device_bytes_written);
+  EXPECT_EQ(after.gc_zones_reset, 0u);
+  EXPECT_EQ(ZoneReport(), zones_before) << "GC wrote to or reset a zone";
+  auto zi = fault_->ReportZones(static_cast<uint32_t>(at / zone_size), 1);
+  ASSERT_TRUE(zi.ok());
+  EXPECT_NE((*zi)[0].cond, ZoneCondition::kEmpty);
+
+  fault_->ClearFaults();
+  ExpectModel();
+  auto again = store_->RunGc(1);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->zones_cleaned, 1u);
+  ExpectModel();
 }
 
 // Lifetime-aware placement: data written under a name whose previous data died younger

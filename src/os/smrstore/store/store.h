@@ -114,6 +114,7 @@ struct StoreCounters {
   uint64_t gc_live_moved = 0;      // live payload bytes relocated
   uint64_t gc_zones_reset = 0;
   uint64_t gc_throttle_ns = 0;     // foreground time spent waiting for GC
+  uint64_t gc_fence_waits = 0;     // victim resets that waited for reads still using them
   uint64_t lifetime_gc_bytes = 0;  // persisted
 };
 

@@ -4,9 +4,11 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -48,6 +50,19 @@ inline bool WriteFileBytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return out.good();
+}
+
+// Awaits a condition another thread brings about: polls `done` every millisecond until it
+// holds (true) or `limit` passed (false: the test reports what never happened). Use it
+// instead of sleeping for a guessed time.
+template <typename Pred>
+bool WaitUntil(Pred done, std::chrono::milliseconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 }  // namespace smr::testing
