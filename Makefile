@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm test-osd-faults osd-bench peers unit demo demo-stop devbench storebench clean
+.PHONY: all deps configure build test test-vm test-osd-faults osd-bench peers mutate unit demo demo-stop devbench storebench clean
 
 all: build
 
@@ -66,6 +66,23 @@ osd-bench: build
 # under TCG, so not part of `make test`. Output in $(BUILD_DIR)/peers/.
 peers: build
 	SMRSTORE_PEERS_DIR=$(abspath $(BUILD_DIR))/peers qa/vm/peers.sh $(TOOL)
+
+# Mutation testing, not part of `make test` (about an hour on 2 cores; doc/testing.md):
+# the C++ engine with universalmutator (qa/mutate/engine.sh: a seeded sample of mutants of
+# the record format, superblock, zone state machine, mount reconciliation, read path, GC,
+# fsck, built and tested in a scratch copy under $(SMRSTORE_MUTATE_DIR), never in build/),
+# then the mgr module with mutmut (qa/mutate/python.sh), then both scores side by side.
+# Reports: $(SMRSTORE_MUTATE_DIR)/cpp-report.txt and python-report.txt.
+SMRSTORE_MUTATE_DIR ?= /var/tmp/smrstore-mutate
+mutate:
+	@rm -f $(SMRSTORE_MUTATE_DIR)/cpp-report.txt $(SMRSTORE_MUTATE_DIR)/python-report.txt
+	@rc=0; \
+	SMRSTORE_MUTATE_DIR=$(SMRSTORE_MUTATE_DIR) JOBS=$(JOBS) bash qa/mutate/engine.sh || rc=1; \
+	if [ -f qa/mutate/python.sh ]; then \
+	  SMRSTORE_MUTATE_DIR=$(SMRSTORE_MUTATE_DIR) bash qa/mutate/python.sh || rc=1; \
+	fi; \
+	SMRSTORE_MUTATE_DIR=$(SMRSTORE_MUTATE_DIR) sh qa/mutate/summary.sh; \
+	exit $$rc
 
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit
