@@ -1,9 +1,9 @@
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 from conftest import GiB, doc, drive, status
 
-from smrstore.health import Thresholds, evaluate, to_mgr_checks
+from smrstore.health import HealthCheck, Thresholds, evaluate, to_mgr_checks
 from smrstore.history import History
 from smrstore.model import DaemonError, Snapshot, parse_service_status
 
@@ -95,7 +95,7 @@ def test_gc_behind_when_throttle_grows() -> None:
     assert evaluate(s, h, Thresholds(gc_throttle_ratio=0.8)) == []
 
 
-def _conv_drive(state: str, progress: float) -> Dict:
+def _conv_drive(state: str, progress: Optional[float]) -> Dict:
     d = drive(0)
     d["hybrid"] = {"supported": True, "state": state, "cmr_bytes": GiB, "smr_bytes": 3 * GiB,
                    "converting_zones": 2, "progress": progress, "latency_bound_ms": 20.0}
@@ -158,3 +158,139 @@ def test_space_low_boundary_follows_the_configured_ratio() -> None:
             assert checks[0].detail == [
                 f"demo-a: 25.0% available ({free // 2} free + {free - free // 2} reclaimable "
                 f"of {total} bytes; limit 25.0%)"]
+
+
+def test_threshold_limits_are_inclusive_where_documented() -> None:
+    for kw in (dict(space_low_ratio=0.0), dict(space_low_ratio=1.0), dict(gc_free_zones_min=0),
+               dict(gc_throttle_ratio=1.0), dict(stale_seconds=0.5), dict(gc_window=0.5),
+               dict(conversion_stall_seconds=0.5)):
+        Thresholds(**kw)      # type: ignore[arg-type]
+    for kw, msg in ((dict(space_low_ratio=-0.1), r"space_low_ratio -0.1 not in \[0, 1\]"),
+                    (dict(space_low_ratio=1.1), r"space_low_ratio 1.1 not in \[0, 1\]"),
+                    (dict(gc_free_zones_min=-1), r"gc_free_zones_min -1 < 0"),
+                    (dict(gc_throttle_ratio=1.5), r"gc_throttle_ratio 1.5 not in \(0, 1\]"),
+                    (dict(gc_window=0), r"gc_window must be positive"),
+                    (dict(conversion_stall_seconds=-1), r"conversion_stall_seconds must be positive")):
+        with pytest.raises(ValueError, match=msg):
+            Thresholds(**kw)      # type: ignore[arg-type]
+
+
+def test_to_mgr_shape() -> None:
+    c = HealthCheck("SMRSTORE_X", "warning", "2 things", ["a", "b"])
+    assert c.to_mgr() == {"severity": "warning", "summary": "2 things", "count": 2,
+                          "detail": ["a", "b"]}
+
+
+def test_every_check_severity_and_summary() -> None:
+    # One cluster raising all seven checks: names, severities and summaries as ceph shows them.
+    low = doc(name="low", total=100 * GiB, available=GiB)
+    zones = doc(name="zones", drives=[drive(0, zonemap="#..XX!!" + "k" * 9),
+                                      drive(1, zonemap="#..X" + "k" * 12)])
+    stalled = doc(name="stall", drives=[drive(0), _conv_drive("stalled", 0.5) | {"index": 1}])
+    old = doc(name="old", t=900.0)
+    s = snap_of(1001.0, low, zones, stalled, old)
+    s.errors.append(DaemonError("bad", "service", "bad: no stats"))
+    h = History()
+    for i, r in enumerate((1, 3, 6)):
+        d = doc(name="gc", t=950.0 + 10 * i, runs=r, drives=[drive(0, zonemap="#." + "k" * 14)])
+        h.add({"gc": parse_service_status("gc", status(d))}, now=d["time"])
+    s.daemons["gc"] = parse_service_status("gc", status(d))
+    checks = evaluate(s, h, Thresholds(stale_seconds=60.0))
+    assert [(c.name, c.severity, c.summary) for c in checks] == [
+        ("SMRSTORE_SPACE_LOW", "warning", "1 smrstore daemon(s) low on space"),
+        ("SMRSTORE_GC_BEHIND", "warning", "smrstore GC falling behind on 1 drive(s)"),
+        ("SMRSTORE_ZONE_OFFLINE", "error", "2 smrstore drive(s) have offline zones"),
+        ("SMRSTORE_ZONE_READONLY", "warning", "1 smrstore drive(s) have read-only zones"),
+        ("SMRSTORE_CONVERSION_STALLED", "warning", "1 smrstore drive conversion(s) stalled"),
+        ("SMRSTORE_DAEMON_STALE", "warning", "1 smrstore daemon(s) not reporting"),
+        ("SMRSTORE_STATUS_INVALID", "warning", "1 smrstore daemon(s) publish an unreadable status"),
+    ]
+    by = {c.name: c.detail for c in checks}
+    assert by["SMRSTORE_ZONE_OFFLINE"] == ["zones drive 0: 2 offline zones",
+                                           "zones drive 1: 1 offline zone"]
+    assert by["SMRSTORE_ZONE_READONLY"] == ["zones drive 0: 2 read-only zones"]
+    assert by["SMRSTORE_CONVERSION_STALLED"] == ["stall drive 1: conversion reported stalled"]
+    assert by["SMRSTORE_DAEMON_STALE"] == ["old: last update 101 s ago (limit 60 s)"]
+
+
+def test_stale_only_when_older_than_the_limit() -> None:
+    s = snap_of(1030.0, doc(t=1000.0))
+    assert evaluate(s, History(), Thresholds(stale_seconds=30)) == []
+    assert names(evaluate(s, History(), Thresholds(stale_seconds=29.5))) == ["SMRSTORE_DAEMON_STALE"]
+
+
+def test_space_of_an_empty_or_tiny_store() -> None:
+    # total 0 (nothing to be low on) must not divide by zero; 1 byte with 0 free is low.
+    assert evaluate(snap_of(1001.0, doc(total=0, available=0)), History(), Thresholds()) == []
+    checks = evaluate(snap_of(1001.0, doc(total=1, available=0)), History(), Thresholds())
+    assert names(checks) == ["SMRSTORE_SPACE_LOW"]
+
+
+def _throttle_history(throttle_s: List[float], drives: List[Dict]) -> Tuple[Snapshot, History]:
+    h = History()
+    last: Dict = {}
+    for i, th in enumerate(throttle_s):
+        last = doc(t=1000.0 + 10 * i, runs=5, throttle_ns=int(th * 1e9), drives=drives)
+        h.add({"demo-a": parse_service_status("demo-a", status(last))}, now=last["time"])
+    return snap_of(last["time"], last), h
+
+
+def test_gc_throttle_limit_is_exclusive() -> None:
+    # 10 s throttled in 20 s = exactly 50 %: not behind at a 50 % limit.
+    s, h = _throttle_history([0, 5, 10], [drive(0), drive(1)])
+    assert evaluate(s, h, Thresholds(gc_throttle_ratio=0.5)) == []
+    checks = evaluate(s, h, Thresholds(gc_throttle_ratio=0.45))
+    assert checks[0].detail == ["demo-a: GC throttled 50% of the last 20 s (limit 45%)"]
+
+
+@pytest.mark.parametrize("ndrives", [1, 2, 3])
+def test_gc_throttle_reported_once_per_daemon(ndrives: int) -> None:
+    s, h = _throttle_history([0, 5, 15], [drive(i) for i in range(ndrives)])
+    checks = evaluate(s, h, Thresholds(gc_throttle_ratio=0.6))
+    assert [c.detail for c in checks] == [
+        ["demo-a: GC throttled 75% of the last 20 s (limit 60%)"]]
+
+
+def test_gc_throttled_with_few_free_zones_says_throttled() -> None:
+    s, h = _throttle_history([0, 5, 15], [drive(0, zonemap="#.." + "k" * 13), drive(1)])
+    checks = evaluate(s, h, Thresholds(gc_throttle_ratio=0.6, gc_free_zones_min=4))
+    assert checks[0].detail == ["demo-a drive 0: 2 free zones (limit 4), GC throttled 75% of "
+                                "the time"]
+
+
+def test_drive_without_hybrid_block_does_not_hide_the_next() -> None:
+    d0 = drive(0)
+    d0["hybrid"] = None
+    s = snap_of(1001.0, doc(drives=[d0, _conv_drive("stalled", 0.5) | {"index": 1}]))
+    assert evaluate(s, History(), Thresholds())[0].detail == [
+        "demo-a drive 1: conversion reported stalled"]
+
+
+def _conversion(samples: List[Tuple[float, Optional[str], Optional[float]]],
+                now_progress: float = 0.3) -> List[str]:
+    """STALLED detail for drive 0 after history samples (t, state or None = no hybrid block,
+    progress), the snapshot converting at now_progress at t=2000."""
+    h = History()
+    for t, st, p in samples:
+        d0 = _conv_drive(st, p) if st is not None else drive(0, hybrid=None)
+        d = doc(t=t, drives=[d0, drive(1)])
+        h.add({"demo-a": parse_service_status("demo-a", status(d))}, now=t)
+    s = snap_of(2000.0, doc(t=2000.0, drives=[_conv_drive("converting", now_progress), drive(1)]))
+    return [x for c in evaluate(s, h, Thresholds(conversion_stall_seconds=300, stale_seconds=1e6))
+            for x in c.detail]
+
+
+def test_conversion_stall_counts_only_the_current_converting_run() -> None:
+    # Not converting in the history: unknown, not stalled (and no crash).
+    assert _conversion([(1000.0, "idle", 0.3), (1500.0, "idle", 0.3)]) == []
+    # Samples without the drive's hybrid block break the run, as does an idle one.
+    assert _conversion([(1000.0, None, 0.0), (1100.0, "converting", 0.3)]) == [
+        "demo-a drive 0: no conversion progress for 900 s (limit 300 s)"]
+    assert _conversion([(1000.0, "converting", 0.3), (1400.0, "idle", 0.3),
+                        (1800.0, "converting", 0.3)]) == []
+    assert _conversion([(1000.0, "converting", 0.3), (1400.0, "idle", 0.3),
+                        (1600.0, "converting", 0.3)]) == [
+        "demo-a drive 0: no conversion progress for 400 s (limit 300 s)"]
+    # Unknown progress breaks the run too.
+    assert _conversion([(1000.0, "converting", 0.3), (1600.0, "converting", None),
+                        (1800.0, "converting", 0.3)]) == []

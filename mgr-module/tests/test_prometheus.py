@@ -4,7 +4,7 @@ from conftest import GiB, doc, drive, osd_counters, status
 from prometheus_client.parser import text_string_to_metric_families
 
 from smrstore.model import OsdReading, merge
-from smrstore.prometheus import render
+from smrstore.prometheus import _fmt, render
 
 
 def parse(text: str) -> Dict[Tuple[str, Tuple[Tuple[str, str], ...]], float]:
@@ -65,3 +65,51 @@ def test_every_zone_state_is_a_label_with_its_count() -> None:
     assert zones == {"reserved": 1, "free": 2, "open": 3, "sealed": 4, "offline": 5,
                      "readonly": 6}
     assert 'smrstore_drive_zones{daemon="demo-a",drive="0",state="offline"} 5\n' in text
+
+
+def test_every_metric_of_a_service_daemon() -> None:
+    d = doc(t=990.0, user=10 * GiB, device=12 * GiB, gc_bytes=2 * GiB, runs=3, zones_reset=5,
+            throttle_ns=2_500_000_000, total=30 * GiB, available=20 * GiB)
+    d["gc"]["auto"] = False
+    d["io"]["crc_errors"] = 2
+    m = parse(render(merge(1000.0, {"demo-a": status(d)}, {}), stale_seconds=30.0))
+    a = (("daemon", "demo-a"),)
+    want = {
+        "smrstore_up": 1, "smrstore_last_update_seconds": 990.0,
+        "smrstore_statfs_total_bytes": 30 * GiB, "smrstore_statfs_available_bytes": 20 * GiB,
+        "smrstore_statfs_stored_bytes": 8 * GiB, "smrstore_user_bytes_total": 10 * GiB,
+        "smrstore_device_bytes_total": 12 * GiB, "smrstore_gc_bytes_total": 2 * GiB,
+        "smrstore_write_amplification": 1.2, "smrstore_lifetime_write_amplification": 1.2,
+        "smrstore_gc_runs_total": 3, "smrstore_gc_zones_reset_total": 5,
+        "smrstore_gc_live_moved_total": 2 * GiB, "smrstore_gc_throttle_seconds_total": 2.5,
+        "smrstore_gc_auto": 0, "smrstore_txns_total": 100, "smrstore_crc_errors_total": 2,
+    }
+    got = {name: v for (name, labels), v in m.items() if labels == a}
+    assert got == want
+    dl = a + (("drive", "1"),)
+    assert m[("smrstore_drive_capacity_bytes", dl)] == 15 * 256 * 2 ** 20
+    assert m[("smrstore_drive_written_bytes", dl)] == 3 * GiB
+    assert m[("smrstore_drive_live_bytes", dl)] == 2 * GiB
+    assert m[("smrstore_drive_conversion_progress", dl)] == 0.0
+    d["gc"]["auto"] = True
+    m = parse(render(merge(1000.0, {"demo-a": status(d)}, {}), stale_seconds=30.0))
+    assert m[("smrstore_gc_auto", a)] == 1
+
+
+def test_up_until_older_than_stale_seconds() -> None:
+    snap = merge(1000.0, {"demo-a": status(doc(t=990.0))}, {})
+    up = ("smrstore_up", (("daemon", "demo-a"),))
+    assert parse(render(snap, stale_seconds=10.0))[up] == 1      # exactly 10 s old: fresh
+    assert parse(render(snap, stale_seconds=9.5))[up] == 0
+
+
+def test_label_values_escaped() -> None:
+    name = 'a\nb"c\\d'
+    text = render(merge(1000.0, {name: status(doc(name=name))}, {}), 30.0)
+    assert 'smrstore_up{daemon="a\\nb\\"c\\\\d"} 1\n' in text
+    assert parse(text)[("smrstore_up", (("daemon", name),))] == 1
+
+
+def test_sample_values_formatted() -> None:
+    assert (_fmt(True), _fmt(False), _fmt(7), _fmt(0.25), _fmt(3.0)) == ("1", "0", "7", "0.25",
+                                                                          "3.0")

@@ -1,0 +1,61 @@
+"""parse_stats / check_zone_string: what a publisher is told when its document is wrong.
+Every problem is named, all of them in one message, in document order."""
+import copy
+from typing import Any, Dict
+
+import pytest
+from conftest import doc
+
+from smrstore.stats import (STREAM_CHARS, ZONEMAP_CHARS, StatsError, check_zone_string,
+                            parse_stats)
+
+
+def raw_doc() -> Dict[str, Any]:
+    d = copy.deepcopy(doc())
+    for dr in d["drives"]:
+        dr.pop("zonemap"), dr.pop("streams")
+    return d
+
+
+def test_a_complete_document_parses() -> None:
+    assert parse_stats(raw_doc()).statfs.total == doc()["statfs"]["total"]
+
+
+def test_not_an_object() -> None:
+    with pytest.raises(StatsError) as e:
+        parse_stats(["a"])
+    assert str(e.value) == "stats: expected a JSON object, got list"
+    with pytest.raises(StatsError) as e:
+        parse_stats("x", what="status of demo-a")
+    assert str(e.value) == "status of demo-a: expected a JSON object, got str"
+
+
+def test_every_missing_field_is_named_once_in_order() -> None:
+    d = raw_doc()
+    del d["statfs"]["allocated"], d["statfs"]["meta_bytes"], d["io"]["inline_bytes"]
+    del d["drives"][1]["zones"]["conventional"]
+    with pytest.raises(StatsError) as e:
+        parse_stats(d)      # every field is required unless asked otherwise
+    assert str(e.value) == ("stats: missing field(s) statfs.allocated, statfs.meta_bytes, "
+                            "io.inline_bytes, drives[1].zones.conventional")
+    assert parse_stats(d, require_all_fields=False).statfs.allocated is None
+
+
+def test_every_invalid_field_is_named() -> None:
+    d = raw_doc()
+    d["statfs"]["total"] = -1
+    d["io"]["crc_errors"] = "many"
+    with pytest.raises(StatsError) as e:
+        parse_stats(d)
+    assert str(e.value) == ("stats: statfs.total: ensure this value is greater than or equal "
+                            "to 0; io.crc_errors: value is not a valid integer")
+
+
+def test_zone_string_errors() -> None:
+    with pytest.raises(StatsError) as e:
+        check_zone_string("#.QZ.Q", ZONEMAP_CHARS, None, "zonemap.0")
+    assert str(e.value) == "zonemap.0: unknown character(s) 'QZ'"
+    with pytest.raises(StatsError) as e:
+        check_zone_string("-u", STREAM_CHARS, 3, "streams.1")
+    assert str(e.value) == "streams.1: 2 characters for 3 zones"
+    assert check_zone_string("-ug", STREAM_CHARS, 3, "streams.1") == "-ug"
