@@ -51,6 +51,11 @@ void FaultInjectionDevice::ClearFaults() {
   zone_faults_.clear();
 }
 
+uint64_t FaultInjectionDevice::injected_errors() const {
+  MutexLock lock(&mu_);
+  return injected_errors_;
+}
+
 uint64_t FaultInjectionDevice::unflushed_bytes() const {
   MutexLock lock(&mu_);
   return unflushed_;
@@ -164,6 +169,7 @@ Status FaultInjectionDevice::Read(uint64_t offset, void* buf, size_t len) {
     MutexLock lock(&mu_);
     SMR_RETURN_IF_ERROR(CheckZoneFaults(offset, len, /*write=*/false));
     if (Tick(&read_fail_)) {
+      ++injected_errors_;
       return Status::IOError("read at " + std::to_string(offset) + ": injected media error");
     }
     corrupt = corrupt_;
@@ -190,6 +196,7 @@ Status FaultInjectionDevice::Write(uint64_t offset, const void* buf, size_t len)
   MutexLock lock(&mu_);
   SMR_RETURN_IF_ERROR(CheckZoneFaults(offset, len, /*write=*/true));
   if (Tick(&write_fail_)) {
+    ++injected_errors_;
     return Status::IOError("write at " + std::to_string(offset) + ": injected media error");
   }
   // Remember what a power cut would have to undo, before the write happens.

@@ -61,6 +61,8 @@ class FaultInjectionDevice final : public ZonedDevice {
   Status Write(uint64_t offset, const void* buf, size_t len) override;
   Status Flush() override;
 
+  // Reads and writes failed by FailNthRead/FailNthWrite so far (whether a fault fired).
+  uint64_t injected_errors() const;
   void FailNthRead(uint64_t n, bool sticky = false);
   void FailNthWrite(uint64_t n, bool sticky = false);
   void CorruptReads(uint64_t offset, uint64_t len);
@@ -111,6 +113,7 @@ class FaultInjectionDevice final : public ZonedDevice {
   std::map<uint32_t, uint64_t> durable_wp_ SMR_GUARDED_BY(mu_);
   std::vector<ConvUndo> conv_undo_ SMR_GUARDED_BY(mu_);  // in write order
   uint64_t unflushed_ SMR_GUARDED_BY(mu_) = 0;
+  uint64_t injected_errors_ SMR_GUARDED_BY(mu_) = 0;
 
   // The paused read (PauseNextRead); guarded by pause_mu_, never held with mu_.
   struct Pause {

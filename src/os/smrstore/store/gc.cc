@@ -89,19 +89,46 @@ Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done) {
     SMR_ASSIGN_OR_RETURN(ZoneStatus victim, PickVictim());
     gc_cursor = GcCursor{victim, victim.start};
   }
-  return GcSlice(max_live, zone_done);
+  // A slice that fails gives back what it allocated (GcSlice rolls back before its commit;
+  // after it, only the reset can fail), and its victim waits in quarantine: the store
+  // keeps taking writes and GC cleans other zones meanwhile.
+  const ZoneAddress victim = gc_cursor->victim.addr;
+  auto r = GcSlice(max_live, zone_done);
+  if (!r.ok()) {
+    gc_cursor.reset();
+    Quarantine(victim, r.status());
+  }
+  return r;
+}
+
+void Store::Impl::Quarantine(const ZoneAddress& zone, const Status& why) {
+  Quarantined& q = quarantine[zone];
+  ++q.failures;
+  q.retry_at_pick = gc_picks + (kQuarantinePicks << std::min<uint32_t>(q.failures - 1, 6));
+  std::fprintf(stderr,
+               "smrstore: GC of drive %u zone %u failed (%s); zone quarantined, retried after "
+               "%llu more victim picks (failure %u)\n",
+               zone.drive, zone.zone, why.ToString().c_str(),
+               static_cast<unsigned long long>(q.retry_at_pick - gc_picks), q.failures);
+  std::lock_guard<std::mutex> lock(counters_mu);
+  counters.gc_failures++;
+  counters.gc_quarantined_zones = quarantine.size();
 }
 
 Result<ZoneStatus> Store::Impl::PickVictim() {
   // Candidates: sealed zones with dead bytes. A relocated extent costs its payload plus a
   // record header again, so count live bytes with a 1/16 allowance for headers: a zone
   // that is all live (but for headers) must never look worth cleaning.
+  ++gc_picks;
   const std::vector<ZoneStatus> snap = zones->Snapshot();
   std::vector<ZoneCandidate> cands;
   std::vector<size_t> index;
   for (size_t i = 0; i < snap.size(); ++i) {
     const ZoneStatus& z = snap[i];
     if (z.state != ZoneState::kSealed || z.written == 0) continue;
+    if (auto q = quarantine.find(z.addr); q != quarantine.end() && gc_picks < q->second.retry_at_pick) {
+      continue;
+    }
     if (z.device_cond == ZoneCondition::kOffline || z.device_cond == ZoneCondition::kReadOnly) {
       continue;
     }
@@ -136,6 +163,25 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
 // `max_live` payload bytes moved or the zone's end; commits them; at the end resets the
 // victim (after the read fence).
 Result<GcReport> Store::Impl::GcSlice(uint64_t max_live, bool* zone_done) {
+  // Until its commit, a failing slice rolls its allocations back (zone write pointers and
+  // space as before; zones a failed write left bytes in are sealed or reset).
+  const ZoneManager::AllocationMark mark = zones->MarkAllocations();
+  bool committed = false;
+  auto result = GcSliceOrFail(max_live, zone_done, &committed);
+  if (!result.ok() && !committed) {
+    Status rb = zones->RollBack(mark);
+    if (!rb.ok()) {
+      std::fprintf(stderr, "smrstore: GC rollback failed, store stops taking writes: %s\n",
+                   rb.ToString().c_str());
+      std::lock_guard<std::mutex> lock(mu);
+      fatal = rb;
+    }
+  }
+  return result;
+}
+
+Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
+                                            bool* committed) {
   const ZoneStatus victim = gc_cursor->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
@@ -245,8 +291,9 @@ Result<GcReport> Store::Impl::GcSlice(uint64_t max_live, bool* zone_done) {
   for (const auto& [nid, t] : touched) batch->PutOnode(t.cid, t.oid, t.onode);
   report.bytes_written = writes.gc_bytes;
   if (!touched.empty() || !writes.zones.empty()) {
-    SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0));
+    SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
   }
+  *committed = true;
   {
     std::lock_guard<std::mutex> lock(counters_mu);
     counters.gc_live_moved += report.live_moved;
@@ -275,6 +322,10 @@ Result<GcReport> Store::Impl::GcSlice(uint64_t max_live, bool* zone_done) {
   WaitForReadersBefore(fence);
   SMR_RETURN_IF_ERROR(dev->ResetZones(victim.addr.zone, 1));
   zones->ReleaseZone(victim.addr.drive, victim.addr.zone);
+  if (quarantine.erase(victim.addr)) {
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.gc_quarantined_zones = quarantine.size();
+  }
   auto done = meta->NewBatch();
   for (const auto& [addr, zm] : zones->TakeDirtyZones()) done->PutZone(addr.drive, addr.zone, zm);
   SMR_RETURN_IF_ERROR(meta->Commit(done.get(), /*sync=*/true));

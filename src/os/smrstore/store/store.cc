@@ -556,12 +556,14 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
   }
 }
 
-Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint64_t ok_txns) {
+Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint64_t ok_txns,
+                                   bool recoverable_writes) {
   const uint64_t nid_before = meta_nid_max, cid_before = meta_cid_max;
   Status s = WriteGroup(w);
   uint64_t device_bytes = 0;
   for (const auto& [addr, buf] : w->zones) device_bytes += buf.length;
   for (const SealWrite& sw : w->seals) device_bytes += sw.bytes.size();
+  if (!s.ok() && recoverable_writes) return s;  // nothing committed; the caller rolls back
   if (s.ok()) {
     for (const auto& [addr, delta] : w->live_delta) zones->AddLive(addr.drive, addr.zone, delta);
     for (const auto& [addr, buf] : w->zones) {

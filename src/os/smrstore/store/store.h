@@ -115,6 +115,8 @@ struct StoreCounters {
   uint64_t gc_zones_reset = 0;
   uint64_t gc_throttle_ns = 0;     // foreground time spent waiting for GC
   uint64_t gc_fence_waits = 0;     // victim resets that waited for reads still using them
+  uint64_t gc_failures = 0;        // cleanings that failed and were rolled back
+  uint64_t gc_quarantined_zones = 0;  // now: zones GC leaves alone for a while (failed)
   uint64_t lifetime_gc_bytes = 0;  // persisted
 };
 

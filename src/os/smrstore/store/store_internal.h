@@ -172,11 +172,25 @@ struct Store::Impl {
   Result<GcReport> GcStep(uint64_t max_live, bool* zone_done);
   Result<ZoneStatus> PickVictim();
   Result<GcReport> GcSlice(uint64_t max_live, bool* zone_done);
+  // GcSlice's work; *committed once its relocations are durable (no rollback after that).
+  Result<GcReport> GcSliceOrFail(uint64_t max_live, bool* zone_done, bool* committed);
   struct GcCursor {
     ZoneStatus victim;
     uint64_t pos;  // device offset of the next record to look at
   };
   std::optional<GcCursor> gc_cursor;
+  // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
+  // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
+  // - 1)` more times (at most 1024), then tries again. Forgotten when the zone is reset.
+  // Their number is counters.gc_quarantined_zones (stats: gc.quarantined_zones).
+  struct Quarantined {
+    uint32_t failures = 0;
+    uint64_t retry_at_pick = 0;
+  };
+  static constexpr uint64_t kQuarantinePicks = 16;
+  std::map<ZoneAddress, Quarantined> quarantine;
+  uint64_t gc_picks = 0;
+  void Quarantine(const ZoneAddress& zone, const Status& why);
   // Lifetime statistics (commit thread): mean age of data when it dies (EWMA, in ns of
   // onode mtime), to split GC relocations into young and old; and per stream the bytes
   // that died vs the integral of live bytes over time (txn seqs), the death rate the
@@ -210,7 +224,10 @@ struct Store::Impl {
   Status WriteGroup(GroupWrites* w);
   Status UpdateSuperblocks(bool clean);
   // Writes a group's records and commits its batch (the tail of CommitGroup, shared by GC).
-  Status WriteAndCommit(GroupWrites* writes, MetaStore::Batch* batch, uint64_t ok_txns);
+  // A failure stops the store taking writes (`fatal`), except a failed device write when
+  // `recoverable_writes` (GC: it rolls its allocations back and quarantines the victim).
+  Status WriteAndCommit(GroupWrites* writes, MetaStore::Batch* batch, uint64_t ok_txns,
+                        bool recoverable_writes = false);
 
   // Reads one extent's bytes (verifying its record) into dst; `pending` may hold payloads
   // of records not yet on the drives.

@@ -384,6 +384,81 @@ std::vector<std::pair<ZoneAddress, ZoneMeta>> ZoneManager::TakeDirtyZones() {
   return out;
 }
 
+struct ZoneManager::AllocationMark::State {
+  std::vector<Drive> drives;
+  std::array<uint16_t, kNumStreams> next_drive;
+  std::vector<SealWrite> seals;
+  std::map<ZoneAddress, bool> dirty;
+  uint64_t borrowed = 0;
+};
+
+ZoneManager::AllocationMark ZoneManager::MarkAllocations() const {
+  MutexLock lock(&mu_);
+  auto st = std::make_shared<AllocationMark::State>();
+  st->drives = state_;
+  st->next_drive = next_drive_;
+  st->seals = seals_;
+  st->dirty = dirty_;
+  st->borrowed = borrowed_;
+  AllocationMark m;
+  m.state_ = std::move(st);
+  return m;
+}
+
+Status ZoneManager::RollBack(const AllocationMark& mark) {
+  MutexLock lock(&mu_);
+  const AllocationMark::State& st = *mark.state_;
+  // Zones allocated since the mark were dirty (MarkDirty); they stay dirty, so their
+  // restored ZoneMeta is what the next commit persists.
+  std::map<ZoneAddress, bool> touched = dirty_;
+  state_ = st.drives;
+  next_drive_ = st.next_drive;
+  seals_ = st.seals;
+  borrowed_ = st.borrowed;
+  for (const auto& [addr, unused] : st.dirty) touched[addr] = true;
+  dirty_ = touched;
+  Status first;
+  for (uint16_t d = 0; d < state_.size(); ++d) {
+    Drive& drive = state_[d];
+    auto report = drive.dev->ReportZones(0, 0);
+    if (!report.ok()) return report.status();
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      Zone& zone = drive.zones[z];
+      if (zone.state == ZoneState::kReserved) continue;
+      const ZoneInfo& zi = (*report)[z];
+      if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly) continue;
+      const uint64_t device_written =
+          zi.cond == ZoneCondition::kFull ? zi.capacity : zi.wp - zi.start;
+      if (zone.state == ZoneState::kFree) {
+        if (device_written > 0 || zi.cond != ZoneCondition::kEmpty) {
+          Status s = drive.dev->ResetZones(z, 1);  // bytes of the failed work only
+          if (!s.ok() && first.ok()) first = s;
+          zone.device_cond = ZoneCondition::kEmpty;
+        }
+        continue;
+      }
+      // Sealed zones were finished before the mark: nothing was written to them since.
+      if (zone.state != ZoneState::kOpen || device_written <= zone.written) continue;
+      // A failed write left bytes past the pointer the store will write at: records
+      // appended after them could not be found by walking the zone. Seal it there.
+      zone.written = device_written;
+      zone.footer_ok = false;
+      zone.footer.clear();
+      zone.state = ZoneState::kSealed;
+      for (auto& slot : drive.open) {
+        if (slot == z) slot.reset();
+      }
+      if (zi.cond != ZoneCondition::kFull) {
+        Status s = drive.dev->FinishZones(z, 1);
+        if (!s.ok() && first.ok()) first = s;
+        zone.device_cond = ZoneCondition::kFull;
+      }
+      MarkDirty(d, z);
+    }
+  }
+  return first;
+}
+
 std::vector<uint32_t> ZoneManager::ReservedZones(uint16_t drive) const {
   MutexLock lock(&mu_);
   return state_[drive].reserved;

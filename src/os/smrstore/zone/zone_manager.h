@@ -128,6 +128,23 @@ class ZoneManager {
   // Zones whose ZoneMeta changed since the last call, with their new value.
   std::vector<std::pair<ZoneAddress, ZoneMeta>> TakeDirtyZones();
 
+  // Allocation rollback, for work that allocated and then failed before it committed (a
+  // GC slice that met a bad record or a write error). MarkAllocations() saves the
+  // allocation state: zones, open slots, round-robin cursors, queued seals, dirty set.
+  // RollBack(mark) restores it, as if no Allocate since had happened, then reconciles it
+  // with what a failed write may have left on the drives: a zone written past its restored
+  // write pointer is finished (sealed, the tail dead space, as mount does), and a zone free
+  // again that holds bytes is reset. Errors: the drives' (zone report, finish, reset).
+  // REQUIRES: no other thread allocated, or changed live bytes, since the mark.
+  class AllocationMark {
+   private:
+    friend class ZoneManager;
+    struct State;
+    std::shared_ptr<const State> state_;
+  };
+  AllocationMark MarkAllocations() const;
+  Status RollBack(const AllocationMark& mark);
+
   // Placement switches (from StoreOptions): with `shared` every stream uses one open zone
   // per drive (the baseline placement); `reserve` free zones per drive are kept for the GC
   // stream, so cleaning can always relocate.

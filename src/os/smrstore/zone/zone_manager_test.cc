@@ -67,5 +67,64 @@ TEST_F(ZoneManagerTest, UserStreamBorrowsAnotherUserStreamsRoomBeforeNoSpace) {
   EXPECT_EQ(FreeZones(), 1u);  // one reserve zone left to GC, untouched by users
 }
 
+
+// RollBack: allocations since the mark are undone (write pointers, open zones, space);
+// bytes a failed write left on the drive past the restored pointer seal that zone, and a
+// zone free again that holds bytes is reset.
+TEST_F(ZoneManagerTest, RollBackUndoesAllocationsAndSealsOrResetsWhatAFailedWriteLeft) {
+  auto a = zm_->Allocate(StreamId::kUser, kRec, {}, 1);
+  ASSERT_TRUE(a.ok());
+  std::string rec(kRec, 'a');
+  ASSERT_OK(dev_->Write(a->offset, rec.data(), rec.size()));
+  zm_->MarkCommitted(a->drive, a->zone, kRec);
+  (void)zm_->TakeDirtyZones();
+  const auto before = zm_->Snapshot();
+  const uint64_t free_before = zm_->free_bytes();
+  const size_t free_zones = FreeZones();
+
+  const ZoneManager::AllocationMark mark = zm_->MarkAllocations();
+  auto b = zm_->Allocate(StreamId::kUser, kRec, {}, 2);   // same zone, after a
+  auto g = zm_->Allocate(StreamId::kGc, kRec, {}, 2);     // opens a free zone
+  ASSERT_TRUE(b.ok() && g.ok());
+  EXPECT_EQ(b->zone, a->zone);
+  EXPECT_LT(zm_->free_bytes(), free_before);
+  // The failed work wrote only part of g's record; b's never reached the drive.
+  ASSERT_OK(dev_->Write(g->offset, rec.data(), 8192));
+  ASSERT_OK(zm_->RollBack(mark));
+
+  EXPECT_EQ(FreeZones(), free_zones);
+  auto zi = dev_->ReportZones(g->zone, 1);
+  ASSERT_TRUE(zi.ok());
+  EXPECT_EQ((*zi)[0].cond, ZoneCondition::kEmpty) << "the free zone with stray bytes was not reset";
+  for (const ZoneStatus& z : zm_->Snapshot()) {
+    if (z.addr.zone == a->zone) {
+      EXPECT_EQ(z.state, ZoneState::kOpen);
+      EXPECT_EQ(z.written, kRec) << "the open zone's write pointer was not restored";
+    }
+  }
+  EXPECT_EQ(zm_->free_bytes(), free_before);
+  // The next allocation goes exactly where the drive's write pointer is.
+  auto c = zm_->Allocate(StreamId::kUser, kRec, {}, 3);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->offset, a->offset + kRec);
+  ASSERT_OK(dev_->Write(c->offset, rec.data(), rec.size()));
+
+  // Now a failed write that did reach the drive in an open zone: the zone is sealed there.
+  const ZoneManager::AllocationMark mark2 = zm_->MarkAllocations();
+  auto d = zm_->Allocate(StreamId::kUser, kRec, {}, 4);
+  ASSERT_TRUE(d.ok());
+  ASSERT_OK(dev_->Write(d->offset, rec.data(), 4096));  // torn: one block of it
+  ASSERT_OK(zm_->RollBack(mark2));
+  bool sealed = false;
+  for (const ZoneStatus& z : zm_->Snapshot()) {
+    if (z.addr.zone == a->zone) sealed = z.state == ZoneState::kSealed && z.written == 2 * kRec + 4096;
+  }
+  EXPECT_TRUE(sealed) << "a zone with bytes past the restored pointer must be sealed there";
+  auto e = zm_->Allocate(StreamId::kUser, kRec, {}, 5);
+  ASSERT_TRUE(e.ok());
+  EXPECT_NE(e->zone, a->zone);
+  (void)before;
+}
+
 }  // namespace
 }  // namespace smr
