@@ -129,6 +129,10 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
   b.add_u64_counter(l_smrstore_gc_throttle_ns, "smrstore_gc_throttle_ns",
                     "Nanoseconds foreground commits waited for GC");
   b.add_u64(l_smrstore_gc_auto, "smrstore_gc_auto", "1 when background GC is on");
+  b.add_u64_counter(l_smrstore_gc_failures, "smrstore_gc_failures",
+                    "GC cleanings that failed and were rolled back since mount");
+  b.add_u64(l_smrstore_gc_quarantined_zones, "smrstore_gc_quarantined_zones",
+            "Zones GC leaves alone for a while after their cleaning failed");
   b.add_u64_counter(l_smrstore_txns, "smrstore_txns", "Transactions committed");
   b.add_u64_counter(l_smrstore_crc_errors, "smrstore_crc_errors",
                     "Records that failed their crc32c on read");
@@ -218,6 +222,8 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_gc_zones_reset, c.gc_zones_reset);
   logger_->set(l_smrstore_gc_live_moved, c.gc_live_moved);
   logger_->set(l_smrstore_gc_throttle_ns, c.gc_throttle_ns);
+  logger_->set(l_smrstore_gc_failures, c.gc_failures);
+  logger_->set(l_smrstore_gc_quarantined_zones, c.gc_quarantined_zones);
   logger_->set(l_smrstore_txns, c.txns_committed);
   logger_->set(l_smrstore_crc_errors, c.crc_errors);
   logger_->set(l_smrstore_statfs_total, st.total);

@@ -53,6 +53,8 @@ enum {
   l_smrstore_statfs_stored,
   l_smrstore_statfs_reclaimable,
   l_smrstore_conversion_state,
+  l_smrstore_gc_failures,
+  l_smrstore_gc_quarantined_zones,
   l_smrstore_last,
 };
 enum {

@@ -332,6 +332,8 @@ TEST_F(GcTest, RecordFailingItsCrcIsNeitherRelocatedNorItsZoneReset) {
   EXPECT_EQ(after.gc_zones_reset, 0u);
   EXPECT_EQ(after.gc_failures, 1u);
   EXPECT_EQ(after.gc_quarantined_zones, 1u);
+  const std::string doc = store_->StatsDocument("t");
+  EXPECT_NE(doc.find("\"failures\": 1, \"quarantined_zones\": 1}"), std::string::npos) << doc;
   EXPECT_EQ(ZoneReport(), zones_before) << "GC wrote to or reset a zone";
   auto zi = fault_->ReportZones(static_cast<uint32_t>(at / zone_size), 1);
   ASSERT_TRUE(zi.ok());

@@ -198,7 +198,9 @@ std::string Store::StatsDocument(const std::string& name, const StatsDocumentOpt
   o << ", \"gc\": {\"runs\": " << c.gc_runs << ", \"zones_reset\": " << c.gc_zones_reset
     << ", \"live_moved\": " << c.gc_live_moved << ", \"bytes_written\": " << c.gc_bytes_written
     << ", \"throttle_ns\": " << c.gc_throttle_ns
-    << ", \"auto\": " << (impl_->gc_auto.load() ? "true" : "false") << "}";
+    << ", \"auto\": " << (impl_->gc_auto.load() ? "true" : "false")
+    << ", \"failures\": " << c.gc_failures
+    << ", \"quarantined_zones\": " << c.gc_quarantined_zones << "}";
   o << ", \"drives\": [";
   for (size_t d = 0; d < nr_drives; ++d) {
     const DeviceInfo& info = impl_->devices[d]->info();
