@@ -1,0 +1,116 @@
+// ZoneStateMachine on its own (the rules the emulated and libzbd backends share): what a
+// restored state may be, what opening a full zone does, and what a refused write says.
+// The device conformance suite covers the same rules through whole devices.
+#include "device/zone_state_machine.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/testing/test_util.h"
+
+namespace smr {
+namespace {
+
+constexpr uint64_t kZone = 1 << 20;
+
+DeviceInfo SmallDrive() {
+  DeviceInfo info;
+  info.nr_zones = 8;
+  info.zone_size = kZone;
+  info.zone_capacity = kZone;
+  info.nr_conventional = 1;
+  info.logical_block_size = 4096;
+  info.max_open_zones = 4;
+  return info;
+}
+
+// Writes `len` bytes at zone `z`'s write pointer through the two phases.
+Status WriteAtWp(ZoneStateMachine* m, uint32_t z, uint64_t len) {
+  std::vector<uint32_t> changed, to_close;
+  const uint64_t at = uint64_t{z} * kZone + m->written(z);
+  Status st = m->BeginWrite(at, len, &changed, &to_close);
+  if (st.ok()) m->EndWrite(z, len, true, &changed);
+  return st;
+}
+
+TEST(ZoneStateMachine, RestoreRefusesAnEmptyZoneWithData) {
+  ZoneStateMachine m(SmallDrive());
+  EXPECT_CODE(m.Restore(2, 4096, ZoneCondition::kEmpty), kCorruption);
+  // Refused: the zone is still the empty zone it was.
+  EXPECT_EQ(m.condition(2), ZoneCondition::kEmpty);
+  EXPECT_EQ(m.written(2), 0u);
+  EXPECT_OK(m.Restore(2, 0, ZoneCondition::kEmpty));
+  EXPECT_OK(m.Restore(3, 4096, ZoneCondition::kClosed));
+  EXPECT_EQ(m.written(3), 4096u);
+}
+
+TEST(ZoneStateMachine, OpeningAFullZoneLeavesItFull) {
+  ZoneStateMachine m(SmallDrive());
+  ASSERT_OK(WriteAtWp(&m, 2, kZone));
+  ASSERT_EQ(m.condition(2), ZoneCondition::kFull);
+  const uint32_t open_before = m.nr_open(), active_before = m.nr_active();
+  std::vector<uint32_t> changed, to_close;
+  ASSERT_OK(m.Open(2, &changed, &to_close));
+  EXPECT_EQ(m.condition(2), ZoneCondition::kFull);
+  EXPECT_EQ(m.Info(2).wp, 2 * kZone + kZone);
+  EXPECT_EQ(m.nr_open(), open_before);
+  EXPECT_EQ(m.nr_active(), active_before);
+  EXPECT_TRUE(changed.empty());
+  EXPECT_TRUE(to_close.empty());
+  // Still refuses writes as a full zone does.
+  std::vector<uint32_t> c2, t2;
+  EXPECT_FALSE(m.BeginWrite(2 * kZone, 4096, &c2, &t2).ok());
+}
+
+TEST(ZoneStateMachine, AWriteTooLargeSaysHowManyBytesAreLeft) {
+  DeviceInfo info = SmallDrive();
+  info.zone_capacity = kZone - 256 * 1024;  // capacity < size: the write fits the zone's LBAs
+  ZoneStateMachine m(info);
+  ASSERT_OK(WriteAtWp(&m, 2, info.zone_capacity - 8192));
+  std::vector<uint32_t> changed, to_close;
+  Status st = m.BeginWrite(2 * kZone + info.zone_capacity - 8192, 16384, &changed, &to_close);
+  EXPECT_TRUE(st.code() == Status::Code::kNoSpace) << st.ToString();
+  // The operator reads the room left in the message.
+  EXPECT_NE(st.ToString().find("exceeds the 8192 bytes left in"), std::string::npos)
+      << st.ToString();
+}
+
+TEST(ZoneStateMachine, ZoneOpsRefuseReadOnlyAndOfflineZonesAndZonesBeingWritten) {
+  ZoneStateMachine m(SmallDrive());
+  ASSERT_OK(m.Restore(3, 8192, ZoneCondition::kReadOnly));
+  ASSERT_OK(m.Restore(4, 0, ZoneCondition::kOffline));
+  Status st = m.CheckZoneOp(3, 1, "reset");
+  EXPECT_TRUE(st.code() == Status::Code::kIOError) << st.ToString();
+  // The operator is told which zone and why.
+  EXPECT_NE(st.ToString().find("reset: zone 3 is "), std::string::npos) << st.ToString();
+  EXPECT_CODE(m.CheckZoneOp(2, 3, "finish"), kIOError);  // zone 4 in the range is offline
+  EXPECT_OK(m.CheckZoneOp(5, 3, "finish"));
+  EXPECT_CODE(m.CheckZoneOp(0, 1, "open"), kInvalidArgument);  // conventional
+
+  std::vector<uint32_t> changed, to_close;
+  ASSERT_OK(m.BeginWrite(5 * kZone, 4096, &changed, &to_close));
+  EXPECT_CODE(m.CheckZoneOp(5, 1, "reset"), kIOError);  // a write is in flight
+  m.EndWrite(5, 4096, true, &changed);
+  EXPECT_OK(m.CheckZoneOp(5, 1, "reset"));
+}
+
+// A write that failed leaves its zone implicitly open at write pointer 0; when the open
+// limit makes the machine close it, it is empty again, not a closed (active) zone.
+TEST(ZoneStateMachine, ClosingAnImplicitlyOpenZoneWithNothingWrittenMakesItEmpty) {
+  DeviceInfo info = SmallDrive();
+  info.max_open_zones = 1;
+  ZoneStateMachine m(info);
+  std::vector<uint32_t> changed, to_close;
+  ASSERT_OK(m.BeginWrite(2 * kZone, 4096, &changed, &to_close));
+  m.EndWrite(2, 4096, /*ok=*/false, &changed);
+  ASSERT_EQ(m.condition(2), ZoneCondition::kImplicitOpen);
+  ASSERT_EQ(m.written(2), 0u);
+  ASSERT_OK(WriteAtWp(&m, 3, 4096));  // needs zone 2's open slot
+  EXPECT_EQ(m.condition(2), ZoneCondition::kEmpty);
+  EXPECT_EQ(m.nr_active(), 1u);  // only zone 3
+  EXPECT_EQ(m.nr_open(), 1u);
+}
+
+}  // namespace
+}  // namespace smr
