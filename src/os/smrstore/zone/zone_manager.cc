@@ -150,7 +150,13 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
                                   " is behind committed data ending at " +
                                   std::to_string(m.committed_wp));
       }
-      dead_on_mount_ += device_written - m.committed_wp;
+      // Dead on mount = bytes written after the last commit. A zone sealed as of the last
+      // commit received nothing after it: when the drive reports it full, "written" is the
+      // whole capacity, but the part past committed_wp is the unused tail the store
+      // finished it with, never written, not dead data (issue 15 part 4, item 8).
+      if (!(m.sealed && zi.cond == ZoneCondition::kFull)) {
+        dead_on_mount_ += device_written - m.committed_wp;
+      }
       zone.stream = static_cast<StreamId>(m.stream);
       zone.live = m.live_bytes;
       zone.committed_wp = m.committed_wp;

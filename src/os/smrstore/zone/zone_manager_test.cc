@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 
 #include "common/testing/test_util.h"
@@ -124,6 +125,52 @@ TEST_F(ZoneManagerTest, RollBackUndoesAllocationsAndSealsOrResetsWhatAFailedWrit
   ASSERT_TRUE(e.ok());
   EXPECT_NE(e->zone, a->zone);
   (void)before;
+}
+
+// Issue 15 part 4, item 8: after nothing but committed writes, a mount finds no dead bytes.
+// A zone the store sealed (finished when the next record did not fit) is reported full by
+// the drive, so its device-reported "written" is the whole capacity while committed_wp
+// ends at its last record (or footer): that unused tail was never written and is not
+// dead data of an uncommitted transaction.
+TEST_F(ZoneManagerTest, SealedZonesTailIsNotDeadOnMount) {
+  std::string rec(kRec, 'r');
+  std::map<std::pair<uint16_t, uint32_t>, ZoneMeta> persisted;
+  uint32_t first_zone = UINT32_MAX;
+  bool sealed_one = false;
+  for (uint64_t seq = 1; seq < 16 && !sealed_one; ++seq) {
+    auto a = zm_->Allocate(StreamId::kUser, kRec, {}, seq);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    if (first_zone == UINT32_MAX) first_zone = a->zone;
+    // The seal of the previous zone (footer, finish) comes after its records.
+    ASSERT_OK(dev_->Write(a->offset, rec.data(), rec.size()));
+    zm_->AddLive(a->drive, a->zone, static_cast<int64_t>(kRec));  // live data: kept on mount
+    for (const SealWrite& sw : zm_->TakeSealWrites()) {
+      if (!sw.bytes.empty()) {
+        ASSERT_OK(dev_->Write(sw.offset, sw.bytes.data(), sw.bytes.size()));
+        zm_->MarkCommitted(sw.drive, sw.zone, sw.offset + sw.bytes.size() - sw.zone * (4ull << 20));
+      }
+      ASSERT_OK(dev_->FinishZones(sw.zone, 1));
+      sealed_one = true;
+    }
+    zm_->MarkCommitted(a->drive, a->zone, a->offset + kRec - a->zone * (4ull << 20));
+    for (const auto& [addr, m] : zm_->TakeDirtyZones()) persisted[{addr.drive, addr.zone}] = m;
+  }
+  ASSERT_TRUE(sealed_one) << "no zone was sealed";
+  ASSERT_TRUE(persisted.count({0, first_zone}));
+  const ZoneMeta& m = persisted[{0, first_zone}];
+  ASSERT_TRUE(m.sealed);
+  ASSERT_LT(m.committed_wp, 4ull << 20) << "the test needs a sealed zone with an unused tail";
+
+  ZoneManager again({dev_.get()});
+  ASSERT_OK(again.Load(persisted));
+  EXPECT_EQ(again.dead_on_mount_bytes(), 0u);
+  // Bytes past the committed end of an open zone are still dead on mount.
+  auto g = again.Allocate(StreamId::kUser, kRec, {}, 99);
+  ASSERT_TRUE(g.ok());
+  ASSERT_OK(dev_->Write(g->offset, rec.data(), 8192));
+  ZoneManager third({dev_.get()});
+  ASSERT_OK(third.Load(persisted));
+  EXPECT_EQ(third.dead_on_mount_bytes(), 8192u);
 }
 
 }  // namespace
