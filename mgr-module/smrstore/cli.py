@@ -118,12 +118,14 @@ def gc_text(g: views.GcOut) -> str:
         r = d.rates
         rows.append([d.daemon, "auto" if d.auto else "off", str(d.runs), str(d.zones_reset),
                      iec(d.live_moved), iec(d.lifetime_gc_bytes), f"{d.throttle_ns / 1e9:.1f}s",
+                     "-" if d.failures is None else str(d.failures),
+                     "-" if d.quarantined_zones is None else str(d.quarantined_zones),
                      str(d.free_zones),
                      "-" if r is None else f"{r.zones_reset_per_s * 60:.1f}/min",
                      "-" if r is None else f"{iec(r.gc_bytes_per_s)}/s",
                      "-" if r is None else f"{r.throttle_fraction * 100:.0f}%"])
     return table(["DAEMON", "GC", "RUNS", "ZONES_RESET", "MOVED", "GC_BYTES", "THROTTLE",
-                  "FREE_ZONES", f"RESETS({g.window}s)", "GC_RATE", "THROTTLED"], rows)
+                  "FAILURES", "QUARANTINED", "FREE_ZONES", f"RESETS({g.window}s)", "GC_RATE", "THROTTLED"], rows)
 
 
 def conversion_text(cs: List[views.ConversionDrive]) -> str:

@@ -10,15 +10,18 @@
 | SMRSTORE_ZONE_READONLY       | a drive reports read-only zones                               |
 | SMRSTORE_CONVERSION_STALLED  | a drive's hybrid state is "stalled", or it is "converting"     |
 |                              | with no progress for conversion_stall_seconds                 |
+| SMRSTORE_GC_QUARANTINE       | a daemon reports gc.quarantined_zones > 0: a GC cleaning      |
+|                              | failed (read/crc/write error) and was rolled back; the zone   |
+|                              | is left out of GC's victims for a while: look at the media    |
 | SMRSTORE_DAEMON_STALE        | a daemon's last update is older than stale_seconds            |
 | SMRSTORE_STATUS_INVALID      | a daemon publishes a status the module cannot read            |
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .history import History
-from .model import Snapshot
+from .model import SOURCE_OSD, Snapshot
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,18 @@ def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthChe
     readonly: List[str] = []
     stalled: List[str] = []
     stale: List[str] = []
+    quarantined: List[Tuple[str, int]] = []
+    quarantine: List[str] = []
     for name, d in sorted(snap.daemons.items()):
         doc = d.doc
         age = d.age(now)
+        q = doc.gc.quarantined_zones or 0      # None: not reported (an older daemon)
+        if q > 0:
+            quarantined.append((name, q))
+            failures = ("" if doc.gc.failures is None
+                        else f" ({_plural(doc.gc.failures, 'failed cleaning')} since mount)")
+            quarantine.append(f"{name}: {_plural(q, 'zone')} quarantined by GC{failures}; "
+                              f"{_quarantine_fix(name, d.source)}")
         if age > th.stale_seconds:
             stale.append(f"{name}: last update {age:.0f} s ago (limit {th.stale_seconds:.0f} s)")
         if doc.statfs.total > 0:
@@ -123,10 +135,27 @@ def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthChe
     add("SMRSTORE_ZONE_OFFLINE", "error", "{n} smrstore drive(s) have offline zones", offline)
     add("SMRSTORE_ZONE_READONLY", "warning", "{n} smrstore drive(s) have read-only zones", readonly)
     add("SMRSTORE_CONVERSION_STALLED", "warning", "{n} smrstore drive conversion(s) stalled", stalled)
+    if quarantine:
+        zones = sum(q for _, q in quarantined)
+        checks.append(HealthCheck(
+            "SMRSTORE_GC_QUARANTINE", "warning",
+            f"{_plural(zones, 'smrstore zone')} quarantined after failed GC cleanings on "
+            f"{', '.join(n for n, _ in quarantined)}", quarantine))
     add("SMRSTORE_DAEMON_STALE", "warning", "{n} smrstore daemon(s) not reporting", stale)
     add("SMRSTORE_STATUS_INVALID", "warning", "{n} smrstore daemon(s) publish an unreadable status",
         [f"{e.name}: {e.message}" for e in snap.errors])
     return checks
+
+
+def _quarantine_fix(name: str, source: str) -> str:
+    """What to do about a daemon's quarantined zones (doc/operations.md, health checks)."""
+    if source == SOURCE_OSD:
+        check = (f"check the drives (OSD log 'smrstore:' lines), 'ceph osd deep-scrub {name}', "
+                 "and with the OSD stopped 'ceph-objectstore-tool --op fsck' (with the "
+                 "smrstore preload)")
+    else:
+        check = "check the drives and, with the store stopped, 'smrstore-tool fsck STORE --deep'"
+    return f"{check}; GC retries a quarantined zone later"
 
 
 def _converting_without_progress(history: History, name: str, drive: int,

@@ -151,6 +151,11 @@ def _value(entry: Any, path: str, what: str) -> Tuple[float, Optional[float]]:
     return v, (float(t) if isinstance(t, (int, float)) else None)
 
 
+def _optional_int(src: Mapping[str, float], key: str) -> Optional[int]:
+    v = src.get(key)
+    return None if v is None else int(v)
+
+
 def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional[DaemonState]:
     """Build a DaemonState from one OSD's smrstore_* perf counters, or None if it has none.
 
@@ -233,7 +238,10 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
                    live_moved=need(store, "smrstore_gc_live_moved", "smrstore"),
                    bytes_written=gc_bytes,
                    throttle_ns=need(store, "smrstore_gc_throttle_ns", "smrstore"),
-                   auto=bool(store.get("smrstore_gc_auto", 0))),
+                   auto=bool(store.get("smrstore_gc_auto", 0)),
+                   # Added within v1: an OSD on an older preload library lacks them (None).
+                   failures=_optional_int(store, "smrstore_gc_failures"),
+                   quarantined_zones=_optional_int(store, "smrstore_gc_quarantined_zones")),
         drives=drive_models)
     return DaemonState(name=osd, source=SOURCE_OSD, doc=doc)
 
@@ -350,7 +358,12 @@ def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
             "lifetime_device_bytes": full.io.lifetime_device_bytes,
             "lifetime_gc_bytes": full.io.lifetime_gc_bytes,
             "lifetime_write_amplification": full.io.lifetime_write_amplification}),
-        gc=c.gc, drives=drives)
+        # A counter an older OSD library lacks is taken from the document if it has it.
+        gc=c.gc.copy(update={
+            "failures": c.gc.failures if c.gc.failures is not None else full.gc.failures,
+            "quarantined_zones": (c.gc.quarantined_zones if c.gc.quarantined_zones is not None
+                                  else full.gc.quarantined_zones)}),
+        drives=drives)
     return DaemonState(name=osd, source=SOURCE_OSD, doc=doc, zonemaps=parsed.zonemaps,
                        streams=parsed.streams, zonemap_time=full.time,
                        zonemap_error=reading.document_error)

@@ -24,6 +24,8 @@ _META: Dict[str, Tuple[str, str]] = {
     "smrstore_gc_live_moved_total": ("counter", "Live bytes relocated by GC"),
     "smrstore_gc_throttle_seconds_total": ("counter", "Time GC was throttled"),
     "smrstore_gc_auto": ("gauge", "1 if background GC is on"),
+    "smrstore_gc_failures_total": ("counter", "GC cleanings that failed and were rolled back"),
+    "smrstore_gc_quarantined_zones": ("gauge", "Zones GC has quarantined after a failed cleaning"),
     "smrstore_txns_total": ("counter", "Transactions committed"),
     "smrstore_crc_errors_total": ("counter", "Checksum errors on read"),
     "smrstore_drive_capacity_bytes": ("gauge", "Drive capacity for data"),
@@ -71,6 +73,9 @@ def render(snap: Snapshot, stale_seconds: float) -> str:
         put("smrstore_gc_live_moved_total", lab, doc.gc.live_moved)
         put("smrstore_gc_throttle_seconds_total", lab, doc.gc.throttle_ns / 1e9)
         put("smrstore_gc_auto", lab, 1 if doc.gc.auto else 0)
+        # Optional within schema v1: only daemons that report them (put skips None).
+        put("smrstore_gc_failures_total", lab, doc.gc.failures)
+        put("smrstore_gc_quarantined_zones", lab, doc.gc.quarantined_zones)
         put("smrstore_txns_total", lab, doc.io.txns_committed)
         put("smrstore_crc_errors_total", lab, doc.io.crc_errors)
         for dr in doc.drives:

@@ -73,6 +73,13 @@ class GcStats(_Doc):
     bytes_written: Optional[int] = Field(None, ge=0)
     throttle_ns: int = Field(..., ge=0)
     auto: bool
+    failures: Optional[int] = Field(
+        None, ge=0, description="cleanings since mount that failed and were rolled back "
+                                "(null: the daemon does not report it)")
+    quarantined_zones: Optional[int] = Field(
+        None, ge=0, description="zones GC leaves out of its victims now because their "
+                                "cleaning failed: a media problem to look at (null: the "
+                                "daemon does not report it)")
 
 
 class ZoneCounts(_Doc):
@@ -153,7 +160,7 @@ class StatsError(ValueError):
 
 # Fields added to schema smrstore.stats/1 after its first release: a document from an
 # earlier build (e.g. an OSD not restarted on a new preload library) may lack them.
-ADDED_IN_V1 = frozenset({"statfs.reclaimable"})
+ADDED_IN_V1 = frozenset({"statfs.reclaimable", "gc.failures", "gc.quarantined_zones"})
 
 
 def _missing_fields(model: BaseModel, path: str) -> Iterator[str]:

@@ -65,6 +65,12 @@ class DaemonSummary(_Out):
     lifetime_write_amplification: float
     gc_auto: bool
     gc_runs: int = Field(..., description="victim zones cleaned since mount")
+    gc_failures: Optional[int] = Field(
+        None, description="GC cleanings since mount that failed and were rolled back; null "
+                          "when the daemon does not report it")
+    gc_quarantined_zones: Optional[int] = Field(
+        None, description="zones GC has quarantined now (SMRSTORE_GC_QUARANTINE); null when "
+                          "the daemon does not report it")
 
 
 class DaemonDetail(StatsDoc):
@@ -152,6 +158,12 @@ class GcDaemon(_Out):
     bytes_written: Optional[int]
     throttle_ns: int
     lifetime_gc_bytes: int
+    failures: Optional[int] = Field(
+        None, description="cleanings since mount that failed and were rolled back; null when "
+                          "the daemon does not report it (an older OSD library)")
+    quarantined_zones: Optional[int] = Field(
+        None, description="zones GC leaves out of its victims now because their cleaning "
+                          "failed (SMRSTORE_GC_QUARANTINE); null when not reported")
     free_zones: int = Field(..., description="free zones over all drives")
     rates: Optional[GcRates] = Field(None, description="null until two samples are in the window")
 
@@ -209,7 +221,8 @@ def daemon_summary(d: DaemonState, now: float, stale_seconds: float) -> DaemonSu
         free_zones=sum(dr.zones.free for dr in doc.drives),
         write_amplification=doc.io.write_amplification,
         lifetime_write_amplification=doc.io.lifetime_write_amplification, gc_auto=doc.gc.auto,
-        gc_runs=doc.gc.runs)
+        gc_runs=doc.gc.runs, gc_failures=doc.gc.failures,
+        gc_quarantined_zones=doc.gc.quarantined_zones)
 
 
 def daemons(snap: Snapshot, stale_seconds: float) -> List[DaemonSummary]:
@@ -274,6 +287,7 @@ def gc(snap: Snapshot, hist: History, window: int) -> GcOut:
                             live_moved=g.live_moved, bytes_written=g.bytes_written,
                             throttle_ns=g.throttle_ns,
                             lifetime_gc_bytes=d.doc.io.lifetime_gc_bytes,
+                            failures=g.failures, quarantined_zones=g.quarantined_zones,
                             free_zones=sum(dr.zones.free for dr in d.doc.drives), rates=rates))
     return GcOut(time=snap.time, window=window, daemons=out)
 

@@ -40,9 +40,12 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
         user: int = 10 * GiB, device: int = 12 * GiB, gc_bytes: int = 2 * GiB,
         runs: int = 3, zones_reset: int = 5, throttle_ns: int = 0,
         total: int = 30 * GiB, available: int = 20 * GiB,
-        reclaimable: int = 0) -> Dict[str, Any]:
+        reclaimable: int = 0, gc_failures: Optional[int] = 0,
+        quarantined_zones: Optional[int] = 0) -> Dict[str, Any]:
+    """A complete document; gc_failures / quarantined_zones None leave the field out (a
+    document from before they were added within v1)."""
     drs = drives if drives is not None else [drive(0), drive(1)]
-    return {
+    out: Dict[str, Any] = {
         "schema": "smrstore.stats/1", "name": name, "time": t,
         "store": {"uuid": "u-1", "dir": "/var/tmp/st", "mount_count": 2,
                   "gc_policy": "lifetime", "gc_auto": True},
@@ -58,6 +61,11 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
                "bytes_written": gc_bytes, "throttle_ns": throttle_ns, "auto": True},
         "drives": drs,
     }
+    if gc_failures is not None:
+        out["gc"]["failures"] = gc_failures
+    if quarantined_zones is not None:
+        out["gc"]["quarantined_zones"] = quarantined_zones
+    return out
 
 
 def status(d: Dict[str, Any]) -> Dict[str, str]:
@@ -76,7 +84,9 @@ def status(d: Dict[str, Any]) -> Dict[str, str]:
 # names are those of src/os/smrstore/objectstore/smrstore_perf.cc; recorded real shapes are
 # in fixtures/osd/ (test_osd_source.py).
 def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
-                 drives: int = 2, offline: int = 0) -> Dict[str, Dict[str, Any]]:
+                 drives: int = 2, offline: int = 0, gc_failures: Optional[int] = None,
+                 quarantined_zones: Optional[int] = None) -> Dict[str, Dict[str, Any]]:
+    """gc_failures / quarantined_zones: None leaves the counter out (older OSD libraries)."""
     def c(v: int, typ: int = 2) -> Dict[str, Any]:
         return {"description": "", "nick": "", "type": typ, "priority": 5, "units": 1, "value": v}
     out = {
@@ -97,6 +107,10 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
         "smrstore.smrstore_conversion_state": c(conv),
         "osd.op_w": c(99, 10),
     }
+    if gc_failures is not None:
+        out["smrstore.smrstore_gc_failures"] = c(gc_failures, 10)
+    if quarantined_zones is not None:
+        out["smrstore.smrstore_gc_quarantined_zones"] = c(quarantined_zones)
     for i in range(drives):
         p = f"smrstore-drive.{i}."
         for k, v in {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,

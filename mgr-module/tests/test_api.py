@@ -50,9 +50,12 @@ def build(web_root: Optional[str] = None, tokens: Optional[TokenStore] = None) -
     for i in range(3):
         t = 1000.0 + 10 * i
         da = doc(t=t, user=(10 + i) * GiB, device=(12 + 2 * i) * GiB, runs=3 + i,
-                 zones_reset=5 + 2 * i, gc_bytes=(2 + i) * GiB)
+                 zones_reset=5 + 2 * i, gc_bytes=(2 + i) * GiB, gc_failures=3,
+                 quarantined_zones=2)
+        # demo-b: a publisher from before gc.failures / gc.quarantined_zones.
         statuses = {"demo-a": status(da),
-                    "demo-b": status(doc(name="demo-b", t=t, total=10 * GiB, available=GiB // 2))}
+                    "demo-b": status(doc(name="demo-b", t=t, total=10 * GiB, available=GiB // 2,
+                                         gc_failures=None, quarantined_zones=None))}
         hist.add(merge(t, statuses, {}).daemons, now=t)
     bad = status(doc(name="broken"))
     bad["stats"] = "{"
@@ -89,7 +92,8 @@ def test_summary() -> None:
     assert s["user_bytes"] == 12 * GiB + 10 * GiB + 4 * GiB
     assert s["write_amplification"] == pytest.approx((16 + 12 + 5) / (12 + 10 + 4))
     assert [e["name"] for e in s["errors"]] == ["broken"]
-    assert {h["name"] for h in s["health"]} == {"SMRSTORE_SPACE_LOW", "SMRSTORE_STATUS_INVALID"}
+    assert {h["name"] for h in s["health"]} == {"SMRSTORE_SPACE_LOW", "SMRSTORE_STATUS_INVALID",
+                                                "SMRSTORE_GC_QUARANTINE"}
 
 
 def test_daemons_and_detail() -> None:
@@ -98,10 +102,15 @@ def test_daemons_and_detail() -> None:
     assert [(d["name"], d["source"]) for d in ds] == [("demo-a", "service"),
                                                       ("demo-b", "service"), ("osd.5", "osd")]
     assert ds[0]["drives"] == 2 and ds[0]["stale"] is False and ds[0]["last_update"] == 1020.0
+    assert [(d["gc_failures"], d["gc_quarantined_zones"]) for d in ds] == [
+        (3, 2), (None, None), (None, None)]
     d = c.get("/api/v1/daemons/demo-a", headers=AUTH).json()
     assert d["schema"] == "smrstore.stats/1" and d["source"] == "service"
     assert d["io"]["lifetime_gc_bytes"] == 4 * GiB and d["store"]["gc_policy"] == "lifetime"
     assert "zonemap" not in d["drives"][0] and d["drives"][1]["zones"]["free"] == 6
+    assert d["gc"]["failures"] == 3 and d["gc"]["quarantined_zones"] == 2
+    b = c.get("/api/v1/daemons/demo-b", headers=AUTH).json()
+    assert b["gc"]["failures"] is None and b["gc"]["quarantined_zones"] is None
     o = c.get("/api/v1/daemons/osd.5", headers=AUTH).json()
     assert o["store"] is None and o["drives"][0]["nr_zones"] is None
     r = c.get("/api/v1/daemons/nobody", headers=AUTH)
@@ -165,6 +174,10 @@ def test_gc() -> None:
     assert a["rates"]["zones_reset_per_s"] == pytest.approx(0.2)
     assert a["rates"]["gc_bytes_per_s"] == pytest.approx(2 * GiB / 20)
     assert g["daemons"][2]["rates"] is None          # osd.5: one sample only
+    # Failed cleanings and quarantined zones; null where the daemon does not report them
+    # (demo-b: an older publisher, osd.5: no such counters).
+    assert [(d["daemon"], d["failures"], d["quarantined_zones"]) for d in g["daemons"]] == [
+        ("demo-a", 3, 2), ("demo-b", None, None), ("osd.5", None, None)]
 
 
 def test_conversion_and_health() -> None:

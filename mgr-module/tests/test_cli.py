@@ -51,3 +51,16 @@ def test_gc_wa_conversion_tokens_text() -> None:
     assert "none" in cli.conversion_text(views.conversion(s))
     assert "1970-01-01T00:00:05Z" in cli.tokens_text([TokenRecord("web", "00", "ab", 5.0)])
     assert cli.iec(None) == "-" and cli.iec(512) == "512 B" and cli.iec(3 << 30) == "3.0 GiB"
+
+
+def test_gc_text_failures_and_quarantined_columns() -> None:
+    s = merge(1001.0, {"demo-a": status(doc(gc_failures=3, quarantined_zones=1))},
+              {"osd.2": OsdReading(osd_counters())})
+    lines = cli.gc_text(views.gc(s, History(), 60)).splitlines()
+    head = lines[0].split()
+    assert head[7:9] == ["FAILURES", "QUARANTINED"]
+    a = lines[1].split()
+    o = lines[2].split()
+    # iec() values take two words ("2.0 GiB"): count the columns from the end instead.
+    assert a[0] == "demo-a" and a[-6:-4] == ["3", "1"]
+    assert o[0] == "osd.2" and o[-6:-4] == ["-", "-"]      # not reported by the OSD

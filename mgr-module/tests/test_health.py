@@ -182,13 +182,14 @@ def test_to_mgr_shape() -> None:
 
 
 def test_every_check_severity_and_summary() -> None:
-    # One cluster raising all seven checks: names, severities and summaries as ceph shows them.
+    # One cluster raising all eight checks: names, severities and summaries as ceph shows them.
     low = doc(name="low", total=100 * GiB, available=GiB)
     zones = doc(name="zones", drives=[drive(0, zonemap="#..XX!!" + "k" * 9),
                                       drive(1, zonemap="#..X" + "k" * 12)])
     stalled = doc(name="stall", drives=[drive(0), _conv_drive("stalled", 0.5) | {"index": 1}])
     old = doc(name="old", t=900.0)
-    s = snap_of(1001.0, low, zones, stalled, old)
+    quar = doc(name="quar", gc_failures=2, quarantined_zones=2)
+    s = snap_of(1001.0, low, zones, stalled, old, quar)
     s.errors.append(DaemonError("bad", "service", "bad: no stats"))
     h = History()
     for i, r in enumerate((1, 3, 6)):
@@ -202,6 +203,8 @@ def test_every_check_severity_and_summary() -> None:
         ("SMRSTORE_ZONE_OFFLINE", "error", "2 smrstore drive(s) have offline zones"),
         ("SMRSTORE_ZONE_READONLY", "warning", "1 smrstore drive(s) have read-only zones"),
         ("SMRSTORE_CONVERSION_STALLED", "warning", "1 smrstore drive conversion(s) stalled"),
+        ("SMRSTORE_GC_QUARANTINE", "warning",
+         "2 smrstore zones quarantined after failed GC cleanings on quar"),
         ("SMRSTORE_DAEMON_STALE", "warning", "1 smrstore daemon(s) not reporting"),
         ("SMRSTORE_STATUS_INVALID", "warning", "1 smrstore daemon(s) publish an unreadable status"),
     ]
@@ -294,3 +297,43 @@ def test_conversion_stall_counts_only_the_current_converting_run() -> None:
     # Unknown progress breaks the run too.
     assert _conversion([(1000.0, "converting", 0.3), (1600.0, "converting", None),
                         (1800.0, "converting", 0.3)]) == []
+
+
+QUARANTINE_FIX = ("check the drives and, with the store stopped, 'smrstore-tool fsck STORE "
+                  "--deep'; GC retries a quarantined zone later")
+
+
+@pytest.mark.parametrize("zones,raised", [(0, False), (1, True)])
+def test_gc_quarantine_boundary(zones: int, raised: bool) -> None:
+    s = snap_of(1001.0, doc(gc_failures=1, quarantined_zones=zones))
+    checks = evaluate(s, History(), Thresholds())
+    if not raised:
+        assert checks == []
+        return
+    assert [(c.name, c.severity, c.summary, c.detail) for c in checks] == [
+        ("SMRSTORE_GC_QUARANTINE", "warning",
+         "1 smrstore zone quarantined after failed GC cleanings on demo-a",
+         [f"demo-a: 1 zone quarantined by GC (1 failed cleaning since mount); {QUARANTINE_FIX}"])]
+    assert to_mgr_checks(checks)["SMRSTORE_GC_QUARANTINE"]["count"] == 1
+
+
+def test_gc_quarantine_names_every_daemon_and_sums_zones() -> None:
+    s = snap_of(1001.0, doc(name="a", gc_failures=5, quarantined_zones=3),
+                doc(name="b", gc_failures=0, quarantined_zones=0),
+                doc(name="c", gc_failures=None, quarantined_zones=None),
+                doc(name="d", gc_failures=None, quarantined_zones=1))
+    checks = evaluate(s, History(), Thresholds())
+    assert names(checks) == ["SMRSTORE_GC_QUARANTINE"]
+    c = checks[0]
+    assert c.summary == "4 smrstore zones quarantined after failed GC cleanings on a, d"
+    assert c.count == 2
+    # Failures unknown (not reported): not made up.
+    assert c.detail == [
+        f"a: 3 zones quarantined by GC (5 failed cleanings since mount); {QUARANTINE_FIX}",
+        f"d: 1 zone quarantined by GC; {QUARANTINE_FIX}"]
+
+
+def test_gc_failures_without_quarantine_raise_nothing() -> None:
+    # Failed cleanings whose zones left quarantine (retried and cleaned): no warning.
+    assert evaluate(snap_of(1001.0, doc(gc_failures=9, quarantined_zones=0)), History(),
+                    Thresholds()) == []

@@ -163,3 +163,15 @@ def test_drive_lookup() -> None:
     d = parse_service_status("x", status(doc(name="x", drives=[drive(0, nr_zones=4)])))
     assert d.drive(0) is not None and d.drive(1) is None
     assert d.age(d.doc.time + 12.5) == 12.5 and d.age(0.0) == 0.0
+
+
+def test_osd_gc_failure_counters_read_when_present() -> None:
+    d = parse_osd_counters("osd.3", osd_counters(gc_failures=7, quarantined_zones=2), now=1.0)
+    assert d is not None
+    assert (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (7, 2)
+    # Zero is a value, not "absent".
+    d = parse_osd_counters("osd.3", osd_counters(gc_failures=0, quarantined_zones=0), now=1.0)
+    assert d is not None and (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (0, 0)
+    # An OSD library from before the counters: absent (None), not an error.
+    d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
+    assert d is not None and (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (None, None)

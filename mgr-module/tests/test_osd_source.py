@@ -120,7 +120,10 @@ def test_collect_and_parse_real_osds() -> None:
                                                          abs=1e-4)
     assert d.doc.io.write_amplification > 1.2
     assert d.doc.io.lifetime_gc_bytes == raw["io"]["lifetime_gc_bytes"]
-    assert d.doc.gc.dict() == raw["gc"]
+    # recorded before gc.failures / gc.quarantined_zones existed (counters and document):
+    # absent, so None
+    assert d.doc.gc.dict(exclude_none=True) == raw["gc"]
+    assert d.doc.gc.failures is None and d.doc.gc.quarantined_zones is None
     assert d.doc.store is not None and d.doc.store.uuid == raw["store"]["uuid"]
     # recorded before statfs.reclaimable existed (stats.ADDED_IN_V1): absent, so None
     assert d.doc.statfs.dict(exclude_none=True) == raw["statfs"]
@@ -311,3 +314,48 @@ def test_capture_records_what_the_module_reads() -> None:
     assert cap == again
     with pytest.raises(KeyError, match="no metadata of osd.7"):
         capture_osd(mgr, 7)
+
+
+def _capture_osd0() -> Any:
+    c = load("capture-osd.0.json")
+    counters = {p: v for p, v in c["latest_counter"].items() if p.startswith("smrstore")}
+    return counters, json.loads(c["stats_command"]["outb"])
+
+
+def test_gc_quarantine_from_counters_else_from_the_document() -> None:
+    """smrstore_gc_failures / smrstore_gc_quarantined_zones are read when the OSD has them;
+    an older OSD library lacks the counters: then the document's fields, else None."""
+    counters, raw = _capture_osd0()
+    t = counters["smrstore.smrstore_gc_runs"][0]
+    with_counters = dict(counters)
+    with_counters["smrstore.smrstore_gc_failures"] = [t, 5]
+    with_counters["smrstore.smrstore_gc_quarantined_zones"] = [t, 2]
+    newer = dict(raw, gc=dict(raw["gc"], failures=4, quarantined_zones=1))
+    # Counters win over the document (they are newer, as for every other number).
+    d = parse_osd("osd.0", OsdReading(counters=with_counters, document=json.dumps(newer)), 1.0)
+    assert (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (5, 2)
+    # Counters only (no document yet).
+    d = parse_osd("osd.0", OsdReading(counters=with_counters), 1.0)
+    assert (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (5, 2)
+    # No such counters: the document's values.
+    d = parse_osd("osd.0", OsdReading(counters=counters, document=json.dumps(newer)), 1.0)
+    assert (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (4, 1)
+    # Neither: absent, not an error.
+    snap = merge(1.0, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
+    assert snap.errors == []
+    assert (snap.daemons["osd.0"].doc.gc.failures,
+            snap.daemons["osd.0"].doc.gc.quarantined_zones) == (None, None)
+
+
+def test_health_names_a_real_osd_with_quarantined_zones() -> None:
+    counters, raw = _capture_osd0()
+    t = counters["smrstore.smrstore_gc_runs"][0]
+    counters["smrstore.smrstore_gc_failures"] = [t, 3]
+    counters["smrstore.smrstore_gc_quarantined_zones"] = [t, 1]
+    snap = merge(t + 1, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
+    checks = {c.name: c for c in evaluate(snap, History(), Thresholds())}
+    assert checks["SMRSTORE_GC_QUARANTINE"].detail == [
+        "osd.0: 1 zone quarantined by GC (3 failed cleanings since mount); check the drives "
+        "(OSD log 'smrstore:' lines), 'ceph osd deep-scrub osd.0', and with the OSD stopped "
+        "'ceph-objectstore-tool --op fsck' (with the smrstore preload); GC retries a "
+        "quarantined zone later"]

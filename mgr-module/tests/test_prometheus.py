@@ -69,7 +69,8 @@ def test_every_zone_state_is_a_label_with_its_count() -> None:
 
 def test_every_metric_of_a_service_daemon() -> None:
     d = doc(t=990.0, user=10 * GiB, device=12 * GiB, gc_bytes=2 * GiB, runs=3, zones_reset=5,
-            throttle_ns=2_500_000_000, total=30 * GiB, available=20 * GiB)
+            throttle_ns=2_500_000_000, total=30 * GiB, available=20 * GiB, gc_failures=4,
+            quarantined_zones=1)
     d["gc"]["auto"] = False
     d["io"]["crc_errors"] = 2
     m = parse(render(merge(1000.0, {"demo-a": status(d)}, {}), stale_seconds=30.0))
@@ -83,6 +84,7 @@ def test_every_metric_of_a_service_daemon() -> None:
         "smrstore_gc_runs_total": 3, "smrstore_gc_zones_reset_total": 5,
         "smrstore_gc_live_moved_total": 2 * GiB, "smrstore_gc_throttle_seconds_total": 2.5,
         "smrstore_gc_auto": 0, "smrstore_txns_total": 100, "smrstore_crc_errors_total": 2,
+        "smrstore_gc_failures_total": 4, "smrstore_gc_quarantined_zones": 1,
     }
     got = {name: v for (name, labels), v in m.items() if labels == a}
     assert got == want
@@ -113,3 +115,27 @@ def test_label_values_escaped() -> None:
 def test_sample_values_formatted() -> None:
     assert (_fmt(True), _fmt(False), _fmt(7), _fmt(0.25), _fmt(3.0)) == ("1", "0", "7", "0.25",
                                                                           "3.0")
+
+
+def test_gc_failures_and_quarantine_only_when_reported() -> None:
+    # A service daemon from before gc.failures / gc.quarantined_zones, an OSD without the
+    # counters, an OSD with them (0 is reported as 0) and a service daemon with them.
+    old = doc(name="old", gc_failures=None, quarantined_zones=None)
+    new = doc(name="new", gc_failures=2, quarantined_zones=3)
+    snap = merge(1000.0, {"old": status(old), "new": status(new)},
+                 {"osd.1": OsdReading(osd_counters()),
+                  "osd.2": OsdReading(osd_counters(gc_failures=0, quarantined_zones=0))})
+    text = render(snap, 30.0)
+    m = parse(text)
+    fail = {dict(lab)["daemon"]: v for (n, lab), v in m.items()
+            if n == "smrstore_gc_failures_total"}
+    quar = {dict(lab)["daemon"]: v for (n, lab), v in m.items()
+            if n == "smrstore_gc_quarantined_zones"}
+    assert fail == {"new": 2, "osd.2": 0}
+    assert quar == {"new": 3, "osd.2": 0}
+    assert "# TYPE smrstore_gc_failures_total counter\n" in text
+    assert "# TYPE smrstore_gc_quarantined_zones gauge\n" in text
+    # Nobody reports them: no family at all (no HELP/TYPE lines).
+    text = render(merge(1000.0, {"old": status(old)}, {"osd.1": OsdReading(osd_counters())}),
+                  30.0)
+    assert "smrstore_gc_failures" not in text and "smrstore_gc_quarantined" not in text

@@ -59,3 +59,28 @@ def test_zone_string_errors() -> None:
         check_zone_string("-u", STREAM_CHARS, 3, "streams.1")
     assert str(e.value) == "streams.1: 2 characters for 3 zones"
     assert check_zone_string("-ug", STREAM_CHARS, 3, "streams.1") == "-ug"
+
+
+def test_gc_failures_and_quarantine_are_read() -> None:
+    d = raw_doc()
+    d["gc"].update(failures=4, quarantined_zones=2)
+    g = parse_stats(d).gc
+    assert (g.failures, g.quarantined_zones) == (4, 2)
+    d["gc"].update(failures=-1, quarantined_zones="x")
+    with pytest.raises(StatsError) as e:
+        parse_stats(d)
+    assert str(e.value) == ("stats: gc.failures: ensure this value is greater than or equal "
+                            "to 0; gc.quarantined_zones: value is not a valid integer")
+
+
+@pytest.mark.parametrize("absent", [["gc.failures"], ["gc.quarantined_zones"],
+                                    ["gc.failures", "gc.quarantined_zones"]])
+def test_documents_without_the_gc_failure_fields_still_parse(absent: Any) -> None:
+    # Added within v1 (stats.ADDED_IN_V1): a document from an older build lacks them and is
+    # still complete; the fields read None.
+    d = raw_doc()
+    for f in absent:
+        del d["gc"][f.split(".")[1]]
+    g = parse_stats(d, require_all_fields=True).gc
+    for f in absent:
+        assert getattr(g, f.split(".")[1]) is None
