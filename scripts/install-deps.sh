@@ -8,8 +8,9 @@
 #       systems' tools (mkfs.f2fs, mkfs.btrfs, mkfs.xfs, dmsetup); not in the default set.
 set -eu
 
-# clang: Debian's clang 14 builds the libFuzzer targets (src/os/smrstore/fuzz/, qa/fuzz/run.sh).
-BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev librados-dev python3 python3-matplotlib clang"
+# clang + libclang-rt-14-dev (libFuzzer and the sanitizer runtimes, only recommended by
+# clang): Debian's clang 14 builds the libFuzzer targets (src/os/smrstore/fuzz/, qa/fuzz/run.sh).
+BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev librados-dev python3 python3-matplotlib clang libclang-rt-14-dev"
 # Debian's Ceph 16.2.15: the daemons of the test/demo cluster, the libraries the adapter
 # links (librados2's libceph-common, libradospp-dev's buffer.h), python3-rados, radosgw and
 # an S3 client for the trace captures, FastAPI/uvicorn (pydantic v1) for the mgr module.
