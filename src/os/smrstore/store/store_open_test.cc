@@ -1,0 +1,41 @@
+// Store::Mkfs without drives, and Store::Open when a drive of the store cannot be opened:
+// the mount fails with the device's error, naming the drive's spec, and changes nothing.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/testing/test_util.h"
+#include "device/testing/device_test_backends.h"
+#include "store/store.h"
+
+namespace smr {
+namespace {
+
+TEST(StoreOpen, AMissingDriveFailsTheMountNamingIt) {
+  smr::testing::ScratchDir dir;
+  const std::vector<std::string> specs = {
+      "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1&max_open=8",
+      "emu:" + dir.path() + "/d1.img?zones=16&zone_mib=4&conv=1&max_open=8"};
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store", specs, StoreOptions()));
+  ASSERT_EQ(std::rename((dir.path() + "/d1.img").c_str(), (dir.path() + "/gone.img").c_str()), 0);
+  auto s = Store::Open(dir.path() + "/store");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().ToString().find("d1.img"), std::string::npos) << s.status().ToString();
+  // Back in place, the store mounts as it was.
+  ASSERT_EQ(std::rename((dir.path() + "/gone.img").c_str(), (dir.path() + "/d1.img").c_str()), 0);
+  auto again = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_OK((*again)->Close());
+}
+
+TEST(StoreOpen, MkfsWithoutDrivesIsRefusedAndCreatesNothing) {
+  smr::testing::ScratchDir dir;
+  Status st = Store::Mkfs(dir.path() + "/store", {}, StoreOptions());
+  EXPECT_TRUE(st.code() == Status::Code::kInvalidArgument) << st.ToString();
+  EXPECT_FALSE(smr::testing::PathExists(dir.path() + "/store"));
+}
+
+}  // namespace
+}  // namespace smr
