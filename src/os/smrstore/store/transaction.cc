@@ -148,6 +148,77 @@ uint64_t Transaction::data_bytes() const {
   return n;
 }
 
+namespace {
+
+Status CheckObject(const ObjectId& o, size_t i, Transaction::OpCode code, const char* which) {
+  auto fail = [&](const char* what, size_t len, size_t limit, const char* option) {
+    return Status::InvalidArgument(std::string(OpName(code)) + " (op " + std::to_string(i) +
+                                   "): " + which + " " + what + " of " + std::to_string(len) +
+                                   " bytes exceeds Ceph's " + option + " (" +
+                                   std::to_string(limit) + ")");
+  };
+  if (o.max) return Status::OK();
+  if (o.name.size() > Transaction::kMaxObjectNameLen) {
+    return fail("name", o.name.size(), Transaction::kMaxObjectNameLen,
+                "osd_max_object_name_len");
+  }
+  if (o.key.size() > Transaction::kMaxObjectNameLen) {
+    return fail("locator key", o.key.size(), Transaction::kMaxObjectNameLen,
+                "osd_max_object_name_len");
+  }
+  if (o.nspace.size() > Transaction::kMaxNamespaceLen) {
+    return fail("namespace", o.nspace.size(), Transaction::kMaxNamespaceLen,
+                "osd_max_object_namespace_len");
+  }
+  return Status::OK();
+}
+
+Status CheckAttrName(const std::string& name, size_t i, Transaction::OpCode code) {
+  if (name.size() <= Transaction::kMaxAttrNameLen) return Status::OK();
+  return Status::InvalidArgument(std::string(OpName(code)) + " (op " + std::to_string(i) +
+                                 "): xattr name of " + std::to_string(name.size()) +
+                                 " bytes exceeds Ceph's osd_max_attr_name_len (" +
+                                 std::to_string(Transaction::kMaxAttrNameLen) + ")");
+}
+
+}  // namespace
+
+Status Transaction::Validate() const {
+  using C = OpCode;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    switch (op.code) {
+      case C::kNop:
+      case C::kMkColl:
+      case C::kRmColl:
+      case C::kSplitCollection:
+      case C::kMergeCollection:
+      case C::kCollSetBits:
+      case C::kCollHint:
+        continue;  // no object
+      default:
+        break;
+    }
+    Status s = CheckObject(op.oid, i, op.code, "object");
+    if (!s.ok()) return s;
+    if (op.code == C::kClone || op.code == C::kCloneRange || op.code == C::kCollMoveRename) {
+      s = CheckObject(op.dest_oid, i, op.code, "destination object");
+      if (!s.ok()) return s;
+    }
+    if (op.code == C::kSetAttrs) {
+      for (const auto& [k, v] : op.kv) {
+        s = CheckAttrName(k, i, op.code);
+        if (!s.ok()) return s;
+      }
+    }
+    if (op.code == C::kRmAttr) {
+      s = CheckAttrName(op.data, i, op.code);
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::OK();
+}
+
 const char* OpName(Transaction::OpCode code) {
   using C = Transaction::OpCode;
   switch (code) {

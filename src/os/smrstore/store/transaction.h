@@ -18,6 +18,10 @@
 //     - rename onto an existing object: kAlreadyExists.
 //   A failed transaction changes nothing. Ops within a transaction see the effects of the
 //   ops before them.
+//   Name limits (Validate()) are Ceph's defaults, so nothing smrstore accepts could not
+//   come from a RADOS client: object name and locator key <= 2048 bytes
+//   (osd_max_object_name_len), namespace <= 256 (osd_max_object_namespace_len), xattr
+//   name <= 100 (osd_max_attr_name_len). Ceph sets no length limit on omap keys.
 // Thread safety: a value type; build it on one thread, then hand it to Store::Submit.
 #pragma once
 
@@ -27,12 +31,17 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "format/object_id.h"
 
 namespace smr {
 
 class Transaction {
  public:
+  // Ceph's defaults (`ceph-conf -D`, src/common/options.cc).
+  static constexpr size_t kMaxObjectNameLen = 2048;  // osd_max_object_name_len (also key)
+  static constexpr size_t kMaxNamespaceLen = 256;    // osd_max_object_namespace_len
+  static constexpr size_t kMaxAttrNameLen = 100;     // osd_max_attr_name_len
   enum class OpCode : uint8_t {
     kNop,
     kTouch,  // also Ceph's OP_CREATE
@@ -111,6 +120,10 @@ class Transaction {
   void CollHint(const std::string& c);
   void SetAllocHint(const std::string& c, const ObjectId& o, uint64_t expected_object_size,
                     uint64_t expected_write_size, uint32_t flags);
+
+  // kInvalidArgument naming the op and the Ceph limit a name breaks (see the contract);
+  // OK otherwise. Checks names only, not whether objects or collections exist.
+  Status Validate() const;
 
   const std::vector<Op>& ops() const { return ops_; }
   std::vector<Op>& mutable_ops() { return ops_; }
