@@ -9,6 +9,7 @@
 #include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
 #include "store/store.h"
+#include "store/transaction.h"
 
 namespace smr {
 namespace {
@@ -35,6 +36,35 @@ TEST(StoreOpen, MkfsWithoutDrivesIsRefusedAndCreatesNothing) {
   Status st = Store::Mkfs(dir.path() + "/store", {}, StoreOptions());
   EXPECT_TRUE(st.code() == Status::Code::kInvalidArgument) << st.ToString();
   EXPECT_FALSE(smr::testing::PathExists(dir.path() + "/store"));
+}
+
+// Drives without conventional zones keep the superblock log in sequential zones: mkfs
+// resets exactly those, and a forced mkfs over an old store leaves none of it behind.
+TEST(StoreOpen, DrivesWithoutConventionalZonesMkfsMountAndMkfsAgain) {
+  smr::testing::ScratchDir dir;
+  const std::vector<std::string> specs = {
+      "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=0&max_open=8"};
+  ASSERT_OK(Store::Mkfs(dir.path() + "/a", specs, StoreOptions()));
+  {
+    auto s = Store::Open(dir.path() + "/a");
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    Transaction t;
+    t.MkColl("1.0_head", 0);
+    ObjectId o;
+    o.pool = 1;
+    o.name = "x";
+    t.Write("1.0_head", o, 0, std::string(1 << 20, 'x'));
+    ASSERT_OK((*s)->Apply(std::move(t)));
+    ASSERT_OK((*s)->Close());
+  }
+  EXPECT_CODE(Store::Mkfs(dir.path() + "/b", specs, StoreOptions()), kAlreadyExists);
+  ASSERT_OK(Store::Mkfs(dir.path() + "/b", specs, StoreOptions(), /*force=*/true));
+  auto s = Store::Open(dir.path() + "/b");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto colls = (*s)->ListCollections();
+  ASSERT_TRUE(colls.ok()) << colls.status().ToString();
+  EXPECT_TRUE(colls->empty());
+  EXPECT_OK((*s)->Close());
 }
 
 }  // namespace
