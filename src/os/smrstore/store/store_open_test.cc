@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/testing/test_util.h"
+#include "device/device_spec.h"
 #include "device/testing/device_test_backends.h"
 #include "store/store.h"
 #include "store/transaction.h"
@@ -65,6 +66,20 @@ TEST(StoreOpen, DrivesWithoutConventionalZonesMkfsMountAndMkfsAgain) {
   ASSERT_TRUE(colls.ok()) << colls.status().ToString();
   EXPECT_TRUE(colls->empty());
   EXPECT_OK((*s)->Close());
+}
+
+// Only emulated drives are created by mkfs; a kernel device that does not exist is
+// OpenDevice's error (never "cannot create"), and nothing is left behind.
+TEST(StoreOpen, MkfsOnAMissingKernelDeviceFailsAsOpeningItDoes) {
+  smr::testing::ScratchDir dir;
+  const std::string spec = "zbd:" + dir.path() + "/no-such-node";
+  auto opened = OpenDevice(spec);
+  ASSERT_FALSE(opened.ok());
+  Status st = Store::Mkfs(dir.path() + "/store", {spec}, StoreOptions());
+  EXPECT_TRUE(st.code() == opened.status().code())
+      << st.ToString() << " vs " << opened.status().ToString();
+  EXPECT_FALSE(smr::testing::PathExists(dir.path() + "/store"));
+  EXPECT_FALSE(smr::testing::PathExists(dir.path() + "/no-such-node"));
 }
 
 }  // namespace
