@@ -112,6 +112,8 @@ describe("smrstore OSDs", () => {
     expect(screen.getByTestId("stat-wa").textContent).toContain("1.23×");
     expect(screen.getByTestId("stat-free-zones").getAttribute("data-value")).toBe("2");
     expect(screen.getByTestId("stat-gc-runs").getAttribute("data-value")).toBe("1095");
+    // This OSD's library does not report quarantined zones: no such figure.
+    expect(screen.queryByTestId("stat-gc-quarantined")).toBeNull();
     expect(screen.getByText(/figures from its perf counters, zone maps from its/)).toBeTruthy();
     expect(screen.queryByTestId("zonemap-error")).toBeNull();
   });
@@ -127,6 +129,16 @@ describe("smrstore OSDs", () => {
 });
 
 describe("daemon", () => {
+  it("shows GC's quarantined zones as a warning, with the failed cleanings", async () => {
+    at("#/daemons/demo-a&token=t");
+    const quar = { ...fx.detail, gc: { ...fx.detail.gc, failures: 3, quarantined_zones: 2 } };
+    render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: quar } }).fetch} baseUrl={BASE} />);
+    const q = await screen.findByTestId("stat-gc-quarantined");
+    expect(q.getAttribute("data-value")).toBe("2");
+    expect(q.querySelector(".badge-warn")?.textContent).toBe("2");
+    expect(q.textContent).toContain("3 failed cleanings since mount");
+  });
+
   it("says the daemon is gone on 404", async () => {
     at("#/daemons/old-one&token=t");
     const f = fakeFetch({ "/api/v1/daemons/old-one": { status: 404, body: { detail: "no smrstore daemon named 'old-one' (known: demo-a)" } } });
@@ -188,6 +200,66 @@ describe("hybrid", () => {
     );
     const table = await screen.findByTestId("hybrid-table");
     expect(table.textContent).toMatch(/converting.*1\.00 GiB.*9\.00 GiB.*40\.0 %.*50 ms/);
+  });
+});
+
+describe("gc", () => {
+  // As the module serves it: absent optional fields are null (pydantic), not left out.
+  const served = {
+    ...fx.gc,
+    daemons: fx.gc.daemons.map((d) => ({ bytes_written: null, failures: null, quarantined_zones: null, rates: null, ...d })),
+  };
+  // No history: the charts (recharts needs ResizeObserver, which jsdom lacks) stay out.
+  const GC = { ...OK, "/api/v1/gc": { body: served }, "/api/v1/history": { body: { ...fx.history, series: [] } } };
+
+  function row(table: HTMLElement, daemon: string): HTMLTableRowElement {
+    const tr = Array.from(table.querySelectorAll("tbody tr")).find((r) => r.firstElementChild?.textContent === daemon);
+    if (!(tr instanceof HTMLTableRowElement)) throw new Error(`no row ${daemon}`);
+    return tr;
+  }
+  function cell(tr: HTMLTableRowElement, testId: string): HTMLElement {
+    const td = tr.querySelector(`[data-testid="${testId}"]`);
+    if (!(td instanceof HTMLElement)) throw new Error(`no cell ${testId}`);
+    return td;
+  }
+
+  it("shows failures and quarantined zones per daemon, quarantined > 0 as a warning", async () => {
+    at("#/gc&token=t");
+    render(<App fetch={fakeFetch(GC).fetch} baseUrl={BASE} />);
+    const table = await screen.findByTestId("gc-table");
+    const heads = Array.from(table.querySelectorAll("thead th")).map((th) => th.textContent);
+    expect(heads).toContain("failures");
+    expect(heads).toContain("quarantined");
+    const a = row(table, "demo-a");
+    expect(cell(a, "gc-failures").textContent).toBe("3");
+    const qa = cell(a, "gc-quarantined");
+    expect(qa.textContent).toBe("2");
+    expect(qa.getAttribute("data-warn")).toBe("true");
+    expect(qa.querySelector(".badge-warn")?.textContent).toBe("2");
+    // None quarantined: a plain 0, no warning.
+    const o = row(table, "osd.0");
+    expect(cell(o, "gc-failures").textContent).toBe("1");
+    const qo = cell(o, "gc-quarantined");
+    expect(qo.textContent).toBe("0");
+    expect(qo.getAttribute("data-warn")).toBeNull();
+    expect(qo.querySelector(".badge-warn")).toBeNull();
+    // Not reported (older OSD library): a dash, no warning.
+    const old = row(table, "osd.1");
+    expect(cell(old, "gc-failures").textContent).toBe("–");
+    expect(cell(old, "gc-quarantined").textContent).toBe("–");
+    expect(cell(old, "gc-quarantined").getAttribute("data-warn")).toBeNull();
+    expect(screen.getByTestId("gc-quarantine-note").textContent).toMatch(
+      /^SMRSTORE_GC_QUARANTINE 2 zones quarantined on demo-a: .*deep fsck/,
+    );
+  });
+
+  it("has no warning when no zone is quarantined", async () => {
+    at("#/gc&token=t");
+    const calm = { ...served, daemons: served.daemons.filter((d) => d.daemon !== "demo-a") };
+    render(<App fetch={fakeFetch({ ...GC, "/api/v1/gc": { body: calm } }).fetch} baseUrl={BASE} />);
+    const table = await screen.findByTestId("gc-table");
+    expect(table.querySelector(".badge-warn")).toBeNull();
+    expect(screen.queryByTestId("gc-quarantine-note")).toBeNull();
   });
 });
 

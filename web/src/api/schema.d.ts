@@ -251,6 +251,16 @@ export interface components {
             /** Gc Auto */
             gc_auto: boolean;
             /**
+             * Gc Failures
+             * @description GC cleanings since mount that failed and were rolled back; null when the daemon does not report it
+             */
+            gc_failures?: number;
+            /**
+             * Gc Quarantined Zones
+             * @description zones GC has quarantined now (SMRSTORE_GC_QUARANTINE); null when the daemon does not report it
+             */
+            gc_quarantined_zones?: number;
+            /**
              * Gc Runs
              * @description victim zones cleaned since mount
              */
@@ -381,6 +391,11 @@ export interface components {
             /** Daemon */
             daemon: string;
             /**
+             * Failures
+             * @description cleanings since mount that failed and were rolled back; null when the daemon does not report it (an older OSD library)
+             */
+            failures?: number;
+            /**
              * Free Zones
              * @description free zones over all drives
              */
@@ -389,6 +404,11 @@ export interface components {
             lifetime_gc_bytes: number;
             /** Live Moved */
             live_moved: number;
+            /**
+             * Quarantined Zones
+             * @description zones GC leaves out of its victims now because their cleaning failed (SMRSTORE_GC_QUARANTINE); null when not reported
+             */
+            quarantined_zones?: number;
             /**
              * Rates
              * @description null until two samples are in the window
@@ -437,8 +457,18 @@ export interface components {
             auto: boolean;
             /** Bytes Written */
             bytes_written?: number;
+            /**
+             * Failures
+             * @description cleanings since mount that failed and were rolled back (null: the daemon does not report it)
+             */
+            failures?: number;
             /** Live Moved */
             live_moved: number;
+            /**
+             * Quarantined Zones
+             * @description zones GC leaves out of its victims now because their cleaning failed: a media problem to look at (null: the daemon does not report it)
+             */
+            quarantined_zones?: number;
             /** Runs */
             runs: number;
             /** Throttle Ns */

@@ -1,6 +1,6 @@
 // API answers for the component tests, typed by the generated schema so a change of the
 // mgr module's API breaks the typecheck here too.
-import type { ConversionDrive, DaemonDetail, DaemonSummary, DriveZones, HistoryOut, Summary } from "../api/client";
+import type { ConversionDrive, DaemonDetail, DaemonSummary, DriveZones, GcOut, HistoryOut, Summary } from "../api/client";
 
 const GiB = 1 << 30;
 
@@ -153,3 +153,49 @@ export const conversionNone: ConversionDrive[] = [
 export const conversionHybrid: ConversionDrive[] = [
   { daemon: "demo-a", drive: 0, supported: true, state: "converting", cmr_bytes: GiB, smr_bytes: 9 * GiB, converting_zones: 2, progress: 0.4, latency_bound_ms: 50 },
 ];
+
+// GET /api/v1/gc: demo-a with 2 quarantined zones after 3 failed cleanings, osd.0 with none
+// quarantined (1 failure since, its zone cleaned on retry), osd.1 an OSD on an older library
+// that does not report either (left out here; the module sends null: the test fills it in).
+export const gc: GcOut = {
+  time: 1000,
+  window: 900,
+  daemons: [
+    {
+      daemon: "demo-a",
+      auto: true,
+      runs: 3,
+      zones_reset: 5,
+      live_moved: 2 * GiB,
+      bytes_written: 2 * GiB,
+      throttle_ns: 0,
+      lifetime_gc_bytes: 2 * GiB,
+      failures: 3,
+      quarantined_zones: 2,
+      free_zones: 4,
+    },
+    {
+      daemon: "osd.0",
+      auto: true,
+      runs: 1095,
+      zones_reset: 1100,
+      live_moved: GiB,
+      bytes_written: GiB,
+      throttle_ns: 0,
+      lifetime_gc_bytes: GiB,
+      failures: 1,
+      quarantined_zones: 0,
+      free_zones: 6,
+    },
+    {
+      daemon: "osd.1",
+      auto: true,
+      runs: 7,
+      zones_reset: 9,
+      live_moved: GiB,
+      throttle_ns: 0,
+      lifetime_gc_bytes: GiB,
+      free_zones: 20,
+    },
+  ],
+};

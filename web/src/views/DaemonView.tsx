@@ -53,6 +53,15 @@ function Detail({ d }: { d: DaemonDetail }) {
         <Stat label="crc errors" value={formatCount(d.io.crc_errors)} />
         <Stat label="GC runs" value={formatCount(d.gc.runs)} hint={`${formatCount(d.gc.zones_reset)} zones reset`} exact={d.gc.runs} testId="stat-gc-runs" />
         <Stat label="GC throttle" value={formatNs(d.gc.throttle_ns)} hint={d.gc.auto ? "auto GC on" : "auto GC off"} testId="stat-gc-auto" />
+        {d.gc.quarantined_zones !== undefined && d.gc.quarantined_zones !== null ? (
+          <Stat
+            label="GC quarantined zones"
+            value={d.gc.quarantined_zones > 0 ? <Badge tone="warn">{formatCount(d.gc.quarantined_zones)}</Badge> : formatCount(d.gc.quarantined_zones)}
+            hint={`${formatCount(d.gc.failures)} failed cleanings since mount`}
+            exact={d.gc.quarantined_zones}
+            testId="stat-gc-quarantined"
+          />
+        ) : null}
       </div>
       <h2>Drives</h2>
       {d.drives.length === 0 ? (

@@ -8,6 +8,12 @@ import { WindowPicker } from "../components/WindowPicker";
 import { gcRows } from "../lib/charts";
 import { formatBytes, formatCount, formatNs, formatPercent, formatRate } from "../lib/format";
 
+/** Zones GC quarantined after a failed cleaning: a media problem (SMRSTORE_GC_QUARANTINE).
+ * null/undefined: the daemon does not report it (an older OSD library or publisher). */
+function quarantined(d: GcDaemon): boolean {
+  return (d.quarantined_zones ?? 0) > 0;
+}
+
 function GcTable({ daemons }: { daemons: GcDaemon[] }) {
   return (
     <table className="table" data-testid="gc-table">
@@ -20,6 +26,8 @@ function GcTable({ daemons }: { daemons: GcDaemon[] }) {
           <th>bytes relocated</th>
           <th>GC bytes (lifetime)</th>
           <th>throttled</th>
+          <th title="GC cleanings since mount that failed and were rolled back">failures</th>
+          <th title="zones GC leaves out of its victims after a failed cleaning (SMRSTORE_GC_QUARANTINE)">quarantined</th>
           <th>free zones</th>
           <th>GC rate</th>
           <th>user rate</th>
@@ -36,6 +44,14 @@ function GcTable({ daemons }: { daemons: GcDaemon[] }) {
             <td>{formatBytes(d.bytes_written ?? null)}</td>
             <td>{formatBytes(d.lifetime_gc_bytes)}</td>
             <td>{formatNs(d.throttle_ns)}</td>
+            <td data-testid="gc-failures">{formatCount(d.failures)}</td>
+            <td data-testid="gc-quarantined" data-warn={quarantined(d) ? "true" : undefined}>
+              {quarantined(d) ? (
+                <Badge tone="warn">{formatCount(d.quarantined_zones)}</Badge>
+              ) : (
+                formatCount(d.quarantined_zones)
+              )}
+            </td>
             <td>{formatCount(d.free_zones)}</td>
             <td>{d.rates ? formatRate(d.rates.gc_bytes_per_s) : "–"}</td>
             <td>{d.rates ? formatRate(d.rates.user_bytes_per_s) : "–"}</td>
@@ -44,6 +60,19 @@ function GcTable({ daemons }: { daemons: GcDaemon[] }) {
         ))}
       </tbody>
     </table>
+  );
+}
+
+function QuarantineNote({ daemons }: { daemons: GcDaemon[] }) {
+  const hit = daemons.filter(quarantined);
+  if (hit.length === 0) return null;
+  const zones = hit.reduce((n, d) => n + (d.quarantined_zones ?? 0), 0);
+  return (
+    <p className="muted" data-testid="gc-quarantine-note">
+      <Badge tone="warn">SMRSTORE_GC_QUARANTINE</Badge> {formatCount(zones)} zone{zones === 1 ? "" : "s"} quarantined on{" "}
+      {hit.map((d) => d.daemon).join(", ")}: GC failed to clean them (read, checksum or write error) and rolled back. Check the
+      drives and run a deep fsck; GC retries a quarantined zone later.
+    </p>
   );
 }
 
@@ -63,7 +92,12 @@ export function GcView() {
         what="GC state"
         empty={(g) => (g.daemons.length === 0 ? <>No smrstore daemons report GC state yet.</> : null)}
       >
-        {(g) => <GcTable daemons={g.daemons} />}
+        {(g) => (
+          <>
+            <GcTable daemons={g.daemons} />
+            <QuarantineNote daemons={g.daemons} />
+          </>
+        )}
       </QueryState>
       <QueryState query={history} what="GC history" empty={(h) => (h.series.length === 0 ? <>No history yet.</> : null)}>
         {(h) => (
