@@ -75,9 +75,28 @@ Status WriteSuperblock(ZonedDevice* dev, const std::vector<uint32_t>& reserved,
     // Both full, or the current one has no room: reset the *other* zone (the older copies)
     // and continue there, so the newest copy always stays readable.
     const ZoneInfo* other = nullptr;
+    if (current == nullptr) {
+      // Both full: the older copies are in the zone whose last copy is older (copies are
+      // appended in sequence order, so a zone's last slot holds its newest).
+      uint64_t oldest = UINT64_MAX;
+      std::string slot(kSuperblockSlot, '\0');
+      for (uint32_t r : reserved) {
+        const ZoneInfo& z = zones[r - reserved.front()];
+        const uint64_t slots = z.capacity / kSuperblockSlot;
+        uint64_t seq = 0;  // no readable copy: older than any
+        if (slots > 0 && dev->Read(z.start + (slots - 1) * kSuperblockSlot, slot.data(),
+                                   slot.size()).ok()) {
+          if (auto sb = DecodeSlot(slot.data())) seq = sb->sequence;
+        }
+        if (other == nullptr || seq < oldest) {
+          other = &z;
+          oldest = seq;
+        }
+      }
+    }
     for (uint32_t r : reserved) {
       const ZoneInfo& z = zones[r - reserved.front()];
-      if (current == nullptr || z.start != current->start) other = &z;
+      if (current != nullptr && z.start != current->start) other = &z;
     }
     if (other == nullptr) other = &zones[0];
     SMR_RETURN_IF_ERROR(dev->ResetZones(dev->ZoneIndexOf(other->start), 1));
