@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #ifdef SMRSTORE_HAVE_LIBZBD
@@ -47,6 +49,16 @@ Result<uint32_t> ToU32(std::string_view key, uint64_t v) {
   return static_cast<uint32_t>(v);
 }
 
+// v units of `unit` bytes; a product past 2^64 is refused, not wrapped (found by fuzzing:
+// zone_mib=17592186044417 used to mean 1 MiB).
+Result<uint64_t> ToBytes(std::string_view key, uint64_t v, uint64_t unit) {
+  if (v > UINT64_MAX / unit) {
+    return Status::InvalidArgument("device spec: " + std::string(key) + "=" + std::to_string(v) +
+                                   " is too large");
+  }
+  return v * unit;
+}
+
 Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value) {
   EmulatedGeometry& g = spec->geometry;
   if (key == "mbps" || key == "seek_ms") {
@@ -58,9 +70,9 @@ Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value
   if (key == "zones") {
     SMR_ASSIGN_OR_RETURN(g.nr_zones, ToU32(key, v));
   } else if (key == "zone_mib" || key == "zone_kib") {
-    g.zone_size = v * (key == "zone_mib" ? kMiB : kKiB);
+    SMR_ASSIGN_OR_RETURN(g.zone_size, ToBytes(key, v, key == "zone_mib" ? kMiB : kKiB));
   } else if (key == "cap_mib" || key == "cap_kib") {
-    g.zone_capacity = v * (key == "cap_mib" ? kMiB : kKiB);
+    SMR_ASSIGN_OR_RETURN(g.zone_capacity, ToBytes(key, v, key == "cap_mib" ? kMiB : kKiB));
     if (v == 0) return Status::InvalidArgument("device spec: zone capacity must be > 0");
   } else if (key == "conv") {
     SMR_ASSIGN_OR_RETURN(g.nr_conventional, ToU32(key, v));
@@ -91,11 +103,20 @@ std::string SizeKey(const char* base, uint64_t bytes) {
   return std::string(base) + "_kib=" + std::to_string(bytes / kKiB);
 }
 
+// The shortest text strtod reads back as exactly `v`: the 6-decimal form when it is exact
+// (150, 8.5), else %.<n>g with the fewest digits that are (found by fuzzing: mbps=1e-9
+// printed as "mbps=0", which turns the timing model off).
 std::string FormatNumber(double v) {
   std::string s = std::to_string(v);
   while (!s.empty() && s.back() == '0') s.pop_back();
   if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
+  if (std::strtod(s.c_str(), nullptr) == v) return s;
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 // Compares the geometry keys given in `spec` with an opened drive's geometry.

@@ -325,5 +325,36 @@ TEST(DeviceSpecTest, OpenOfNonZonedZbdFails) {
   EXPECT_FALSE(PathExists(dir.path() + "/missing"));
 }
 
+// ---------------------------------------------------------------------------------------
+// Regressions found by fuzzing (src/os/smrstore/fuzz/device_spec_fuzz.cc)
+
+// A tiny positive mbps was printed with 6 decimals as "mbps=0", so the canonical form
+// turned the timing model off and was not a fixed point. The crashing input, verbatim.
+TEST(DeviceSpecTest, FuzzTinyTimingValueRoundTripsExactly) {
+  const std::string crash =
+      "emu:/x?mbps=.000000000000000000000000000000000000000000000050&seek_ms=8.5";
+  DeviceSpec a = MustParse(crash);
+  EXPECT_GT(a.timing.seq_mbps, 0);
+  const std::string text = a.ToString();
+  DeviceSpec b = MustParse(text);
+  ExpectSameSpec(a, b, crash + " -> " + text);
+  EXPECT_EQ(b.ToString(), text);
+  // Values the 6-decimal form holds exactly keep that form.
+  EXPECT_EQ(MustParse("emu:/x?mbps=150&seek_ms=8.5").ToString(), "emu:/x?mbps=150&seek_ms=8.5");
+  EXPECT_EQ(MustParse("emu:/x?mbps=0.1234567").ToString(), "emu:/x?mbps=0.1234567");
+}
+
+// A size whose byte count passes 2^64 wrapped silently: zone_mib=2^44+1 meant 1 MiB.
+TEST(DeviceSpecTest, FuzzSizeThatOverflowsIsRefused) {
+  for (const char* spec : {"emu:/x?zone_mib=17592186044417", "emu:/x?zone_kib=18014398509481985",
+                           "emu:/x?zone_mib=1&cap_mib=17592186044417"}) {
+    auto r = DeviceSpec::Parse(spec);
+    ASSERT_FALSE(r.ok()) << spec << " accepted as " << r->ToString();
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("too large"), std::string::npos) << r.status().ToString();
+  }
+  EXPECT_EQ(MustParse("emu:/x?zone_kib=1024").geometry.zone_size, 1u << 20);
+}
+
 }  // namespace
 }  // namespace smr
