@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm test-osd-faults osd-bench peers mutate unit demo demo-stop devbench storebench clean
+.PHONY: all deps configure build test test-vm test-osd-faults fuzz-long osd-bench peers mutate unit demo demo-stop devbench storebench clean
 
 all: build
 
@@ -38,6 +38,7 @@ test: build
 	mgr-module/run-tests.sh
 	web/run-tests.sh
 	qa/ceph/run.sh $(TOOL)
+	qa/fuzz/run.sh
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
 
 # The device conformance suite on real kernel zoned devices (null_blk zoned, QEMU NVMe ZNS)
@@ -53,6 +54,13 @@ test-vm: build
 # (qa/ceph/0006_osd_faults.sh).
 test-osd-faults: build
 	bash qa/ceph/0006_osd_faults.sh
+
+# The libFuzzer targets (src/os/smrstore/fuzz/README.md) for 10^7 executions each, two at a
+# time, in their own clang build dir (build-fuzz); not part of `make test`, which runs each
+# for 20 s. Summary (executions, exec/s, crashes, corpus size): build-fuzz/fuzz/out-long/
+# summary.txt; figures in doc/testing.md, "Fuzzing".
+fuzz-long: deps
+	qa/fuzz/run.sh --long
 
 # 4 smrstore OSDs vs 4 BlueStore (file-backed) vs 4 memstore OSDs: rados bench 4 MiB
 # write/read, 4 KiB write, p99 latencies, smrstore's device WA (doc/performance.md,

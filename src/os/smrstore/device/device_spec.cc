@@ -49,8 +49,9 @@ Result<uint32_t> ToU32(std::string_view key, uint64_t v) {
   return static_cast<uint32_t>(v);
 }
 
-// v units of `unit` bytes; a product past 2^64 is refused, not wrapped (found by fuzzing:
-// zone_mib=17592186044417 used to mean 1 MiB).
+// v units of `unit` bytes; a product past 2^64 is refused, not wrapped (found writing the
+// fuzz target fuzz/device_spec_fuzz.cc, whose 128-bit oracle flags it:
+// zone_mib=17592186044417 meant 1 MiB).
 Result<uint64_t> ToBytes(std::string_view key, uint64_t v, uint64_t unit) {
   if (v > UINT64_MAX / unit) {
     return Status::InvalidArgument("device spec: " + std::string(key) + "=" + std::to_string(v) +
