@@ -120,7 +120,8 @@ done
 cat "$OUT/summary.txt"
 n=$(echo $TARGETS | wc -w)
 if [ "$rc" = 0 ]; then
-  echo "fuzz: $n passed, 0 failed ($MODE mode)"
+  echo "fuzz ($MODE mode): every target ran without a crash"
+  echo "fuzz: $n passed, 0 failed"
 else
   echo "fuzz: some targets failed ($MODE mode); see above" >&2
 fi
