@@ -18,6 +18,7 @@ allowed() {
     store) echo "common device format meta zone gc store" ;;
     objectstore) echo "common device format meta zone gc store objectstore os osd include" ;;
     osd_preload) echo "common device format meta zone gc store kv objectstore os osd include osd_preload" ;;
+    fuzz) echo "common device format fuzz" ;;  # libFuzzer targets of the decoders (fuzz/README.md)
     *) echo "" ;;
   esac
 }
