@@ -70,7 +70,7 @@ assert st["size"] == 20 << 20 and st["mapped_bytes"] == 20 << 20 and not st["dat
 df = json.load(open("df.json"))
 assert df["total"] == 2 * 31 * (16 << 20), df
 assert df["stored"] >= (20 << 20) + 2 * 5120 and df["allocated"] >= df["stored"], df
-assert df["available"] + df["used"] == df["total"], df
+assert df["free"] + df["used"] == df["total"] and df["available"] <= df["free"], df
 s = json.load(open("stats.json"))
 assert s["store"]["drives"] == 2 and s["statfs"]["total"] == df["total"], s
 print("json ok")

@@ -61,8 +61,31 @@ Result<uint64_t> ParseSize(const std::string& text) {
 }
 
 int Fail(const std::string& command, const Status& status) {
-  std::cerr << "smrstore-tool " << command << ": " << status.ToString() << "\n";
-  return 1;
+  std::cerr << "smrstore-tool " << command << ": " << PrintableName(status.ToString()) << "\n";
+  return kExitFailed;
+}
+
+int UsageFail(const std::string& command, const Status& status) {
+  std::cerr << "smrstore-tool " << command << ": " << PrintableName(status.ToString())
+            << " (see smrstore-tool " << command << " --help)\n";
+  return kExitUsage;
+}
+
+std::string PrintableName(const std::string& name) {
+  std::string out;
+  out.reserve(name.size());
+  for (unsigned char c : name) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 
@@ -76,7 +99,9 @@ void Cli::PrintOverview() const {
   }
   std::cout << "\nRun '" << program_ << " COMMAND --help' for a command's arguments.\n"
             << "Devices are named by spec strings: emu:PATH?zones=N&zone_mib=N&... or "
-               "zbd:/dev/NODE (see doc/tools/smrstore-tool.md).\n";
+               "zbd:/dev/NODE (see doc/tools/smrstore-tool.md).\n"
+            << "Exit status: 0 ok, 1 the operation failed, 2 usage error (unknown command or\n"
+               "option, missing or invalid argument); errors are one line on stderr.\n";
 }
 
 void Cli::PrintCommandHelp(const CommandSpec& cmd) const {
@@ -93,14 +118,19 @@ void Cli::PrintCommandHelp(const CommandSpec& cmd) const {
       std::cout << head << o.help << "\n";
     }
   }
-  std::cout << "  --help                  show this help\n";
+  std::cout << "  --help                  show this help\n"
+            << "\nExit status: 0 ok, 1 the operation failed, 2 usage error.\n";
 }
 
 int Cli::Run(int argc, char** argv) const {
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+  if (argc < 2) {
+    std::cerr << program_ << ": no command (see " << program_ << " --help)\n";
+    return kExitUsage;
+  }
+  if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
       std::string(argv[1]) == "help") {
     PrintOverview();
-    return argc < 2 ? 2 : 0;
+    return kExitOk;
   }
   const std::string name = argv[1];
   const CommandSpec* cmd = nullptr;
@@ -108,12 +138,12 @@ int Cli::Run(int argc, char** argv) const {
     if (c.name == name) cmd = &c;
   }
   if (cmd == nullptr) {
-    std::cerr << program_ << ": unknown command '" << name << "' (see " << program_
+    std::cerr << program_ << ": unknown command '" << PrintableName(name) << "' (see " << program_
               << " --help)\n";
     return 2;
   }
   auto usage_error = [&](const std::string& msg) {
-    std::cerr << program_ << " " << cmd->name << ": " << msg << " (see " << program_ << " "
+    std::cerr << program_ << " " << cmd->name << ": " << PrintableName(msg) << " (see " << program_ << " "
               << cmd->name << " --help)\n";
     return 2;
   };

@@ -68,8 +68,23 @@ class Cli {
 
 // Parses "123", "64K", "256M", "1G", "2T" (binary multiples). Errors name the text.
 Result<uint64_t> ParseSize(const std::string& text);
+// Exit codes, one convention for every command (documented in --help and
+// doc/operations.md): 0 ok; 1 the operation failed (device/store errors, a named object,
+// collection or zone that does not exist, no space, a drive that belongs to a store...);
+// 2 usage: the command line itself is wrong, decidable without touching a device or
+// store (unknown command or option, wrong number of arguments, a value that does not
+// parse or is outside its fixed range, missing or conflicting options).
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
 // Prints "smrstore-tool CMD: <status>" to stderr and returns 1.
 int Fail(const std::string& command, const Status& status);
+// Prints "smrstore-tool CMD: <status> (see smrstore-tool CMD --help)" and returns 2.
+int UsageFail(const std::string& command, const Status& status);
+// A name (object, collection, xattr, omap key, path) made safe to print on a terminal:
+// control bytes (< 0x20, 0x7f) and backslashes are escaped as \xNN (a backslash as \\),
+// everything else (UTF-8 included) is kept. Every printer of names in the tool uses it.
+std::string PrintableName(const std::string& name);
 // JSON string escaping for the commands' JSON output.
 using ::smr::JsonEscape;
 

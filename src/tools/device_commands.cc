@@ -14,7 +14,10 @@
 #include "common/crc32c.h"
 #include "common/pattern.h"
 #include "device/device_spec.h"
+#include "format/record.h"
+#include "store/superblock_log.h"
 #include "store_commands.h"
+#include "zone/zone_manager.h"
 
 namespace smr::tool {
 
@@ -67,8 +70,8 @@ int CmdZones(const Args& args) {
   if (IsStoreTarget(target)) return CmdStoreZones(args);
   auto first = args.number("zone", 0);
   auto count = args.number("count", 0);
-  if (!first.ok()) return Fail("zones", first.status());
-  if (!count.ok()) return Fail("zones", count.status());
+  if (!first.ok()) return UsageFail("zones", first.status());
+  if (!count.ok()) return UsageFail("zones", count.status());
   auto dev = OpenDevice(target);
   if (!dev.ok()) return Fail("zones", dev.status());
   auto report = ZoneReport(target, dev->get(), *first, *count, args.has("json"));
@@ -83,23 +86,30 @@ int CmdZone(const Args& args) {
   const std::string& zone_text = args.positional()[2];
   if (zone_text.empty() || zone_text.find_first_not_of("0123456789") != std::string::npos ||
       zone_text.size() > 9) {
-    return Fail("zone", Status::InvalidArgument("'" + zone_text + "' is not a zone number"));
+    return UsageFail("zone", Status::InvalidArgument("'" + zone_text + "' is not a zone number"));
   }
   auto count = args.number("count", 1);
-  if (!count.ok()) return Fail("zone", count.status());
+  if (!count.ok()) return UsageFail("zone", count.status());
   Status (ZonedDevice::*op)(uint32_t, uint32_t) = nullptr;
   if (action == "open") op = &ZonedDevice::OpenZones;
   if (action == "close") op = &ZonedDevice::CloseZones;
   if (action == "finish") op = &ZonedDevice::FinishZones;
   if (action == "reset") op = &ZonedDevice::ResetZones;
   if (op == nullptr) {
-    return Fail("zone", Status::InvalidArgument("unknown action '" + action +
-                                                "' (open, close, finish, reset)"));
+    return UsageFail("zone", Status::InvalidArgument("unknown action '" + action +
+                                                     "' (open, close, finish, reset)"));
+  }
+  if (*count == 0 || *count > UINT32_MAX) {
+    return UsageFail("zone", Status::InvalidArgument("--count must be between 1 and 2^32-1"));
   }
   auto dev = OpenDevice(spec);
   if (!dev.ok()) return Fail("zone", dev.status());
+  // Every action changes the zone's state (reset and finish destroy data): never on a
+  // drive that belongs to a store unless forced.
+  if (Status g = RefuseStoreDrive(dev->get(), args.has("force")); !g.ok()) {
+    return Fail("zone", g);
+  }
   const auto z = static_cast<uint32_t>(std::stoul(zone_text));
-  if (*count > UINT32_MAX) return Fail("zone", Status::InvalidArgument("--count too large"));
   Status s = ((*dev).get()->*op)(z, static_cast<uint32_t>(*count));
   if (!s.ok()) return Fail("zone", s);
   std::cout << action << " zones [" << z << ", " << z + *count << "): ok\n";
@@ -113,10 +123,16 @@ int CmdWrite(const Args& args) {
   auto zone = args.number("zone", 0);
   auto offset = args.size("offset", 0);
   for (const Status* s : {&length.status(), &seed.status(), &zone.status(), &offset.status()}) {
-    if (!s->ok()) return Fail("write", *s);
+    if (!s->ok()) return UsageFail("write", *s);
   }
   if (args.has("zone") == args.has("offset")) {
-    return Fail("write", Status::InvalidArgument("give exactly one of --zone and --offset"));
+    return UsageFail("write", Status::InvalidArgument("give exactly one of --zone and --offset"));
+  }
+  if (!args.has("input") && !args.has("length")) {
+    return UsageFail("write", Status::InvalidArgument("--length is required without --input"));
+  }
+  if (args.has("length") && *length == 0) {
+    return UsageFail("write", Status::InvalidArgument("--length must be > 0"));
   }
   int in_fd = -1;
   if (args.has("input")) {
@@ -127,8 +143,17 @@ int CmdWrite(const Args& args) {
       *length = end < 0 ? 0 : static_cast<uint64_t>(end);
     }
   }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() {
+      if (fd >= 0) ::close(fd);
+    }
+  } in_closer{in_fd};
   auto dev = OpenDevice(spec);
   if (!dev.ok()) return Fail("write", dev.status());
+  if (Status g = RefuseStoreDrive(dev->get(), args.has("force")); !g.ok()) {
+    return Fail("write", g);
+  }
   uint64_t off = *offset;
   if (args.has("zone")) {
     if (*zone >= (*dev)->info().nr_zones) {
@@ -144,7 +169,33 @@ int CmdWrite(const Args& args) {
     const uint64_t lbs = (*dev)->info().logical_block_size;
     *length = (*length + lbs - 1) / lbs * lbs;
   }
-  if (*length == 0) return Fail("write", Status::InvalidArgument("--length must be > 0"));
+  if (*length == 0) return Fail("write", Status::InvalidArgument(args.get("input") + " is empty"));
+  // Check the whole write fits before writing a byte: within the device, and within the
+  // writable capacity of a sequential zone from the write pointer on.
+  const DeviceInfo& info = (*dev)->info();
+  if (off >= info.capacity_bytes() || *length > info.capacity_bytes() - off) {
+    return Fail("write", Status::NoSpace("writing " + std::to_string(*length) + " bytes at " +
+                                         std::to_string(off) + " would pass the end of " +
+                                         info.path + " (" +
+                                         std::to_string(info.capacity_bytes()) + " bytes)"));
+  }
+  {
+    const uint32_t zi_index = (*dev)->ZoneIndexOf(off);
+    auto zi = (*dev)->ReportZones(zi_index, 1);
+    if (!zi.ok()) return Fail("write", zi.status());
+    const ZoneInfo& z = (*zi)[0];
+    if (!z.is_conventional()) {
+      const uint64_t end = z.start + z.capacity;
+      const uint64_t room = off < end ? end - off : 0;
+      if (*length > room) {
+        return Fail("write", Status::NoSpace(
+                                 "writing " + std::to_string(*length) + " bytes at " +
+                                 std::to_string(off) + " would pass the end of zone " +
+                                 std::to_string(zi_index) + "'s capacity (" +
+                                 std::to_string(room) + " bytes left from there)"));
+      }
+    }
+  }
   std::vector<char> buf(kChunk);
   for (uint64_t done = 0; done < *length;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, *length - done));
@@ -161,7 +212,6 @@ int CmdWrite(const Args& args) {
     }
     done += n;
   }
-  if (in_fd >= 0) ::close(in_fd);
   Status s = (*dev)->Flush();
   if (!s.ok()) return Fail("write", s);
   std::cout << "wrote " << *length << " bytes at " << off << " (zone " << (*dev)->ZoneIndexOf(off)
@@ -175,10 +225,10 @@ int CmdRead(const Args& args) {
   auto offset = args.size("offset", 0);
   auto seed = args.number("verify-seed", 0);
   for (const Status* s : {&length.status(), &offset.status(), &seed.status()}) {
-    if (!s->ok()) return Fail("read", *s);
+    if (!s->ok()) return UsageFail("read", *s);
   }
   if (!args.has("offset") || !args.has("length")) {
-    return Fail("read", Status::InvalidArgument("--offset and --length are required"));
+    return UsageFail("read", Status::InvalidArgument("--offset and --length are required"));
   }
   auto dev = OpenDevice(spec);
   if (!dev.ok()) return Fail("read", dev.status());
@@ -214,6 +264,21 @@ int CmdRead(const Args& args) {
 }
 
 }  // namespace
+
+Status RefuseStoreDrive(ZonedDevice* dev, bool force) {
+  if (force) return Status::OK();
+  // The store's own reader, on the zones a store keeps its superblock log in (the ones
+  // ZoneManager reserves on this drive, as Store::Mkfs looks them up).
+  ZoneManager zones({dev});
+  Status attached = zones.Attach();
+  if (!attached.ok()) return Status::OK();  // not a drive a store could use
+  auto existing = ReadSuperblock(dev, zones.ReservedZones(0));
+  if (!existing.ok()) return existing.status().WithContext(dev->info().path);
+  if (!existing->has_value()) return Status::OK();
+  return Status::AlreadyExists(dev->info().path + " holds smrstore " +
+                               UuidToString((*existing)->store_uuid) +
+                               " (refusing to change it; use --force to do it anyway)");
+}
 
 Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64_t first,
                                uint64_t count, bool json) {
@@ -286,22 +351,28 @@ void AddDeviceCommands(Cli* cli) {
              {"count", "N", "number of zones (default: to the end)"}},
             CmdZones});
   cli->Add({"zone", "SPEC ACTION ZONE", "open, close, finish or reset zones",
-            "ACTION is open, close, finish or reset; acts on ZONE and the --count-1 after it.",
+            "ACTION is open, close, finish or reset; acts on ZONE and the --count-1 after it.\n"
+            "Refuses a drive that holds an smrstore superblock (a store's drive, mounted or\n"
+            "not) unless --force: reset and finish destroy the store's data.",
             3,
             3,
-            {{"count", "N", "number of zones (default 1)"}},
+            {{"count", "N", "number of zones (default 1)"},
+             {"force", "", "act even on a drive that belongs to a store"}},
             CmdZone});
   cli->Add({"write", "SPEC", "write a test pattern or a file to a device",
             "Writes --length bytes at --offset, or at the write pointer of --zone (a\n"
             "conventional zone's start), then flushes. Data is a deterministic pattern of\n"
-            "--seed (verifiable with read --verify-seed) or the bytes of --input.",
+            "--seed (verifiable with read --verify-seed) or the bytes of --input. Checks that\n"
+            "the write fits (device end; a sequential zone's capacity) before writing.\n"
+            "Refuses a drive that holds an smrstore superblock unless --force.",
             1,
             1,
             {{"offset", "BYTES", "device byte offset"},
              {"zone", "N", "write at this zone's write pointer"},
              {"length", "BYTES", "bytes to write (K/M/G suffixes)"},
              {"seed", "N", "pattern seed (default 1)"},
-             {"input", "FILE", "write this file's bytes instead of a pattern"}},
+             {"input", "FILE", "write this file's bytes instead of a pattern"},
+             {"force", "", "write even to a drive that belongs to a store"}},
             CmdWrite});
   cli->Add({"read", "SPEC", "read a device range; verify a pattern or save it",
             "Prints the crc32c of the bytes read; --verify-seed checks them against the\n"

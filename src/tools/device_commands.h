@@ -14,6 +14,11 @@ namespace smr::tool {
 void AddDeviceCommands(Cli* cli);
 void AddDevbenchCommand(Cli* cli);
 
+// OK unless `dev` holds an smrstore superblock (it is a store's drive, mounted or not) and
+// !force: then kAlreadyExists "PATH holds smrstore UUID (refusing ...; use --force ...)".
+// Raw commands that change a drive call it first.
+Status RefuseStoreDrive(ZonedDevice* dev, bool force);
+
 // The zone report of `dev` (named `spec`) that `zones` prints: zones [first, first+count)
 // (count 0 = to the end), as text or as the JSON documented in doc/tools/smrstore-tool.md.
 Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64_t first,

@@ -8,6 +8,7 @@
 #include "store_commands.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,17 +37,54 @@ namespace smr::tool {
 
 namespace {
 
-constexpr size_t kChunk = 4u << 20;        // put: bytes per Write op; get: bytes per Read
+constexpr size_t kChunk = 4u << 20;        // get: bytes per Read
+constexpr uint64_t kPutChunk = 16u << 20;  // put: bytes per transaction (rounded to records)
+constexpr uint64_t kBlock = 4096;          // record header / payload padding unit
+// A put writes under the target's id with this generation, then renames (see CmdPut).
+constexpr uint64_t kPutTempGeneration = 0x736d727075740000ull;  // "smrput\0\0"
 constexpr size_t kListPage = 1024;         // ls / listomapkeys page size
 
 // ---------------------------------------------------------------------------------------
 // Small helpers
 
-// A usage-type error (malformed option value): one line, exit 2.
-int UsageFail(const std::string& command, const Status& status) {
-  std::cerr << "smrstore-tool " << command << ": " << status.ToString()
-            << " (see smrstore-tool " << command << " --help)\n";
-  return 2;
+// Names as printed (control bytes escaped, cli.h PrintableName).
+std::string P(const std::string& name) { return PrintableName(name); }
+
+// Names over Ceph's limits are invalid arguments (exit 2), found before mounting.
+bool CheckNames(const std::string& cmd, const Transaction& t, int* rc) {
+  Status s = t.Validate();
+  if (s.ok()) return true;
+  *rc = UsageFail(cmd, s);
+  return false;
+}
+
+// Validates (Ceph's name limits), then applies.
+Status ApplyChecked(Store* store, Transaction t) {
+  Status v = t.Validate();
+  if (!v.ok()) return v;
+  return store->Apply(std::move(t));
+}
+
+// Zone bytes a put of `size` bytes needs: data records of at most `max_record` payload
+// bytes (put writes whole multiples of it per op, so only the last record is partial),
+// each a 4 KiB header plus its payload padded to 4 KiB (txn_planner AddRecordWrite,
+// format/record_format.h). Objects up to `inline_max` stay in RocksDB: no zone bytes.
+uint64_t PutZoneBytes(uint64_t size, uint64_t max_record, uint64_t inline_max) {
+  if (size <= inline_max) return 0;
+  const uint64_t full = size / max_record, rest = size % max_record;
+  uint64_t bytes = full * (kBlock + (max_record + kBlock - 1) / kBlock * kBlock);
+  if (rest > 0) bytes += kBlock + (rest + kBlock - 1) / kBlock * kBlock;
+  return bytes;
+}
+
+// The largest put whose PutZoneBytes fits in `zone_bytes` (Store::Statfs user_available):
+// what df prints as available. Never less than inline_max (those stay in RocksDB).
+uint64_t LargestPut(uint64_t zone_bytes, uint64_t max_record, uint64_t inline_max) {
+  const uint64_t per = kBlock + max_record;  // max_record is a 4 KiB multiple (mkfs)
+  uint64_t n = zone_bytes / per * max_record;
+  const uint64_t left = zone_bytes % per;
+  if (left > kBlock) n += (left - kBlock) / kBlock * kBlock;
+  return std::max(n, inline_max);
 }
 
 bool IsDir(const std::string& p) {
@@ -244,10 +282,13 @@ Result<ObjectId> ObjectFromArgs(const Args& args, const std::string& name, bool*
       oid.snap = *n;
     }
   }
-  *usage = false;
+  // An empty name or one over Ceph's limits is an invalid argument too (exit 2).
   if (name.empty()) return Status::InvalidArgument("the object name is empty");
-  Status v = oid.Validate();
+  Transaction check;
+  check.Touch("", oid);
+  Status v = check.Validate();
   if (!v.ok()) return v;
+  *usage = false;
   return oid;
 }
 
@@ -427,7 +468,7 @@ int CmdMkfs(const Args& args) {
   if (!inline_max.ok()) return UsageFail("mkfs", inline_max.status());
   if (!max_record.ok()) return UsageFail("mkfs", max_record.status());
   if (*inline_max > UINT32_MAX || *max_record > UINT32_MAX) {
-    return Fail("mkfs", Status::InvalidArgument("--inline-max / --max-record too large"));
+    return UsageFail("mkfs", Status::InvalidArgument("--inline-max / --max-record too large"));
   }
   opts.inline_max = static_cast<uint32_t>(*inline_max);
   opts.max_record_payload = static_cast<uint32_t>(*max_record);
@@ -465,12 +506,20 @@ int CmdDf(const Args& args) {
   if (!store.ok()) return Fail("df", store.status());
   const StoreStatfs st = (*store)->Statfs();
   const StoreCounters c = (*store)->Counters();
+  // "available" is what a put can really use: the largest object `put` stores now (its
+  // records and their 4 KiB headers fit in Statfs().user_available, which leaves out the
+  // GC reserve and a record's tail per zone); a put one byte larger is refused NoSpace.
+  const StoreOptions& o = (*store)->options();
+  const uint64_t available = LargestPut(st.user_available, o.max_record_payload, o.inline_max);
+  // "free": free zones + room in open zones (GC reserve included); used = total - free.
   const uint64_t used = st.total >= st.available ? st.total - st.available : 0;
   if (args.has("json")) {
-    std::cout << "{\"total\": " << st.total << ", \"available\": " << st.available
+    std::cout << "{\"total\": " << st.total << ", \"available\": " << available
+              << ", \"free\": " << st.available << ", \"user_available\": " << st.user_available
+              << ", \"reclaimable\": " << st.reclaimable
               << ", \"used\": " << used << ", \"allocated\": " << st.allocated
               << ", \"stored\": " << st.stored << ", \"meta_bytes\": " << st.meta_bytes
-              << ",\n \"available_pct\": " << Fixed(Pct(st.available, st.total), 1)
+              << ",\n \"available_pct\": " << Fixed(Pct(available, st.total), 1)
               << ", \"used_pct\": " << Fixed(Pct(used, st.total), 1)
               << ", \"allocated_pct\": " << Fixed(Pct(st.allocated, st.total), 1)
               << ", \"stored_pct\": " << Fixed(Pct(st.stored, st.total), 1)
@@ -484,7 +533,10 @@ int CmdDf(const Args& args) {
       std::cout << line;
     };
     row("total", st.total, "");
-    row("available", st.available, "  " + Fixed(Pct(st.available, st.total), 1) + " %");
+    row("available", available,
+        "  " + Fixed(Pct(available, st.total), 1) + " % (largest put now)");
+    row("free", st.available, "  " + Fixed(Pct(st.available, st.total), 1) +
+                                  " % (free zones + open zones' room, GC reserve incl.)");
     row("used", used, "  " + Fixed(Pct(used, st.total), 1) + " %");
     row("allocated", st.allocated, "  " + Fixed(Pct(st.allocated, st.total), 1) + " %");
     row("stored", st.stored,
@@ -529,9 +581,9 @@ int CmdStats(const Args& args) {
 
 int CmdGc(const Args& args) {
   auto zones = args.number("zones", 1);
-  if (!zones.ok()) return Fail("gc", zones.status());
+  if (!zones.ok()) return UsageFail("gc", zones.status());
   if (*zones == 0 || *zones > 1000000) {
-    return Fail("gc", Status::InvalidArgument("--zones must be between 1 and 1000000"));
+    return UsageFail("gc", Status::InvalidArgument("--zones must be between 1 and 1000000"));
   }
   auto store = Mount(args.positional()[0]);
   if (!store.ok()) return Fail("gc", store.status());
@@ -587,8 +639,8 @@ int CmdFsck(const Args& args) {
               << " extents";
     if (deep) std::cout << ", " << f.records_verified << " records verified";
     std::cout << "\n";
-    for (const std::string& e : f.errors) std::cout << "error: " << e << "\n";
-    for (const std::string& e : f.repaired) std::cout << "repaired: " << e << "\n";
+    for (const std::string& e : f.errors) std::cout << "error: " << P(e) << "\n";
+    for (const std::string& e : f.repaired) std::cout << "repaired: " << P(e) << "\n";
     std::cout << (f.ok() ? "clean" : std::to_string(f.errors.size()) + " errors") << "\n";
   }
   std::cout.flush();
@@ -609,14 +661,14 @@ int CmdMkcoll(const Args& args) {
   auto bits = args.number("bits", 0);
   if (!bits.ok()) return UsageFail("mkcoll", bits.status());
   if (*bits > 32) return UsageFail("mkcoll", Status::InvalidArgument("--bits must be <= 32"));
-  if (coll.empty()) return Fail("mkcoll", Status::InvalidArgument("empty collection name"));
+  if (coll.empty()) return UsageFail("mkcoll", Status::InvalidArgument("empty collection name"));
   auto store = Mount(args.positional()[0]);
   if (!store.ok()) return Fail("mkcoll", store.status());
   Transaction t;
   t.MkColl(coll, static_cast<uint32_t>(*bits));
-  Status s = (*store)->Apply(std::move(t));
+  Status s = ApplyChecked(store->get(), std::move(t));
   if (!s.ok()) return Fail("mkcoll", s);
-  std::cout << "created collection " << coll << " (bits " << *bits << ")\n";
+  std::cout << "created collection " << P(coll) << " (bits " << *bits << ")\n";
   return Unmount("mkcoll", std::move(*store));
 }
 
@@ -629,9 +681,9 @@ int CmdRmcoll(const Args& args) {
   if (!bits.ok()) return Fail("rmcoll", bits.status());
   Transaction t;
   t.RmColl(coll);
-  Status s = (*store)->Apply(std::move(t));
+  Status s = ApplyChecked(store->get(), std::move(t));
   if (!s.ok()) return Fail("rmcoll", s);
-  std::cout << "removed collection " << coll << "\n";
+  std::cout << "removed collection " << P(coll) << "\n";
   return Unmount("rmcoll", std::move(*store));
 }
 
@@ -640,72 +692,248 @@ int CmdLscoll(const Args& args) {
   if (!store.ok()) return Fail("lscoll", store.status());
   auto colls = (*store)->ListCollections();
   if (!colls.ok()) return Fail("lscoll", colls.status());
-  for (const std::string& c : *colls) std::cout << c << "\n";
+  for (const std::string& c : *colls) std::cout << P(c) << "\n";
   return Unmount("lscoll", std::move(*store));
 }
 
 // ---------------------------------------------------------------------------------------
 // Objects
 
+// put streams FILE in transactions of kPutChunk bytes (memory stays bounded whatever the
+// size) under a temporary id: the target's id with generation kPutTempGeneration. The
+// last transaction carries the target's xattrs and omap over, removes the target and
+// renames the temporary object onto it, so the object is replaced all-or-nothing. A put
+// that fails removes what it wrote; one killed leaves the temporary object, which the
+// next put of the same object removes first. A regular FILE that does not fit (df's
+// "available") is refused with NoSpace before anything is written.
 int CmdPut(const Args& args) {
   const std::string& coll = args.positional()[1];
   const std::string& file = args.positional()[3];
   ObjectId oid;
   int rc = 0;
   if (!ParseObject("put", args, 2, &oid, &rc)) return rc;
+  ObjectId tmp = oid;
+  tmp.generation = kPutTempGeneration;
+  {
+    Transaction names;
+    names.Touch(coll, oid);
+    if (!CheckNames("put", names, &rc)) return rc;
+  }
   int fd = STDIN_FILENO;
   if (file != "-") {
     fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Fail("put", Status::FromErrno(errno, file));
+    if (fd < 0) return Fail("put", Status::FromErrno(errno, P(file)));
   }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() {
+      if (fd != STDIN_FILENO) ::close(fd);
+    }
+  } closer{fd};
   uint64_t total = 0;
+  bool sized = false;
   struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) total = static_cast<uint64_t>(st.st_size);
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    total = static_cast<uint64_t>(st.st_size);
+    sized = true;
+  }
   auto store = Mount(args.positional()[0]);
   if (!store.ok()) return Fail("put", store.status());
   auto bits = (*store)->CollectionBits(coll);  // fail before reading the file
   if (!bits.ok()) return Fail("put", bits.status());
-
-  // One transaction: the object is replaced all-or-nothing (touch creates an empty one;
-  // truncate drops the old data, keeping xattrs and omap, like rados put).
-  Transaction t;
-  t.Touch(coll, oid);
-  t.Truncate(coll, oid, 0);
+  const StoreOptions& opts = (*store)->options();
+  const uint64_t max_record = opts.max_record_payload;
+  if (sized) {
+    const StoreStatfs sf = (*store)->Statfs();
+    const uint64_t need = PutZoneBytes(total, max_record, opts.inline_max);
+    if (need > sf.user_available) {
+      const uint64_t largest = LargestPut(sf.user_available, max_record, opts.inline_max);
+      Unmount("put", std::move(*store));
+      return Fail("put", Status::NoSpace(
+                             P(file) + " is " + std::to_string(total) + " bytes (" +
+                             Human(total) + "), the store can take at most " +
+                             std::to_string(largest) + " (" + Human(largest) +
+                             ", df's available); nothing was written"));
+    }
+  }
+  const std::string what = P(coll) + "/" + P(oid.name);
+  // Removes the temporary object after a failure; the target is untouched.
+  auto fail = [&](const Status& s) {
+    Transaction undo;
+    undo.Remove(coll, tmp);
+    Status u = (*store)->Apply(std::move(undo));
+    Unmount("put", std::move(*store));
+    Status r = s;
+    if (!u.ok()) r = s.WithContext("and removing the partial copy failed: " + u.ToString());
+    return Fail("put", r);
+  };
+  // Chunks are whole records (the records' bytes are then exactly PutZoneBytes).
+  const uint64_t chunk = std::max<uint64_t>(max_record, kPutChunk / max_record * max_record);
+  std::string buf;
+  buf.reserve(static_cast<size_t>(chunk));
   uint64_t done = 0;
+  bool first = true;
   Progress progress("put", total);
+  const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    std::string chunk(kChunk, '\0');
+    buf.resize(static_cast<size_t>(chunk));
     size_t have = 0;
-    while (have < kChunk) {
-      ssize_t n = ::read(fd, chunk.data() + have, kChunk - have);
+    while (have < chunk) {
+      ssize_t n = ::read(fd, buf.data() + have, static_cast<size_t>(chunk) - have);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return Fail("put", Status::FromErrno(errno, file == "-" ? "stdin" : file));
+      if (n < 0) return fail(Status::FromErrno(errno, file == "-" ? "stdin" : P(file)));
       if (n == 0) break;
       have += static_cast<size_t>(n);
     }
-    if (have == 0) break;
-    chunk.resize(have);
-    t.Write(coll, oid, done, std::move(chunk));
+    if (have == 0 && !first) break;
+    buf.resize(have);
+    Transaction t;
+    if (first) {
+      t.Remove(coll, tmp);  // a killed put's leftover (a no-op when there is none)
+      t.Touch(coll, tmp);
+    }
+    if (have > 0) t.Write(coll, tmp, done, std::move(buf));
+    buf = std::string();
+    Status s = ApplyChecked(store->get(), std::move(t));
+    if (!s.ok()) {
+      return fail(s.WithContext("after " + std::to_string(done) + " of " +
+                                (sized ? std::to_string(total) : std::string("?")) +
+                                " bytes"));
+    }
+    first = false;
     done += have;
     progress.Update(done);
+    if (have < chunk) break;
   }
-  if (fd != STDIN_FILENO) ::close(fd);
   progress.Note("committing " + Human(done));
-  const auto start = std::chrono::steady_clock::now();
-  Status s = (*store)->Apply(std::move(t));
+  // Replace the target: carry its xattrs and omap (rados put keeps them) onto the new
+  // copy, then remove it and rename the copy, in one transaction.
+  Transaction t;
+  if ((*store)->Exists(coll, oid)) {
+    auto attrs = (*store)->GetAttrs(coll, oid);
+    if (!attrs.ok()) return fail(attrs.status());
+    if (!attrs->empty()) t.SetAttrs(coll, tmp, std::move(*attrs));
+    auto header = (*store)->GetOmapHeader(coll, oid);
+    if (!header.ok() && !header.status().IsNotFound() && !header.status().IsNoData()) {
+      return fail(header.status());
+    }
+    if (header.ok() && !header->empty()) t.OmapSetHeader(coll, tmp, std::move(*header));
+    auto omap = (*store)->ListOmap(coll, oid, nullptr, 0);
+    if (!omap.ok()) return fail(omap.status());
+    if (!omap->empty()) {
+      std::map<std::string, std::string> kv(omap->begin(), omap->end());
+      t.OmapSetKeys(coll, tmp, std::move(kv));
+    }
+    t.Remove(coll, oid);
+  }
+  t.CollMoveRename(coll, tmp, coll, oid);
+  Status s = ApplyChecked(store->get(), std::move(t));
   progress.Done();
-  if (!s.ok()) return Fail("put", s);
+  if (!s.ok()) return fail(s);
   rc = Unmount("put", std::move(*store));
   if (rc != 0) return rc;
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "put " << coll << "/" << oid.name << ": " << done << " bytes";
+  std::cout << "put " << what << ": " << done << " bytes";
   if (done >= (1u << 20) && secs > 0) {
     std::cout << ", committed at " << Fixed(done / secs / 1e6, 1) << " MB/s";
   }
   std::cout << "\n";
   return 0;
 }
+
+// get's output file. The bytes go to an O_TMPFILE file in FILE's directory (no name at
+// all), linked to FILE once complete (linkat never replaces a file), so even a get killed
+// with SIGKILL leaves nothing. Where O_TMPFILE is unsupported: a named temporary file
+// "FILE.smrstore-get.XXXXXX", removed on every error path and on SIGINT/SIGTERM/SIGHUP/
+// SIGPIPE (only kill -9 can leave it). SMRSTORE_GET_NO_TMPFILE=1 forces that fallback
+// (tests).
+char g_get_tmp[4096];  // the fallback's temporary path, for the signal handler
+
+void RemoveGetTmpAndDie(int sig) {
+  if (g_get_tmp[0] != '\0') ::unlink(g_get_tmp);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+class GetOutput {
+ public:
+  ~GetOutput() { Abandon(); }
+  Status Open(const std::string& file) {
+    file_ = file;
+    const size_t slash = file.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : file.substr(0, slash);
+    const char* no_tmpfile = ::getenv("SMRSTORE_GET_NO_TMPFILE");
+    if (no_tmpfile == nullptr || std::string(no_tmpfile) != "1") {
+      fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);  // umask applies
+      if (fd_ >= 0) return Status::OK();
+      if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+        return Status::FromErrno(errno, P(dir));
+      }
+    }
+    tmp_ = file + ".smrstore-get.XXXXXX";
+    if (tmp_.size() >= sizeof(g_get_tmp)) return Status::InvalidArgument("path too long");
+    std::snprintf(g_get_tmp, sizeof(g_get_tmp), "%s", tmp_.c_str());  // the template
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, RemoveGetTmpAndDie);
+    sigset_t all, old;
+    sigfillset(&all);
+    ::sigprocmask(SIG_BLOCK, &all, &old);  // no handler between mkstemp and noting the name
+    fd_ = ::mkstemp(tmp_.data());
+    const int err = errno;
+    if (fd_ >= 0) {
+      std::snprintf(g_get_tmp, sizeof(g_get_tmp), "%s", tmp_.c_str());
+    } else {
+      g_get_tmp[0] = '\0';
+    }
+    ::sigprocmask(SIG_SETMASK, &old, nullptr);
+    if (fd_ < 0) return Status::FromErrno(err, P(tmp_));
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd_, 0666 & ~mask);  // mkstemp made it 0600; give it open(O_CREAT)'s mode
+    return Status::OK();
+  }
+  int fd() const { return fd_; }
+  const std::string& name() const { return tmp_.empty() ? file_ : tmp_; }
+  // fsync, then give the file its name.
+  Status Commit() {
+    if (::fsync(fd_) != 0) return Status::FromErrno(errno, P(name()));
+    if (tmp_.empty()) {
+      const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, file_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        const int err = errno;
+        // Without /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).
+        if (err == EEXIST ||
+            ::linkat(fd_, "", AT_FDCWD, file_.c_str(), AT_EMPTY_PATH) != 0) {
+          return Status::FromErrno(err, P(file_));
+        }
+      }
+      ::close(fd_);
+      fd_ = -1;
+      return Status::OK();
+    }
+    ::close(fd_);
+    fd_ = -1;
+    const int r = ::link(tmp_.c_str(), file_.c_str());
+    const int err = errno;
+    Abandon();
+    if (r != 0) return Status::FromErrno(err, P(file_));
+    return Status::OK();
+  }
+  // Closes and removes whatever was written (nothing is left under any name).
+  void Abandon() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (!tmp_.empty()) {
+      ::unlink(tmp_.c_str());
+      g_get_tmp[0] = '\0';
+      tmp_.clear();
+    }
+  }
+
+ private:
+  std::string file_, tmp_;
+  int fd_ = -1;
+};
 
 int CmdGet(const Args& args) {
   const std::string& coll = args.positional()[1];
@@ -715,26 +943,21 @@ int CmdGet(const Args& args) {
   if (!ParseObject("get", args, 2, &oid, &rc)) return rc;
   const bool to_stdout = file == "-";
   if (!to_stdout && PathExists(file)) {
-    return Fail("get", Status::AlreadyExists(file + " exists (get never overwrites a file)"));
+    return Fail("get", Status::AlreadyExists(P(file) + " exists (get never overwrites a file)"));
   }
   auto store = MountReadOnly(args.positional()[0]);
   if (!store.ok()) return Fail("get", store.status());
   auto stat = (*store)->Stat(coll, oid);
   if (!stat.ok()) return Fail("get", stat.status());
-  // The bytes go to a temporary file beside FILE, linked to FILE only once complete (link
-  // never replaces an existing file), so a failed or killed get leaves no partial FILE.
+  GetOutput out;
   int fd = STDOUT_FILENO;
-  std::string tmp;
   if (!to_stdout) {
-    tmp = file + ".smrstore-get.XXXXXX";
-    fd = ::mkstemp(tmp.data());
-    if (fd < 0) return Fail("get", Status::FromErrno(errno, tmp));
+    Status s = out.Open(file);
+    if (!s.ok()) return Fail("get", s);
+    fd = out.fd();
   }
   auto fail = [&](const Status& s) {
-    if (!to_stdout) {
-      ::close(fd);
-      ::unlink(tmp.c_str());
-    }
+    out.Abandon();
     return Fail("get", s);
   };
   Progress progress("get", stat->size);
@@ -749,28 +972,19 @@ int CmdGet(const Args& args) {
                                      std::to_string(n) + " bytes (object changed?)"));
     }
     if (!WriteAll(fd, data->data(), data->size())) {
-      return fail(Status::FromErrno(errno, to_stdout ? "stdout" : tmp));
+      return fail(Status::FromErrno(errno, to_stdout ? "stdout" : P(out.name())));
     }
     done += n;
     progress.Update(done);
   }
   progress.Done();
   if (!to_stdout) {
-    if (::fsync(fd) != 0) return fail(Status::FromErrno(errno, tmp));
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);  // mkstemp made it 0600; give it open(O_CREAT)'s mode
-    ::close(fd);
-    if (::link(tmp.c_str(), file.c_str()) != 0) {
-      const int err = errno;
-      ::unlink(tmp.c_str());
-      return Fail("get", Status::FromErrno(err, file));
-    }
-    ::unlink(tmp.c_str());
+    Status s = out.Commit();
+    if (!s.ok()) return fail(s);
   }
   rc = Unmount("get", std::move(*store));
   if (rc != 0) return rc;
-  if (!to_stdout) std::cout << "got " << coll << "/" << oid.name << ": " << done << " bytes\n";
+  if (!to_stdout) std::cout << "got " << P(coll) << "/" << P(oid.name) << ": " << done << " bytes\n";
   return 0;
 }
 
@@ -786,9 +1000,9 @@ int CmdRm(const Args& args) {
   if (!stat.ok()) return Fail("rm", stat.status());
   Transaction t;
   t.Remove(coll, oid);
-  Status s = (*store)->Apply(std::move(t));
+  Status s = ApplyChecked(store->get(), std::move(t));
   if (!s.ok()) return Fail("rm", s);
-  std::cout << "removed " << coll << "/" << oid.name << "\n";
+  std::cout << "removed " << P(coll) << "/" << P(oid.name) << "\n";
   return Unmount("rm", std::move(*store));
 }
 
@@ -811,7 +1025,7 @@ int CmdLs(const Args& args) {
       if (json) {
         out << (count ? ",\n  " : "\n  ") << ObjectJson(o);
       } else {
-        out << o.name << "\n";
+        out << P(o.name) << "\n";
       }
       ++count;
     }
@@ -848,7 +1062,7 @@ int CmdStat(const Args& args) {
               << ", \"xattrs\": " << attrs->size() << ", \"omap_keys\": " << omap->size()
               << "}\n";
   } else {
-    std::cout << coll << "/" << oid.name << " (" << oid.ToString() << "): size " << st->size
+    std::cout << P(coll) << "/" << P(oid.name) << " (" << P(oid.ToString()) << "): size " << st->size
               << ", " << (st->data_inline ? "inline" : std::to_string(st->extents) + " extents")
               << ", mapped " << mapped << ", nid " << st->nid << ", " << attrs->size()
               << " xattrs, " << omap->size() << " omap keys\n";
@@ -862,14 +1076,19 @@ int CmdSetxattr(const Args& args) {
   ObjectId oid;
   int rc = 0;
   if (!ParseObject("setxattr", args, 2, &oid, &rc)) return rc;
-  if (name.empty()) return Fail("setxattr", Status::InvalidArgument("empty attribute name"));
+  if (name.empty()) return UsageFail("setxattr", Status::InvalidArgument("empty attribute name"));
+  {
+    Transaction names;
+    names.SetAttr(coll, oid, name, "");
+    if (!CheckNames("setxattr", names, &rc)) return rc;
+  }
   auto value = ValueArg(args, 4);
   if (!value.ok()) return Fail("setxattr", value.status());
   auto store = Mount(args.positional()[0]);
   if (!store.ok()) return Fail("setxattr", store.status());
   Transaction t;
   t.SetAttr(coll, oid, name, std::move(*value));
-  Status s = (*store)->Apply(std::move(t));
+  Status s = ApplyChecked(store->get(), std::move(t));
   if (!s.ok()) return Fail("setxattr", s);
   return Unmount("setxattr", std::move(*store));
 }
@@ -896,7 +1115,7 @@ int CmdListxattr(const Args& args) {
   if (!store.ok()) return Fail("listxattr", store.status());
   auto attrs = (*store)->GetAttrs(coll, oid);
   if (!attrs.ok()) return Fail("listxattr", attrs.status());
-  for (const auto& [k, v] : *attrs) std::cout << k << "\n";
+  for (const auto& [k, v] : *attrs) std::cout << P(k) << "\n";
   return Unmount("listxattr", std::move(*store));
 }
 
@@ -911,7 +1130,7 @@ int CmdSetomapval(const Args& args) {
   if (!store.ok()) return Fail("setomapval", store.status());
   Transaction t;
   t.OmapSetKeys(coll, oid, {{args.positional()[3], std::move(*value)}});
-  Status s = (*store)->Apply(std::move(t));
+  Status s = ApplyChecked(store->get(), std::move(t));
   if (!s.ok()) return Fail("setomapval", s);
   return Unmount("setomapval", std::move(*store));
 }
@@ -927,7 +1146,7 @@ int CmdGetomapval(const Args& args) {
   auto v = (*store)->GetOmapValues(coll, oid, {key});
   if (!v.ok()) return Fail("getomapval", v.status());
   auto it = v->find(key);
-  if (it == v->end()) return Fail("getomapval", Status::NoData("no omap key " + key));
+  if (it == v->end()) return Fail("getomapval", Status::NoData("no omap key " + P(key)));
   std::cout << it->second << "\n";
   return Unmount("getomapval", std::move(*store));
 }
@@ -945,7 +1164,7 @@ int CmdListomapkeys(const Args& args) {
   for (;;) {
     auto page = (*store)->ListOmap(coll, oid, first ? nullptr : &after, kListPage);
     if (!page.ok()) return Fail("listomapkeys", page.status());
-    for (const auto& [k, v] : *page) out << k << "\n";
+    for (const auto& [k, v] : *page) out << P(k) << "\n";
     if (page->size() < kListPage) break;
     after = page->back().first;
     first = false;
@@ -968,8 +1187,8 @@ int CmdStoreZones(const Args& args) {
   const std::string& dir = args.positional()[0];
   auto first = args.number("zone", 0);
   auto count = args.number("count", 0);
-  if (!first.ok()) return Fail("zones", first.status());
-  if (!count.ok()) return Fail("zones", count.status());
+  if (!first.ok()) return UsageFail("zones", first.status());
+  if (!count.ok()) return UsageFail("zones", count.status());
   // The store owns its drives (and locks them); the opener lets the tool see them.
   std::vector<std::pair<std::string, ZonedDevice*>> drives;
   auto opener = [&drives](const std::string& spec) -> Result<std::unique_ptr<ZonedDevice>> {
@@ -996,7 +1215,7 @@ int CmdStoreZones(const Args& args) {
     }
     out << "}},\n \"drives\": [";
   } else {
-    out << "store " << dir << ": uuid " << StatsValue(stats, "store.uuid") << ", "
+    out << "store " << P(dir) << ": uuid " << StatsValue(stats, "store.uuid") << ", "
         << drives.size() << " drive" << (drives.size() == 1 ? "" : "s") << "\n";
     out << "store zone states (all drives):";
     for (const auto& [k, v] : kv) {
@@ -1031,8 +1250,9 @@ void AddStoreCommands(Cli* cli) {
       "OBJ is the object name; --pool, --nspace, --locator, --hash and --snap give the\n"
       "rest of its identity (Ceph's ghobject_t). The default --hash is the crc32c of the\n"
       "locator key, or of the name when there is none (Ceph itself uses rjenkins; pass\n"
-      "--hash to match a RADOS object's placement). Names, keys and namespaces are limited\n"
-      "to 2048 bytes.";
+      "--hash to match a RADOS object's placement). Ceph's limits apply: names and locator\n"
+      "keys <= 2048 bytes, namespaces <= 256, xattr names <= 100 (longer ones: exit 2).\n"
+      "Names are printed with control bytes escaped as \\xNN (a backslash as \\\\).";
   cli->Add({"mkfs", "STORE SPEC [SPEC...]", "create a store in directory STORE on zoned drives",
             "Creates the store's metadata in STORE (which must not hold a store) and formats\n"
             "the drives; emu: drives that do not exist are created. Drives holding another\n"
@@ -1044,9 +1264,13 @@ void AddStoreCommands(Cli* cli) {
              {"max-record", "BYTES", "largest data record payload (default 1M, 4K multiple)"}},
             CmdMkfs});
   cli->Add({"df", "STORE", "space used and available",
-            "Total data capacity, available (free zones + room in open zones), used\n"
-            "(total - available), allocated (written into data zones), stored (live object\n"
-            "bytes) and RocksDB size, with percentages of total.",
+            "Total data capacity; available: the largest object put can store now (its\n"
+            "records with their 4 KiB headers fit in the space users can surely still write,\n"
+            "Statfs user_available: free zones beyond the GC reserve and open zones' room,\n"
+            "less a record per zone); a put one byte larger fails NoSpace before writing.\n"
+            "free (free zones + room in open zones), used (total - free), allocated (written\n"
+            "into data zones), stored (live object bytes) and RocksDB size, with percentages\n"
+            "of total.",
             1,
             1,
             {{"json", "", "print JSON"}},
@@ -1087,13 +1311,20 @@ void AddStoreCommands(Cli* cli) {
   cli->Add({"rmcoll", "STORE COLL", "remove an empty collection", "", 2, 2, {}, CmdRmcoll});
   cli->Add({"lscoll", "STORE", "list collections", "", 1, 1, {}, CmdLscoll});
   cli->Add({"put", "STORE COLL OBJ FILE", "store FILE ('-' = stdin) as object OBJ",
-            "Replaces the object's data with FILE's bytes in one transaction (all or\n"
-            "nothing; xattrs and omap are kept, like rados put). The whole file is held in\n"
-            "memory until it commits.\n" +
+            "Replaces the object's data with FILE's bytes, all or nothing (xattrs and omap\n"
+            "are kept, like rados put). FILE is streamed in 16 MiB transactions into a\n"
+            "temporary copy (the object's id with generation 0x736d727075740000) that the\n"
+            "last transaction renames onto OBJ; memory stays bounded whatever the size. A\n"
+            "regular FILE larger than df's available is refused with NoSpace before\n"
+            "anything is written; a put that fails later removes its copy. A killed put\n"
+            "leaves the copy behind; the next put of OBJ removes it.\n" +
                 obj_note,
             4, 4, ObjectOptions(), CmdPut});
   cli->Add({"get", "STORE COLL OBJ FILE", "save object OBJ to FILE ('-' = stdout)",
-            "Never overwrites FILE; FILE appears only once complete.\n" + obj_note, 4, 4,
+            "Never overwrites FILE; FILE appears only once complete. The bytes go to an\n"
+            "unnamed O_TMPFILE file in FILE's directory that is linked to FILE at the end,\n"
+            "so even kill -9 leaves nothing (where O_TMPFILE is unsupported: a temporary\n"
+            "FILE.smrstore-get.XXXXXX removed on errors and on SIGINT/SIGTERM).\n" + obj_note, 4, 4,
             ObjectOptions(), CmdGet});
   cli->Add({"rm", "STORE COLL OBJ", "remove an object", obj_note, 3, 3, ObjectOptions(),
             CmdRm});

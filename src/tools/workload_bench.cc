@@ -48,6 +48,7 @@
 
 #include "common/pattern.h"
 #include "device/device_spec.h"
+#include "device_commands.h"
 #include "fs_target.h"
 #include "publisher.h"
 #include "store/store.h"
@@ -1387,6 +1388,12 @@ int CmdBench(const Args& args) {
   for (const auto& s : specs) {
     auto dev = emu ? CreateDevice(s) : OpenDevice(s);
     if (!dev.ok()) return Fail(kCmd, dev.status());
+    // The bench formats --devices: never a store's drive unless --force.
+    if (!emu) {
+      if (Status g = RefuseStoreDrive(dev->get(), args.has("force")); !g.ok()) {
+        return Fail(kCmd, g);
+      }
+    }
     if (!emu) zone_bytes = (*dev)->info().zone_size;  // the real devices' geometry
   }
   auto progress = [&](const std::string& m) {
@@ -1800,6 +1807,7 @@ void AddWorkloadBenchCommand(Cli* cli) {
        0,
        {{"dir", "DIR", "scratch directory for drives and store (default /var/tmp)"},
         {"devices", "SPEC[,SPEC]", "run the store on these existing devices, not emulated ones"},
+        {"force", "", "with --devices: use drives that hold a store (destroys it)"},
         {"fs-dir", "DIR", "run on a directory of files (one per object) instead of the store"},
         {"raw-only", "", "with --devices: only measure the raw sequential bandwidth"},
         {"stat-dev", "DEV[,DEV]", "block devices (e.g. nullb0) for kernel-counted device WA"},
