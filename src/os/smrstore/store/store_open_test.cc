@@ -9,7 +9,9 @@
 #include "common/testing/test_util.h"
 #include "device/device_spec.h"
 #include "device/testing/device_test_backends.h"
+#include "zone/zone_manager.h"
 #include "store/store.h"
+#include "store/superblock_log.h"
 #include "store/transaction.h"
 
 namespace smr {
@@ -80,6 +82,74 @@ TEST(StoreOpen, MkfsOnAMissingKernelDeviceFailsAsOpeningItDoes) {
       << st.ToString() << " vs " << opened.status().ToString();
   EXPECT_FALSE(smr::testing::PathExists(dir.path() + "/store"));
   EXPECT_FALSE(smr::testing::PathExists(dir.path() + "/no-such-node"));
+}
+
+// Every option mkfs stored is the mounted store's option.
+TEST(StoreOpen, StoredOptionsAreTheMountedStoresOptions) {
+  smr::testing::ScratchDir dir;
+  StoreOptions o;
+  o.separate_streams = false;
+  o.gc_auto = false;
+  o.gc_start_free = 0.07;
+  o.gc_urgent_free = 0.02;
+  o.gc_stop_free = 0.09;
+  o.gc_reserve_zones = 3;
+  o.max_record_payload = 512u << 10;
+  o.inline_max = 2048;
+  o.small_write_max = 32u << 10;
+  o.max_group = 16;
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store",
+                        {"emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1&max_open=8"}, o));
+  auto s = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const StoreOptions& got = (*s)->options();
+  EXPECT_EQ(got.separate_streams, false);
+  EXPECT_EQ(got.gc_auto, false);
+  EXPECT_DOUBLE_EQ(got.gc_start_free, 0.07);
+  EXPECT_DOUBLE_EQ(got.gc_urgent_free, 0.02);
+  EXPECT_DOUBLE_EQ(got.gc_stop_free, 0.09);
+  EXPECT_EQ(got.gc_reserve_zones, 3u);
+  EXPECT_EQ(got.max_record_payload, 512u << 10);
+  EXPECT_EQ(got.inline_max, 2048u);
+  EXPECT_EQ(got.small_write_max, 32u << 10);
+  EXPECT_EQ(got.max_group, 16u);
+  EXPECT_OK((*s)->Close());
+}
+
+// A drive may hold superblock copies with a higher sequence than the metadata remembers
+// (the drives are written before the metadata commit). A mount's copy must still be the
+// newest on every drive, or the next mount would read an older one.
+TEST(StoreOpen, AMountsSuperblockIsNewerThanAnyCopyOnTheDrives) {
+  smr::testing::ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1&max_open=8";
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store", {spec}, StoreOptions()));
+  {
+    auto dev = OpenDevice(spec);
+    ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+    ZoneManager zm({dev->get()});
+    ASSERT_OK(zm.Attach());
+    auto sb = ReadSuperblock(dev->get(), zm.ReservedZones(0));
+    ASSERT_TRUE(sb.ok() && sb->has_value());
+    StoreSuperblock ahead = **sb;
+    ahead.sequence += 1000;
+    ahead.mount_count = 999;
+    ASSERT_OK(WriteSuperblock(dev->get(), zm.ReservedZones(0), ahead));
+  }
+  uint64_t mounts = 0;
+  {
+    auto s = Store::Open(dir.path() + "/store");
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK((*s)->Close());
+  }
+  auto dev = OpenDevice(spec);
+  ASSERT_TRUE(dev.ok());
+  ZoneManager zm({dev->get()});
+  ASSERT_OK(zm.Attach());
+  auto sb = ReadSuperblock(dev->get(), zm.ReservedZones(0));
+  ASSERT_TRUE(sb.ok() && sb->has_value());
+  mounts = (*sb)->mount_count;
+  EXPECT_NE(mounts, 999u) << "the newest copy on the drive is not the mount's";
+  EXPECT_TRUE((*sb)->clean_umount);
 }
 
 }  // namespace
