@@ -38,6 +38,9 @@
 # Exit status: 0 when the run completed (whatever the score), non-zero when it could not run.
 set -euo pipefail
 
+# Everything is in main(), read whole before it runs: editing this file during a run (an
+# hour) cannot change the run.
+main() {
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${SMRSTORE_MUTATE_DIR:-/var/tmp/smrstore-mutate}
 SAMPLE=${MUTATE_SAMPLE:-20}
@@ -66,13 +69,13 @@ die() { say "$*"; exit 1; }
 # whole binary runs after them whatever the file, so these only order the work.
 quick_filter() {
   case "$1" in
-    format/record.cc) echo 'Record*:StoreSuperblock*:ZoneFooter*:Superblock*' ;;
+    format/record.cc) echo 'Record*:StoreSuperblock*:ZoneFooter*:SuperblockLog*:StoreOpen*' ;;
     device/zone_state_machine.cc) echo '*DeviceConformanceTest*:EmulatedZonedDevice*:FaultInjectionDeviceTest*:ZoneStateMachine*' ;;
-    zone/zone_manager.cc) echo 'ZoneManager*:MountReconcil*' ;;
-    store/superblock_log.cc) echo 'Superblock*:StoreTest.*' ;;
-    store/fsck.cc) echo 'Fsck*:StoreTest.*' ;;
-    store/gc.cc) echo 'Gc*:StoreTest.*' ;;
-    store/store.cc) echo 'StoreTest.*:StoreRead*:StoreConformance.*' ;;
+    zone/zone_manager.cc) echo 'ZoneManager*' ;;
+    store/superblock_log.cc) echo 'SuperblockLog*:StoreOpen*:StoreTest.*' ;;
+    store/fsck.cc) echo 'Fsck*:GcReport*:StoreTest.*' ;;
+    store/gc.cc) echo 'GcReport*:GcTest.*:StoreTest.*' ;;
+    store/store.cc) echo 'StoreOpen*:StoreTest.*:StoreRead*:StoreConformance.*' ;;
     *) echo 'StoreTest.*' ;;
   esac
 }
@@ -98,16 +101,33 @@ MUTATE="$VENV/bin/mutate"
 PY="$VENV/bin/python"
 
 # --- 2. scratch tree and build ------------------------------------------------------------
-rm -rf "$TREE" "$WORK"
+rm -rf "$WORK"
 mkdir -p "$TREE" "$WORK"
-# Files as they are on disk (uncommitted edits included), tracked or new, minus deleted ones.
-(cd "$ROOT" && git ls-files -co --exclude-standard -z -- CMakeLists.txt src scripts \
-   | while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done \
-   | tar --null -T - -cf -) | tar -xf - -C "$TREE"
+# Files as they are on disk (uncommitted edits included), tracked or new. Only files whose
+# content differs are copied (with a fresh mtime), so the kept build dir rebuilds exactly
+# what changed since the last run; files gone from the working tree are removed.
+(cd "$ROOT" && git ls-files -co --exclude-standard -z -- CMakeLists.txt src scripts) \
+  | "$PY" -c '
+import filecmp, os, shutil, sys
+root, tree = sys.argv[1], sys.argv[2]
+want = {f for f in sys.stdin.read().split("\0") if f and os.path.isfile(os.path.join(root, f))}
+for f in sorted(want):
+    src, dst = os.path.join(root, f), os.path.join(tree, f)
+    if not os.path.isfile(dst) or not filecmp.cmp(src, dst, shallow=False):
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(src, dst)
+for top in ("CMakeLists.txt", "src", "scripts"):
+    base = os.path.join(tree, top)
+    paths = [base] if os.path.isfile(base) else [os.path.join(d, n) for d, _, ns in os.walk(base) for n in ns]
+    for p in paths:
+        if os.path.relpath(p, tree) not in want:
+            os.remove(p)
+' "$ROOT" "$TREE"
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S "$TREE" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSMRSTORE_WITH_CEPH=OFF \
     -DSMRSTORE_BUILD_TESTS=ON > "$WORK/cmake.log" 2>&1 || { cat "$WORK/cmake.log" >&2; die "cmake failed"; }
 fi
+export CCACHE_BASEDIR="$DIR"  # paths hashed relative to $DIR: other scratch dirs hit the cache
 say "building smrstore_tests in $BUILD (first run: several minutes on 2 cores)"
 ninja -C "$BUILD" -j "$JOBS" smrstore_tests > "$WORK/build.log" 2>&1 \
   || { tail -n 40 "$WORK/build.log" >&2; die "the unmutated tree does not build"; }
@@ -127,12 +147,12 @@ run_tests() {
     pids+=($!)
   done
   for ((i = 0; i < SHARDS; i++)); do
-    if ! wait -n; then rc=1; break; fi
+    if ! wait -n 2>/dev/null; then rc=1; break; fi
   done
   if [ $rc -ne 0 ]; then
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   fi
-  wait || true
+  wait 2>/dev/null || true
   rm -rf "$TMPDIR"
   return $rc
 }
@@ -220,3 +240,6 @@ ninja -C "$BUILD" -j "$JOBS" smrstore_tests > "$WORK/build.log" 2>&1 || true
 "$PY" "$ROOT/qa/mutate/engine_report.py" "$RESULTS" "$ROOT/qa/mutate/engine-equivalent.tsv" \
   "$SAMPLE" "$SEED" "$BASE" "$(( $(date +%s) - run_start ))" > "$REPORT"
 cat "$REPORT"
+}
+
+main "$@"
