@@ -126,12 +126,12 @@ int CmdDevbench(const Args& args) {
   auto io = args.size("io", 1ull << 20);
   auto rounds = args.number("rounds", 9);
   for (const Status* s : {&size.status(), &io.status(), &rounds.status()}) {
-    if (!s->ok()) return Fail("devbench", *s);
+    if (!s->ok()) return UsageFail("devbench", *s);
   }
   const std::string dir = args.get("dir", "/var/tmp");
   if (*io == 0 || *io % 4096 != 0 || (256ull << 20) % *io != 0 || *size % *io != 0 ||
       *size == 0 || *rounds == 0) {
-    return Fail("devbench", Status::InvalidArgument(
+    return UsageFail("devbench", Status::InvalidArgument(
                                 "--io must be a multiple of 4096 dividing 256 MiB, --size a "
                                 "non-zero multiple of --io, --rounds > 0"));
   }

@@ -35,10 +35,10 @@ int RunGcsim(const Args& args) {
   auto fills = args.number("fills", 8);
   auto seed = args.number("seed", 1);
   for (const auto* r : {&zones, &zone, &reserve, &fills, &seed}) {
-    if (!r->ok()) return Fail(cmd, r->status());
+    if (!r->ok()) return UsageFail(cmd, r->status());
   }
   if (*zones == 0 || *zones > (1u << 24) || *zone < (1u << 20)) {
-    return Fail(cmd, Status::InvalidArgument("--zones must be 1..16M and --zone-size >= 1M"));
+    return UsageFail(cmd, Status::InvalidArgument("--zones must be 1..16M and --zone-size >= 1M"));
   }
   base.zones = static_cast<uint32_t>(*zones);
   base.zone_bytes = *zone;
@@ -50,10 +50,10 @@ int RunGcsim(const Args& args) {
     util = std::stod(util_text, &used);
     if (used != util_text.size()) throw std::invalid_argument("trailing");
   } catch (...) {
-    return Fail(cmd, Status::InvalidArgument("--util: '" + util_text + "' is not a number"));
+    return UsageFail(cmd, Status::InvalidArgument("--util: '" + util_text + "' is not a number"));
   }
   if (!(util > 0 && util < 1)) {
-    return Fail(cmd, Status::InvalidArgument("--util must be in (0, 1)"));
+    return UsageFail(cmd, Status::InvalidArgument("--util must be in (0, 1)"));
   }
   spec.capacity_bytes = base.zones * base.zone_bytes;
   spec.utilization = util;
@@ -66,13 +66,13 @@ int RunGcsim(const Args& args) {
   } else if (del == "fifo") {
     spec.deletes = DeletePattern::kFifo;
   } else {
-    return Fail(cmd, Status::InvalidArgument("--delete: '" + del + "' is not uniform, zipf or fifo"));
+    return UsageFail(cmd, Status::InvalidArgument("--delete: '" + del + "' is not uniform, zipf or fifo"));
   }
   const std::string sizes = args.get("size-dist", "fixed:4194304");
   if (sizes.rfind("fixed:", 0) == 0) {
     auto b = ParseSize(sizes.substr(6));
     if (!b.ok() || *b == 0) {
-      return Fail(cmd, Status::InvalidArgument("--size-dist: '" + sizes + "' is not fixed:BYTES"));
+      return UsageFail(cmd, Status::InvalidArgument("--size-dist: '" + sizes + "' is not fixed:BYTES"));
     }
     spec.sizes = SizeDist::kFixed;
     spec.fixed_bytes = *b;
@@ -81,8 +81,8 @@ int RunGcsim(const Args& args) {
   } else if (sizes == "oss") {
     spec.sizes = SizeDist::kOss;
   } else {
-    return Fail(cmd, Status::InvalidArgument("--size-dist: '" + sizes +
-                                             "' is not fixed:BYTES, mixed or oss"));
+    return UsageFail(cmd, Status::InvalidArgument("--size-dist: '" + sizes +
+                                                  "' is not fixed:BYTES, mixed or oss"));
   }
   // Steady ops: `fills` times the live data, in delete+write steps of the mean object size.
   const std::vector<TraceOp> probe = [&] {

@@ -573,8 +573,8 @@ int RunReplay(const Args& args) {
   ::mkdir(osd.c_str(), 0755);
   auto zones = args.number("zones", 64);
   auto zone_mib = args.number("zone-mib", 64);
-  if (!zones.ok()) return Fail("replay", zones.status());
-  if (!zone_mib.ok()) return Fail("replay", zone_mib.status());
+  if (!zones.ok()) return UsageFail("replay", zones.status());
+  if (!zone_mib.ok()) return UsageFail("replay", zone_mib.status());
   const std::string geometry = "?zones=" + std::to_string(*zones) +
                                "&zone_mib=" + std::to_string(*zone_mib) + "&conv=1";
   const std::string specs = args.has("devices")

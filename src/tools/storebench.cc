@@ -205,10 +205,10 @@ int CmdStorebench(const Args& args) {
   const std::string mbps = args.get("mbps", "0");
   for (const Status* s : {&total.status(), &size.status(), &rounds.status(), &depth.status(),
                           &small_count.status()}) {
-    if (!s->ok()) return Fail("storebench", *s);
+    if (!s->ok()) return UsageFail("storebench", *s);
   }
   if (*size == 0 || *size % 4096 != 0 || *total < *size || *rounds == 0 || *depth == 0) {
-    return Fail("storebench", Status::InvalidArgument(
+    return UsageFail("storebench", Status::InvalidArgument(
                                   "--size must be a non-zero multiple of 4096, --total >= "
                                   "--size, --rounds and --depth > 0"));
   }
