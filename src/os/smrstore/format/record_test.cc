@@ -77,8 +77,11 @@ TEST(RecordFormat, LayoutConstants) {
   EXPECT_EQ(static_cast<int>(RecordType::kTombstone), 2);
   EXPECT_EQ(static_cast<int>(RecordType::kZoneFooter), 3);
   EXPECT_EQ(static_cast<int>(RecordType::kSuperblock), 4);
+  EXPECT_EQ(static_cast<int>(RecordType::kJournal), 5);
+  EXPECT_EQ(static_cast<int>(RecordType::kCheckpoint), 6);
   EXPECT_FALSE(IsKnownRecordType(0));
-  EXPECT_FALSE(IsKnownRecordType(5));
+  EXPECT_TRUE(IsKnownRecordType(6));
+  EXPECT_FALSE(IsKnownRecordType(7));
 }
 
 TEST(RecordHeader, ByteLayoutIsAsDocumented) {
@@ -220,7 +223,7 @@ TEST(RecordHeader, BadMagicVersionTypeNamed) {
     Reseal(b.data());
     ExpectCorruption(b, "unsupported version 0");
   }
-  for (uint8_t tag : {0, 5, 255}) {
+  for (uint8_t tag : {0, 7, 255}) {
     std::string b = good;
     b[6] = static_cast<char>(tag);
     Reseal(b.data());
@@ -744,6 +747,37 @@ TEST(RecordScan, TornTailReported) {
   EXPECT_EQ(scan.records.size(), 2u);
   EXPECT_CODE(ScanRecords(std::string_view(zone.data(), offsets[2] + 512)).status(),
               kCorruption);
+}
+
+// From the record_header fuzz target (src/os/smrstore/fuzz/): its input, a tombstone whose
+// key was omitted (flags = kFlagKeyOmitted, no key stored), decodes with an empty key, and
+// EncodeRecordHeader of that decoded value writes a header *without* the flag (it sets the
+// flag only for a key too long to store). Not a decoder bug — the contract of both
+// functions — but a caller that re-encodes a decoded header must supply the key; GC does
+// (it rebuilds the key from the onode). Pinned here so neither side changes unnoticed.
+TEST(RecordHeaderCodec, FuzzKeyOmittedHeaderReencodesOnlyWithTheLongKey) {
+  RecordHeader h;
+  h.type = RecordType::kTombstone;
+  h.flags = recfmt::kFlagKeyOmitted;
+  h.seq = 1;
+  h.object_key.assign(recfmt::kMaxObjectKeyLen + 1, 'k');
+  std::string block(kHeaderSize, '\0');
+  EncodeRecordHeader(h, block.data());
+  Result<RecordHeader> d = DecodeRecordHeader(block.data());
+  ASSERT_OK(d.status());
+  EXPECT_TRUE(d->key_omitted());
+  EXPECT_TRUE(d->object_key.empty());
+  // Re-encoded as decoded: the flag is cleared, so the bytes differ in byte 7 (and the crc).
+  std::string as_decoded(kHeaderSize, '\0');
+  EncodeRecordHeader(*d, as_decoded.data());
+  EXPECT_EQ(as_decoded[recfmt::kFlagsOffset], 0);
+  EXPECT_FALSE(DecodeRecordHeader(as_decoded.data())->key_omitted());
+  // Re-encoded with a key too long for the header: the same bytes.
+  RecordHeader with_key = *d;
+  with_key.object_key.assign(recfmt::kMaxObjectKeyLen + 1, 'x');
+  std::string again(kHeaderSize, '\0');
+  EncodeRecordHeader(with_key, again.data());
+  EXPECT_EQ(again, block);
 }
 
 }  // namespace

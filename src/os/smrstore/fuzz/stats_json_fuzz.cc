@@ -36,13 +36,11 @@ bool Flatten(const std::string& s, Pairs* out) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string doc(reinterpret_cast<const char*>(data), size);
-  Pairs a, b;
+  Pairs a, padded;
   const bool ok = Flatten(doc, &a);
-  FUZZ_CHECK(Flatten(doc, &b) == ok);
+  // Deterministic and blind to surrounding whitespace, accepted or not.
+  FUZZ_CHECK(Flatten(" \n" + doc + "\n ", &padded) == ok);
   if (!ok) return 0;
-  FUZZ_CHECK(a == b);
-  Pairs padded;
-  FUZZ_CHECK(Flatten(" \n" + doc + "\n ", &padded));
   FUZZ_CHECK(padded == a);
   size_t first = 0;
   while (first < doc.size() && std::isspace(static_cast<unsigned char>(doc[first]))) ++first;
