@@ -1,0 +1,257 @@
+// Store::Fsck, one damaged onode at a time: each check of fsck.cc reports its error (and
+// only a damaged store has errors), the counts of a clean store, deep checks of the records
+// an extent references, and --repair of live-byte counters. The damage is written straight
+// into the metadata while the store is unmounted. (An extent past its zone's committed
+// write pointer is store_test.cc's. Onodes with extents out of order, overlapping, outside
+// their record or beside inline data cannot reach fsck: meta/onode.cc's decoder refuses
+// them.)
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/pattern.h"
+#include "common/testing/test_util.h"
+#include "device/device_spec.h"
+#include "device/fault_injection_device.h"
+#include "device/testing/borrowed_device.h"
+#include "device/testing/device_test_backends.h"
+#include "meta/meta_store.h"
+#include "store/store.h"
+#include "store/transaction.h"
+
+namespace smr {
+namespace {
+
+constexpr uint64_t kKiB = 1024;
+const char* const kColl = "1.0_head";
+
+ObjectId Obj(const std::string& name) {
+  ObjectId o;
+  o.pool = 1;
+  o.name = name;
+  return o;
+}
+
+std::string Data(uint64_t seed, size_t n) {
+  std::string s(n, '\0');
+  FillPattern(seed, 0, s.data(), n);
+  return s;
+}
+
+class FsckChecksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    spec_ = "emu:" + dir_.path() + "/d0.img?zones=16&zone_mib=4&conv=1&max_open=8";
+    // No metadata journal: the edits below go straight into the database, and a journal
+    // replayed at mount would put the undamaged onodes back.
+    StoreOptions o;
+    o.journal = false;
+    ASSERT_OK(Store::Mkfs(dir_.path() + "/st", {spec_}, o));
+    Mount();
+    Transaction t;
+    t.MkColl(kColl, 0);
+    // "big": two records (two writes), 64 KiB each; "small": inline.
+    t.Write(kColl, Obj("big"), 0, Data(1, 64 * kKiB));
+    ASSERT_OK(store_->Apply(std::move(t)));
+    Transaction t2;
+    t2.Write(kColl, Obj("big"), 64 * kKiB, Data(2, 64 * kKiB));
+    t2.Write(kColl, Obj("small"), 0, "tiny");
+    ASSERT_OK(store_->Apply(std::move(t2)));
+  }
+  void TearDown() override {
+    if (store_) (void)store_->Close();
+  }
+  void Mount() {
+    auto s = Store::Open(dir_.path() + "/st");
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(*s);
+  }
+  FsckReport Fsck(bool deep, bool repair = false) {
+    auto r = store_->Fsck(deep, repair);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : FsckReport{};
+  }
+  // Unmounts, lets `edit` change the onode of `name`, mounts again.
+  void EditOnode(const std::string& name, const std::function<void(Onode*)>& edit) {
+    ASSERT_OK(store_->Close());
+    store_.reset();
+    {
+      auto meta = MetaStore::Open(dir_.path() + "/st/meta");
+      ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+      auto colls = (*meta)->ListCollections(nullptr);
+      ASSERT_TRUE(colls.ok());
+      const uint64_t cid = colls->at(kColl).cid;
+      auto o = (*meta)->GetOnode(nullptr, cid, Obj(name));
+      ASSERT_TRUE(o.ok() && o->has_value());
+      Onode onode = **o;
+      edit(&onode);
+      auto batch = (*meta)->NewBatch();
+      batch->PutOnode(cid, Obj(name), onode);
+      ASSERT_OK((*meta)->Commit(batch.get(), true));
+    }
+    Mount();
+  }
+  // Expects exactly one error, containing `what`.
+  void ExpectOneError(const FsckReport& r, const std::string& what) {
+    ASSERT_EQ(r.errors.size(), 1u) << ::testing::PrintToString(r.errors);
+    EXPECT_NE(r.errors[0].find(what), std::string::npos) << r.errors[0];
+  }
+  static Extent& Second(Onode* o) { return std::next(o->extents.begin())->second; }
+
+  smr::testing::ScratchDir dir_;
+  std::string spec_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(FsckChecksTest, ACleanStoreHasNoErrorsAndIsCounted) {
+  const FsckReport shallow = Fsck(false);
+  EXPECT_TRUE(shallow.errors.empty()) << ::testing::PrintToString(shallow.errors);
+  EXPECT_EQ(shallow.collections, 1u);
+  EXPECT_EQ(shallow.objects, 2u);
+  EXPECT_EQ(shallow.extents, 2u);
+  EXPECT_EQ(shallow.records_verified, 0u);
+  const FsckReport deep = Fsck(true);
+  EXPECT_TRUE(deep.errors.empty()) << ::testing::PrintToString(deep.errors);
+  EXPECT_EQ(deep.records_verified, 2u);
+}
+
+TEST_F(FsckChecksTest, InlineDataOfTheWrongSize) {
+  EditOnode("small", [](Onode* o) { o->size = 5; });
+  ExpectOneError(Fsck(false), "inline data of 4 bytes for size 5");
+}
+
+TEST_F(FsckChecksTest, EmptyExtent) {
+  EditOnode("big", [](Onode* o) { Second(o).length = 0; });
+  const FsckReport r = Fsck(false);
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_NE(r.errors[0].find("empty extent"), std::string::npos) << r.errors[0];
+}
+
+TEST_F(FsckChecksTest, ExtentPastTheObjectSize) {
+  EditOnode("big", [](Onode* o) { o->size -= 1; });
+  ExpectOneError(Fsck(false), "ends past the object size");
+}
+
+TEST_F(FsckChecksTest, ExtentOnADriveThatDoesNotExist) {
+  EditOnode("big", [](Onode* o) { Second(o).drive = 1; });
+  const FsckReport r = Fsck(false);
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_NE(r.errors[0].find("on drive 1 which does not exist"), std::string::npos) << r.errors[0];
+}
+
+TEST_F(FsckChecksTest, ExtentInAZoneThatDoesNotExist) {
+  EditOnode("big", [](Onode* o) { Second(o).payload_offset += 64ull << 20; });
+  const FsckReport r = Fsck(false);
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_NE(r.errors[0].find("zone does not exist"), std::string::npos) << r.errors[0];
+}
+
+TEST_F(FsckChecksTest, ExtentInAFreeZone) {
+  // Move the extent to the last zone, which is free.
+  EditOnode("big", [](Onode* o) {
+    Extent& e = Second(o);
+    e.payload_offset = 15 * (4ull << 20) + e.payload_offset % (4ull << 20);
+  });
+  const FsckReport r = Fsck(false);
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_NE(r.errors[0].find("which is free"), std::string::npos) << r.errors[0];
+}
+
+TEST_F(FsckChecksTest, ExtentInTheZonesFirstBlock) {
+  // A record's payload starts after its header block: never in a zone's first block.
+  EditOnode("big", [](Onode* o) {
+    Extent& e = Second(o);
+    e.payload_offset -= e.payload_offset % (4ull << 20);
+  });
+  bool found = false;
+  for (const std::string& e : Fsck(false).errors) found |= e.find("committed write pointer") != std::string::npos;
+  EXPECT_TRUE(found);
+}
+
+TEST_F(FsckChecksTest, LiveCounterMismatchIsReportedAndRepaired) {
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  {
+    auto meta = MetaStore::Open(dir_.path() + "/st/meta");
+    ASSERT_TRUE(meta.ok());
+    auto zones = (*meta)->LoadZones(nullptr);
+    ASSERT_TRUE(zones.ok());
+    auto batch = (*meta)->NewBatch();
+    for (auto [addr, zm] : *zones) {
+      if (zm.stream == 0) continue;
+      zm.live_bytes += 4096;
+      batch->PutZone(addr.first, addr.second, zm);
+    }
+    ASSERT_OK((*meta)->Commit(batch.get(), true));
+  }
+  Mount();
+  const FsckReport r = Fsck(false);
+  ASSERT_FALSE(r.errors.empty());
+  for (const std::string& e : r.errors) EXPECT_NE(e.find(": live bytes "), std::string::npos) << e;
+  const FsckReport fixed = Fsck(false, /*repair=*/true);
+  EXPECT_TRUE(fixed.errors.empty()) << ::testing::PrintToString(fixed.errors);
+  EXPECT_EQ(fixed.repaired.size(), r.errors.size());
+  EXPECT_NE(fixed.repaired[0].find("corrected by -4096"), std::string::npos) << fixed.repaired[0];
+  EXPECT_TRUE(Fsck(true).errors.empty());
+  // The repair is persisted.
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  Mount();
+  EXPECT_TRUE(Fsck(false).errors.empty());
+}
+
+TEST_F(FsckChecksTest, RepairNeedsAReadWriteMount) {
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  auto ro = Store::Open(dir_.path() + "/st", nullptr, /*read_only=*/true);
+  ASSERT_TRUE(ro.ok()) << ro.status().ToString();
+  EXPECT_CODE((*ro)->Fsck(false, true).status(), kReadOnly);
+  store_ = std::move(*ro);
+}
+
+// Deep: the header of the referenced record must match the extent.
+TEST_F(FsckChecksTest, DeepFindsAnExtentWhoseRecordIsAnotherObjects) {
+  EditOnode("big", [](Onode* o) { o->nid += 100; });
+  EXPECT_TRUE(Fsck(false).errors.empty());
+  const FsckReport r = Fsck(true);
+  ASSERT_EQ(r.errors.size(), 2u) << ::testing::PrintToString(r.errors);
+  EXPECT_NE(r.errors[0].find("header does not match"), std::string::npos) << r.errors[0];
+  EXPECT_EQ(r.records_verified, 0u);
+}
+
+TEST_F(FsckChecksTest, DeepFindsAPayloadCrcMismatchInTheMetadata) {
+  EditOnode("big", [](Onode* o) { Second(o).payload_crc ^= 1; });
+  const FsckReport r = Fsck(true);
+  ASSERT_EQ(r.errors.size(), 1u) << ::testing::PrintToString(r.errors);
+  EXPECT_NE(r.errors[0].find("header does not match"), std::string::npos) << r.errors[0];
+  EXPECT_EQ(r.records_verified, 1u);
+}
+
+TEST_F(FsckChecksTest, DeepFindsAPayloadThatFailsItsCrc) {
+  uint64_t at = 0;
+  EditOnode("big", [&](Onode* o) { at = Second(o).payload_offset; });
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  auto dev = OpenDevice(spec_);
+  ASSERT_TRUE(dev.ok());
+  FaultInjectionDevice fault(std::move(*dev));
+  fault.CorruptReads(at + 8192, 1);  // one bit flipped in a block of the second record
+  auto s = Store::Open(dir_.path() + "/st", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<smr::testing::BorrowedDevice>(&fault));
+  });
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE((*s)->Fsck(false, false)->errors.empty());
+  auto r = (*s)->Fsck(true, false);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->errors.size(), 1u) << ::testing::PrintToString(r->errors);
+  EXPECT_NE(r->errors[0].find("checksum mismatch"), std::string::npos) << r->errors[0];
+  EXPECT_EQ(r->records_verified, 1u);
+  ASSERT_OK((*s)->Close());
+}
+
+}  // namespace
+}  // namespace smr
