@@ -1022,10 +1022,15 @@ int CmdLs(const Args& args) {
     Status s = (*store)->ListObjects(coll, start, end, kListPage, &page, &next);
     if (!s.ok()) return Fail("ls", s);
     for (const ObjectId& o : page) {
+      // A killed put's temporary copy (see CmdPut) is marked as such.
+      const bool partial = o.generation == kPutTempGeneration;
       if (json) {
-        out << (count ? ",\n  " : "\n  ") << ObjectJson(o);
+        std::string j = ObjectJson(o);
+        if (partial) j.insert(j.size() - 1, ", \"partial_put\": true");
+        out << (count ? ",\n  " : "\n  ") << j;
       } else {
-        out << P(o.name) << "\n";
+        out << P(o.name) << (partial ? "  (partial copy of a killed put; the next put of it removes it)" : "")
+            << "\n";
       }
       ++count;
     }
@@ -1330,7 +1335,8 @@ void AddStoreCommands(Cli* cli) {
             CmdRm});
   cli->Add({"ls", "STORE COLL", "list a collection's objects (Ceph order)",
             "Prints one object name per line, or every field with --json, in Ceph's\n"
-            "collection-list order (by reversed hash bits, then namespace, key, name).",
+            "collection-list order (by reversed hash bits, then namespace, key, name). A\n"
+            "killed put's partial copy is marked (--json: \"partial_put\": true).",
             2, 2, {{"json", "", "print JSON"}}, CmdLs});
   cli->Add({"stat", "STORE COLL OBJ", "size and layout of an object", obj_note, 3, 3,
             With({{"json", "", "print JSON"}}, ObjectOptions()), CmdStat});
