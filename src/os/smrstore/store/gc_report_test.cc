@@ -37,7 +37,7 @@ std::string Data(uint64_t seed) {
 class GcReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions o;
+    StoreOptions o = Options();
     o.gc_auto = false;
     o.gc_reserve_zones = 2;
     ASSERT_OK(Store::Mkfs(dir_.path() + "/st",
@@ -51,6 +51,7 @@ class GcReportTest : public ::testing::Test {
     for (uint64_t i = 0; i < 24; i += 2) punch.Remove(kColl, Obj(i));
     ASSERT_OK(store_->Apply(std::move(punch)));
   }
+  virtual StoreOptions Options() { return StoreOptions(); }
   void TearDown() override {
     if (store_) (void)store_->Close();
   }
@@ -108,6 +109,31 @@ TEST_F(GcReportTest, AVictimWithLiveBytesLeftIsNotReset) {
   auto fsck = store_->Fsck(/*deep=*/true, /*repair=*/false);
   ASSERT_TRUE(fsck.ok()) << fsck.status().ToString();
   EXPECT_FALSE(fsck->errors.empty());  // the counters, not the data
+}
+
+// Watermarks so high that the store is always below the urgent one: background GC runs
+// in the commit path, and the time commits waited for it is counted.
+class GcThrottleTest : public GcReportTest {
+ protected:
+  StoreOptions Options() override {
+    StoreOptions o;
+    o.gc_urgent_free = 0.97;
+    o.gc_start_free = 0.98;
+    o.gc_stop_free = 0.99;
+    return o;
+  }
+};
+
+TEST_F(GcThrottleTest, CommitsWaitingForGcAreCounted) {
+  EXPECT_EQ(store_->Counters().gc_throttle_ns, 0u);
+  store_->SetGcAuto(true);
+  Transaction t;
+  t.Write(kColl, Obj(100), 0, Data(100));
+  ASSERT_OK(store_->Apply(std::move(t)));
+  const StoreCounters c = store_->Counters();
+  EXPECT_GT(c.gc_live_moved + c.gc_zones_reset, 0u) << "GC did not run in the commit path";
+  EXPECT_GT(c.gc_throttle_ns, 0u);
+  ExpectOddObjects();
 }
 
 }  // namespace
