@@ -208,6 +208,10 @@ print("\n".join(names))' "$SEED")
     line=$(printf '%s\n' "$d" | head -n 1 | sed -E 's/^([0-9]+).*/\1/')
     old=$(printf '%s\n' "$d" | sed -n 's/^< //p' | head -n 1 | sed -E 's/^[[:space:]]+//' | tr '\t' ' ')
     new=$(printf '%s\n' "$d" | sed -n 's/^> //p' | head -n 1 | sed -E 's/^[[:space:]]+//' | tr '\t' ' ')
+    if [ -z "$old" ]; then
+      # An inserted line (diff "NaM"): name it by the line it follows.
+      old="after: $(sed -n "${line}p" "$WORK/orig/$f" | sed -E 's/^[[:space:]]+//' | tr '\t' ' ')"
+    fi
     current=$f
     cp "$mdir/m/$m" "$src"
     if ! timeout 900 ninja -C "$BUILD" -j "$JOBS" smrstore_tests > "$WORK/mutant-build.log" 2>&1; then
