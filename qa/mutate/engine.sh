@@ -199,8 +199,12 @@ random.Random(int(sys.argv[1])).shuffle(names)
 print("\n".join(names))' "$SEED")
   say "$f: $total mutants generated; trying them in seeded order until $SAMPLE compile"
   compiled=0 tries=0
+  local -A seen=()  # universalmutator --noCheck may write the same mutant under two numbers
   for m in "${order[@]}"; do
     [ $compiled -lt "$SAMPLE" ] && [ $tries -lt "$MAX_TRIES" ] || break
+    sum=$(sha256sum < "$mdir/m/$m")
+    [ -z "${seen[$sum]:-}" ] || continue
+    seen[$sum]=1
     tries=$((tries + 1))
     t0=$(date +%s)
     # The changed line: first hunk of the diff (universalmutator changes one line).
