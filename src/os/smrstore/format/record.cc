@@ -48,13 +48,17 @@ const char* RecordTypeName(RecordType type) {
       return "zone-footer";
     case RecordType::kSuperblock:
       return "superblock";
+    case RecordType::kJournal:
+      return "journal";
+    case RecordType::kCheckpoint:
+      return "checkpoint";
   }
   return "unknown";
 }
 
 bool IsKnownRecordType(uint8_t tag) {
   return tag >= static_cast<uint8_t>(RecordType::kData) &&
-         tag <= static_cast<uint8_t>(RecordType::kSuperblock);
+         tag <= static_cast<uint8_t>(RecordType::kCheckpoint);
 }
 
 bool RecordHeader::operator==(const RecordHeader& o) const {
@@ -162,6 +166,19 @@ Result<RecordHeader> DecodeRecordHeader(const char* block) {
       if (h.payload_len < (h.type == RecordType::kZoneFooter ? kFooterFixedSize : 1)) {
         return HeaderCorruption("payload length " + std::to_string(h.payload_len) +
                                 " too short for a " + type_name + " record");
+      }
+      break;
+    case RecordType::kJournal:
+    case RecordType::kCheckpoint:
+      if (h.flags != 0) {
+        return HeaderCorruption("flags " + Hex(h.flags) + " in a " + type_name + " record");
+      }
+      if (key_len != 0 || (h.type == RecordType::kJournal &&
+                           (h.nid != 0 || h.logical_offset != 0))) {
+        return HeaderCorruption("object fields set in a " + type_name + " record");
+      }
+      if (h.payload_len == 0) {
+        return HeaderCorruption("payload length 0 in a " + type_name + " record");
       }
       break;
   }

@@ -23,6 +23,8 @@
 //                    payload_len ≥ 8
 //       kSuperblock  flags = 0; collection_id = nid = logical_offset = 0; no object key;
 //                    payload_len > 0
+//       kJournal     flags = 0; nid = logical_offset = 0; no object key; payload_len > 0
+//       kCheckpoint  flags = 0; no object key; payload_len > 0
 //     An object key is "absent" (object_key_len 0, flag clear) or "omitted" (too long for
 //     the header: object_key_len 0, kFlagKeyOmitted); the onode in RocksDB names the
 //     object either way, the key in the header is for fsck and disaster recovery.

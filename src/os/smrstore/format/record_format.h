@@ -35,7 +35,12 @@ enum class RecordType : uint8_t {
                     // kFlagRemoved) or truncated to `logical_offset` (flag clear)
   kZoneFooter = 3,  // payload: digest of the records before it in the zone (zone footer)
   kSuperblock = 4,  // payload: a StoreSuperblock
-  // Next free tag: 5.
+  kJournal = 5,     // payload: metadata journal ops of one commit (format/journal.h);
+                    // seq = the commit's sequence number, collection_id = mount count
+  kCheckpoint = 6,  // payload: one chunk of a metadata checkpoint (format/journal.h);
+                    // seq = checkpoint sequence number, collection_id = mount count,
+                    // nid = checkpoint id, logical_offset = chunk index
+  // Next free tag: 7.
 };
 
 namespace recfmt {

@@ -20,6 +20,15 @@ KvBounds Range(std::string lower, std::string upper) {
 
 }  // namespace
 
+// Keys the journal carries: everything but the derived kinds (zone accounting, counters),
+// which a rebuild recomputes from the drives, and the format version, which the database
+// writes itself.
+bool IsJournaledKey(std::string_view key) {
+  if (key.empty()) return false;
+  return key[0] != keys::kZonePrefix && key[0] != keys::kCounterPrefix &&
+         key[0] != keys::kFormatVersionPrefix;
+}
+
 // --- MetaStore::Batch ---
 
 struct MetaStore::Batch::Impl {
@@ -35,8 +44,16 @@ struct MetaStore::Batch::Impl {
   }
   void Put(const std::string& key, const std::string& value) {
     Record(kv->Put(key, value), "metadata batch put");
+    if (IsJournaledKey(key)) journal.push_back(JournalOp::Put(key, value));
   }
-  void Delete(const std::string& key) { Record(kv->Delete(key), "metadata batch delete"); }
+  void Delete(const std::string& key) {
+    Record(kv->Delete(key), "metadata batch delete");
+    if (IsJournaledKey(key)) journal.push_back(JournalOp::Delete(key));
+  }
+
+  // The journaled writes since the last commit, in order; sizes at each save point.
+  std::vector<JournalOp> journal;
+  std::vector<size_t> journal_marks;
   // Deletes every key of `range` as this batch sees it (pending writes over committed
   // data). The keys are collected first: writing to the batch invalidates its iterators.
   // A read error is recorded in `error`.
@@ -142,11 +159,35 @@ void MetaStore::Batch::PutNid(uint64_t nid, uint64_t cid, const ObjectId& oid) {
 
 void MetaStore::Batch::DeleteNid(uint64_t nid) { impl_->Delete(keys::NidKey(nid)); }
 
-void MetaStore::Batch::SetSavePoint() { impl_->kv->SetSavePoint(); }
+void MetaStore::Batch::SetSavePoint() {
+  impl_->kv->SetSavePoint();
+  impl_->journal_marks.push_back(impl_->journal.size());
+}
 
-Status MetaStore::Batch::RollbackToSavePoint() { return impl_->kv->RollbackToSavePoint(); }
+Status MetaStore::Batch::RollbackToSavePoint() {
+  SMR_RETURN_IF_ERROR(impl_->kv->RollbackToSavePoint());
+  if (!impl_->journal_marks.empty()) {
+    impl_->journal.resize(impl_->journal_marks.back());
+    impl_->journal_marks.pop_back();
+  }
+  return Status::OK();
+}
 
-Status MetaStore::Batch::PopSavePoint() { return impl_->kv->PopSavePoint(); }
+Status MetaStore::Batch::PopSavePoint() {
+  SMR_RETURN_IF_ERROR(impl_->kv->PopSavePoint());
+  if (!impl_->journal_marks.empty()) impl_->journal_marks.pop_back();
+  return Status::OK();
+}
+
+const std::vector<JournalOp>& MetaStore::Batch::journal() const { return impl_->journal; }
+
+void MetaStore::Batch::ApplyJournalOp(const JournalOp& op) {
+  if (op.kind == journalfmt::kOpPut) {
+    impl_->Put(op.key, op.value);
+  } else if (op.kind == journalfmt::kOpDelete) {
+    impl_->Delete(op.key);
+  }
+}
 
 size_t MetaStore::Batch::Count() const { return impl_->kv->Count(); }
 
@@ -253,7 +294,21 @@ std::unique_ptr<MetaStore::Batch> MetaStore::NewBatch() {
 Status MetaStore::Commit(Batch* batch, bool sync) {
   if (!batch->impl_->error.ok()) return batch->impl_->error.WithContext("batch not committed");
   // On success the batch is applied and left empty (its writes are now committed state).
-  return impl_->kv->Commit(batch->impl_->kv.get(), sync).WithContext("commit metadata");
+  SMR_RETURN_IF_ERROR(
+      impl_->kv->Commit(batch->impl_->kv.get(), sync).WithContext("commit metadata"));
+  batch->impl_->journal.clear();
+  batch->impl_->journal_marks.clear();
+  return Status::OK();
+}
+
+Status MetaStore::ForEachJournaledKey(
+    const std::function<Status(std::string_view, std::string_view)>& fn) {
+  std::unique_ptr<KvIterator> it = impl_->kv->NewIterator(KvBounds{});
+  for (it->Seek(""); it->Valid(); it->Next()) {
+    if (!IsJournaledKey(it->key())) continue;
+    SMR_RETURN_IF_ERROR(fn(it->key(), it->value()));
+  }
+  return it->status().WithContext("iterate metadata for a checkpoint");
 }
 
 Result<std::optional<std::string>> MetaStore::GetValue(const Batch* batch,

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,10 +35,15 @@
 #include <vector>
 
 #include "common/result.h"
+#include "format/journal.h"
 #include "format/object_id.h"
 #include "meta/onode.h"
 
 namespace smr {
+
+// Whether the metadata journal carries `key` (all kinds but zone accounting, counters and
+// the format version: those a rebuild derives or writes itself).
+bool IsJournaledKey(std::string_view key);
 
 class MetaStore {
  public:
@@ -101,6 +107,10 @@ class MetaStore {
   // Every zone's accounting, keyed by (drive, zone).
   Result<std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>> LoadZones(const Batch* batch);
 
+  // Every committed key the metadata journal carries (IsJournaledKey), in key order: what
+  // a checkpoint holds (store/journal.cc). `fn`'s error stops the walk and is returned.
+  Status ForEachJournaledKey(const std::function<Status(std::string_view, std::string_view)>& fn);
+
   // Approximate database size on disk (for statfs).
   uint64_t ApproximateSizeBytes();
   // A RocksDB statistics / property dump for `smrstore-tool stats`.
@@ -146,6 +156,14 @@ class MetaStore::Batch {
 
   size_t Count() const;         // number of writes
   size_t ApproximateBytes() const;
+
+  // The writes since the last commit that the metadata journal carries (raw key-value
+  // puts and deletes of journaled keys, in order; save-point rollbacks take theirs back).
+  // Cleared by a successful Commit.
+  const std::vector<JournalOp>& journal() const;
+  // Applies a journal put/delete as a raw write (rebuild-meta replaying the journal);
+  // other op kinds are ignored.
+  void ApplyJournalOp(const JournalOp& op);
 
  private:
   friend class MetaStore;

@@ -103,6 +103,8 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
   std::vector<std::pair<ZoneAddress, int64_t>> fixes;
   for (const auto& [addr, z] : zones) {
     if (z.state == ZoneState::kReserved) continue;
+    // Journal zones count their journal records as live (store/journal.cc).
+    if (z.stream == StreamId::kJournal && z.state != ZoneState::kFree) continue;
     const uint64_t want = live.count(addr) ? live[addr] : 0;
     if (z.live_bytes != want) {
       error("drive " + std::to_string(addr.drive) + " zone " + std::to_string(addr.zone) +

@@ -126,6 +126,7 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
   for (size_t i = 0; i < snap.size(); ++i) {
     const ZoneStatus& z = snap[i];
     if (z.state != ZoneState::kSealed || z.written == 0) continue;
+    if (z.stream == StreamId::kJournal) continue;  // freed by checkpoints, not by GC
     if (auto q = quarantine.find(z.addr); q != quarantine.end() && gc_picks < q->second.retry_at_pick) {
       continue;
     }

@@ -59,6 +59,7 @@ char ZoneStreamChar(const ZoneStatus& zone, ZoneMapRole role) {
     case StreamId::kUser:
       return 'u';
     case StreamId::kSmall:
+    case StreamId::kJournal:  // metadata: shown with the small+metadata stream
       return 's';
     case StreamId::kGc:
       return 'g';
@@ -148,7 +149,8 @@ std::string Store::StatsDocument(const std::string& name, const StatsDocumentOpt
     }
     t.capacity += z.capacity;
     t.written += z.written;
-    t.live += z.live_bytes;
+    // Live object bytes (journal zones: metadata, counted as written, not as live).
+    if (z.stream != StreamId::kJournal || z.state == ZoneState::kFree) t.live += z.live_bytes;
     if (z.device_cond == ZoneCondition::kOffline) {
       ++t.offline;
     } else if (z.device_cond == ZoneCondition::kReadOnly) {
@@ -163,10 +165,12 @@ std::string Store::StatsDocument(const std::string& name, const StatsDocumentOpt
     // statfs exactly as Store::Statfs counts it, from this snapshot.
     st.total += z.capacity;
     st.allocated += z.written;
-    st.stored += z.live_bytes;
+    // Journal zones hold metadata (store/journal.cc): no object bytes, nothing GC frees.
+    const bool journal = z.stream == StreamId::kJournal && z.state != ZoneState::kFree;
+    if (!journal) st.stored += z.live_bytes;
     if (z.state == ZoneState::kFree) st.available += z.capacity;
     if (z.state == ZoneState::kOpen) st.available += z.capacity - std::min(z.written, z.capacity);
-    if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) &&
+    if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) && !journal &&
         z.written > z.live_bytes) {
       st.reclaimable += z.written - z.live_bytes;
     }

@@ -40,7 +40,8 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\ngc_start_free=" + std::to_string(o.gc_start_free) +
          "\ngc_urgent_free=" + std::to_string(o.gc_urgent_free) +
          "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
-         "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) + "\n";
+         "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) +
+         "\njournal=" + (o.journal ? "1" : "0") + "\n";
 }
 
 Result<StoreOptions> DecodeOptions(const std::string& text) {
@@ -66,6 +67,7 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "gc_urgent_free") o.gc_urgent_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_reserve_zones") o.gc_reserve_zones = static_cast<uint32_t>(v);
+    if (k == "journal") o.journal = v != 0;
   }
   if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0) {
     return Status::Corruption("stored store options are invalid: " + text);
@@ -229,7 +231,14 @@ Status Store::Mkfs(const std::string& dir, const std::vector<std::string>& devic
   }
   Status c = meta->Commit(batch.get(), /*sync=*/true);
   if (!c.ok()) return fail(c);
-  return Status::OK();
+  if (!options.journal) return Status::OK();
+  // The first mount writes the first metadata checkpoint into the zones: from then on the
+  // drives alone can rebuild the metadata database.
+  meta.reset();
+  devices.clear();
+  auto first = Open(dir);
+  if (!first.ok()) return first.status().WithContext("mkfs: first mount");
+  return (*first)->Close().WithContext("mkfs: first unmount");
 }
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -285,26 +294,50 @@ const StoreOptions& Store::options() const { return impl_->options; }
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener opener,
                                            bool read_only) {
-  if (!DirExists(dir + "/meta")) return Status::NotFound(dir + " holds no smrstore");
+  const std::string fix = "; the drives hold everything needed to rebuild it: move " + dir +
+                          "/meta aside (if it is there) and run `smrstore-tool rebuild-meta " +
+                          dir + " SPEC...` with the store's drives";
+  if (!DirExists(dir + "/meta")) {
+    // A store directory that was mounted before (its lock file is there) lost its database.
+    if (::access((dir + kLockFile).c_str(), F_OK) == 0) {
+      return Status::NotFound(dir + "/meta is missing: the metadata database is gone" + fix);
+    }
+    return Status::NotFound(dir + " holds no smrstore");
+  }
   auto impl = std::make_unique<Impl>();
   impl->dir = dir;
   impl->read_only = read_only;
   SMR_RETURN_IF_ERROR(LockStore(dir, read_only, &impl->lock));
-  SMR_ASSIGN_OR_RETURN(impl->meta, MetaStore::Open(dir + "/meta", read_only));
-  SMR_ASSIGN_OR_RETURN(auto sb_value, impl->meta->GetValue(nullptr, kValueSuperblock));
-  SMR_ASSIGN_OR_RETURN(auto devices_value, impl->meta->GetValue(nullptr, kValueDevices));
-  SMR_ASSIGN_OR_RETURN(auto options_value, impl->meta->GetValue(nullptr, kValueOptions));
-  if (!sb_value || !devices_value || !options_value) {
-    return Status::Corruption(dir + ": metadata lacks the store superblock");
+  auto damaged = [&](const Status& s) {
+    if (s.IsBusy() || s.IsNotSupported() || s.IsReadOnly()) return s;
+    if (s.IsCorruption() || s.IsNotFound()) {
+      return Status::Corruption("metadata database " + dir + "/meta is damaged (" +
+                                s.ToString() + ")" + fix);
+    }
+    // An I/O error (a missing table file, or the kv plugin failing to load): say both.
+    return Status::IOError("metadata database " + dir + "/meta cannot be used (" +
+                           s.ToString() + "); if it is damaged" + fix);
+  };
+  auto meta = MetaStore::Open(dir + "/meta", read_only);
+  if (!meta.ok()) return damaged(meta.status());
+  impl->meta = std::move(*meta);
+  auto sb_value = impl->meta->GetValue(nullptr, kValueSuperblock);
+  auto devices_value = impl->meta->GetValue(nullptr, kValueDevices);
+  auto options_value = impl->meta->GetValue(nullptr, kValueOptions);
+  for (const Status& st : {sb_value.status(), devices_value.status(), options_value.status()}) {
+    if (!st.ok()) return damaged(st);
   }
-  SMR_ASSIGN_OR_RETURN(impl->superblock, DecodeStoreSuperblock(*sb_value));
+  if (!*sb_value || !*devices_value || !*options_value) {
+    return damaged(Status::Corruption("it lacks the store superblock"));
+  }
+  SMR_ASSIGN_OR_RETURN(impl->superblock, DecodeStoreSuperblock(**sb_value));
   if (impl->superblock.format_version != 1) {
     return Status::InvalidArgument(dir + ": store format version " +
                                    std::to_string(impl->superblock.format_version) +
                                    " is not supported by this build (version 1)");
   }
-  SMR_ASSIGN_OR_RETURN(impl->options, DecodeOptions(*options_value));
-  const std::vector<std::string> specs = SplitLines(*devices_value);
+  SMR_ASSIGN_OR_RETURN(impl->options, DecodeOptions(**options_value));
+  const std::vector<std::string> specs = SplitLines(**devices_value);
   if (specs.size() != impl->superblock.nr_drives) {
     return Status::Corruption(dir + ": device list does not match the superblock");
   }
@@ -366,6 +399,17 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   }
   impl->io_pool = std::make_unique<boost::asio::thread_pool>(
       std::max<size_t>(2, impl->devices.size()));
+  SMR_RETURN_IF_ERROR(impl->LoadJournalState());
+  if (impl->options.journal) {
+    // Records of earlier mounts with a higher sequence number never committed.
+    JournalOp mount;
+    mount.kind = journalfmt::kOpMount;
+    mount.a = impl->superblock.mount_count;
+    mount.b = impl->seq;
+    impl->journal_markers.push_back(mount);
+    // A store without a checkpoint yet (made before the journal existed): write one now.
+    if (!impl->has_checkpoint) SMR_RETURN_IF_ERROR(impl->Checkpoint().WithContext("first metadata checkpoint"));
+  }
   Impl* p = impl.get();
   impl->committer = std::thread([p] { p->CommitLoop(); });
   return std::unique_ptr<Store>(new Store(std::move(impl)));
@@ -414,6 +458,11 @@ Status Store::Close() {
 // Commit pipeline
 
 void Store::Submit(Transaction txn, Callback on_commit) {
+  // Names beyond Ceph's limits (store/transaction.h) never reach the commit pipeline.
+  if (Status bad = txn.Validate(); !bad.ok()) {
+    if (on_commit) on_commit(bad);
+    return;
+  }
   {
     std::unique_lock<std::mutex> lock(impl_->mu);
     if (impl_->stopping || impl_->closed || impl_->read_only) {
@@ -499,6 +548,7 @@ void Store::Impl::CommitLoop() {
       if (gc_auto) EnsureSpace(need);
     }
     CommitGroup(&group);
+    MaybeCheckpoint();
     if (!queued_more) MaybeGc(/*queued=*/false);
   }
 }
@@ -559,11 +609,16 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
 Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint64_t ok_txns,
                                    bool recoverable_writes) {
   const uint64_t nid_before = meta_nid_max, cid_before = meta_cid_max;
-  Status s = WriteGroup(w);
+  // The metadata journal record goes with the group's records, before the batch commits.
+  Status s = JournalBatch(batch, w);
+  if (s.ok()) s = WriteGroup(w);
   uint64_t device_bytes = 0;
   for (const auto& [addr, buf] : w->zones) device_bytes += buf.length;
   for (const SealWrite& sw : w->seals) device_bytes += sw.bytes.size();
-  if (!s.ok() && recoverable_writes) return s;  // nothing committed; the caller rolls back
+  if (!s.ok() && recoverable_writes) {  // nothing committed; the caller rolls back
+    JournalCommitted(false);
+    return s;
+  }
   if (s.ok()) {
     for (const auto& [addr, delta] : w->live_delta) zones->AddLive(addr.drive, addr.zone, delta);
     for (const auto& [addr, buf] : w->zones) {
@@ -603,6 +658,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     meta_nid_max = nid_max;
     meta_cid_max = cid_max;
   }
+  JournalCommitted(s.ok());
   std::lock_guard<std::mutex> lock(counters_mu);
   counters.device_bytes_written += device_bytes;
   if (s.ok()) {
@@ -892,7 +948,8 @@ StoreStatfs Store::Statfs() {
   for (const ZoneStatus& z : impl_->zones->Snapshot()) {
     if (z.state == ZoneState::kReserved) continue;
     st.allocated += z.written;
-    st.stored += z.live_bytes;
+    if (z.stream == StreamId::kJournal && z.state != ZoneState::kFree) continue;  // metadata
+    st.stored += z.live_bytes;  // (and nothing GC could reclaim in a journal zone)
     if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) &&
         z.written > z.live_bytes) {
       st.reclaimable += z.written - z.live_bytes;

@@ -69,6 +69,9 @@ struct StoreOptions {
   uint32_t small_write_max = 64u << 10;
   // Most transactions committed together in one group.
   uint32_t max_group = 64;
+  // The metadata journal in the zones (store/journal.cc): what `smrstore-tool rebuild-meta`
+  // rebuilds the metadata database from. Off only to measure what it costs.
+  bool journal = true;
 };
 
 struct ObjectStat {
@@ -115,6 +118,9 @@ struct StoreCounters {
   uint64_t gc_zones_reset = 0;
   uint64_t gc_throttle_ns = 0;     // foreground time spent waiting for GC
   uint64_t gc_fence_waits = 0;     // victim resets that waited for reads still using them
+  uint64_t journal_bytes_written = 0;     // metadata journal records (since mount)
+  uint64_t checkpoints = 0;               // metadata checkpoints written (since mount)
+  uint64_t checkpoint_bytes_written = 0;  // their bytes
   uint64_t gc_failures = 0;        // cleanings that failed and were rolled back
   uint64_t gc_quarantined_zones = 0;  // now: zones GC leaves alone for a while (failed)
   uint64_t lifetime_gc_bytes = 0;  // persisted
@@ -135,6 +141,31 @@ struct GcReport {
   uint64_t live_moved = 0;     // payload bytes relocated
   uint64_t bytes_written = 0;  // record bytes written by GC
   uint64_t bytes_freed = 0;    // zone capacity returned to the free pool
+};
+
+// Progress of Store::RebuildMeta's zone scan.
+struct RebuildProgress {
+  uint64_t zones_done = 0, zones_total = 0;
+  uint64_t bytes_done = 0, bytes_total = 0;  // written zone bytes covered by the scan
+  double seconds = 0;
+};
+
+struct RebuildReport {
+  uint64_t zones_scanned = 0;
+  uint64_t bytes_scanned = 0;       // written bytes of the zones walked
+  double scan_seconds = 0;          // the walk (MB/s = bytes_scanned / scan_seconds)
+  double seconds = 0;               // all of it
+  uint64_t records = 0;             // records found
+  uint64_t journal_bytes = 0;       // of journal and checkpoint records
+  uint64_t torn_zones = 0;          // zones whose walk ended at an undecodable record
+  uint64_t unreadable_zones = 0;    // zones whose walk ended at a read error
+  uint64_t checkpoint_id = 0;
+  uint64_t checkpoint_chunks = 0;
+  uint64_t replayed_records = 0;    // journal records replayed after the checkpoint
+  uint64_t voided_records = 0;      // written by a mount but never committed
+  uint64_t dropped_tail_records = 0;  // the last records, whose data the drives lack
+  uint64_t collections = 0;
+  uint64_t objects = 0;
 };
 
 struct FsckReport {
@@ -166,6 +197,16 @@ class Store {
   static Result<std::unique_ptr<Store>> Open(const std::string& dir,
                                              DeviceOpener opener = nullptr,
                                              bool read_only = false);
+  // Rebuilds the metadata database of the store on `device_specs` (any order) into
+  // DIR/meta from the drives alone: the newest complete checkpoint of the metadata journal
+  // plus the journal after it (store/rebuild.cc). DIR/meta must not exist (kAlreadyExists:
+  // move a damaged one aside first). Errors: kCorruption (no superblock on a drive, no
+  // complete checkpoint), kInvalidArgument (drives of different stores, a drive missing).
+  // `progress` is called during the zone scan (about 5 times a second) and once at its end.
+  static Result<RebuildReport> RebuildMeta(
+      const std::string& dir, const std::vector<std::string>& device_specs,
+      const std::function<void(const RebuildProgress&)>& progress = nullptr,
+      DeviceOpener opener = nullptr);
   // Whether another Store (in this or another process) has the store in `dir` mounted
   // read-write. Touches nothing (a probe of DIR/lock). kNotFound: no store there.
   static Result<bool> InUse(const std::string& dir);

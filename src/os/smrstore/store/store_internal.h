@@ -21,6 +21,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "device/zoned_device.h"
+#include "format/journal.h"
 #include "format/record.h"
 #include "gc/lifetime_history.h"
 #include "meta/meta_store.h"
@@ -33,6 +34,7 @@ namespace smr {
 inline constexpr char kValueSuperblock[] = "superblock";
 inline constexpr char kValueDevices[] = "devices";
 inline constexpr char kValueOptions[] = "options";
+inline constexpr char kValueJournal[] = "journal";  // last complete checkpoint (journal.cc)
 inline constexpr char kCounterSeq[] = "seq";
 inline constexpr char kCounterNid[] = "nid_max";
 inline constexpr char kCounterCid[] = "cid_max";
@@ -191,6 +193,24 @@ struct Store::Impl {
   std::map<ZoneAddress, Quarantined> quarantine;
   uint64_t gc_picks = 0;
   void Quarantine(const ZoneAddress& zone, const Status& why);
+  // Metadata journal (store/journal.cc), commit thread only.
+  bool has_checkpoint = false;
+  uint64_t checkpoint_id = 0;
+  uint64_t checkpoint_seq = 0;
+  uint64_t last_checkpoint_bytes = 0;
+  uint64_t journal_bytes = 0;          // journal record bytes since the last checkpoint
+  uint64_t journal_bytes_pending = 0;  // placed in the group being committed
+  std::vector<JournalOp> journal_markers;  // written with the next journal record
+  Status LoadJournalState();
+  // Places the journal record of `batch` (and pending markers) into `writes`; no-op when
+  // the journal is off or there is nothing to journal. WriteAndCommit calls it.
+  Status JournalBatch(MetaStore::Batch* batch, GroupWrites* writes);
+  void JournalCommitted(bool ok);
+  // Writes a complete checkpoint and frees the journal zones it makes obsolete.
+  Status Checkpoint();
+  // A checkpoint when the journal has grown enough (after a commit group).
+  void MaybeCheckpoint();
+
   // Lifetime statistics (commit thread): mean age of data when it dies (EWMA, in ns of
   // onode mtime), to split GC relocations into young and old; and per stream the bytes
   // that died vs the integral of live bytes over time (txn seqs), the death rate the

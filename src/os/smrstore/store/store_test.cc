@@ -398,5 +398,25 @@ TEST_F(StoreTest, FsckReportsAnExtentPastItsZonesCommittedWritePointer) {
   ASSERT_OK((*st)->Close());
 }
 
+
+// Names beyond Ceph's limits are refused by the store itself (every path: the tool, the
+// OSD adapter), with nothing of the transaction applied.
+TEST_F(StoreTest, NamesBeyondCephsLimitsAreRefusedAndChangeNothing) {
+  Transaction t;
+  t.MkColl("c", 0);
+  t.Write("c", Obj("x"), 0, "data");
+  ASSERT_OK(store_->Apply(std::move(t)));
+  Transaction bad;
+  bad.SetAttr("c", Obj("x"), "ok", "v");
+  bad.SetAttr("c", Obj("x"), std::string(101, 'n'), "v");
+  const Status s = store_->Apply(std::move(bad));
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("100"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(store_->GetAttr("c", Obj("x"), "ok").status().IsNoData());
+  Transaction long_name;
+  long_name.Write("c", Obj(std::string(2049, 'o')), 0, "d");
+  EXPECT_TRUE(store_->Apply(std::move(long_name)).IsInvalidArgument());
+}
+
 }  // namespace
 }  // namespace smr

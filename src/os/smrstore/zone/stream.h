@@ -17,10 +17,19 @@ enum class StreamId : uint8_t {
                // data already is, the longer it is expected to live)
   kUserHot = 5, // large user data predicted short-lived: its name's previous incarnation
                 // lived less than the mean lifetime (gc/lifetime_history.h)
+  kJournal = 6, // the metadata journal and its checkpoints (store/journal.cc): never a GC
+                // victim; its zones are freed when a checkpoint makes them obsolete
 };
 
-constexpr int kNumStreams = 5;
+constexpr int kNumStreams = 6;
 inline bool IsGcStream(StreamId s) { return s == StreamId::kGc || s == StreamId::kGcCold; }
+// Streams of users' writes (they may borrow room in each other's open zones).
+inline bool IsUserStream(StreamId s) {
+  return s == StreamId::kUser || s == StreamId::kSmall || s == StreamId::kUserHot;
+}
+// Streams that may take the zones kept for GC: GC itself, and the journal GC's own
+// commits write to (a store too full for its journal could not clean).
+inline bool MayUseReserve(StreamId s) { return IsGcStream(s) || s == StreamId::kJournal; }
 inline bool ValidStream(uint8_t v) { return v >= 1 && v <= kNumStreams; }
 
 inline const char* StreamName(StreamId s) {
@@ -35,6 +44,8 @@ inline const char* StreamName(StreamId s) {
       return "gc-cold";
     case StreamId::kUserHot:
       return "user-hot";
+    case StreamId::kJournal:
+      return "journal";
   }
   return "unknown";
 }

@@ -134,7 +134,7 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
                                   " belongs to unknown stream " + std::to_string(m.stream) +
                                   " (written by a newer smrstore?)");
       }
-      if (m.sealed && m.live_bytes == 0) {
+      if (m.sealed && m.live_bytes == 0 && m.stream != static_cast<uint8_t>(StreamId::kJournal)) {
         // Cleaned by GC (its relocations committed), maybe not yet reset when the process
         // died: nothing references it, so it is free (reset now unless read-only).
         if (modify && zi.cond != ZoneCondition::kEmpty) {
@@ -189,13 +189,17 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
 }
 
 std::optional<uint32_t>& ZoneManager::OpenSlot(Drive& d, StreamId s) {
+  // The journal keeps zones of its own even with shared placement: GC would take a shared
+  // zone's journal records for dead bytes.
+  if (s == StreamId::kJournal) return d.open[StreamIndex(s)];
   return d.open[d.shared_open || shared_ ? 0 : StreamIndex(s)];
 }
 
-void ZoneManager::Configure(bool shared, uint32_t reserve) {
+void ZoneManager::Configure(bool shared, uint32_t reserve, uint32_t journal_reserve) {
   MutexLock lock(&mu_);
   shared_ = shared;
   reserve_ = reserve;
+  journal_reserve_ = journal_reserve;
 }
 
 void ZoneManager::ReleaseZone(uint16_t drive, uint32_t zone) {
@@ -238,10 +242,12 @@ void ZoneManager::MarkDirty(uint16_t drive, uint32_t zone) { dirty_[{drive, zone
 
 std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, uint64_t seq) {
   Drive& drive = state_[d];
-  if (!IsGcStream(stream) && reserve_ > 0) {
+  // Users leave the GC reserve (and `journal_reserve_` zones more); GC and the journal,
+  // which GC's own commits write to, may take the reserve.
+  if (!MayUseReserve(stream) && (reserve_ > 0 || journal_reserve_ > 0)) {
     uint32_t free = 0;
     for (const Zone& zone : drive.zones) free += zone.state == ZoneState::kFree;
-    if (free <= reserve_) return std::nullopt;  // the rest is kept for GC
+    if (free <= reserve_ + journal_reserve_) return std::nullopt;
   }
   for (uint32_t z = 0; z < drive.zones.size(); ++z) {
     Zone& zone = drive.zones[z];
@@ -254,6 +260,7 @@ std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, ui
     zone.opened_seq = seq;
     OpenSlot(drive, stream) = z;
     MarkDirty(d, z);
+    opened_.push_back({d, z, stream, seq});
     return z;
   }
   return std::nullopt;
@@ -334,10 +341,10 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
   }
   // Placement is a hint: rather than fail a user write while another user stream's open
   // zone has room (its stream had no free zone beyond the GC reserve), put it there.
-  if (!IsGcStream(stream)) {
+  if (IsUserStream(stream)) {
     for (uint16_t d = 0; d < n; ++d) {
       for (const std::optional<uint32_t>& slot : state_[d].open) {
-        if (slot && !IsGcStream(state_[d].zones[*slot].stream) &&
+        if (slot && IsUserStream(state_[d].zones[*slot].stream) &&
             fits(state_[d].zones[*slot])) {
           ++borrowed_;
           return take(d, *slot);
@@ -396,6 +403,7 @@ struct ZoneManager::AllocationMark::State {
   std::vector<SealWrite> seals;
   std::map<ZoneAddress, bool> dirty;
   uint64_t borrowed = 0;
+  std::vector<OpenedZone> opened;
 };
 
 ZoneManager::AllocationMark ZoneManager::MarkAllocations() const {
@@ -406,6 +414,7 @@ ZoneManager::AllocationMark ZoneManager::MarkAllocations() const {
   st->seals = seals_;
   st->dirty = dirty_;
   st->borrowed = borrowed_;
+  st->opened = opened_;
   AllocationMark m;
   m.state_ = std::move(st);
   return m;
@@ -421,6 +430,7 @@ Status ZoneManager::RollBack(const AllocationMark& mark) {
   next_drive_ = st.next_drive;
   seals_ = st.seals;
   borrowed_ = st.borrowed;
+  opened_ = st.opened;
   for (const auto& [addr, unused] : st.dirty) touched[addr] = true;
   dirty_ = touched;
   Status first;
@@ -463,6 +473,36 @@ Status ZoneManager::RollBack(const AllocationMark& mark) {
     }
   }
   return first;
+}
+
+std::vector<OpenedZone> ZoneManager::TakeOpenedZones() {
+  MutexLock lock(&mu_);
+  std::vector<OpenedZone> out;
+  out.swap(opened_);
+  return out;
+}
+
+void ZoneManager::SetZoneStream(uint16_t drive, uint32_t zone, StreamId stream,
+                                uint64_t opened_seq) {
+  MutexLock lock(&mu_);
+  Zone& z = state_[drive].zones[zone];
+  if (z.state != ZoneState::kOpen && z.state != ZoneState::kSealed) return;
+  Drive& d = state_[drive];
+  if (z.state == ZoneState::kOpen && z.stream != stream) {
+    for (auto& slot : d.open) {
+      if (slot == zone) slot.reset();
+    }
+    z.stream = stream;
+    std::optional<uint32_t>& slot = OpenSlot(d, stream);
+    if (slot.has_value()) {
+      z.state = ZoneState::kSealed;  // the stream has an open zone already
+    } else {
+      slot = zone;
+    }
+  }
+  z.stream = stream;
+  z.opened_seq = opened_seq;
+  MarkDirty(drive, zone);
 }
 
 std::vector<uint32_t> ZoneManager::ReservedZones(uint16_t drive) const {
@@ -536,14 +576,15 @@ uint64_t ZoneManager::user_free_bytes(uint64_t max_record_bytes) const {
     uint64_t free_zones = 0;
     for (const Zone& zone : drive.zones) {
       if (zone.state == ZoneState::kFree) ++free_zones;
-      if (zone.state == ZoneState::kOpen && !IsGcStream(zone.stream)) {
+      if (zone.state == ZoneState::kOpen && IsUserStream(zone.stream)) {
         const uint64_t room = zone.capacity - std::min(zone.capacity, zone.written);
         bytes += room > max_record_bytes ? room - max_record_bytes : 0;
       }
     }
     const uint64_t cap = drive.dev->info().zone_capacity;
     const uint64_t usable = cap > max_record_bytes ? cap - max_record_bytes : 0;
-    if (free_zones > reserve_) bytes += (free_zones - reserve_) * usable;
+    const uint64_t keep = reserve_ + journal_reserve_;
+    if (free_zones > keep) bytes += (free_zones - keep) * usable;
   }
   return bytes;
 }

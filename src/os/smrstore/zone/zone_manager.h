@@ -74,6 +74,14 @@ struct SealWrite {
   std::string bytes;     // the whole footer record, empty when the zone had no room
 };
 
+// A zone opened for a stream (ZoneManager::TakeOpenedZones).
+struct OpenedZone {
+  uint16_t drive = 0;
+  uint32_t zone = 0;
+  StreamId stream = StreamId::kUser;
+  uint64_t opened_seq = 0;
+};
+
 enum class ZoneState : uint8_t { kReserved, kFree, kOpen, kSealed };
 const char* ZoneStateName(ZoneState s);
 
@@ -121,6 +129,13 @@ class ZoneManager {
   // Footer writes and finishes produced by seals since the last call, in seal order.
   std::vector<SealWrite> TakeSealWrites();
 
+  // Zones opened since the last call (the metadata journal records them, so a rebuild
+  // knows each zone's stream).
+  std::vector<OpenedZone> TakeOpenedZones();
+  // Sets an open or sealed zone's stream and age (rebuild-meta: what the journal said; an
+  // open zone whose stream already has one is sealed).
+  void SetZoneStream(uint16_t drive, uint32_t zone, StreamId stream, uint64_t opened_seq);
+
   // Live-byte bookkeeping (delta may be negative).
   void AddLive(uint16_t drive, uint32_t zone, int64_t delta);
   // After a commit: the committed write pointer of every zone written in it.
@@ -148,7 +163,9 @@ class ZoneManager {
   // Placement switches (from StoreOptions): with `shared` every stream uses one open zone
   // per drive (the baseline placement); `reserve` free zones per drive are kept for the GC
   // stream, so cleaning can always relocate.
-  void Configure(bool shared, uint32_t reserve);
+  // `journal_reserve` more free zones per drive are kept from users (not from GC) for the
+  // metadata journal, which GC's commits write to.
+  void Configure(bool shared, uint32_t reserve, uint32_t journal_reserve = 0);
   // Returns a reset victim zone to the free pool (its accounting zeroed).
   void ReleaseZone(uint16_t drive, uint32_t zone);
   // Free data zones / all data zones over all drives, not counting the zones kept for GC
@@ -213,10 +230,12 @@ class ZoneManager {
   std::array<uint16_t, kNumStreams> next_drive_ SMR_GUARDED_BY(mu_) = {};
   std::vector<SealWrite> seals_ SMR_GUARDED_BY(mu_);
   std::map<ZoneAddress, bool> dirty_ SMR_GUARDED_BY(mu_);
+  std::vector<OpenedZone> opened_ SMR_GUARDED_BY(mu_);
   uint64_t dead_on_mount_ SMR_GUARDED_BY(mu_) = 0;
   bool shared_ SMR_GUARDED_BY(mu_) = false;
   uint64_t borrowed_ SMR_GUARDED_BY(mu_) = 0;
   uint32_t reserve_ SMR_GUARDED_BY(mu_) = 0;
+  uint32_t journal_reserve_ SMR_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace smr

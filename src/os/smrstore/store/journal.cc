@@ -1,0 +1,238 @@
+// The metadata journal: everything RocksDB holds, also in the zones (format/journal.h).
+//
+// Every commit that changes journaled metadata (collections, onodes, xattrs, omap, the nid
+// index, store values) places one journal record — its metadata writes as raw key-value
+// ops — in the journal stream of the same commit group, so it is written and flushed with
+// the group's data records, before RocksDB commits the batch. A checkpoint writes the
+// whole journaled keyspace as chunk records, then a journal record marking it complete;
+// after that commit, the journal zones sealed before the checkpoint began hold nothing a
+// rebuild needs and are reset. A read-write mount adds a mount marker (mount count,
+// committed sequence number) to its first journal record, which voids records an earlier
+// mount wrote but never committed. store/rebuild.cc reads all of it back.
+// Runs on the commit thread (or in Open before it starts), holding group_mu when the
+// commit thread runs.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "format/journal.h"
+#include "format/record_format.h"
+#include "store/store_internal.h"
+
+namespace smr {
+
+namespace {
+
+constexpr uint64_t kBlock = recfmt::kBlockSize;
+
+std::string EncodeJournalState(uint64_t id, uint64_t seq, uint64_t bytes) {
+  return "checkpoint_id=" + std::to_string(id) + "\ncheckpoint_seq=" + std::to_string(seq) +
+         "\ncheckpoint_bytes=" + std::to_string(bytes) + "\n";
+}
+
+}  // namespace
+
+Status Store::Impl::LoadJournalState() {
+  SMR_ASSIGN_OR_RETURN(auto v, meta->GetValue(nullptr, kValueJournal));
+  has_checkpoint = v.has_value();
+  if (!v) return Status::OK();
+  unsigned long long id = 0, seq_at = 0, bytes = 0;
+  if (std::sscanf(v->c_str(), "checkpoint_id=%llu\ncheckpoint_seq=%llu\ncheckpoint_bytes=%llu",
+                  &id, &seq_at, &bytes) != 3) {
+    return Status::Corruption("metadata value 'journal' is malformed: " + *v);
+  }
+  checkpoint_id = id;
+  checkpoint_seq = seq_at;
+  last_checkpoint_bytes = bytes;
+  // Journal bytes written since that checkpoint: all journal zone bytes but its own.
+  uint64_t total = 0;
+  for (const ZoneStatus& z : zones->Snapshot()) {
+    if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) &&
+        z.stream == StreamId::kJournal) {
+      total += z.written;
+    }
+  }
+  journal_bytes = total > last_checkpoint_bytes ? total - last_checkpoint_bytes : 0;
+  return Status::OK();
+}
+
+Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
+  if (!options.journal) return Status::OK();
+  const std::vector<JournalOp>& ops = batch->journal();
+  if (ops.empty() && journal_markers.empty()) return Status::OK();
+  std::string body;
+  uint32_t count = 0;
+  auto add = [&](const JournalOp& op) {
+    AppendJournalOp(op, &body);
+    ++count;
+  };
+  for (const JournalOp& op : journal_markers) add(op);
+  for (const OpenedZone& z : zones->TakeOpenedZones()) {
+    JournalOp op;
+    op.kind = journalfmt::kOpZoneOpen;
+    op.a = z.drive;
+    op.b = z.zone;
+    op.c = static_cast<uint64_t>(z.stream);
+    op.d = z.opened_seq;
+    add(op);
+  }
+  {
+    JournalOp op;
+    op.kind = journalfmt::kOpCounters;
+    std::lock_guard<std::mutex> lock(counters_mu);
+    op.a = counters.lifetime_user_bytes;
+    op.b = counters.lifetime_device_bytes;
+    op.c = counters.lifetime_txns;
+    op.d = lifetime_gc_bytes;
+    add(op);
+  }
+  {
+    JournalOp op;
+    op.kind = journalfmt::kOpIds;
+    op.a = nid_max;
+    op.b = cid_max;
+    add(op);
+  }
+  for (const JournalOp& op : ops) add(op);
+  auto payload = std::make_shared<const std::string>(FinishJournalPayload(count, body));
+  RecordHeader h;
+  h.type = RecordType::kJournal;
+  h.seq = seq;
+  h.collection_id = superblock.mount_count;
+  h.payload_len = static_cast<uint32_t>(payload->size());
+  h.payload_crc = PayloadCrc(payload->data(), payload->size());
+  Allocation at;
+  SMR_RETURN_IF_ERROR(
+      PlaceRecord(this, seq, StreamId::kJournal, h, *payload, payload, writes, &at));
+  const uint64_t bytes = RecordBytes(payload->size());
+  // Journal zones count their records as live: they are not GC's to reclaim.
+  writes->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
+      static_cast<int64_t>(bytes);
+  journal_bytes_pending += bytes;
+  return Status::OK();
+}
+
+void Store::Impl::JournalCommitted(bool ok) {
+  if (ok) {
+    journal_markers.clear();
+    journal_bytes += journal_bytes_pending;
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.journal_bytes_written += journal_bytes_pending;
+  }
+  journal_bytes_pending = 0;
+}
+
+Status Store::Impl::Checkpoint() {
+  if (!options.journal) return Status::OK();
+  const uint64_t id = checkpoint_id + 1;
+  const uint64_t at_seq = ++seq;
+  // Journal zones sealed before this checkpoint: obsolete once it is complete.
+  std::vector<ZoneAddress> obsolete;
+  for (const ZoneStatus& z : zones->Snapshot()) {
+    if (z.state == ZoneState::kSealed && z.stream == StreamId::kJournal) {
+      obsolete.push_back(z.addr);
+    }
+  }
+  // Chunks of at most one record payload each, committed (zone accounting) every ~64 MiB
+  // so a large keyspace does not sit in memory whole.
+  const uint64_t chunk_max = options.max_record_payload;
+  uint64_t chunks = 0, bytes = 0;
+  std::vector<std::pair<std::string, std::string>> kvs;
+  uint64_t kv_bytes = 0;
+  auto group = std::make_unique<GroupWrites>();
+  uint64_t group_bytes = 0;
+  auto flush_group = [&]() -> Status {
+    if (group->zones.empty()) return Status::OK();
+    auto batch = meta->NewBatch();
+    SMR_RETURN_IF_ERROR(WriteAndCommit(group.get(), batch.get(), 0));
+    group = std::make_unique<GroupWrites>();
+    group_bytes = 0;
+    return Status::OK();
+  };
+  auto emit = [&]() -> Status {
+    if (kvs.empty()) return Status::OK();
+    auto payload = std::make_shared<const std::string>(EncodeCheckpointChunk(kvs));
+    kvs.clear();
+    kv_bytes = 0;
+    RecordHeader h;
+    h.type = RecordType::kCheckpoint;
+    h.seq = at_seq;
+    h.collection_id = superblock.mount_count;
+    h.nid = id;
+    h.logical_offset = chunks;
+    h.payload_len = static_cast<uint32_t>(payload->size());
+    h.payload_crc = PayloadCrc(payload->data(), payload->size());
+    Allocation at;
+    SMR_RETURN_IF_ERROR(
+        PlaceRecord(this, at_seq, StreamId::kJournal, h, *payload, payload, group.get(), &at));
+    const uint64_t rb = RecordBytes(payload->size());
+    group->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
+        static_cast<int64_t>(rb);
+    ++chunks;
+    bytes += rb;
+    group_bytes += rb;
+    if (group_bytes >= (64ull << 20)) return flush_group();
+    return Status::OK();
+  };
+  Status walk = meta->ForEachJournaledKey([&](std::string_view k, std::string_view v) {
+    const uint64_t need = 8 + k.size() + v.size();
+    if (!kvs.empty() && kv_bytes + need + 5 > chunk_max) SMR_RETURN_IF_ERROR(emit());
+    kvs.emplace_back(std::string(k), std::string(v));
+    kv_bytes += need;
+    return Status::OK();
+  });
+  SMR_RETURN_IF_ERROR(walk);
+  SMR_RETURN_IF_ERROR(emit());
+  SMR_RETURN_IF_ERROR(flush_group());
+  // Complete: the marker, and the state a mount reads, in one commit.
+  JournalOp done;
+  done.kind = journalfmt::kOpCheckpointDone;
+  done.a = id;
+  done.b = at_seq;
+  done.c = chunks;
+  journal_markers.push_back(done);
+  auto batch = meta->NewBatch();
+  batch->PutValue(kValueJournal, EncodeJournalState(id, at_seq, bytes));
+  SMR_RETURN_IF_ERROR(WriteAndCommit(group.get(), batch.get(), 0));
+  checkpoint_id = id;
+  checkpoint_seq = at_seq;
+  last_checkpoint_bytes = bytes;
+  has_checkpoint = true;
+  journal_bytes = 0;
+  {
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.checkpoints++;
+    counters.checkpoint_bytes_written += bytes;
+  }
+  // The journal before it is obsolete: free its sealed zones.
+  for (const ZoneAddress& z : obsolete) {
+    SMR_RETURN_IF_ERROR(devices[z.drive]->ResetZones(z.zone, 1));
+    zones->ReleaseZone(z.drive, z.zone);
+  }
+  if (!obsolete.empty()) {
+    auto freed = meta->NewBatch();
+    for (const auto& [addr, zm] : zones->TakeDirtyZones()) freed->PutZone(addr.drive, addr.zone, zm);
+    SMR_RETURN_IF_ERROR(meta->Commit(freed.get(), /*sync=*/true));
+  }
+  return Status::OK();
+}
+
+void Store::Impl::MaybeCheckpoint() {
+  if (!options.journal) return;
+  // Journal since the last checkpoint over twice that checkpoint's size (and over one
+  // zone): its space is then mostly obsolete records a checkpoint frees.
+  const uint64_t zone_cap = devices[0]->info().zone_capacity;
+  const uint64_t threshold = std::max(2 * last_checkpoint_bytes, zone_cap);
+  if (journal_bytes < threshold) return;
+  std::lock_guard<std::mutex> glock(group_mu);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!fatal.ok()) return;
+  }
+  Status s = Checkpoint();
+  if (!s.ok()) {
+    std::fprintf(stderr, "smrstore: metadata checkpoint failed: %s\n", s.ToString().c_str());
+  }
+}
+
+}  // namespace smr

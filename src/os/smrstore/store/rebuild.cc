@@ -1,0 +1,438 @@
+// Store::RebuildMeta: the metadata database rebuilt from the drives alone.
+//
+// 1. Every drive's superblock log names the store and the drive's place in it.
+// 2. Every written data zone is walked record by record (headers only; journal and
+//    checkpoint payloads are read and crc-checked); a zone's walk ends at its first
+//    undecodable or torn record. That end is the zone's committed write pointer.
+// 3. Mount markers void the records a mount wrote but never committed: a record of mount m
+//    with sequence number s is void when a later mount began with committed sequence < s.
+// 4. The newest complete checkpoint is loaded, then every journal record from its
+//    completion on is replayed in (mount, sequence) order.
+// 5. The last records no later mount confirmed may reference data a power cut lost (the
+//    drives flush independently): the extents they put are checked against the record
+//    headers on the drives, and replay stops before the first record that fails.
+// 6. Zone accounting (stream, committed write pointer, live bytes, sealed) and counters are
+//    derived from the walk, the journal's zone-open notes and the rebuilt onodes.
+// The result is what the store had committed; a normal mount then reconciles it with the
+// drives as after any crash.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <tuple>
+
+#include "device/device_spec.h"
+#include "format/journal.h"
+#include "format/record_format.h"
+#include "meta/key_schema.h"
+#include "store/store_internal.h"
+#include "store/superblock_log.h"
+
+namespace smr {
+
+namespace {
+
+constexpr uint64_t kBlock = recfmt::kBlockSize;
+
+// A journal or checkpoint record found on a drive.
+struct Found {
+  RecordType type;
+  uint64_t mount = 0;  // header collection_id
+  uint64_t seq = 0;
+  uint64_t nid = 0;             // checkpoint id
+  uint64_t logical_offset = 0;  // chunk index
+  std::string payload;
+  ZoneAddress zone;
+  uint64_t offset = 0;
+  bool operator<(const Found& o) const {
+    return std::tie(mount, seq, zone.drive, zone.zone, offset) <
+           std::tie(o.mount, o.seq, o.zone.drive, o.zone.zone, o.offset);
+  }
+};
+
+struct WalkedZone {
+  ZoneAddress addr;
+  uint64_t end = 0;  // bytes of valid records from the zone start
+  bool journal = false;
+  bool footer = false;
+  bool full = false;
+  uint64_t first_seq = 0;
+};
+
+double Seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool DirExistsAt(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
+                                         const std::vector<std::string>& specs,
+                                         const std::function<void(const RebuildProgress&)>& progress,
+                                         DeviceOpener opener) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RebuildReport report;
+  if (specs.empty()) return Status::InvalidArgument("rebuild-meta needs the store's drives");
+  if (DirExistsAt(dir + "/meta")) {
+    return Status::AlreadyExists(dir + "/meta exists: move it aside first (rebuild-meta "
+                                 "writes a new metadata database there)");
+  }
+  if (!opener) opener = [](const std::string& spec) { return OpenDevice(spec); };
+
+  // 1. The drives, in the store's order.
+  std::vector<std::unique_ptr<ZonedDevice>> opened;
+  for (const std::string& spec : specs) {
+    auto dev = opener(spec);
+    if (!dev.ok()) return dev.status().WithContext(spec);
+    opened.push_back(std::move(*dev));
+  }
+  std::vector<ZonedDevice*> raw;
+  for (auto& d : opened) raw.push_back(d.get());
+  ZoneManager probe(raw);
+  SMR_RETURN_IF_ERROR(probe.Attach());
+  std::vector<std::optional<StoreSuperblock>> sbs(raw.size());
+  std::optional<StoreSuperblock> newest;
+  for (uint16_t d = 0; d < raw.size(); ++d) {
+    SMR_ASSIGN_OR_RETURN(sbs[d], ReadSuperblock(raw[d], probe.ReservedZones(d)));
+    if (!sbs[d]) return Status::Corruption(specs[d] + ": no smrstore superblock on this drive");
+    if (newest && sbs[d]->store_uuid != newest->store_uuid) {
+      return Status::InvalidArgument(specs[d] + ": drive belongs to store " +
+                                     UuidToString(sbs[d]->store_uuid) + ", not " +
+                                     UuidToString(newest->store_uuid));
+    }
+    if (!newest || sbs[d]->sequence > newest->sequence) newest = sbs[d];
+  }
+  if (newest->nr_drives != raw.size()) {
+    return Status::InvalidArgument("store " + UuidToString(newest->store_uuid) + " has " +
+                                   std::to_string(newest->nr_drives) + " drives, " +
+                                   std::to_string(raw.size()) + " given");
+  }
+  std::vector<std::string> ordered(raw.size());
+  std::vector<ZonedDevice*> devs(raw.size(), nullptr);
+  for (uint16_t d = 0; d < raw.size(); ++d) {
+    const uint32_t at = sbs[d]->drive_index;
+    if (at >= raw.size() || devs[at] != nullptr) {
+      return Status::Corruption(specs[d] + ": drive index " + std::to_string(at) +
+                                " is out of range or given twice");
+    }
+    ordered[at] = specs[d];
+    devs[at] = raw[d];
+  }
+  ZoneManager zones(devs);
+  SMR_RETURN_IF_ERROR(zones.Attach());
+
+  // 2. Walk every written data zone.
+  std::vector<std::pair<uint16_t, ZoneInfo>> todo;
+  RebuildProgress prog;
+  for (uint16_t d = 0; d < devs.size(); ++d) {
+    SMR_ASSIGN_OR_RETURN(auto report_zones, devs[d]->ReportZones(0, 0));
+    const auto reserved = zones.ReservedZones(d);
+    for (uint32_t z = 0; z < report_zones.size(); ++z) {
+      const ZoneInfo& zi = report_zones[z];
+      if (zi.is_conventional() ||
+          std::find(reserved.begin(), reserved.end(), z) != reserved.end()) {
+        continue;
+      }
+      const uint64_t written = zi.cond == ZoneCondition::kFull ? zi.capacity : zi.wp - zi.start;
+      if (written == 0) continue;
+      todo.emplace_back(d, zi);
+      prog.bytes_total += written;
+    }
+  }
+  prog.zones_total = todo.size();
+  std::vector<Found> found;
+  std::vector<WalkedZone> walked;
+  uint64_t max_seq = 0, max_nid = 0;
+  std::string header(kBlock, '\0');
+  auto last_report = std::chrono::steady_clock::now();
+  for (const auto& [d, zi] : todo) {
+    ZonedDevice* dev = devs[d];
+    const uint64_t written = zi.cond == ZoneCondition::kFull ? zi.capacity : zi.wp - zi.start;
+    WalkedZone w;
+    w.addr = {d, static_cast<uint32_t>(zi.start / dev->info().zone_size)};
+    w.full = zi.cond == ZoneCondition::kFull;
+    uint64_t pos = 0;
+    while (pos + kBlock <= written) {
+      Status rs = dev->Read(zi.start + pos, header.data(), kBlock);
+      if (!rs.ok()) {
+        ++report.unreadable_zones;
+        break;
+      }
+      auto h = DecodeRecordHeader(header.data());
+      if (!h.ok()) {
+        if (!h.status().IsNotFound()) ++report.torn_zones;
+        break;
+      }
+      const uint64_t bytes = RecordBytes(h->payload_len);
+      if (pos + bytes > written) {
+        ++report.torn_zones;
+        break;
+      }
+      ++report.records;
+      if (w.first_seq == 0) w.first_seq = h->seq;
+      if (h->type == RecordType::kJournal || h->type == RecordType::kCheckpoint) {
+        std::string payload(bytes - kBlock, '\0');
+        rs = dev->Read(zi.start + pos + kBlock, payload.data(), payload.size());
+        if (!rs.ok() || !VerifyPayload(*h, payload.data()).ok()) {
+          ++report.torn_zones;
+          break;
+        }
+        payload.resize(h->payload_len);
+        Found f;
+        f.type = h->type;
+        f.mount = h->collection_id;
+        f.seq = h->seq;
+        f.nid = h->nid;
+        f.logical_offset = h->logical_offset;
+        f.payload = std::move(payload);
+        f.zone = w.addr;
+        f.offset = pos;
+        found.push_back(std::move(f));
+        w.journal = true;
+        report.journal_bytes += bytes;
+      } else if (h->type == RecordType::kZoneFooter) {
+        w.footer = true;
+      }
+      if (h->type == RecordType::kData) max_nid = std::max(max_nid, h->nid);
+      max_seq = std::max(max_seq, h->seq);
+      pos += bytes;
+    }
+    w.end = pos;
+    walked.push_back(w);
+    prog.zones_done++;
+    prog.bytes_done += written;
+    if (progress && std::chrono::steady_clock::now() - last_report > std::chrono::milliseconds(200)) {
+      prog.seconds = Seconds(t0);
+      progress(prog);
+      last_report = std::chrono::steady_clock::now();
+    }
+  }
+  report.zones_scanned = prog.zones_done;
+  report.bytes_scanned = prog.bytes_done;
+  report.scan_seconds = Seconds(t0);
+  prog.seconds = report.scan_seconds;
+  if (progress) progress(prog);
+
+  // 3. Void what was never committed.
+  std::sort(found.begin(), found.end());
+  std::vector<std::pair<uint64_t, uint64_t>> mounts;  // (mount, committed seq)
+  std::vector<std::vector<JournalOp>> decoded(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (found[i].type != RecordType::kJournal) continue;
+    auto ops = DecodeJournalOps(found[i].payload);
+    if (!ops.ok()) {
+      return ops.status().WithContext("journal record of drive " +
+                                      std::to_string(found[i].zone.drive) + " zone " +
+                                      std::to_string(found[i].zone.zone));
+    }
+    decoded[i] = std::move(*ops);
+    for (const JournalOp& op : decoded[i]) {
+      if (op.kind == journalfmt::kOpMount) mounts.emplace_back(op.a, op.b);
+    }
+  }
+  auto is_void = [&](const Found& f) {
+    for (const auto& [m, committed] : mounts) {
+      if (m > f.mount && f.seq > committed) return true;
+    }
+    return false;
+  };
+  std::vector<bool> live(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    live[i] = !is_void(found[i]);
+    if (!live[i]) ++report.voided_records;
+  }
+
+  // 4. The newest complete checkpoint.
+  struct Done {
+    size_t index;
+    uint64_t id, seq, chunks;
+  };
+  std::optional<Done> base;
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (!live[i] || found[i].type != RecordType::kJournal) continue;
+    for (const JournalOp& op : decoded[i]) {
+      if (op.kind != journalfmt::kOpCheckpointDone) continue;
+      std::set<uint64_t> have;
+      for (size_t j = 0; j < found.size(); ++j) {
+        if (live[j] && found[j].type == RecordType::kCheckpoint && found[j].nid == op.a &&
+            found[j].seq == op.b) {
+          have.insert(found[j].logical_offset);
+        }
+      }
+      const bool complete = have.size() == op.c && (op.c == 0 || *have.rbegin() == op.c - 1);
+      if (complete && (!base || op.a > base->id)) base = Done{i, op.a, op.b, op.c};
+    }
+  }
+  if (!base) {
+    return Status::Corruption("no complete metadata checkpoint on the drives (" +
+                              std::to_string(found.size()) +
+                              " journal/checkpoint records found): nothing to rebuild from");
+  }
+  report.checkpoint_id = base->id;
+  report.checkpoint_chunks = base->chunks;
+
+  if (!DirExistsAt(dir) && ::mkdir(dir.c_str(), 0755) != 0) {
+    return Status::FromErrno(errno, dir);
+  }
+  // The replay plan: journal records from the checkpoint's completion on, in order. The
+  // tail no later mount confirmed is checked against the drives (step 5).
+  std::vector<size_t> replay;
+  for (size_t i = base->index; i < found.size(); ++i) {
+    if (live[i] && found[i].type == RecordType::kJournal) replay.push_back(i);
+  }
+  const uint64_t last_mount =
+      mounts.empty() ? 0 : std::max_element(mounts.begin(), mounts.end())->first;
+  size_t first_tail = replay.size();
+  for (size_t r = 0; r < replay.size(); ++r) {
+    if (found[replay[r]].mount >= last_mount) {
+      first_tail = r;
+      break;
+    }
+  }
+  // The objects the tail leaves behind (key -> value and the record that put it), checked
+  // against the drives; a failure cuts the tail before that record, and the check repeats
+  // on the shorter tail (an extent GC moved later in the tail is checked where it went).
+  auto extent_ok = [&](const Onode& o, const Extent& e) {
+    if (e.drive >= devs.size() || e.payload_offset < kBlock) return false;
+    std::string hb(kBlock, '\0');
+    if (!devs[e.drive]->Read(e.payload_offset - kBlock, hb.data(), kBlock).ok()) return false;
+    auto h = DecodeRecordHeader(hb.data());
+    return h.ok() && h->type == RecordType::kData && h->nid == o.nid &&
+           h->payload_crc == e.payload_crc;
+  };
+  size_t cut = replay.size();
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::map<std::string, std::pair<const std::string*, size_t>> last;  // key -> (value, r)
+    for (size_t r = first_tail; r < cut; ++r) {
+      for (const JournalOp& op : decoded[replay[r]]) {
+        if (op.key.empty() || op.key[0] != keys::kObjectPrefix) continue;
+        if (op.kind == journalfmt::kOpPut) last[op.key] = {&op.value, r};
+        if (op.kind == journalfmt::kOpDelete) last.erase(op.key);
+      }
+    }
+    for (const auto& [key, vr] : last) {
+      auto onode = DecodeOnode(*vr.first);
+      bool ok = onode.ok();
+      if (ok) {
+        for (const auto& [off, e] : onode->extents) {
+          if (!extent_ok(*onode, e)) {
+            ok = false;
+            break;
+          }
+        }
+      }
+      if (!ok && vr.second < cut) {
+        cut = vr.second;
+        changed = true;
+      }
+    }
+  }
+  report.dropped_tail_records = replay.size() - cut;
+  replay.resize(cut);
+
+  // 5. Load the checkpoint, replay the journal.
+  SMR_ASSIGN_OR_RETURN(auto meta, MetaStore::Create(dir + "/meta"));
+  auto batch = meta->NewBatch();
+  auto maybe_commit = [&]() -> Status {
+    if (batch->ApproximateBytes() < (64u << 20)) return Status::OK();
+    return meta->Commit(batch.get(), /*sync=*/false);
+  };
+  for (size_t j = 0; j < found.size(); ++j) {
+    if (!live[j] || found[j].type != RecordType::kCheckpoint || found[j].nid != base->id ||
+        found[j].seq != base->seq) {
+      continue;
+    }
+    SMR_ASSIGN_OR_RETURN(auto kvs, DecodeCheckpointChunk(found[j].payload));
+    for (auto& [k, v] : kvs) batch->ApplyJournalOp(JournalOp::Put(std::move(k), std::move(v)));
+    SMR_RETURN_IF_ERROR(maybe_commit());
+  }
+  std::map<ZoneAddress, std::pair<StreamId, uint64_t>> streams;  // from zone-open notes
+  JournalOp counters_op, ids_op;
+  for (size_t i = 0; i < found.size(); ++i) {  // zone-open notes of every live record
+    if (!live[i] || found[i].type != RecordType::kJournal) continue;
+    for (const JournalOp& op : decoded[i]) {
+      if (op.kind == journalfmt::kOpZoneOpen && op.c >= 1 && op.c <= kNumStreams) {
+        streams[{static_cast<uint16_t>(op.a), static_cast<uint32_t>(op.b)}] = {
+            static_cast<StreamId>(op.c), op.d};
+      }
+    }
+  }
+  for (size_t i : replay) {
+    for (const JournalOp& op : decoded[i]) {
+      if (op.kind == journalfmt::kOpCounters) counters_op = op;
+      if (op.kind == journalfmt::kOpIds) ids_op = op;
+      batch->ApplyJournalOp(op);
+    }
+    ++report.replayed_records;
+    SMR_RETURN_IF_ERROR(maybe_commit());
+  }
+  // The superblock as the drives have it, and the drives as given.
+  StoreSuperblock sb = *newest;
+  sb.drive_index = 0;
+  batch->PutValue(kValueSuperblock, EncodeStoreSuperblock(sb));
+  std::string devices_value;
+  for (const std::string& s : ordered) devices_value += s + "\n";
+  batch->PutValue(kValueDevices, devices_value);
+  SMR_RETURN_IF_ERROR(meta->Commit(batch.get(), /*sync=*/true));
+
+  // 6. Derived state: zone accounting and counters.
+  std::map<ZoneAddress, uint64_t> zone_live;
+  uint64_t inline_stored = 0, max_cid = 0;
+  SMR_ASSIGN_OR_RETURN(auto colls, meta->ListCollections(nullptr));
+  for (const auto& [name, cm] : colls) {
+    ++report.collections;
+    max_cid = std::max(max_cid, cm.cid);
+    ObjectId start = ObjectId::Min(), end = ObjectId::Max(), next;
+    for (;;) {
+      std::vector<std::pair<ObjectId, Onode>> chunk;
+      SMR_RETURN_IF_ERROR(meta->ListOnodes(nullptr, cm.cid, start, end, 1024, &chunk, &next));
+      for (const auto& [oid, o] : chunk) {
+        ++report.objects;
+        max_nid = std::max(max_nid, o.nid);
+        if (o.data_inline) inline_stored += o.inline_data.size();
+        for (const auto& [off, e] : o.extents) {
+          if (e.drive >= devs.size()) continue;
+          const uint64_t zs = devs[e.drive]->info().zone_size;
+          zone_live[{e.drive, static_cast<uint32_t>(e.payload_offset / zs)}] += e.length;
+        }
+      }
+      if (next.max || chunk.empty()) break;
+      start = next;
+    }
+  }
+  auto out = meta->NewBatch();
+  for (const WalkedZone& w : walked) {
+    if (w.end == 0) continue;  // only undecodable bytes: mount resets the zone
+    ZoneMeta zm;
+    auto s = streams.find(w.addr);
+    const StreamId stream = w.journal ? StreamId::kJournal
+                            : s != streams.end() ? s->second.first
+                                                 : StreamId::kUser;
+    zm.stream = static_cast<uint8_t>(stream);
+    zm.committed_wp = w.end;
+    zm.opened_seq = s != streams.end() ? s->second.second : w.first_seq;
+    zm.sealed = w.full || w.footer;
+    zm.live_bytes = w.journal ? w.end : (zone_live.count(w.addr) ? zone_live[w.addr] : 0);
+    out->PutZone(w.addr.drive, w.addr.zone, zm);
+  }
+  out->PutCounter(kCounterSeq, max_seq);
+  out->PutCounter(kCounterNid, std::max(max_nid, ids_op.a));
+  out->PutCounter(kCounterCid, std::max(max_cid, ids_op.b));
+  out->PutCounter(kCounterUserBytes, counters_op.a);
+  out->PutCounter(kCounterDeviceBytes, counters_op.b);
+  out->PutCounter(kCounterTxns, counters_op.c);
+  out->PutCounter(kCounterGcBytes, counters_op.d);
+  out->PutCounter(kCounterInlineStored, inline_stored);
+  SMR_RETURN_IF_ERROR(meta->Commit(out.get(), /*sync=*/true));
+  report.seconds = Seconds(t0);
+  return report;
+}
+
+}  // namespace smr
