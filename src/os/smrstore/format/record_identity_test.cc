@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace smr {
 namespace {
@@ -52,6 +55,50 @@ TEST(RecordIdentity, HeadersDifferingInOneFieldAreUnequalBothWays) {
   a = Header(), b = Header();
   a.object_key = "kez", b.object_key = "kex";
   check(a, b, "object_key");
+}
+
+// The superblock comparison the store uses to tell its copies apart.
+TEST(RecordIdentity, SuperblocksDifferingInOneFieldAreUnequalBothWays) {
+  auto base = [] {
+    StoreSuperblock sb;
+    sb.store_uuid[0] = 1;
+    sb.format_version = 1;
+    sb.drive_index = 1;
+    sb.nr_drives = 2;
+    sb.drive_uuids.resize(2);
+    sb.sequence = 10;
+    sb.created_unix_sec = 1000;
+    sb.mount_count = 5;
+    sb.clean_umount = true;
+    sb.meta_path_hint = "/m";
+    sb.max_record_payload = 1 << 20;
+    sb.inline_max = 4096;
+    return sb;
+  };
+  EXPECT_TRUE(base() == base());
+  std::vector<std::pair<const char*, std::function<void(StoreSuperblock*, int)>>> fields = {
+      {"store_uuid", [](StoreSuperblock* s, int d) { s->store_uuid[0] += d; }},
+      {"format_version", [](StoreSuperblock* s, int d) { s->format_version += d; }},
+      {"drive_index", [](StoreSuperblock* s, int d) { s->drive_index += d; }},
+      {"nr_drives", [](StoreSuperblock* s, int d) { s->nr_drives += d; }},
+      {"drive_uuids", [](StoreSuperblock* s, int d) { s->drive_uuids[1][3] += d; }},
+      {"sequence", [](StoreSuperblock* s, int d) { s->sequence += d; }},
+      {"created_unix_sec", [](StoreSuperblock* s, int d) { s->created_unix_sec += d; }},
+      {"mount_count", [](StoreSuperblock* s, int d) { s->mount_count += d; }},
+      {"clean_umount", [](StoreSuperblock* s, int) { s->clean_umount = !s->clean_umount; }},
+      {"meta_path_hint", [](StoreSuperblock* s, int d) { s->meta_path_hint = d > 0 ? "/n" : "/l"; }},
+      {"max_record_payload", [](StoreSuperblock* s, int d) { s->max_record_payload += d; }},
+      {"inline_max", [](StoreSuperblock* s, int d) { s->inline_max += d; }},
+  };
+  for (const auto& [name, change] : fields) {
+    for (int d : {1, -1}) {
+      StoreSuperblock other = base();
+      change(&other, d);
+      EXPECT_FALSE(other == base()) << name << " " << d;
+      EXPECT_FALSE(base() == other) << name << " " << d;
+      EXPECT_TRUE(other != base()) << name << " " << d;
+    }
+  }
 }
 
 // Version-4 (random) uuids: the version and variant bits are fixed, the other 122 bits
