@@ -205,5 +205,47 @@ TEST_F(ZoneManagerMountTest, AReleasedZoneIsNoLongerAnyStreamsOpenZone) {
   }
 }
 
+// A released zone is persisted as free (no stream), or the next mount would resume it
+// as an open zone of its old stream.
+TEST_F(ZoneManagerMountTest, AReleasedZoneIsPersistedFree) {
+  ZoneManager zm({fault_.get()});
+  ASSERT_OK(zm.Load({}));
+  auto a = zm.Allocate(StreamId::kSmall, kMiB, {}, 1);
+  ASSERT_TRUE(a.ok());
+  (void)zm.TakeDirtyZones();
+  zm.ReleaseZone(a->drive, a->zone);
+  bool found = false;
+  for (const auto& [addr, m] : zm.TakeDirtyZones()) {
+    if (addr.zone != a->zone) continue;
+    found = true;
+    EXPECT_TRUE(m == ZoneMeta{}) << "stream " << int{m.stream} << " sealed " << m.sealed;
+  }
+  EXPECT_TRUE(found);
+}
+
+// Format empties every data zone that holds bytes.
+TEST_F(ZoneManagerMountTest, FormatResetsWrittenDataZones) {
+  WriteAt(data_zones_[0], kMiB);
+  WriteAt(data_zones_[2], 2 * kMiB);
+  ZoneManager zm({fault_.get()});
+  ASSERT_OK(zm.Format());
+  for (uint32_t z : data_zones_) {
+    auto r = fault_->ReportZones(z, 1);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ((*r)[0].cond, ZoneCondition::kEmpty) << "zone " << z;
+  }
+}
+
+// RollBack leaves offline and read-only zones alone (nothing can be reset or finished
+// there) and succeeds.
+TEST_F(ZoneManagerMountTest, RollBackLeavesOfflineZonesAlone) {
+  ZoneManager zm({fault_.get()});
+  ASSERT_OK(zm.Load({}));
+  const ZoneManager::AllocationMark mark = zm.MarkAllocations();
+  fault_->SetZoneFault(data_zones_[3], ZoneCondition::kOffline);
+  fault_->SetZoneFault(data_zones_[4], ZoneCondition::kReadOnly);
+  EXPECT_OK(zm.RollBack(mark));
+}
+
 }  // namespace
 }  // namespace smr
