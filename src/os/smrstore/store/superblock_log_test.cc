@@ -35,9 +35,10 @@ StoreSuperblock Sb(uint64_t sequence) {
 
 class SuperblockLogTest : public ::testing::Test {
  protected:
-  void Make(int conv) {
-    auto dev = CreateDevice("emu:" + dir_.path() + "/d.img?zones=8&zone_kib=1024&conv=" +
-                            std::to_string(conv) + "&max_open=8");
+  void Make(int conv, const std::string& extra = "", int zone_kib = 1024) {
+    auto dev = CreateDevice("emu:" + dir_.path() + "/d.img?zones=8&zone_kib=" +
+                            std::to_string(zone_kib) + "&conv=" +
+                            std::to_string(conv) + "&max_open=8" + extra);
     ASSERT_TRUE(dev.ok()) << dev.status().ToString();
     dev_ = std::move(*dev);
   }
@@ -123,6 +124,30 @@ TEST_F(SuperblockLogTest, AFailedWriteAfterARollOverLosesNoNewerCopy) {
   EXPECT_EQ(Newest(), 33u);
 }
 
+// A conventional zone holds a ring of 16 slots; whatever lies beyond it (a copy of another
+// layout) is not read.
+TEST_F(SuperblockLogTest, OnlyTheRingOfAConventionalZoneIsRead) {
+  Make(2, "", 2048);  // 32 slots per zone
+  ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(1)));
+  RecordHeader h;
+  h.type = RecordType::kSuperblock;
+  h.seq = 500;
+  std::string rec;
+  AppendRecord(h, EncodeStoreSuperblock(Sb(500)), &rec);
+  rec.resize(kSuperblockSlot, '\0');
+  ASSERT_OK(dev_->Write(Zone(0).start + 20 * kSuperblockSlot, rec.data(), rec.size()));
+  EXPECT_EQ(Newest(), 1u);
+}
+
+// Zone capacity below the zone size: a full sequential zone is read up to its capacity.
+TEST_F(SuperblockLogTest, SequentialZonesWithACapacityBelowTheirSize) {
+  Make(0, "&cap_kib=768");  // 12 slots per zone
+  for (uint64_t seq = 1; seq <= 30; ++seq) {
+    ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+    ASSERT_EQ(Newest(), seq);
+  }
+}
+
 // A zone left open and partly written (a crash between rolls) is the one in use.
 TEST_F(SuperblockLogTest, APartlyWrittenZoneIsAppendedTo) {
   Make(0);
@@ -178,7 +203,7 @@ TEST_F(SuperblockLogTest, InvalidSlotsAreSkipped) {
     h.type = RecordType::kData;
     h.seq = 99;
     std::string rec;
-    AppendRecord(h, std::string(4096, 'd'), &rec);
+    AppendRecord(h, EncodeStoreSuperblock(Sb(99)), &rec);  // a valid superblock, wrong type
     rec.resize(kSuperblockSlot, '\0');
     ASSERT_OK(dev_->Write(slot3, rec.data(), rec.size()));
     EXPECT_EQ(Newest(), 2u);
