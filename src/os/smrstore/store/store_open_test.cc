@@ -152,5 +152,23 @@ TEST(StoreOpen, AMountsSuperblockIsNewerThanAnyCopyOnTheDrives) {
   EXPECT_TRUE((*sb)->clean_umount);
 }
 
+// A transaction submitted without a callback to a store that refuses it (read-only) is
+// dropped quietly.
+TEST(StoreOpen, ARefusedSubmitWithoutACallbackIsDropped) {
+  smr::testing::ScratchDir dir;
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store",
+                        {"emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1&max_open=8"},
+                        StoreOptions()));
+  auto s = Store::Open(dir.path() + "/store", nullptr, /*read_only=*/true);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  Transaction t;
+  t.MkColl("1.0_head", 0);
+  (*s)->Submit(std::move(t), nullptr);
+  auto colls = (*s)->ListCollections();
+  ASSERT_TRUE(colls.ok());
+  EXPECT_TRUE(colls->empty());
+  EXPECT_OK((*s)->Close());
+}
+
 }  // namespace
 }  // namespace smr
