@@ -136,5 +136,47 @@ TEST_F(GcThrottleTest, CommitsWaitingForGcAreCounted) {
   ExpectOddObjects();
 }
 
+// Greedy GC takes the zone with the fewest live bytes first.
+class GcGreedyTest : public ::testing::Test {
+ protected:
+  smr::testing::ScratchDir dir_;
+};
+
+TEST_F(GcGreedyTest, TheZoneWithTheMostDeadBytesIsCleanedFirst) {
+  StoreOptions o;
+  o.gc_auto = false;
+  o.gc_policy = VictimPolicy::kGreedy;
+  ASSERT_OK(Store::Mkfs(dir_.path() + "/st",
+                        {"emu:" + dir_.path() + "/d0.img?zones=16&zone_mib=4&conv=1&max_open=8"}, o));
+  auto s = Store::Open(dir_.path() + "/st");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  Store& store = **s;
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store.Apply(std::move(t)));
+  // One object per transaction: 3 objects of 1 MiB fill a 4 MiB zone (with headers).
+  for (uint64_t i = 0; i < 9; ++i) {
+    Transaction w;
+    w.Write(kColl, Obj(i), 0, Data(i));
+    ASSERT_OK(store.Apply(std::move(w)));
+  }
+  // Zone of objects 0-2: one live; zone of 3-5: two live.
+  Transaction rm;
+  rm.Remove(kColl, Obj(0));
+  rm.Remove(kColl, Obj(1));
+  rm.Remove(kColl, Obj(3));
+  ASSERT_OK(store.Apply(std::move(rm)));
+  auto r = store.RunGc(1);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->zones_cleaned, 1u);
+  EXPECT_EQ(r->live_moved, kMiB);  // object 2 only
+  for (uint64_t i : {2, 4, 5, 6, 7, 8}) {
+    auto d = store.Read(kColl, Obj(i), 0, 0);
+    ASSERT_TRUE(d.ok()) << i;
+    EXPECT_TRUE(*d == Data(i)) << i;
+  }
+  EXPECT_OK(store.Close());
+}
+
 }  // namespace
 }  // namespace smr
