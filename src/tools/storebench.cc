@@ -81,6 +81,7 @@ class Window {
 
 struct Legs {
   double raw_write = 0, raw_read = 0, put = 0, get = 0;  // MB/s
+  double put_wa = 0;  // device bytes / user bytes of the store leg's PUTs
 };
 
 // Sequential writes at the write pointers of all sequential zones except the first two
@@ -117,10 +118,13 @@ Status RawLeg(ZonedDevice* dev, uint64_t total, uint64_t io, const std::string& 
 }
 
 Status StoreLeg(const std::string& spec, const std::string& store_dir, uint64_t total,
-                uint64_t io, size_t depth, const std::string& data, Legs* out) {
+                uint64_t io, size_t depth, const std::string& data, Legs* out,
+                bool journal = true) {
   std::error_code ec;
   std::filesystem::remove_all(store_dir, ec);
-  SMR_RETURN_IF_ERROR(Store::Mkfs(store_dir, {spec}, StoreOptions{}, /*force=*/true));
+  StoreOptions options;
+  options.journal = journal;
+  SMR_RETURN_IF_ERROR(Store::Mkfs(store_dir, {spec}, options, /*force=*/true));
   SMR_ASSIGN_OR_RETURN(auto store, Store::Open(store_dir));
   {
     Transaction t;
@@ -138,6 +142,12 @@ Status StoreLeg(const std::string& spec, const std::string& store_dir, uint64_t 
   }
   SMR_RETURN_IF_ERROR(window.Drain());
   out->put = static_cast<double>(total) / 1e6 / Seconds(Clock::now() - t0);
+  {
+    const StoreCounters c = store->Counters();
+    out->put_wa = c.user_bytes_written
+                      ? static_cast<double>(c.device_bytes_written) / c.user_bytes_written
+                      : 0.0;
+  }
   t0 = Clock::now();
   for (uint64_t i = 0; i < n; ++i) {
     SMR_ASSIGN_OR_RETURN(std::string got, store->Read("bench", Oid(i), 0, 0));
@@ -158,11 +168,12 @@ struct SmallResult {
 
 Result<SmallResult> SmallPuts(const std::string& spec, const std::string& store_dir,
                               uint64_t size, uint64_t count, size_t depth,
-                              uint32_t inline_max) {
+                              uint32_t inline_max, bool journal = true) {
   std::error_code ec;
   std::filesystem::remove_all(store_dir, ec);
   StoreOptions options;
   options.inline_max = inline_max;
+  options.journal = journal;
   SMR_RETURN_IF_ERROR(Store::Mkfs(store_dir, {spec}, options, /*force=*/true));
   SMR_ASSIGN_OR_RETURN(auto store, Store::Open(store_dir));
   {
@@ -236,6 +247,51 @@ int CmdStorebench(const Args& args) {
   }
   std::string data(*size, '\0');
   FillPattern(42, 0, data.data(), data.size());
+  if (args.has("journal-cost")) {
+    // The metadata journal's cost: the same PUT leg with the journal on and off, in
+    // alternating order each round; then small objects (in zones, and inline in RocksDB,
+    // whose bytes the journal carries too).
+    std::vector<double> on_mbps, off_mbps, ratio, on_wa, off_wa;
+    for (uint64_t i = 0; i <= *rounds; ++i) {
+      Legs on, off;
+      for (int leg = 0; leg < 2; ++leg) {
+        const bool journal = (leg == 0) == (i % 2 == 0);
+        ::sync();
+        Status st = StoreLeg(spec, stem + ".store", *total, *size, *depth, data,
+                             journal ? &on : &off, journal);
+        if (!st.ok()) return Fail("storebench", st);
+      }
+      if (i == 0) continue;
+      on_mbps.push_back(on.put);
+      off_mbps.push_back(off.put);
+      ratio.push_back(on.put / off.put);
+      on_wa.push_back(on.put_wa);
+      off_wa.push_back(off.put_wa);
+    }
+    std::printf("storebench --journal-cost: %llu MiB as %llu KiB objects, %llu rounds, %llu in "
+                "flight, timing model %s\n",
+                static_cast<unsigned long long>(*total >> 20),
+                static_cast<unsigned long long>(*size >> 10),
+                static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
+                mbps == "0" ? "off" : (mbps + " MB/s").c_str());
+    std::printf("  PUT with journal %8.1f MB/s, without %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n",
+                Quantile(on_mbps, 0.5), Quantile(off_mbps, 0.5), Quantile(ratio, 0.5),
+                Quantile(ratio, 0.25), Quantile(ratio, 0.75));
+    std::printf("  device WA of the PUTs: with journal %.4f, without %.4f\n",
+                Quantile(on_wa, 0.5), Quantile(off_wa, 0.5));
+    for (uint32_t inline_max : {0u, 4096u}) {
+      auto j = SmallPuts(spec, stem + ".store", 4096, *small_count, *depth, inline_max, true);
+      auto n = SmallPuts(spec, stem + ".store", 4096, *small_count, *depth, inline_max, false);
+      if (!j.ok()) return Fail("storebench", j.status());
+      if (!n.ok()) return Fail("storebench", n.status());
+      std::printf("  PUT 4 KiB objects %s: with journal %6.0f ops/s, %6.0f zone bytes each; "
+                  "without %6.0f ops/s, %6.0f zone bytes each (ops ratio %.3f)\n",
+                  inline_max ? "inline in RocksDB" : "in zones        ", j->ops,
+                  j->device_bytes_per_object, n->ops, n->device_bytes_per_object,
+                  j->ops / n->ops);
+    }
+    return 0;
+  }
   std::vector<double> wr, rd, put_mbps, get_mbps, raw_w, raw_r;
   for (uint64_t i = 0; i <= *rounds; ++i) {
     Legs legs;
@@ -337,6 +393,8 @@ void AddStorebenchCommand(Cli* cli) {
              {"mbps", "MB/s", "HDD timing model of the drive: bandwidth (default 0 = off)"},
              {"seek-ms", "MS", "HDD timing model: positioning time (default 8)"},
              {"verbose", "", "print every round on stderr"},
+             {"journal-cost", "", "PUT throughput and device WA with the metadata journal vs "
+                                  "without (instead of the raw comparison)"},
              {"json", "", "print JSON"}},
             CmdStorebench});
 }

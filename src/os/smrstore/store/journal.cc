@@ -59,7 +59,9 @@ Status Store::Impl::LoadJournalState() {
 Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   if (!options.journal) return Status::OK();
   const std::vector<JournalOp>& ops = batch->journal();
-  if (ops.empty() && journal_markers.empty()) return Status::OK();
+  // Markers alone wait for the next metadata change (a failed transaction, or a commit of
+  // counters only, writes nothing to the zones).
+  if (ops.empty()) return Status::OK();
   std::string body;
   uint32_t count = 0;
   auto add = [&](const JournalOp& op) {

@@ -160,6 +160,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
     uint64_t pos = 0;
     while (pos + kBlock <= written) {
       Status rs = dev->Read(zi.start + pos, header.data(), kBlock);
+      report.bytes_read += kBlock;
       if (!rs.ok()) {
         ++report.unreadable_zones;
         break;
@@ -179,6 +180,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
       if (h->type == RecordType::kJournal || h->type == RecordType::kCheckpoint) {
         std::string payload(bytes - kBlock, '\0');
         rs = dev->Read(zi.start + pos + kBlock, payload.data(), payload.size());
+        report.bytes_read += payload.size();
         if (!rs.ok() || !VerifyPayload(*h, payload.data()).ok()) {
           ++report.torn_zones;
           break;

@@ -153,6 +153,7 @@ struct RebuildProgress {
 struct RebuildReport {
   uint64_t zones_scanned = 0;
   uint64_t bytes_scanned = 0;       // written bytes of the zones walked
+  uint64_t bytes_read = 0;          // what the walk read: headers, journal payloads
   double scan_seconds = 0;          // the walk (MB/s = bytes_scanned / scan_seconds)
   double seconds = 0;               // all of it
   uint64_t records = 0;             // records found
