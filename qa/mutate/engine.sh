@@ -30,8 +30,8 @@
 #   SMRSTORE_MUTATE_DIR=/var/tmp/smrstore-mutate  scratch dir (venv, tree, build, reports)
 #   MUTATE_SAMPLE=20        compiling mutants per file
 #   MUTATE_SEED=21          seed of the per-file order
-#   MUTATE_MAX_TRIES=4*SAMPLE  mutants tried per file at most (no-compile ones included)
-#   MUTATE_FILES="format/record.cc ..."  files under src/os/smrstore/ (the list below)
+#   MUTATE_MAX_TRIES=max(4*SAMPLE, 40)  mutants tried per file at most (no-compile included)
+#   MUTATE_CPP_FILES="format/record.cc ..."  files under src/os/smrstore/ (the list below)
 #   MUTATE_SHARDS=4         parallel gtest shards of the full run
 #   MUTATE_TIMEOUT=         seconds per test run; default max(120, 5 x the baseline run)
 #   JOBS=2                  ninja -j
@@ -45,13 +45,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${SMRSTORE_MUTATE_DIR:-/var/tmp/smrstore-mutate}
 SAMPLE=${MUTATE_SAMPLE:-20}
 SEED=${MUTATE_SEED:-21}
-MAX_TRIES=${MUTATE_MAX_TRIES:-$((4 * SAMPLE))}
+MAX_TRIES=${MUTATE_MAX_TRIES:-$((4 * SAMPLE > 40 ? 4 * SAMPLE : 40))}
 SHARDS=${MUTATE_SHARDS:-4}
 JOBS=${JOBS:-2}
 # The list: record format + superblock encoding (format/record.cc holds
 # Encode/DecodeStoreSuperblock), zone state machine, mount reconciliation, the store's read
 # path, GC, fsck, the superblock log.
-FILES=${MUTATE_FILES:-"format/record.cc device/zone_state_machine.cc zone/zone_manager.cc store/store.cc store/gc.cc store/fsck.cc store/superblock_log.cc"}
+FILES=${MUTATE_CPP_FILES:-"format/record.cc device/zone_state_machine.cc zone/zone_manager.cc store/store.cc store/gc.cc store/fsck.cc store/superblock_log.cc"}
 ENGINE=src/os/smrstore
 VENV=$DIR/cpp-venv
 TREE=$DIR/tree
