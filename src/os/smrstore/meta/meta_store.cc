@@ -447,6 +447,30 @@ Result<std::optional<std::pair<uint64_t, ObjectId>>> MetaStore::GetNid(const Bat
   return out;
 }
 
+Status MetaStore::ForEachNid(
+    const std::function<Status(uint64_t, uint64_t, const ObjectId&)>& fn) {
+  const std::string prefix(1, keys::kNidPrefix);
+  const KvBounds range = Range(prefix, keys::PrefixSuccessor(prefix));
+  Status inner;
+  Status s = Scan(impl_->kv->NewIterator(range), range, [&](std::string_view k, std::string_view v) {
+    k.remove_prefix(1);
+    uint64_t nid = 0, cid = 0;
+    if (!ConsumeBigEndian64(&k, &nid) || !k.empty() || !ConsumeBigEndian64(&v, &cid)) {
+      inner = Status::Corruption("malformed nid index entry");
+      return false;
+    }
+    auto oid = DecodeObjectKey(v);
+    if (!oid.ok()) {
+      inner = oid.status().WithContext("nid index entry " + std::to_string(nid));
+      return false;
+    }
+    inner = fn(nid, cid, *oid);
+    return inner.ok();
+  });
+  SMR_RETURN_IF_ERROR(inner);
+  return s;
+}
+
 Result<std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>> MetaStore::LoadZones(
     const Batch* batch) {
   const std::string prefix(1, keys::kZonePrefix);

@@ -104,6 +104,10 @@ class MetaStore {
   // lookups; nullopt when no object has that nid.
   Result<std::optional<std::pair<uint64_t, ObjectId>>> GetNid(const Batch* batch, uint64_t nid);
 
+  // Every entry of the nid index (committed state), in nid order: fn(nid, cid, oid). A
+  // malformed entry is kCorruption; `fn`'s error stops the walk and is returned.
+  Status ForEachNid(const std::function<Status(uint64_t, uint64_t, const ObjectId&)>& fn);
+
   // Every zone's accounting, keyed by (drive, zone).
   Result<std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>> LoadZones(const Batch* batch);
 

@@ -6,9 +6,13 @@
 // every zone's live-byte counter equals the sum of the extents in it.
 // Deep: additionally reads every record an extent references: its header must be a data
 // record of the same object (nid) and length, and its payload must match its crc.
-// Repair: rewrites zone live-byte counters from the extents (nothing else is changed; a
-// record that fails its crc is reported, never "fixed").
+// Both: the object-id (nid) index has exactly one entry per object, naming it; no two
+// objects share a nid.
+// Repair: rewrites zone live-byte counters from the extents and the object-id index from
+// the onodes (nothing else is changed; a record that fails its crc is reported, never
+// "fixed").
 // Runs with the commit pipeline paused (it holds the group lock).
+#include <optional>
 #include <set>
 #include "format/record_format.h"
 
@@ -35,6 +39,7 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
   std::map<ZoneAddress, uint64_t> live;
   std::set<std::pair<uint16_t, uint64_t>> records;  // (drive, payload offset) to verify
   std::map<std::pair<uint16_t, uint64_t>, std::pair<uint64_t, Extent>> record_owner;
+  std::map<uint64_t, std::pair<uint64_t, ObjectId>> by_nid;  // onode nid -> (cid, object)
 
   SMR_ASSIGN_OR_RETURN(auto colls, s->meta->ListCollections(nullptr));
   for (const auto& [name, cm] : colls) {
@@ -46,6 +51,10 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
       for (const auto& [oid, o] : batch) {
         ++report.objects;
         const std::string who = name + "/" + oid.ToString();
+        if (!by_nid.emplace(o.nid, std::make_pair(cm.cid, oid)).second) {
+          error(who + ": nid " + std::to_string(o.nid) + " is also the nid of " +
+                std::to_string(by_nid[o.nid].first) + "/" + by_nid[o.nid].second.ToString());
+        }
         if (o.data_inline) {
           if (!o.extents.empty()) error(who + ": inline object also has extents");
           if (o.inline_data.size() != o.size) {
@@ -99,6 +108,32 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
     }
   }
 
+  // The object-id (nid) index: one entry per object, naming where it lives; GC finds the
+  // owner of a record through it.
+  std::set<uint64_t> indexed;
+  std::vector<std::pair<uint64_t, std::optional<std::pair<uint64_t, ObjectId>>>> nid_fixes;
+  SMR_RETURN_IF_ERROR(s->meta->ForEachNid([&](uint64_t nid, uint64_t cid, const ObjectId& oid) {
+    indexed.insert(nid);
+    auto it = by_nid.find(nid);
+    if (it == by_nid.end()) {
+      error("object-id index: nid " + std::to_string(nid) + " names " + std::to_string(cid) +
+            "/" + oid.ToString() + ", which has no object with that nid");
+      nid_fixes.emplace_back(nid, std::nullopt);
+    } else if (it->second.first != cid || !(it->second.second == oid)) {
+      error("object-id index: nid " + std::to_string(nid) + " names " + std::to_string(cid) +
+            "/" + oid.ToString() + ", but the object with that nid is " +
+            std::to_string(it->second.first) + "/" + it->second.second.ToString());
+      nid_fixes.emplace_back(nid, it->second);
+    }
+    return Status::OK();
+  }));
+  for (const auto& [nid, where] : by_nid) {
+    if (indexed.count(nid)) continue;
+    error("object-id index: object " + std::to_string(where.first) + "/" +
+          where.second.ToString() + " (nid " + std::to_string(nid) + ") has no entry");
+    nid_fixes.emplace_back(nid, where);
+  }
+
   // Zone live counters.
   std::vector<std::pair<ZoneAddress, int64_t>> fixes;
   for (const auto& [addr, z] : zones) {
@@ -144,6 +179,28 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
       }
       ++report.records_verified;
     }
+  }
+
+  if (repair && !nid_fixes.empty()) {
+    // The onodes are the truth: the index is rewritten from them.
+    auto batch = s->meta->NewBatch();
+    for (const auto& [nid, where] : nid_fixes) {
+      if (where) {
+        batch->PutNid(nid, where->first, where->second);
+      } else {
+        batch->DeleteNid(nid);
+      }
+    }
+    SMR_RETURN_IF_ERROR(s->meta->Commit(batch.get(), true));
+    for (const auto& [nid, where] : nid_fixes) {
+      report.repaired.push_back("object-id index: nid " + std::to_string(nid) +
+                                (where ? " set from its object" : " entry removed"));
+    }
+    std::vector<std::string> remaining;
+    for (const std::string& e : report.errors) {
+      if (e.rfind("object-id index: ", 0) != 0) remaining.push_back(e);
+    }
+    report.errors.swap(remaining);
   }
 
   if (repair && !fixes.empty()) {

@@ -215,10 +215,16 @@ TEST_F(FsckChecksTest, RepairNeedsAReadWriteMount) {
 // Deep: the header of the referenced record must match the extent.
 TEST_F(FsckChecksTest, DeepFindsAnExtentWhoseRecordIsAnotherObjects) {
   EditOnode("big", [](Onode* o) { o->nid += 100; });
-  EXPECT_TRUE(Fsck(false).errors.empty());
+  // Shallow: only the object-id index disagrees (its entry names the old nid).
+  const FsckReport shallow = Fsck(false);
+  ASSERT_EQ(shallow.errors.size(), 2u) << ::testing::PrintToString(shallow.errors);
+  for (const std::string& e : shallow.errors) {
+    EXPECT_EQ(e.rfind("object-id index: ", 0), 0u) << e;
+  }
   const FsckReport r = Fsck(true);
-  ASSERT_EQ(r.errors.size(), 2u) << ::testing::PrintToString(r.errors);
-  EXPECT_NE(r.errors[0].find("header does not match"), std::string::npos) << r.errors[0];
+  ASSERT_EQ(r.errors.size(), 4u) << ::testing::PrintToString(r.errors);
+  EXPECT_NE(r.errors[2].find("header does not match"), std::string::npos) << r.errors[2];
+  EXPECT_NE(r.errors[3].find("header does not match"), std::string::npos) << r.errors[3];
   EXPECT_EQ(r.records_verified, 0u);
 }
 
@@ -253,6 +259,16 @@ TEST_F(FsckChecksTest, DeepFindsAPayloadThatFailsItsCrc) {
   EXPECT_NE(r->errors[0].find(": Corruption: checksum mismatch"), std::string::npos) << r->errors[0];
   EXPECT_EQ(r->records_verified, 1u);
   ASSERT_OK((*s)->Close());
+}
+
+// A read of an extent on a drive the store does not have is corruption, not a crash.
+TEST_F(FsckChecksTest, ReadingAnExtentOnAMissingDriveIsCorruption) {
+  EditOnode("big", [](Onode* o) { Second(o).drive = 3; });
+  auto r = store_->Read(kColl, Obj("big"), 64 * kKiB, 4096);
+  EXPECT_TRUE(r.status().code() == Status::Code::kCorruption) << r.status().ToString();
+  auto head = store_->Read(kColl, Obj("big"), 0, 4096);
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(*head, Data(1, 64 * kKiB).substr(0, 4096));
 }
 
 }  // namespace

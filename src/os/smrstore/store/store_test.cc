@@ -418,5 +418,47 @@ TEST_F(StoreTest, NamesBeyondCephsLimitsAreRefusedAndChangeNothing) {
   EXPECT_TRUE(store_->Apply(std::move(long_name)).IsInvalidArgument());
 }
 
+
+// fsck checks the object-id (nid) index GC relies on: a missing entry, a stale one and one
+// naming the wrong object are each reported, and --repair rewrites them from the onodes.
+TEST_F(StoreTest, FsckChecksAndRepairsTheObjectIdIndex) {
+  Transaction t;
+  t.MkColl("c", 0);
+  for (const char* n : {"a", "b", "c"}) t.Write("c", Obj(n), 0, Pattern(n[0], 200000));
+  ASSERT_OK(store_->Apply(std::move(t)));
+  auto sa = store_->Stat("c", Obj("a"));
+  auto sb = store_->Stat("c", Obj("b"));
+  ASSERT_TRUE(sa.ok() && sb.ok());
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  {
+    auto meta = MetaStore::Open(dir_.path() + "/store/meta");
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    auto coll = (*meta)->GetCollection(nullptr, "c");
+    ASSERT_TRUE(coll.ok() && coll->has_value());
+    auto batch = (*meta)->NewBatch();
+    batch->DeleteNid(sa->nid);                          // a's entry missing
+    batch->PutNid(sb->nid, (*coll)->cid, Obj("c"));     // b's entry names c
+    batch->PutNid(999999, (*coll)->cid, Obj("ghost"));  // an entry of no object
+    ASSERT_OK((*meta)->Commit(batch.get(), true));
+  }
+  Mount();
+  auto f = store_->Fsck(/*deep=*/false, /*repair=*/false);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_EQ(f->errors.size(), 3u);
+  std::string all;
+  for (const std::string& e : f->errors) all += e + "\n";
+  EXPECT_NE(all.find("nid " + std::to_string(sa->nid) + ") has no entry"), std::string::npos) << all;
+  EXPECT_NE(all.find("nid " + std::to_string(sb->nid) + " names"), std::string::npos) << all;
+  EXPECT_NE(all.find("nid 999999 names"), std::string::npos) << all;
+  auto fixed = store_->Fsck(false, /*repair=*/true);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_TRUE(fixed->ok()) << fixed->errors.front();
+  EXPECT_EQ(fixed->repaired.size(), 3u);
+  auto clean = store_->Fsck(true, false);
+  ASSERT_TRUE(clean.ok());
+  EXPECT_TRUE(clean->ok()) << clean->errors.front();
+}
+
 }  // namespace
 }  // namespace smr
