@@ -170,5 +170,28 @@ TEST(StoreOpen, ARefusedSubmitWithoutACallbackIsDropped) {
   EXPECT_OK((*s)->Close());
 }
 
+// Store::StatsJson names each counter with its value.
+TEST(StoreOpen, StatsJsonNamesTheCommitCounters) {
+  smr::testing::ScratchDir dir;
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store",
+                        {"emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1&max_open=8"},
+                        StoreOptions()));
+  auto s = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  Transaction t;
+  t.MkColl("1.0_head", 0);
+  ASSERT_OK((*s)->Apply(std::move(t)));
+  const StoreCounters c = (*s)->Counters();
+  const std::string json = (*s)->StatsJson();
+  for (const auto& [key, value] : std::vector<std::pair<std::string, uint64_t>>{
+           {"txns_committed", c.txns_committed},
+           {"txns_failed", c.txns_failed},
+           {"groups_committed", c.groups_committed}}) {
+    EXPECT_NE(json.find("\"" + key + "\": " + std::to_string(value) + ","), std::string::npos)
+        << key << " in " << json;
+  }
+  EXPECT_OK((*s)->Close());
+}
+
 }  // namespace
 }  // namespace smr
