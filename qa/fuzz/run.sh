@@ -58,7 +58,7 @@ gzip -dc qa/traces/captures/rados-basic/trace.json.gz >"$SEEDS/trace_json/rados-
 # flattener builds each nested path by copying its parent's, so a deeply nested input costs
 # O(depth^2) (about 1 ms at 2 KiB under ASan).
 # The fast ones (30k-100k exec/s under ASan) first, the slow ones (1k-5k exec/s) last.
-TARGETS="zone_footer:4096 store_superblock:8192 device_spec:512 emulated_format:4097
+TARGETS="zone_footer:4096 journal:4096 store_superblock:8192 device_spec:512 emulated_format:4097
 record_header:24576 stats_json:1024 trace_json:4096"
 
 # SMRSTORE_FUZZ_TARGETS="a b": only those targets (names as in TARGETS, no max_len).

@@ -11,6 +11,7 @@
 #include "common/coding.h"
 #include "common/crc32c.h"
 #include "device/emulated_format.h"
+#include "format/journal.h"
 #include "format/object_id.h"
 #include "format/record.h"
 
@@ -177,6 +178,29 @@ void DeviceSpecSeeds() {
 
 }  // namespace
 
+// Journal payloads: the first byte picks the decoder (journal_fuzz.cc): 0 ops, 1 chunk.
+void JournalSeeds() {
+  std::vector<JournalOp> ops;
+  ops.push_back(JournalOp::Put("O\x00\x00\x00\x00\x00\x00\x00\x01obj", "onode-bytes"));
+  ops.push_back(JournalOp::Delete("M\x00\x00\x00\x00\x00\x00\x00\x07key"));
+  JournalOp m;
+  m.kind = journalfmt::kOpMount;
+  m.a = 3;
+  m.b = 99;
+  ops.push_back(m);
+  JournalOp z;
+  z.kind = journalfmt::kOpZoneOpen;
+  z.a = 1;
+  z.b = 17;
+  z.c = 6;
+  z.d = 100;
+  ops.push_back(z);
+  Write("journal", "ops", std::string(1, '\0') + EncodeJournalOps(ops));
+  Write("journal", "no-ops", std::string(1, '\0') + EncodeJournalOps({}));
+  Write("journal", "chunk",
+        std::string(1, '\1') + EncodeCheckpointChunk({{"Cc", "meta"}, {"Sjournal", "id=1"}}));
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: fuzz_seeds OUTDIR\n");
@@ -185,6 +209,7 @@ int main(int argc, char** argv) {
   g_out = argv[1];
   RecordSeeds();
   SuperblockSeeds();
+  JournalSeeds();
   EmulatedSeeds();
   DeviceSpecSeeds();
   return 0;
