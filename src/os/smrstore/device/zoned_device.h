@@ -86,6 +86,8 @@ struct ZoneInfo {
   ZoneCondition cond = ZoneCondition::kEmpty;
 
   bool is_conventional() const { return type == ZoneType::kConventional; }
+  // Bytes written from the zone start: its capacity when full, else wp - start.
+  uint64_t written_bytes() const { return cond == ZoneCondition::kFull ? capacity : wp - start; }
   bool is_open() const {
     return cond == ZoneCondition::kImplicitOpen || cond == ZoneCondition::kExplicitOpen;
   }

@@ -139,7 +139,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
           std::find(reserved.begin(), reserved.end(), z) != reserved.end()) {
         continue;
       }
-      const uint64_t written = zi.cond == ZoneCondition::kFull ? zi.capacity : zi.wp - zi.start;
+      const uint64_t written = zi.written_bytes();
       if (written == 0) continue;
       todo.emplace_back(d, zi);
       prog.bytes_total += written;
@@ -153,7 +153,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   auto last_report = std::chrono::steady_clock::now();
   for (const auto& [d, zi] : todo) {
     ZonedDevice* dev = devs[d];
-    const uint64_t written = zi.cond == ZoneCondition::kFull ? zi.capacity : zi.wp - zi.start;
+    const uint64_t written = zi.written_bytes();
     WalkedZone w;
     w.addr = {d, static_cast<uint32_t>(zi.start / dev->info().zone_size)};
     w.full = zi.cond == ZoneCondition::kFull;

@@ -106,8 +106,7 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
       Zone& zone = drive.zones[z];
       if (zone.state == ZoneState::kReserved) continue;
       const ZoneInfo& zi = (*report)[z];
-      const uint64_t device_written =
-          zi.cond == ZoneCondition::kFull ? zi.capacity : zi.wp - zi.start;
+      const uint64_t device_written = zi.written_bytes();
       auto it = persisted.find({d, z});
       if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly) {
         // Keep what we know; GC/repair decides. Never allocate in it.
@@ -443,8 +442,7 @@ Status ZoneManager::RollBack(const AllocationMark& mark) {
       if (zone.state == ZoneState::kReserved) continue;
       const ZoneInfo& zi = (*report)[z];
       if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly) continue;
-      const uint64_t device_written =
-          zi.cond == ZoneCondition::kFull ? zi.capacity : zi.wp - zi.start;
+      const uint64_t device_written = zi.written_bytes();
       if (zone.state == ZoneState::kFree) {
         if (device_written > 0 || zi.cond != ZoneCondition::kEmpty) {
           Status s = drive.dev->ResetZones(z, 1);  // bytes of the failed work only
