@@ -15,6 +15,7 @@
 #include "device/fault_injection_device.h"
 #include "device/testing/borrowed_device.h"
 #include "device/testing/device_test_backends.h"
+#include "meta/meta_store.h"
 #include "store/store.h"
 
 namespace smr {
@@ -451,6 +452,60 @@ TEST_F(GcTest, IoErrorAtAnyStepOfGcRollsBackAndTheStoreKeepsWriting) {
   }
   // Both kinds of fault hit GC at many of its steps (not only the first).
   EXPECT_GE(fired, 12);
+}
+
+// Cleaning a zone with nothing live in it moves nothing and commits nothing but the zone's
+// reset: no commit group, no device bytes beyond what was there.
+TEST_F(GcTest, CleaningAnAllDeadZoneCommitsNoGroup) {
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  for (uint64_t i = 0; i < 3; ++i) ASSERT_OK(Remove(i));  // the zone of objects 0-2: all dead
+  const StoreCounters before = store_->Counters();
+  auto r = store_->RunGc(1);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->zones_cleaned, 1u);
+  EXPECT_EQ(r->live_moved, 0u);
+  const StoreCounters after = store_->Counters();
+  EXPECT_EQ(after.groups_committed, before.groups_committed);
+  EXPECT_EQ(after.device_bytes_written, before.device_bytes_written);
+  ExpectModel();
+}
+
+// GC walks a victim record by record up to its committed write pointer; the first empty
+// block ends the walk even when the pointer says more was written (a zone finished by the
+// drive, whose committed pointer was set to its capacity): GC cleans it and stops.
+TEST_F(GcTest, AnEmptyBlockBeforeTheCommittedPointerEndsTheWalk) {
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  ASSERT_OK(Remove(1));  // the zone of objects 0-2: GC's one victim
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  {
+    auto meta = MetaStore::Open(dir_.path() + "/st/meta");
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    auto zones = (*meta)->LoadZones(nullptr);
+    ASSERT_TRUE(zones.ok());
+    auto batch = (*meta)->NewBatch();
+    int raised = 0;
+    for (auto [addr, zm] : *zones) {
+      if (!zm.sealed || zm.live_bytes != 2 * kMiB) continue;
+      zm.committed_wp = fault_->info().zone_capacity;
+      batch->PutZone(addr.first, addr.second, zm);
+      ++raised;
+    }
+    ASSERT_EQ(raised, 1);
+    ASSERT_OK((*meta)->Commit(batch.get(), true));
+  }
+  Mount();
+  auto r = store_->RunGc(1);  // a walk that never ends would hang here
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->zones_cleaned, 1u);
+  EXPECT_EQ(r->live_moved, 2 * kMiB);
+  ExpectModel();
 }
 
 // Lifetime-aware placement: data written under a name whose previous data died younger

@@ -116,6 +116,33 @@ TEST(StoreOpen, StoredOptionsAreTheMountedStoresOptions) {
   EXPECT_OK((*s)->Close());
 }
 
+// Option limits are inclusive: exactly the limit is accepted, one step more refused, and
+// the journal switch is stored like every other option.
+TEST(StoreOpen, OptionLimitsAreInclusiveAndTheJournalSwitchIsStored) {
+  smr::testing::ScratchDir dir;
+  auto spec = [&](const std::string& n) {
+    return "emu:" + dir.path() + "/" + n + ".img?zones=16&zone_mib=4&conv=1&max_open=8";
+  };
+  StoreOptions at;
+  at.inline_max = 64u << 10;
+  at.max_record_payload = 1u << 20;
+  at.journal = false;
+  ASSERT_OK(Store::Mkfs(dir.path() + "/at", {spec("at")}, at));
+  auto s = Store::Open(dir.path() + "/at");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)->options().inline_max, 64u << 10);
+  EXPECT_FALSE((*s)->options().journal);
+  EXPECT_OK((*s)->Close());
+  StoreOptions over;
+  over.inline_max = (64u << 10) + 1;
+  EXPECT_CODE(Store::Mkfs(dir.path() + "/over", {spec("over")}, over), kInvalidArgument);
+  StoreOptions big;
+  big.max_record_payload = 64u << 20;  // the limit itself
+  EXPECT_OK(Store::Mkfs(dir.path() + "/big", {spec("big")}, big));
+  big.max_record_payload = (64u << 20) + 4096;
+  EXPECT_CODE(Store::Mkfs(dir.path() + "/bigger", {spec("bigger")}, big), kInvalidArgument);
+}
+
 // A drive may hold superblock copies with a higher sequence than the metadata remembers
 // (the drives are written before the metadata commit). A mount's copy must still be the
 // newest on every drive, or the next mount would read an older one.
