@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
 #include "objectstore/SMRStore.h"
 #include "objectstore/standalone_context.h"
@@ -133,7 +134,7 @@ TEST_F(SMRStoreTest, TransactionsCallbacksAndReads) {
   EXPECT_EQ(store_->read(ch, Obj("a", 0x3), 0, 0, got), 100000);
   EXPECT_EQ(Str(got), std::string(100000, 'x'));
   ch->flush();
-  for (int i = 0; i < 200 && committed.load() == 0; ++i) usleep(10000);
+  EXPECT_TRUE(smr::testing::WaitUntil([&] { return committed.load() > 0; }));
   EXPECT_EQ(committed.load(), 1);
   EXPECT_EQ(applied.load(), 1);
 
@@ -332,7 +333,7 @@ TEST_F(SMRStoreTest, ThrottleWaitsKeepTheHeartbeatAlive) {
     ASSERT_EQ(store_->queue_transactions(ch, tls, TrackedOpRef(), &hb), 0);
   }
   ch->flush();
-  for (int i = 0; i < 500 && committed.load() < 20; ++i) usleep(10000);
+  EXPECT_TRUE(smr::testing::WaitUntil([&] { return committed.load() >= 20; }));
   EXPECT_EQ(committed.load(), 20);
   // Each 256 KiB transaction is over the 4 KiB budget: it waits for the one before to commit.
   EXPECT_GE(hb.resets.load(), 1) << "queue_transactions waited without resetting the heartbeat";
