@@ -30,7 +30,7 @@ esac
 
 missing=""
 for p in $want; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -Eq "(install|hold) ok installed"; then
     missing="$missing $p"
   fi
 done
@@ -99,7 +99,7 @@ fi
 # undoes it.
 held=""
 for p in $want; do
-  if ceph_pinned "$p" && dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  if ceph_pinned "$p" && dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -Eq "(install|hold) ok installed"; then
     held="$held $p"
   fi
 done
