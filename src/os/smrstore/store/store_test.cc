@@ -460,5 +460,20 @@ TEST_F(StoreTest, FsckChecksAndRepairsTheObjectIdIndex) {
   EXPECT_TRUE(clean->ok()) << clean->errors.front();
 }
 
+
+// fsck walks every object, not only the first page of a collection's listing (it lists
+// onodes 1024 at a time): a damaged object past the first page is found too.
+TEST_F(StoreTest, FsckChecksEveryObjectOfALargeCollection) {
+  Transaction t;
+  t.MkColl("c", 0);
+  for (int i = 0; i < 1100; ++i) t.Write("c", Obj("o" + std::to_string(10000 + i)), 0, "tiny");
+  ASSERT_OK(store_->Apply(std::move(t)));
+  auto f = store_->Fsck(/*deep=*/false, /*repair=*/false);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_TRUE(f->ok());
+  EXPECT_EQ(f->objects, 1100u);
+  EXPECT_EQ(f->collections, 1u);
+}
+
 }  // namespace
 }  // namespace smr
