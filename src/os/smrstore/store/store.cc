@@ -369,6 +369,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
                                 std::to_string(d));
     }
     impl->superblock.sequence = std::max(impl->superblock.sequence, on_drive->sequence);
+    // Mount counts order the metadata journal's records (store/journal.cc): a mount must
+    // count past every mount the drives saw, even one the database does not remember.
+    impl->superblock.mount_count = std::max(impl->superblock.mount_count, on_drive->mount_count);
   }
   SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
   SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
