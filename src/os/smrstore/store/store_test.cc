@@ -455,6 +455,11 @@ TEST_F(StoreTest, FsckChecksAndRepairsTheObjectIdIndex) {
   ASSERT_TRUE(fixed.ok());
   EXPECT_TRUE(fixed->ok()) << fixed->errors.front();
   EXPECT_EQ(fixed->repaired.size(), 3u);
+  std::string done;
+  for (const std::string& r : fixed->repaired) done += r + "\n";
+  EXPECT_NE(done.find("nid 999999 entry removed"), std::string::npos) << done;
+  EXPECT_NE(done.find("nid " + std::to_string(sa->nid) + " set from its object"), std::string::npos)
+      << done;
   auto clean = store_->Fsck(true, false);
   ASSERT_TRUE(clean.ok());
   EXPECT_TRUE(clean->ok()) << clean->errors.front();
@@ -473,6 +478,55 @@ TEST_F(StoreTest, FsckChecksEveryObjectOfALargeCollection) {
   EXPECT_TRUE(f->ok());
   EXPECT_EQ(f->objects, 1100u);
   EXPECT_EQ(f->collections, 1u);
+}
+
+
+// fsck --repair fixes what it can (zone live counters) and still reports what it cannot
+// (an object whose extents run past its size): repairing never hides an error.
+TEST_F(StoreTest, FsckRepairKeepsReportingWhatItCannotFix) {
+  const std::string dir = dir_.path() + "/one";
+  const std::string spec = "emu:" + dir_.path() + "/one.img?zones=16&zone_mib=4&conv=1";
+  ASSERT_OK(Store::Mkfs(dir, {spec}, options_));
+  uint64_t cid = 0;
+  {
+    auto st = Store::Open(dir);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    Transaction t;
+    t.MkColl("c", 0);
+    t.Write("c", Obj("x"), 0, Pattern(5, 200000));
+    ASSERT_OK((*st)->Apply(std::move(t)));
+    ASSERT_OK((*st)->Close());
+  }
+  {
+    auto meta = MetaStore::Open(dir + "/meta");
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    auto coll = (*meta)->GetCollection(nullptr, "c");
+    ASSERT_TRUE(coll.ok() && coll->has_value());
+    cid = (*coll)->cid;
+    auto onode = (*meta)->GetOnode(nullptr, cid, Obj("x"));
+    ASSERT_TRUE(onode.ok() && onode->has_value());
+    Onode o = **onode;
+    o.size = 1000;  // its extent now runs past the object's end: not repairable
+    auto zones = (*meta)->LoadZones(nullptr);
+    ASSERT_TRUE(zones.ok());
+    auto batch = (*meta)->NewBatch();
+    batch->PutOnode(cid, Obj("x"), o);
+    for (auto [addr, zm] : *zones) {
+      if (zm.stream != 1) continue;  // the user stream's zone: its live counter is repairable
+      zm.live_bytes += 4096;
+      batch->PutZone(addr.first, addr.second, zm);
+    }
+    ASSERT_OK((*meta)->Commit(batch.get(), true));
+  }
+  auto st = Store::Open(dir);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  auto fixed = (*st)->Fsck(/*deep=*/false, /*repair=*/true);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
+  EXPECT_EQ(fixed->repaired.size(), 1u);
+  ASSERT_EQ(fixed->errors.size(), 1u) << "the unrepairable error was dropped by the repair";
+  EXPECT_NE(fixed->errors[0].find("ends past the object size"), std::string::npos)
+      << fixed->errors[0];
+  ASSERT_OK((*st)->Close());
 }
 
 }  // namespace
