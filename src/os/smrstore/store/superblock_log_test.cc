@@ -124,6 +124,61 @@ TEST_F(SuperblockLogTest, AFailedWriteAfterARollOverLosesNoNewerCopy) {
   EXPECT_EQ(Newest(), 33u);
 }
 
+// Both sequential zones full and the older zone's last copy unreadable (a media error):
+// that zone still counts as the older one and is the one reset, so a write failing right
+// after the reset leaves the newest copies readable.
+TEST_F(SuperblockLogTest, AnUnreadableLastCopyMakesItsZoneTheOlderOne) {
+  Make(0);
+  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
+  FaultInjectionDevice* f = fault.get();
+  dev_ = std::move(fault);
+  for (uint64_t seq = 1; seq <= 32; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  ASSERT_EQ(Zone(0).cond, ZoneCondition::kFull);  // copies 1..16
+  ASSERT_EQ(Zone(1).cond, ZoneCondition::kFull);  // copies 17..32
+  const ZoneInfo z0 = Zone(0);
+  f->CorruptReads(z0.start + (z0.capacity / kSuperblockSlot - 1) * kSuperblockSlot,
+                  kSuperblockSlot);  // copy 16 reads back damaged
+  f->FailNthWrite(1);
+  EXPECT_FALSE(WriteSuperblock(dev_.get(), reserved_, Sb(33)).ok());
+  EXPECT_EQ(Newest(), 32u) << "the zone holding the newest copies was reset";
+  EXPECT_EQ(Zone(1).cond, ZoneCondition::kFull);
+}
+
+// After a roll-over the first zone holds the newer copies: with both full again, the
+// second zone is the one reset (a failed write right after it keeps copy 48).
+TEST_F(SuperblockLogTest, WhenTheFirstZoneHoldsTheNewerCopiesTheSecondIsReset) {
+  Make(0);
+  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
+  FaultInjectionDevice* f = fault.get();
+  dev_ = std::move(fault);
+  for (uint64_t seq = 1; seq <= 48; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  ASSERT_EQ(Zone(0).cond, ZoneCondition::kFull);  // copies 33..48
+  ASSERT_EQ(Zone(1).cond, ZoneCondition::kFull);  // copies 17..32
+  f->FailNthWrite(1);
+  EXPECT_FALSE(WriteSuperblock(dev_.get(), reserved_, Sb(49)).ok());
+  EXPECT_EQ(Newest(), 48u) << "the zone holding the newest copies was reset";
+  EXPECT_EQ(Zone(0).cond, ZoneCondition::kFull);
+  ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(49)));
+  EXPECT_EQ(Newest(), 49u);
+}
+
+// Zones whose capacity is not a multiple of the slot: the zone left with less than a slot
+// is finished at the roll-over, so it is never taken for the zone in use again — else a
+// later roll-over would reset the zone holding the newest copies.
+TEST_F(SuperblockLogTest, AZoneLeftWithLessThanASlotIsFinishedAtTheRollOver) {
+  Make(0, "&cap_kib=1000");  // 15 slots and 40 KiB per zone
+  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
+  FaultInjectionDevice* f = fault.get();
+  dev_ = std::move(fault);
+  for (uint64_t seq = 1; seq <= 45; ++seq) {
+    ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+    ASSERT_EQ(Newest(), seq);
+  }
+  f->FailNthWrite(1);
+  EXPECT_FALSE(WriteSuperblock(dev_.get(), reserved_, Sb(46)).ok());
+  EXPECT_EQ(Newest(), 45u) << "the zone holding the newest copies was reset";
+}
+
 // A conventional zone holds a ring of 16 slots; whatever lies beyond it (a copy of another
 // layout) is not read.
 TEST_F(SuperblockLogTest, OnlyTheRingOfAConventionalZoneIsRead) {
