@@ -179,6 +179,25 @@ TEST_F(SuperblockLogTest, AZoneLeftWithLessThanASlotIsFinishedAtTheRollOver) {
   EXPECT_EQ(Newest(), 45u) << "the zone holding the newest copies was reset";
 }
 
+// The roll-over from a zone with less than a slot left goes to the *other* zone, whichever
+// of the two is in use: a failed write right after it keeps every copy it had.
+TEST_F(SuperblockLogTest, ARollOverFromEitherZoneResetsOnlyTheOther) {
+  Make(0, "&cap_kib=1000");  // 15 slots and 40 KiB per zone
+  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
+  FaultInjectionDevice* f = fault.get();
+  dev_ = std::move(fault);
+  for (uint64_t seq = 1; seq <= 15; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  f->FailNthWrite(1);  // rolling over from the first zone
+  EXPECT_FALSE(WriteSuperblock(dev_.get(), reserved_, Sb(16)).ok());
+  EXPECT_EQ(Newest(), 15u) << "the roll-over from the first zone reset the first zone";
+  for (uint64_t seq = 16; seq <= 30; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  f->FailNthWrite(1);  // rolling over from the second zone
+  EXPECT_FALSE(WriteSuperblock(dev_.get(), reserved_, Sb(31)).ok());
+  EXPECT_EQ(Newest(), 30u) << "the roll-over from the second zone reset the second zone";
+  ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(31)));
+  EXPECT_EQ(Newest(), 31u);
+}
+
 // A conventional zone holds a ring of 16 slots; whatever lies beyond it (a copy of another
 // layout) is not read.
 TEST_F(SuperblockLogTest, OnlyTheRingOfAConventionalZoneIsRead) {
