@@ -42,6 +42,19 @@ class SuperblockLogTest : public ::testing::Test {
     ASSERT_TRUE(dev.ok()) << dev.status().ToString();
     dev_ = std::move(*dev);
   }
+  // Wraps the drive in a fault-injecting device (it stays dev_) and returns the wrapper.
+  FaultInjectionDevice* InjectFaults() {
+    auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
+    FaultInjectionDevice* f = fault.get();
+    dev_ = std::move(fault);
+    return f;
+  }
+  // Writes copies first..last in order.
+  void WriteCopies(uint64_t first, uint64_t last) {
+    for (uint64_t seq = first; seq <= last; ++seq) {
+      ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+    }
+  }
   uint64_t Newest() {
     auto sb = ReadSuperblock(dev_.get(), reserved_);
     EXPECT_TRUE(sb.ok()) << sb.status().ToString();
@@ -91,13 +104,13 @@ TEST_F(SuperblockLogTest, SequentialZonesRollOverAndKeepTheNewestReadable) {
 // (reset first) and the old zone is finished; the newest copy is never destroyed first.
 TEST_F(SuperblockLogTest, SequentialRollOverResetsTheOlderZoneOnly) {
   Make(0);
-  for (uint64_t seq = 1; seq <= 16; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  WriteCopies(1, 16);
   EXPECT_EQ(Zone(0).cond, ZoneCondition::kFull);
   EXPECT_EQ(Zone(1).cond, ZoneCondition::kEmpty);
   ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(17)));
   EXPECT_EQ(Zone(0).cond, ZoneCondition::kFull);  // the older copies stay until the next roll
   EXPECT_EQ(Zone(1).wp - Zone(1).start, kSuperblockSlot);
-  for (uint64_t seq = 18; seq <= 32; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  WriteCopies(18, 32);
   EXPECT_EQ(Zone(1).cond, ZoneCondition::kFull);
   ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(33)));
   EXPECT_EQ(Zone(0).wp - Zone(0).start, kSuperblockSlot);  // zone 0 was reset and reused
@@ -109,10 +122,8 @@ TEST_F(SuperblockLogTest, SequentialRollOverResetsTheOlderZoneOnly) {
 // (power lost) right after that reset leaves the newest copy readable.
 TEST_F(SuperblockLogTest, AFailedWriteAfterARollOverLosesNoNewerCopy) {
   Make(0);
-  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
-  FaultInjectionDevice* f = fault.get();
-  dev_ = std::move(fault);
-  for (uint64_t seq = 1; seq <= 32; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  FaultInjectionDevice* f = InjectFaults();
+  WriteCopies(1, 32);
   ASSERT_EQ(Zone(0).cond, ZoneCondition::kFull);  // copies 1..16
   ASSERT_EQ(Zone(1).cond, ZoneCondition::kFull);  // copies 17..32
   f->FailNthWrite(1);
@@ -129,10 +140,8 @@ TEST_F(SuperblockLogTest, AFailedWriteAfterARollOverLosesNoNewerCopy) {
 // after the reset leaves the newest copies readable.
 TEST_F(SuperblockLogTest, AnUnreadableLastCopyMakesItsZoneTheOlderOne) {
   Make(0);
-  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
-  FaultInjectionDevice* f = fault.get();
-  dev_ = std::move(fault);
-  for (uint64_t seq = 1; seq <= 32; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  FaultInjectionDevice* f = InjectFaults();
+  WriteCopies(1, 32);
   ASSERT_EQ(Zone(0).cond, ZoneCondition::kFull);  // copies 1..16
   ASSERT_EQ(Zone(1).cond, ZoneCondition::kFull);  // copies 17..32
   const ZoneInfo z0 = Zone(0);
@@ -148,10 +157,8 @@ TEST_F(SuperblockLogTest, AnUnreadableLastCopyMakesItsZoneTheOlderOne) {
 // second zone is the one reset (a failed write right after it keeps copy 48).
 TEST_F(SuperblockLogTest, WhenTheFirstZoneHoldsTheNewerCopiesTheSecondIsReset) {
   Make(0);
-  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
-  FaultInjectionDevice* f = fault.get();
-  dev_ = std::move(fault);
-  for (uint64_t seq = 1; seq <= 48; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  FaultInjectionDevice* f = InjectFaults();
+  WriteCopies(1, 48);
   ASSERT_EQ(Zone(0).cond, ZoneCondition::kFull);  // copies 33..48
   ASSERT_EQ(Zone(1).cond, ZoneCondition::kFull);  // copies 17..32
   f->FailNthWrite(1);
@@ -167,9 +174,7 @@ TEST_F(SuperblockLogTest, WhenTheFirstZoneHoldsTheNewerCopiesTheSecondIsReset) {
 // later roll-over would reset the zone holding the newest copies.
 TEST_F(SuperblockLogTest, AZoneLeftWithLessThanASlotIsFinishedAtTheRollOver) {
   Make(0, "&cap_kib=1000");  // 15 slots and 40 KiB per zone
-  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
-  FaultInjectionDevice* f = fault.get();
-  dev_ = std::move(fault);
+  FaultInjectionDevice* f = InjectFaults();
   for (uint64_t seq = 1; seq <= 45; ++seq) {
     ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
     ASSERT_EQ(Newest(), seq);
@@ -183,14 +188,12 @@ TEST_F(SuperblockLogTest, AZoneLeftWithLessThanASlotIsFinishedAtTheRollOver) {
 // of the two is in use: a failed write right after it keeps every copy it had.
 TEST_F(SuperblockLogTest, ARollOverFromEitherZoneResetsOnlyTheOther) {
   Make(0, "&cap_kib=1000");  // 15 slots and 40 KiB per zone
-  auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev_));
-  FaultInjectionDevice* f = fault.get();
-  dev_ = std::move(fault);
-  for (uint64_t seq = 1; seq <= 15; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  FaultInjectionDevice* f = InjectFaults();
+  WriteCopies(1, 15);
   f->FailNthWrite(1);  // rolling over from the first zone
   EXPECT_FALSE(WriteSuperblock(dev_.get(), reserved_, Sb(16)).ok());
   EXPECT_EQ(Newest(), 15u) << "the roll-over from the first zone reset the first zone";
-  for (uint64_t seq = 16; seq <= 30; ++seq) ASSERT_OK(WriteSuperblock(dev_.get(), reserved_, Sb(seq)));
+  WriteCopies(16, 30);
   f->FailNthWrite(1);  // rolling over from the second zone
   EXPECT_FALSE(WriteSuperblock(dev_.get(), reserved_, Sb(31)).ok());
   EXPECT_EQ(Newest(), 30u) << "the roll-over from the second zone reset the second zone";
