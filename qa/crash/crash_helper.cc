@@ -1,0 +1,384 @@
+// smrstore-crash: the in-process half of the crash sweep (qa/crash/sweep.py).
+//
+//   smrstore-crash dump STORE
+//     Mounts STORE read-only once and prints every object of every collection as one line
+//       obj COLL NAMEHEX GEN size=N crc=C hdr=HEX xattrs=NAMEHEX:VALHEX,... omap=KEYHEX:VALHEX,...
+//     (crc: zlib's CRC-32 of the data, as Python's zlib.crc32; values hex-encoded whole),
+//     then "end OBJECTS". One mount instead of a tool call per object and attribute.
+//
+//   smrstore-crash powercut STORE --cut-at N [--mode lose|torn] [--seed S] [--depth K]
+//     Mounts STORE with every drive wrapped in a FaultInjectionDevice, then runs the ops
+//     read from stdin (one a line, below), up to K transactions in flight (Submit). All
+//     device I/O goes through one lock; the N-th mutating device call (write, flush or zone
+//     operation) does not happen: instead, with that lock held (no other I/O in flight), every
+//     drive is power-cut (FaultInjectionDevice::PowerCut: writes since the last flush are
+//     lost, or with --mode torn a random block-aligned prefix of them survives; open zones
+//     closed) and the process ends at once with _exit(0), unmounting nothing. RocksDB keeps
+//     what it had written (a process death for it; see qa/crash/README.md).
+//     Prints, unbuffered: "S i" before op i is submitted, "A i" once its commit callback
+//     reported success, "F i MESSAGE" on failure, "CUT N" at the cut, "DONE CALLS" (mutating
+//     device calls made) when the ops ran out before the cut (the store is then closed).
+//   Ops (names and values hex-encoded, data from a file):
+//     put COLL NAMEHEX FILE        truncate to 0 + write FILE's bytes (xattrs/omap kept)
+//     write COLL NAMEHEX OFF FILE  write FILE's bytes at OFF (a partial overwrite)
+//     rm COLL NAMEHEX
+//     setattr COLL NAMEHEX ATTRHEX VALHEX
+//     omap COLL NAMEHEX KEYHEX VALHEX
+//     gc N                         waits for the ops in flight, then Store::RunGc(N)
+//   Objects are named as smrstore-tool names them (hash = crc32c of the name, head, no gen).
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/crc32c.h"
+#include "device/device_spec.h"
+#include "device/fault_injection_device.h"
+#include "store/store.h"
+#include "store/transaction.h"
+
+namespace {
+
+using namespace smr;
+
+uint32_t ZlibCrc32(const std::string& s) {
+  static uint32_t table[256];
+  static bool init = false;
+  if (!init) {
+    for (uint32_t i = 0; i < 256; i++) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      table[i] = c;
+    }
+    init = true;
+  }
+  uint32_t c = 0xFFFFFFFFu;
+  for (unsigned char b : s) c = table[(c ^ b) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+std::string Hex(const std::string& s) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size() * 2);
+  for (unsigned char c : s) {
+    out.push_back(d[c >> 4]);
+    out.push_back(d[c & 15]);
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string Unhex(const std::string& h) {
+  if (h == "-") return "";
+  std::string out;
+  for (size_t i = 0; i + 1 < h.size(); i += 2)
+    out.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+[[noreturn]] void Die(const std::string& msg) {
+  std::fprintf(stderr, "smrstore-crash: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+void Say(const std::string& line) {  // one unbuffered write per line
+  std::string l = line + "\n";
+  ssize_t n = ::write(1, l.data(), l.size());
+  (void)n;
+}
+
+ObjectId ToolOid(const std::string& name) {
+  ObjectId o;
+  o.name = name;
+  o.hash = crc32c::Value(name.data(), name.size());
+  return o;
+}
+
+int Dump(const std::string& dir) {
+  auto st = Store::Open(dir, nullptr, /*read_only=*/true);
+  if (!st.ok()) Die("mount: " + st.status().ToString());
+  Store& s = *st.value();
+  auto colls = s.ListCollections();
+  if (!colls.ok()) Die("list collections: " + colls.status().ToString());
+  size_t n = 0;
+  for (const auto& c : colls.value()) {
+    ObjectId start = ObjectId::Min(), next;
+    for (;;) {
+      std::vector<ObjectId> objs;
+      Status ls = s.ListObjects(c, start, ObjectId::Max(), 256, &objs, &next);
+      if (!ls.ok()) Die("list " + c + ": " + ls.ToString());
+      for (const auto& o : objs) {
+        auto data = s.Read(c, o, 0, 0);
+        auto attrs = s.GetAttrs(c, o);
+        auto hdr = s.GetOmapHeader(c, o);
+        auto omap = s.ListOmap(c, o, nullptr, 0);
+        std::ostringstream line;
+        line << "obj " << c << " " << Hex(o.name) << " " << std::hex << o.generation
+             << std::dec;
+        if (!data.ok()) {
+          line << " error=read:" << Hex(data.status().ToString());
+        } else {
+          line << " size=" << data.value().size() << " crc=" << ZlibCrc32(data.value());
+        }
+        line << " hdr=" << (hdr.ok() ? Hex(hdr.value()) : "ERR");
+        line << " xattrs=";
+        if (!attrs.ok()) {
+          line << "ERR";
+        } else {
+          bool first = true;
+          for (const auto& [k, v] : attrs.value()) {
+            line << (first ? "" : ",") << Hex(k) << ":" << Hex(v);
+            first = false;
+          }
+          if (first) line << "-";
+        }
+        line << " omap=";
+        if (!omap.ok()) {
+          line << "ERR";
+        } else {
+          bool first = true;
+          for (const auto& [k, v] : omap.value()) {
+            line << (first ? "" : ",") << Hex(k) << ":" << Hex(v);
+            first = false;
+          }
+          if (first) line << "-";
+        }
+        std::cout << line.str() << "\n";
+        n++;
+      }
+      if (next.max || objs.empty()) break;
+      start = next;
+    }
+  }
+  std::cout << "end " << n << std::endl;
+  return 0;
+}
+
+// --- powercut ---
+
+std::mutex g_io;  // every device call of every drive: nothing is in flight at the cut
+uint64_t g_calls = 0;
+uint64_t g_cut_at = 0;
+FaultInjectionDevice::PowerCutMode g_mode = FaultInjectionDevice::PowerCutMode::kLoseUnflushed;
+uint64_t g_seed = 0;
+std::vector<FaultInjectionDevice*> g_drives;
+
+// Counts the mutating calls; the cut_at-th one power-cuts every drive instead and exits.
+void Tick() {  // REQUIRES: g_io held
+  if (++g_calls != g_cut_at) return;
+  uint64_t i = 0;
+  for (auto* d : g_drives) {
+    Status s = d->PowerCut(g_mode, g_seed * 1000003 + i++);
+    if (!s.ok()) {
+      Say("CUTFAIL " + s.ToString());
+      ::_exit(3);
+    }
+  }
+  Say("CUT " + std::to_string(g_calls));
+  ::_exit(0);
+}
+
+class CutDevice final : public ZonedDevice {
+ public:
+  explicit CutDevice(std::unique_ptr<FaultInjectionDevice> base) : base_(std::move(base)) {}
+  const DeviceInfo& info() const override { return base_->info(); }
+  Result<std::vector<ZoneInfo>> ReportZones(uint32_t first, uint32_t count) override {
+    std::lock_guard<std::mutex> l(g_io);
+    return base_->ReportZones(first, count);
+  }
+  Status OpenZones(uint32_t first, uint32_t count) override {
+    std::lock_guard<std::mutex> l(g_io);
+    Tick();
+    return base_->OpenZones(first, count);
+  }
+  Status CloseZones(uint32_t first, uint32_t count) override {
+    std::lock_guard<std::mutex> l(g_io);
+    Tick();
+    return base_->CloseZones(first, count);
+  }
+  Status FinishZones(uint32_t first, uint32_t count) override {
+    std::lock_guard<std::mutex> l(g_io);
+    Tick();
+    return base_->FinishZones(first, count);
+  }
+  Status ResetZones(uint32_t first, uint32_t count) override {
+    std::lock_guard<std::mutex> l(g_io);
+    Tick();
+    return base_->ResetZones(first, count);
+  }
+  Status Read(uint64_t offset, void* buf, size_t len) override {
+    std::lock_guard<std::mutex> l(g_io);
+    return base_->Read(offset, buf, len);
+  }
+  Status Write(uint64_t offset, const void* buf, size_t len) override {
+    std::lock_guard<std::mutex> l(g_io);
+    Tick();
+    return base_->Write(offset, buf, len);
+  }
+  Status Flush() override {
+    std::lock_guard<std::mutex> l(g_io);
+    Tick();
+    return base_->Flush();
+  }
+
+ private:
+  std::unique_ptr<FaultInjectionDevice> base_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) Die("cannot read " + path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+int PowerCut(const std::string& dir, uint64_t depth) {
+  Store::DeviceOpener opener = [](const std::string& spec)
+      -> Result<std::unique_ptr<ZonedDevice>> {
+    auto dev = OpenDevice(spec);
+    if (!dev.ok()) return dev.status();
+    auto fault = std::make_unique<FaultInjectionDevice>(std::move(dev.value()));
+    {
+      std::lock_guard<std::mutex> l(g_io);
+      g_drives.push_back(fault.get());
+    }
+    return std::unique_ptr<ZonedDevice>(new CutDevice(std::move(fault)));
+  };
+  auto st = Store::Open(dir, opener);
+  if (!st.ok()) Die("mount: " + st.status().ToString());
+  Store& s = *st.value();
+
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t in_flight = 0;
+  auto wait_below = [&](uint64_t n) {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return in_flight < n; });
+  };
+
+  std::string line;
+  uint64_t i = 0;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    std::istringstream in(line);
+    std::string op;
+    in >> op;
+    const uint64_t id = i++;
+    if (op == "gc") {
+      uint32_t n = 1;
+      in >> n;
+      wait_below(1);
+      Say("S " + std::to_string(id));
+      auto r = s.RunGc(n);
+      if (r.ok()) {
+        Say("A " + std::to_string(id));
+      } else {
+        Say("F " + std::to_string(id) + " " + r.status().ToString());
+      }
+      continue;
+    }
+    std::string coll, name;
+    in >> coll >> name;
+    const ObjectId oid = ToolOid(Unhex(name));
+    Transaction t;
+    if (op == "put") {
+      std::string file;
+      in >> file;
+      t.Truncate(coll, oid, 0);
+      t.Write(coll, oid, 0, ReadFile(file));
+    } else if (op == "write") {
+      uint64_t off = 0;
+      std::string file;
+      in >> off >> file;
+      t.Write(coll, oid, off, ReadFile(file));
+    } else if (op == "rm") {
+      t.Remove(coll, oid);
+    } else if (op == "setattr") {
+      std::string k, v;
+      in >> k >> v;
+      t.SetAttr(coll, oid, Unhex(k), Unhex(v));
+    } else if (op == "omap") {
+      std::string k, v;
+      in >> k >> v;
+      t.OmapSetKeys(coll, oid, {{Unhex(k), Unhex(v)}});
+    } else {
+      Die("unknown op: " + line);
+    }
+    wait_below(depth);
+    {
+      std::lock_guard<std::mutex> l(mu);
+      in_flight++;
+    }
+    Say("S " + std::to_string(id));
+    s.Submit(std::move(t), [&, id](const Status& r) {
+      if (r.ok()) {
+        Say("A " + std::to_string(id));
+      } else {
+        Say("F " + std::to_string(id) + " " + r.ToString());
+      }
+      std::lock_guard<std::mutex> l(mu);
+      in_flight--;
+      cv.notify_all();
+    });
+  }
+  wait_below(1);
+  Status c = s.Close();
+  uint64_t calls;
+  {
+    std::lock_guard<std::mutex> l(g_io);
+    calls = g_calls;
+  }
+  Say("DONE " + std::to_string(calls));
+  if (!c.ok()) Die("close: " + c.ToString());
+  return 0;
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: smrstore-crash dump STORE\n"
+               "       smrstore-crash powercut STORE --cut-at N [--mode lose|torn] [--seed S] "
+               "[--depth K]  < OPS\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return Usage();
+  const std::string cmd = argv[1], dir = argv[2];
+  if (cmd == "dump") return Dump(dir);
+  if (cmd != "powercut") return Usage();
+  uint64_t depth = 4;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--cut-at") {
+      g_cut_at = std::stoull(v);
+    } else if (k == "--mode") {
+      if (v == "lose") {
+        g_mode = FaultInjectionDevice::PowerCutMode::kLoseUnflushed;
+      } else if (v == "torn") {
+        g_mode = FaultInjectionDevice::PowerCutMode::kTornUnflushed;
+      } else {
+        return Usage();
+      }
+    } else if (k == "--seed") {
+      g_seed = std::stoull(v);
+    } else if (k == "--depth") {
+      depth = std::max<uint64_t>(1, std::stoull(v));
+    } else {
+      return Usage();
+    }
+  }
+  return PowerCut(dir, depth);
+}
