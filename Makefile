@@ -26,12 +26,14 @@ build: deps configure
 # zoned devices in a VM (about 2.5 minutes; it fits the CI budget).
 #   - ctest: both GoogleTest binaries (engine; Ceph adapter incl. the conformance suite through
 #     SMRStore) and the Pacific override-signature check against Debian's ceph-osd;
+#   - clang's thread-safety analysis over the engine (qa/static/thread_safety.py, ~15 s);
 #   - real OSD captures replayed through the adapter (qa/traces);
 #   - mgr module unit tests (pytest + mypy), web console (tsc, Vitest, build);
 #   - real Debian Ceph clusters: telemetry in `ceph service dump`, the mgr module in the real
 #     ceph-mgr, Playwright against that stack (screenshots in build/e2e).
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
+	python3 qa/static/thread_safety.py $(BUILD_DIR)
 	qa/run.sh $(TOOL)
 	sh qa/traces/check.sh
 	qa/traces/replay.sh $(TOOL)

@@ -18,7 +18,9 @@
 #    byte-identical to the original's = "same-object", equivalent and not run), run the
 #    file's own quick suites with --gtest_fail_fast, then, if they pass, the whole binary
 #    (every test, $SHARDS shards, --gtest_fail_fast, each shard under a timeout). Any failure
-#    or timeout = killed; all pass = survived. The original file is restored after every
+#    or timeout = killed; all pass: make test's static thread-safety check
+#    (qa/static/thread_safety.py, clang) over the mutated file, a failure = killed by
+#    analysis (e.g. a lock removed around a guarded counter); else survived. The original file is restored after every
 #    mutant and on any exit (trap).
 # 5. Report: per file tried / killed / survived / no-compile / equivalent and score =
 #    killed / (killed + survived - equivalent); every survivor as file:line, original line ->
@@ -50,8 +52,9 @@ SHARDS=${MUTATE_SHARDS:-4}
 JOBS=${JOBS:-2}
 # The issue's list: record format + superblock encoding (format/record.cc holds
 # Encode/DecodeStoreSuperblock), zone state machine, mount reconciliation, the store's read
-# path, GC, fsck, the superblock log.
-FILES=${MUTATE_CPP_FILES:-"format/record.cc device/zone_state_machine.cc zone/zone_manager.cc store/store.cc store/gc.cc store/fsck.cc store/superblock_log.cc"}
+# path, GC (the store's and the lifetime policy's death-rate estimator), fsck, the
+# superblock log.
+FILES=${MUTATE_CPP_FILES:-"format/record.cc device/zone_state_machine.cc zone/zone_manager.cc store/store.cc store/gc.cc gc/death_rate.cc store/fsck.cc store/superblock_log.cc"}
 ENGINE=src/os/smrstore
 VENV=$DIR/cpp-venv
 TREE=$DIR/tree
@@ -75,6 +78,7 @@ quick_filter() {
     store/superblock_log.cc) echo 'SuperblockLog*:StoreOpen*:StoreTest.*' ;;
     store/fsck.cc) echo 'Fsck*:GcReport*:StoreTest.*' ;;
     store/gc.cc) echo 'GcReport*:GcTest.*:StoreTest.*' ;;
+    gc/death_rate.cc) echo 'DeathRate*:GcTest.*' ;;
     store/store.cc) echo 'StoreOpen*:StoreTest.*:StoreRead*:StoreConformance.*' ;;
     *) echo 'StoreTest.*' ;;
   esac
@@ -229,6 +233,11 @@ print("\n".join(names))' "$SEED")
         status=killed
       elif ! run_tests '*' "$LIMIT"; then
         status=killed
+      elif ! "$PY" "$ROOT/qa/static/thread_safety.py" "$BUILD" "$ENGINE/$f" \
+          > "$WORK/thread-safety.log" 2>&1; then
+        # make test's static check (a guarded field touched without its lock, e.g. a lock
+        # removed) fails on it: no test run can see a data race reliably, this check can.
+        status=killed-analysis
       else
         status=survived
         mkdir -p "$DIR/cpp-survivors"

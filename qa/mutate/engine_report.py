@@ -2,11 +2,13 @@
 
 Usage: engine_report.py RESULTS.tsv EQUIVALENT.tsv SAMPLE SEED BASELINE_S RUN_S
 
-RESULTS.tsv: file, mutant, status (killed|survived|no-compile|same-object), line, original
+RESULTS.tsv: file, mutant, status (killed|killed-analysis|survived|no-compile|same-object),
+line, original
 line, mutant line, seconds (one row per mutant tried). EQUIVALENT.tsv: file, original line,
 mutant line, reason (lines stripped of leading blanks, tab-separated, '#' comments): the
 survivors judged equivalent in doc/testing.md; a survivor matching one is "equivalent" and
-leaves the denominator. score = killed / (killed + survived), survived excluding equivalent.
+leaves the denominator. score = killed / (killed + survived), survived excluding equivalent;
+killed-analysis (the tests passed, make test's thread-safety analysis failed) counts as killed.
 """
 import csv
 import sys
@@ -56,13 +58,18 @@ def main():
     out.append(header)
     totals = dict.fromkeys(cols, 0)
     secs_tested = []
+    by_analysis = 0
     for f in files:
         fr = [r for r in rows if r["file"] == f]
         c = {k: 0 for k in cols}
         c["tried"] = len(fr)
         for r in fr:
-            c[r["status"]] = c.get(r["status"], 0) + 1
-            if r["status"] in ("killed", "survived", "equivalent"):
+            if r["status"] == "killed-analysis":
+                by_analysis += 1
+                c["killed"] += 1
+            else:
+                c[r["status"]] = c.get(r["status"], 0) + 1
+            if r["status"] in ("killed", "killed-analysis", "survived", "equivalent"):
                 secs_tested.append(int(r["seconds"]))
         for k in cols:
             totals[k] += c[k]
@@ -70,6 +77,7 @@ def main():
                    + f"{pct(c['killed'], c['survived']):>9}")
     out.append(f"{'overall':34}" + "".join(f"{totals[k]:>12}" for k in cols)
                + f"{pct(totals['killed'], totals['survived']):>9}")
+    out.append(f"of the killed, by make test's thread-safety analysis (tests passed): {by_analysis}")
     if secs_tested:
         out.append(f"mean time per built-and-tested mutant: "
                    f"{sum(secs_tested) / len(secs_tested):.1f} s over {len(secs_tested)}")

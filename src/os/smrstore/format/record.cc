@@ -32,10 +32,6 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
-bool IsStructural(RecordType t) {
-  return t == RecordType::kZoneFooter || t == RecordType::kSuperblock;
-}
-
 }  // namespace
 
 const char* RecordTypeName(RecordType type) {

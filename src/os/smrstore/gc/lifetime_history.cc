@@ -5,7 +5,7 @@ namespace smr {
 LifetimeHistory::LifetimeHistory(size_t capacity) : capacity_(capacity == 0 ? 1 : capacity) {}
 
 void LifetimeHistory::Note(uint64_t name_hash, uint64_t lifetime) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   const uint64_t stamp = ++stamp_;
   Entry& e = names_[name_hash];
   if (e.count < kWindow) ++e.count;
@@ -21,14 +21,14 @@ void LifetimeHistory::Note(uint64_t name_hash, uint64_t lifetime) {
 }
 
 std::optional<uint64_t> LifetimeHistory::Lookup(uint64_t name_hash) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = names_.find(name_hash);
   if (it == names_.end()) return std::nullopt;
   return static_cast<uint64_t>(it->second.lifetime);
 }
 
 size_t LifetimeHistory::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return names_.size();
 }
 

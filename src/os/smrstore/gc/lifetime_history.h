@@ -46,7 +46,7 @@ class LifetimeHistory {
     uint64_t stamp = 0;  // which Note() wrote it; stale FIFO entries are skipped on evict
   };
   const size_t capacity_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::unordered_map<uint64_t, Entry> names_ SMR_GUARDED_BY(mu_);
   std::deque<std::pair<uint64_t, uint64_t>> fifo_ SMR_GUARDED_BY(mu_);  // (hash, stamp)
   uint64_t stamp_ SMR_GUARDED_BY(mu_) = 0;

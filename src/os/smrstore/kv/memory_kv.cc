@@ -26,10 +26,6 @@ constexpr size_t kBatchHeader = 12;
 
 class MemoryKvStore;
 
-bool InBounds(const KvBounds& bounds, std::string_view key) {
-  return key >= bounds.lower && (!bounds.upper || key < *bounds.upper);
-}
-
 // Merges a committed snapshot with (optionally) a batch's pending writes.
 class MemoryIterator final : public KvIterator {
  public:

@@ -56,7 +56,7 @@ void Store::Impl::WaitForReadersBefore(uint64_t e) {
   }
   if (!must_wait) return;
   {
-    std::lock_guard<std::mutex> lock(counters_mu);
+    MutexLock lock(&counters_mu);
     counters.gc_fence_waits++;
   }
   std::unique_lock<std::mutex> lock(epoch_mu);
@@ -110,7 +110,7 @@ void Store::Impl::Quarantine(const ZoneAddress& zone, const Status& why) {
                "%llu more victim picks (failure %u)\n",
                zone.drive, zone.zone, why.ToString().c_str(),
                static_cast<unsigned long long>(q.retry_at_pick - gc_picks), q.failures);
-  std::lock_guard<std::mutex> lock(counters_mu);
+  MutexLock lock(&counters_mu);
   counters.gc_failures++;
   counters.gc_quarantined_zones = quarantine.size();
 }
@@ -148,10 +148,7 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
   // Death rate per stream (lifetime policy): bytes that died / integral of live bytes over
   // time, measured online (UpdateDeathRates); horizon = mean age of the candidates.
   PolicyParams params;
-  params.death_rate_per_age.assign(kNumStreams + 1, 0.0);
-  for (size_t st = 0; st < params.death_rate_per_age.size(); ++st) {
-    if (live_integral[st] > 0) params.death_rate_per_age[st] = died_bytes[st] / live_integral[st];
-  }
+  params.death_rate_per_age = death_rates.Rates();
   double age_sum = 0;
   for (const ZoneCandidate& c : cands) age_sum += static_cast<double>(c.age);
   params.horizon = cands.empty() ? 0 : age_sum / static_cast<double>(cands.size());
@@ -296,7 +293,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
   }
   *committed = true;
   {
-    std::lock_guard<std::mutex> lock(counters_mu);
+    MutexLock lock(&counters_mu);
     counters.gc_live_moved += report.live_moved;
   }
   gc_cursor->pos = pos;
@@ -324,7 +321,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
   SMR_RETURN_IF_ERROR(dev->ResetZones(victim.addr.zone, 1));
   zones->ReleaseZone(victim.addr.drive, victim.addr.zone);
   if (quarantine.erase(victim.addr)) {
-    std::lock_guard<std::mutex> lock(counters_mu);
+    MutexLock lock(&counters_mu);
     counters.gc_quarantined_zones = quarantine.size();
   }
   auto done = meta->NewBatch();
@@ -332,7 +329,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
   SMR_RETURN_IF_ERROR(meta->Commit(done.get(), /*sync=*/true));
   report.zones_cleaned = 1;
   report.bytes_freed = victim.capacity;
-  std::lock_guard<std::mutex> lock(counters_mu);
+  MutexLock lock(&counters_mu);
   counters.gc_runs++;
   counters.gc_zones_reset++;
   return report;
@@ -389,7 +386,7 @@ void Store::Impl::MaybeGc(bool queued) {
     break;
   }
   if (queued) {
-    std::lock_guard<std::mutex> lock(counters_mu);
+    MutexLock lock(&counters_mu);
     counters.gc_throttle_ns += NowNs() - t0;
   }
 }
@@ -408,17 +405,13 @@ void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
     for (const auto& [addr, delta] : w.live_delta) {
       if (delta >= 0) continue;
       const std::optional<StreamId> stream = zones->StreamOf(addr);
-      if (stream) died_bytes[static_cast<size_t>(*stream)] += static_cast<double>(-delta);
+      if (!stream) continue;
+      death_rates.NoteDied(static_cast<size_t>(*stream), static_cast<uint64_t>(-delta));
     }
   }
   // Live bytes per stream integrated over time (txn seqs since the last update).
-  const double dt = static_cast<double>(seq - last_rate_seq);
-  last_rate_seq = seq;
-  if (dt <= 0) return;
   const auto live = zones->LiveBytesByStream();
-  for (size_t s = 0; s < live.size(); ++s) {
-    live_integral[s] += static_cast<double>(live[s]) * dt;
-  }
+  death_rates.Advance(seq, std::vector<uint64_t>(live.begin(), live.end()));
 }
 
 void Store::Impl::EnsureSpace(uint64_t bytes) {
@@ -436,7 +429,7 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
       break;  // nothing left to clean: the commit group gets NoSpace where it does not fit
     }
   }
-  std::lock_guard<std::mutex> lock(counters_mu);
+  MutexLock lock(&counters_mu);
   counters.gc_throttle_ns += NowNs() - t0;
 }
 

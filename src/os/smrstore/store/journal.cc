@@ -23,7 +23,6 @@ namespace smr {
 
 namespace {
 
-constexpr uint64_t kBlock = recfmt::kBlockSize;
 
 std::string EncodeJournalState(uint64_t id, uint64_t seq, uint64_t bytes) {
   return "checkpoint_id=" + std::to_string(id) + "\ncheckpoint_seq=" + std::to_string(seq) +
@@ -81,7 +80,7 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   {
     JournalOp op;
     op.kind = journalfmt::kOpCounters;
-    std::lock_guard<std::mutex> lock(counters_mu);
+    MutexLock lock(&counters_mu);
     op.a = counters.lifetime_user_bytes;
     op.b = counters.lifetime_device_bytes;
     op.c = counters.lifetime_txns;
@@ -118,7 +117,7 @@ void Store::Impl::JournalCommitted(bool ok) {
   if (ok) {
     journal_markers.clear();
     journal_bytes += journal_bytes_pending;
-    std::lock_guard<std::mutex> lock(counters_mu);
+    MutexLock lock(&counters_mu);
     counters.journal_bytes_written += journal_bytes_pending;
   }
   journal_bytes_pending = 0;
@@ -202,7 +201,7 @@ Status Store::Impl::Checkpoint() {
   has_checkpoint = true;
   journal_bytes = 0;
   {
-    std::lock_guard<std::mutex> lock(counters_mu);
+    MutexLock lock(&counters_mu);
     counters.checkpoints++;
     counters.checkpoint_bytes_written += bytes;
   }

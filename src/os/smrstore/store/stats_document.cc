@@ -102,7 +102,7 @@ std::string Store::StatsDocument(const std::string& name, const StatsDocumentOpt
   StoreCounters c;
   uint64_t inline_stored = 0;
   {
-    std::lock_guard<std::mutex> lock(impl_->counters_mu);
+    MutexLock lock(&impl_->counters_mu);
     c = impl_->counters;
     inline_stored = impl_->inline_stored;
   }

@@ -380,15 +380,22 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   SMR_ASSIGN_OR_RETURN(impl->cid_max, impl->meta->GetCounter(nullptr, kCounterCid));
   impl->meta_nid_max = impl->nid_max;
   impl->meta_cid_max = impl->cid_max;
+  impl->death_rates.Advance(impl->seq, {});  // death rates count from this mount on
   SMR_ASSIGN_OR_RETURN(impl->lifetime_gc_bytes, impl->meta->GetCounter(nullptr, kCounterGcBytes));
-  impl->counters.lifetime_gc_bytes = impl->lifetime_gc_bytes;
-  SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_user_bytes,
-                       impl->meta->GetCounter(nullptr, kCounterUserBytes));
-  SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_device_bytes,
-                       impl->meta->GetCounter(nullptr, kCounterDeviceBytes));
-  SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_txns, impl->meta->GetCounter(nullptr, kCounterTxns));
-  SMR_ASSIGN_OR_RETURN(impl->inline_stored, impl->meta->GetCounter(nullptr, kCounterInlineStored));
-  impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
+  {
+    // No other thread runs yet; the lock is for the analysis (counters are guarded).
+    MutexLock lock(&impl->counters_mu);
+    impl->counters.lifetime_gc_bytes = impl->lifetime_gc_bytes;
+    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_user_bytes,
+                         impl->meta->GetCounter(nullptr, kCounterUserBytes));
+    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_device_bytes,
+                         impl->meta->GetCounter(nullptr, kCounterDeviceBytes));
+    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_txns,
+                         impl->meta->GetCounter(nullptr, kCounterTxns));
+    SMR_ASSIGN_OR_RETURN(impl->inline_stored,
+                         impl->meta->GetCounter(nullptr, kCounterInlineStored));
+    impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
+  }
   if (read_only) return std::unique_ptr<Store>(new Store(std::move(impl)));
   impl->superblock.mount_count++;
   SMR_RETURN_IF_ERROR(impl->UpdateSuperblocks(/*clean=*/false));
@@ -593,7 +600,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
   const Status s = WriteAndCommit(&writes, batch.get(), ok_count);
   if (s.ok()) UpdateDeathRates(writes);
   {
-    std::lock_guard<std::mutex> lock(counters_mu);
+    MutexLock lock(&counters_mu);
     for (const Status& r : results) {
       if (r.ok() && s.ok()) {
         counters.txns_committed++;
@@ -639,7 +646,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     }
     batch->PutCounter(kCounterSeq, seq);
     {
-      std::lock_guard<std::mutex> lock(counters_mu);
+      MutexLock lock(&counters_mu);
       batch->PutCounter(kCounterUserBytes, counters.lifetime_user_bytes + w->user_bytes);
       batch->PutCounter(kCounterDeviceBytes, counters.lifetime_device_bytes + device_bytes);
       batch->PutCounter(kCounterTxns, counters.lifetime_txns + ok_txns);
@@ -662,7 +669,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     meta_cid_max = cid_max;
   }
   JournalCommitted(s.ok());
-  std::lock_guard<std::mutex> lock(counters_mu);
+  MutexLock lock(&counters_mu);
   counters.device_bytes_written += device_bytes;
   if (s.ok()) {
     counters.groups_committed++;
@@ -704,7 +711,8 @@ Status Store::Impl::WriteGroup(GroupWrites* w) {
   // footers and finishes of sealed zones; then one flush per drive touched.
   std::vector<std::future<Status>> futures;
   std::vector<bool> touched(devices.size(), false);
-  for (auto& [addr, buf] : w->zones) {
+  for (auto& zone_write : w->zones) {
+    const auto& buf = zone_write.second;
     touched[buf.drive] = true;
     auto task = std::make_shared<std::packaged_task<Status()>>([this, &buf] {
       uint64_t off = buf.offset;
@@ -740,7 +748,7 @@ Status Store::Impl::WriteGroup(GroupWrites* w) {
 // Reads
 
 void Store::Impl::CountCrcError() {
-  std::lock_guard<std::mutex> lock(counters_mu);
+  MutexLock lock(&counters_mu);
   counters.crc_errors++;
 }
 
@@ -829,7 +837,7 @@ Result<std::string> Store::Read(const std::string& coll, const ObjectId& oid, ui
   if (len == 0) len = o.size > offset ? o.size - offset : 0;
   std::string out;
   SMR_RETURN_IF_ERROR(impl_->ReadOnode(o, offset, len, &out, nullptr));
-  std::lock_guard<std::mutex> lock(impl_->counters_mu);
+  MutexLock lock(&impl_->counters_mu);
   impl_->counters.bytes_read += out.size();
   return out;
 }
@@ -959,7 +967,7 @@ StoreStatfs Store::Statfs() {
     }
   }
   {
-    std::lock_guard<std::mutex> lock(impl_->counters_mu);
+    MutexLock lock(&impl_->counters_mu);
     st.stored += impl_->inline_stored;
   }
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
@@ -968,7 +976,7 @@ StoreStatfs Store::Statfs() {
 }
 
 StoreCounters Store::Counters() {
-  std::lock_guard<std::mutex> lock(impl_->counters_mu);
+  MutexLock lock(&impl_->counters_mu);
   return impl_->counters;
 }
 

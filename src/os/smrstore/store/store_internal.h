@@ -23,6 +23,7 @@
 #include "device/zoned_device.h"
 #include "format/journal.h"
 #include "format/record.h"
+#include "gc/death_rate.h"
 #include "gc/lifetime_history.h"
 #include "meta/meta_store.h"
 #include "store/store.h"
@@ -148,9 +149,9 @@ struct Store::Impl {
   uint64_t meta_nid_max = 0;  // values last committed (counters are written when they move)
   uint64_t meta_cid_max = 0;
 
-  std::mutex counters_mu;
-  StoreCounters counters;
-  uint64_t inline_stored = 0;  // bytes of object data held inline in RocksDB (committed)
+  Mutex counters_mu;
+  StoreCounters counters SMR_GUARDED_BY(counters_mu);
+  uint64_t inline_stored SMR_GUARDED_BY(counters_mu) = 0;  // bytes of object data held inline in RocksDB (committed)
 
   // Reader fence for zone resets: a read registers in the current epoch; GC bumps the epoch
   // after committing relocations and resets a victim only when no reader of an older epoch
@@ -219,9 +220,7 @@ struct Store::Impl {
   // Lifetimes of the last dead incarnation per name: a new object under a name whose
   // previous incarnation died young goes to the user-hot stream (txn_planner.cc).
   LifetimeHistory lifetime_history;
-  std::vector<double> died_bytes = std::vector<double>(kNumStreams + 1, 0.0);
-  std::vector<double> live_integral = std::vector<double>(kNumStreams + 1, 0.0);
-  uint64_t last_rate_seq = 0;
+  DeathRateEstimator death_rates{kNumStreams + 1};  // indexed by StreamId; clock = seq
   void NoteDeath(uint64_t age_ns);
   // Device bytes of the largest record a user write makes (header block + payload), plus
   // a footer's worth: what a zone's tail may be unable to take.

@@ -163,6 +163,58 @@ TEST_F(StoreTest, FsckIsCleanAndDeepFsckCatchesBitRot) {
 }
 
 
+// Acknowledged means durable on every drive: when a transaction returns, no drive holds a
+// write that was not flushed, including the footer and finish of a zone the group sealed on
+// a drive it wrote no data to (a power cut would lose those). That happens when a drive is
+// full: its last open zone is sealed and the record goes to the next drive. The journal is
+// off so that the groups write data records only.
+TEST_F(StoreTest, EveryDriveIsFlushedBeforeATransactionIsAcknowledged) {
+  const std::vector<std::string> specs = {
+      "emu:" + dir_.path() + "/small.img?zones=10&zone_mib=4&conv=1&max_open=8",
+      "emu:" + dir_.path() + "/large.img?zones=40&zone_mib=4&conv=1&max_open=8"};
+  StoreOptions options;
+  options.journal = false;
+  ASSERT_OK(Store::Mkfs(dir_.path() + "/asym", specs, options));
+  std::vector<std::unique_ptr<FaultInjectionDevice>> drives;
+  for (const std::string& spec : specs) {
+    auto dev = OpenDevice(spec);
+    ASSERT_TRUE(dev.ok());
+    drives.push_back(std::make_unique<FaultInjectionDevice>(std::move(*dev)));
+  }
+  size_t next = 0;
+  auto opened = Store::Open(dir_.path() + "/asym", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<testing::BorrowedDevice>(drives[next++].get()));
+  });
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Store& store = **opened;
+  store.SetGcAuto(false);
+  Transaction mk;
+  mk.MkColl("c", 0);
+  ASSERT_OK(store.Apply(std::move(mk)));
+  auto full_zones = [&](size_t d) {
+    auto zones = drives[d]->ReportZones(0, 0);
+    EXPECT_TRUE(zones.ok());
+    return std::count_if(zones->begin(), zones->end(),
+                         [](const ZoneInfo& z) { return z.cond == ZoneCondition::kFull; });
+  };
+  // 1.5 MiB objects: two per 4 MiB zone; 40 of them fill the small drive and go on into
+  // the large one.
+  for (int i = 0; i < 40; ++i) {
+    Transaction t;
+    t.Write("c", Obj("o" + std::to_string(i)), 0, Pattern(i, 3 << 19));
+    ASSERT_OK(store.Apply(std::move(t)));
+    for (size_t d = 0; d < drives.size(); ++d) {
+      ASSERT_EQ(drives[d]->unflushed_bytes(), 0u)
+          << "drive " << d << " holds unflushed writes after transaction " << i
+          << " was acknowledged";
+    }
+  }
+  EXPECT_GE(full_zones(0), 5) << "the small drive never filled up";
+  EXPECT_GE(full_zones(1), 8);
+  ASSERT_OK(store.Close());
+}
+
 // Every file under `dir` with its size and contents' hash: what a read-only mount must leave
 // exactly as it found it (RocksDB files, the lock file, the emulated drives).
 std::map<std::string, std::pair<uint64_t, size_t>> Snapshot(const std::string& dir) {

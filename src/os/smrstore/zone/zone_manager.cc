@@ -301,7 +301,7 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
   }
   const size_t n = state_.size();
   uint16_t& rr = next_drive_[StreamIndex(stream)];
-  auto take = [&](uint16_t d, uint32_t z) {
+  auto take = [&](uint16_t d, uint32_t z) SMR_REQUIRES(mu_) {
     Drive& drive = state_[d];
     Zone& zone = drive.zones[z];
     Allocation a;
