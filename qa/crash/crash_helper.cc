@@ -1,10 +1,11 @@
 // smrstore-crash: the in-process half of the crash sweep (qa/crash/sweep.py).
 //
-//   smrstore-crash dump STORE
+//   smrstore-crash dump STORE [--data DIR]
 //     Mounts STORE read-only once and prints every object of every collection as one line
 //       obj COLL NAMEHEX GEN size=N crc=C hdr=HEX xattrs=NAMEHEX:VALHEX,... omap=KEYHEX:VALHEX,...
 //     (crc: zlib's CRC-32 of the data, as Python's zlib.crc32; values hex-encoded whole),
-//     then "end OBJECTS". One mount instead of a tool call per object and attribute.
+//     then "end OBJECTS". With --data, each object's bytes also go to DIR/COLL.NAMEHEX.GEN
+//     for a byte-exact comparison. One mount instead of a tool call per object and attribute.
 //
 //   smrstore-crash powercut STORE --cut-at N [--mode lose|torn] [--seed S] [--depth K]
 //     Mounts STORE with every drive wrapped in a FaultInjectionDevice, then runs the ops
@@ -18,6 +19,7 @@
 //     Prints, unbuffered: "S i" before op i is submitted, "A i" once its commit callback
 //     reported success, "F i MESSAGE" on failure, "CUT N" at the cut, "DONE CALLS" (mutating
 //     device calls made) when the ops ran out before the cut (the store is then closed).
+//     --trace 1 lists every mutating call on stderr (to aim a cut at one).
 //   Ops (names and values hex-encoded, data from a file):
 //     put COLL NAMEHEX FILE        truncate to 0 + write FILE's bytes (xattrs/omap kept)
 //     write COLL NAMEHEX OFF FILE  write FILE's bytes at OFF (a partial overwrite)
@@ -104,7 +106,7 @@ ObjectId ToolOid(const std::string& name) {
   return o;
 }
 
-int Dump(const std::string& dir) {
+int Dump(const std::string& dir, const std::string& data_dir) {
   auto st = Store::Open(dir, nullptr, /*read_only=*/true);
   if (!st.ok()) Die("mount: " + st.status().ToString());
   Store& s = *st.value();
@@ -129,6 +131,14 @@ int Dump(const std::string& dir) {
           line << " error=read:" << Hex(data.status().ToString());
         } else {
           line << " size=" << data.value().size() << " crc=" << ZlibCrc32(data.value());
+          if (!data_dir.empty()) {
+            std::ostringstream path;
+            path << data_dir << "/" << c << "." << Hex(o.name) << "." << std::hex
+                 << o.generation;
+            std::ofstream f(path.str(), std::ios::binary | std::ios::trunc);
+            f.write(data.value().data(), static_cast<std::streamsize>(data.value().size()));
+            if (!f) Die("cannot write " + path.str());
+          }
         }
         line << " hdr=" << (hdr.ok() ? Hex(hdr.value()) : "ERR");
         line << " xattrs=";
@@ -173,9 +183,18 @@ FaultInjectionDevice::PowerCutMode g_mode = FaultInjectionDevice::PowerCutMode::
 uint64_t g_seed = 0;
 std::vector<FaultInjectionDevice*> g_drives;
 
+bool g_trace = false;
+
 // Counts the mutating calls; the cut_at-th one power-cuts every drive instead and exits.
-void Tick() {  // REQUIRES: g_io held
-  if (++g_calls != g_cut_at) return;
+// With --trace each call is listed on stderr ("call N OP DRIVE-PATH ZONE-OR-OFFSET").
+void Tick(const char* op = "", const ZonedDevice* dev = nullptr, uint64_t where = 0) {
+  // REQUIRES: g_io held
+  ++g_calls;
+  if (g_trace) {
+    std::fprintf(stderr, "call %llu %s %s %llu\n", static_cast<unsigned long long>(g_calls), op,
+                 dev ? dev->info().path.c_str() : "", static_cast<unsigned long long>(where));
+  }
+  if (g_calls != g_cut_at) return;
   uint64_t i = 0;
   for (auto* d : g_drives) {
     Status s = d->PowerCut(g_mode, g_seed * 1000003 + i++);
@@ -198,22 +217,22 @@ class CutDevice final : public ZonedDevice {
   }
   Status OpenZones(uint32_t first, uint32_t count) override {
     std::lock_guard<std::mutex> l(g_io);
-    Tick();
+    Tick("open", this, first);
     return base_->OpenZones(first, count);
   }
   Status CloseZones(uint32_t first, uint32_t count) override {
     std::lock_guard<std::mutex> l(g_io);
-    Tick();
+    Tick("close", this, first);
     return base_->CloseZones(first, count);
   }
   Status FinishZones(uint32_t first, uint32_t count) override {
     std::lock_guard<std::mutex> l(g_io);
-    Tick();
+    Tick("finish", this, first);
     return base_->FinishZones(first, count);
   }
   Status ResetZones(uint32_t first, uint32_t count) override {
     std::lock_guard<std::mutex> l(g_io);
-    Tick();
+    Tick("reset", this, first);
     return base_->ResetZones(first, count);
   }
   Status Read(uint64_t offset, void* buf, size_t len) override {
@@ -222,12 +241,12 @@ class CutDevice final : public ZonedDevice {
   }
   Status Write(uint64_t offset, const void* buf, size_t len) override {
     std::lock_guard<std::mutex> l(g_io);
-    Tick();
+    Tick("write", this, offset);
     return base_->Write(offset, buf, len);
   }
   Status Flush() override {
     std::lock_guard<std::mutex> l(g_io);
-    Tick();
+    Tick("flush", this, 0);
     return base_->Flush();
   }
 
@@ -346,7 +365,7 @@ int PowerCut(const std::string& dir, uint64_t depth) {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: smrstore-crash dump STORE\n"
+               "usage: smrstore-crash dump STORE [--data DIR]\n"
                "       smrstore-crash powercut STORE --cut-at N [--mode lose|torn] [--seed S] "
                "[--depth K]  < OPS\n");
   return 2;
@@ -357,7 +376,11 @@ int Usage() {
 int main(int argc, char** argv) {
   if (argc < 3) return Usage();
   const std::string cmd = argv[1], dir = argv[2];
-  if (cmd == "dump") return Dump(dir);
+  if (cmd == "dump") {
+    if (argc == 3) return Dump(dir, "");
+    if (argc == 5 && std::string(argv[3]) == "--data") return Dump(dir, argv[4]);
+    return Usage();
+  }
   if (cmd != "powercut") return Usage();
   uint64_t depth = 4;
   for (int i = 3; i + 1 < argc; i += 2) {
@@ -374,6 +397,8 @@ int main(int argc, char** argv) {
       }
     } else if (k == "--seed") {
       g_seed = std::stoull(v);
+    } else if (k == "--trace") {
+      g_trace = v == "1";
     } else if (k == "--depth") {
       depth = std::max<uint64_t>(1, std::stoull(v));
     } else {
