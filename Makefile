@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm test-osd-faults fuzz-long osd-bench peers mutate unit demo demo-stop devbench storebench clean
+.PHONY: all deps configure build test test-vm test-osd-faults crash-sweep fuzz-long osd-bench peers mutate unit demo demo-stop devbench storebench clean
 
 all: build
 
@@ -27,6 +27,8 @@ build: deps configure
 #   - ctest: both GoogleTest binaries (engine; Ceph adapter incl. the conformance suite through
 #     SMRStore) and the Pacific override-signature check against Debian's ceph-osd;
 #   - clang's thread-safety analysis over the engine (qa/static/thread_safety.py, ~15 s);
+#   - the short crash sweep: kill -9 and power cuts, then fsck and every acknowledged
+#     write read back (qa/crash, about 1 minute);
 #   - real OSD captures replayed through the adapter (qa/traces);
 #   - mgr module unit tests (pytest + mypy), web console (tsc, Vitest, build);
 #   - real Debian Ceph clusters: telemetry in `ceph service dump`, the mgr module in the real
@@ -35,6 +37,7 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
 	python3 qa/static/thread_safety.py $(BUILD_DIR)
 	qa/run.sh $(TOOL)
+	qa/crash/run.sh --short $(BUILD_DIR)
 	sh qa/traces/check.sh
 	qa/traces/replay.sh $(TOOL)
 	mgr-module/run-tests.sh
@@ -56,6 +59,15 @@ test-vm: build
 # (qa/ceph/0006_osd_faults.sh).
 test-osd-faults: build
 	bash qa/ceph/0006_osd_faults.sh
+
+# The full crash sweep (qa/crash/README.md; doc/testing.md, "Crash sweep"), not part of
+# `make test` (which runs a short one): 2000 kill -9 points at random instants of
+# smrstore-tool put/overwrite/rm/setxattr/setomapval/gc/rebuild-meta and 1000 power cuts
+# through the fault-injecting device; after each, fsck --deep and every acknowledged write
+# read back byte-exact. Prints points tried, acknowledged objects verified, failures.
+# SMRSTORE_CRASH_SEED=N repeats a run's choices.
+crash-sweep: build
+	qa/crash/run.sh --full $(BUILD_DIR)
 
 # The libFuzzer targets (src/os/smrstore/fuzz/README.md) for 10^7 executions each, two at a
 # time, in their own clang build dir (build-fuzz); not part of `make test`, which runs each
