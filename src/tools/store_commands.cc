@@ -632,6 +632,10 @@ int CmdFsck(const Args& args) {
     for (size_t i = 0; i < f.repaired.size(); ++i) {
       std::cout << (i ? ", " : "") << "\"" << JsonEscape(f.repaired[i]) << "\"";
     }
+    std::cout << "],\n \"lost\": [";
+    for (size_t i = 0; i < f.lost.size(); ++i) {
+      std::cout << (i ? ", " : "") << "\"" << JsonEscape(f.lost[i]) << "\"";
+    }
     std::cout << "]}\n";
   } else {
     std::cout << "fsck" << (deep ? " --deep" : "") << (repair ? " --repair" : "") << ": "
@@ -641,7 +645,9 @@ int CmdFsck(const Args& args) {
     std::cout << "\n";
     for (const std::string& e : f.errors) std::cout << "error: " << P(e) << "\n";
     for (const std::string& e : f.repaired) std::cout << "repaired: " << P(e) << "\n";
+    for (const std::string& e : f.lost) std::cout << "lost: " << P(e) << "\n";
     std::cout << (f.ok() ? "clean" : std::to_string(f.errors.size()) + " errors") << "\n";
+    if (!f.lost.empty()) std::cout << f.lost.size() << " objects lost\n";
   }
   std::cout.flush();
   const int rc = Unmount("fsck", std::move(*store));

@@ -7,7 +7,9 @@
 // Deep: additionally reads every record an extent references: its header must be a data
 // record of the same object (nid) and length, and its payload must match its crc.
 // Both: the object-id (nid) index has exactly one entry per object, naming it; no two
-// objects share a nid.
+// objects share a nid. Zones a drive now reports offline or read-only are retired first;
+// an extent in an offline zone is an error and its object is listed as lost (deep: so is
+// an object whose record cannot be read, or fails its header or crc check).
 // Repair: rewrites zone live-byte counters from the extents and the object-id index from
 // the onodes (nothing else is changed; a record that fails its crc is reported, never
 // "fixed").
@@ -34,11 +36,20 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
   FsckReport report;
   auto error = [&](std::string msg) { report.errors.push_back(std::move(msg)); };
 
+  // Zones a drive reports offline or read-only since the last look are retired first, so
+  // what fsck reports follows the drives now (ZoneManager::RefreshConditions).
+  SMR_RETURN_IF_ERROR(s->zones->RefreshConditions().status());
   std::map<ZoneAddress, ZoneStatus> zones;
   for (const ZoneStatus& z : s->zones->Snapshot()) zones[z.addr] = z;
+  std::set<std::string> lost;  // objects with data that cannot be read back
   std::map<ZoneAddress, uint64_t> live;
   std::set<std::pair<uint16_t, uint64_t>> records;  // (drive, payload offset) to verify
-  std::map<std::pair<uint16_t, uint64_t>, std::pair<uint64_t, Extent>> record_owner;
+  struct Owner {
+    uint64_t nid;
+    Extent extent;
+    std::string who;
+  };
+  std::map<std::pair<uint16_t, uint64_t>, Owner> record_owner;
   std::map<uint64_t, std::pair<uint64_t, ObjectId>> by_nid;  // onode nid -> (cid, object)
 
   SMR_ASSIGN_OR_RETURN(auto colls, s->meta->ListCollections(nullptr));
@@ -99,8 +110,14 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
                   std::to_string(z.committed_wp));
           }
           live[za] += e.length;
+          if (z.device_cond == ZoneCondition::kOffline) {
+            error(where + ": in zone " + std::to_string(za.zone) + " of drive " +
+                  std::to_string(za.drive) + ", which the drive reports offline: data lost");
+            lost.insert(who);
+            continue;
+          }
           records.insert({e.drive, e.payload_offset});
-          record_owner[{e.drive, e.payload_offset}] = {o.nid, e};
+          record_owner[{e.drive, e.payload_offset}] = {o.nid, e, who};
         }
       }
       if (next.max || batch.empty()) break;
@@ -152,29 +169,35 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
   if (deep) {
     std::string header(kBlock, '\0');
     for (const auto& key : records) {
-      const auto& [nid, e] = record_owner[key];
-      const std::string where = "drive " + std::to_string(key.first) + " record @" +
-                                std::to_string(key.second - kBlock);
+      const Owner& owner = record_owner[key];
+      const uint64_t nid = owner.nid;
+      const Extent& e = owner.extent;
+      const std::string where = owner.who + ": drive " + std::to_string(key.first) +
+                                " record @" + std::to_string(key.second - kBlock);
       Status st = s->devices[key.first]->Read(key.second - kBlock, header.data(), kBlock);
       if (!st.ok()) {
         error(where + ": " + st.ToString());
+        lost.insert(owner.who);
         continue;
       }
       auto h = DecodeRecordHeader(header.data());
       if (!h.ok()) {
         error(where + ": " + h.status().ToString());
+        lost.insert(owner.who);
         continue;
       }
       if (h->type != RecordType::kData || h->nid != nid || h->payload_len != e.payload_len ||
           h->payload_crc != e.payload_crc) {
         error(where + ": header does not match the extent that references it (nid " +
               std::to_string(h->nid) + " vs " + std::to_string(nid) + ")");
+        lost.insert(owner.who);
         continue;
       }
       char unused;
       st = s->ReadExtent(e, 0, 0, &unused, nullptr);  // reads and crc-checks the whole record
       if (!st.ok()) {
         error(where + ": " + st.ToString());
+        lost.insert(owner.who);
         continue;
       }
       ++report.records_verified;
@@ -222,6 +245,7 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
     }
     report.errors.swap(remaining);
   }
+  report.lost.assign(lost.begin(), lost.end());
   return report;
 }
 

@@ -168,6 +168,17 @@ Result<GcReport> Store::Impl::GcSlice(uint64_t max_live, bool* zone_done) {
   auto result = GcSliceOrFail(max_live, zone_done, &committed);
   if (!result.ok() && !committed) {
     Status rb = zones->RollBack(mark);
+    if (rb.ok()) {
+      // A destination zone the drive now reports offline or read-only is retired, so the
+      // next slice writes elsewhere (otherwise every victim would fail on it in turn).
+      auto retired = zones->RefreshConditions();
+      if (!retired.ok()) {
+        rb = retired.status();
+      } else if (!retired->empty()) {
+        MutexLock lock(&counters_mu);
+        counters.zones_retired += retired->size();
+      }
+    }
     if (!rb.ok()) {
       std::fprintf(stderr, "smrstore: GC rollback failed, store stops taking writes: %s\n",
                    rb.ToString().c_str());

@@ -565,7 +565,6 @@ void Store::Impl::CommitLoop() {
 
 void Store::Impl::CommitGroup(std::vector<Pending>* group) {
   std::unique_lock<std::mutex> group_lock(group_mu);
-  std::vector<Status> results(group->size());
   Status fatal_now;
   {
     std::unique_lock<std::mutex> lock(mu);
@@ -573,32 +572,82 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
   }
   if (!fatal_now.ok()) {
     for (auto& p : *group) {
-      if (p.done) p.done(fatal_now.WithContext("store failed earlier; remount"));
+      if (p.done) p.done(fatal_now.WithContext("store stopped taking writes earlier"));
     }
     return;
   }
-  auto batch = meta->NewBatch();
-  GroupWrites writes;
-  size_t ok_count = 0;
-  for (size_t i = 0; i < group->size(); ++i) {
-    batch->SetSavePoint();
-    const uint64_t user_before = writes.user_bytes, inline_before = writes.inline_bytes;
-    const int64_t inline_delta_before = writes.inline_delta;
-    Status s = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), &writes);
-    if (!s.ok()) {
-      Status r = batch->RollbackToSavePoint();
-      if (!r.ok()) s = r;
-      writes.user_bytes = user_before;
-      writes.inline_bytes = inline_before;
-      writes.inline_delta = inline_delta_before;  // (live deltas are added only on success)
-    } else {
-      (void)batch->PopSavePoint();
-      ++ok_count;
+  // A write error on a zone the drive now reports offline or read-only costs that zone
+  // only: nothing of the group was committed, so its allocations are rolled back, the zone
+  // is retired (ZoneManager::RefreshConditions) and the group is planned again on other
+  // zones. Any other write error, or no zone left to write, stops writes: the store turns
+  // read-only (reads go on) and every later transaction fails with the reason.
+  constexpr int kMaxFaultRetries = 4;
+  std::vector<Status> results(group->size());
+  std::unique_ptr<GroupWrites> writes;
+  Status s;
+  for (int attempt = 0;; ++attempt) {
+    const ZoneManager::AllocationMark mark = zones->MarkAllocations();
+    auto batch = meta->NewBatch();
+    writes = std::make_unique<GroupWrites>();
+    size_t ok_count = 0;
+    for (size_t i = 0; i < group->size(); ++i) {
+      batch->SetSavePoint();
+      const uint64_t user_before = writes->user_bytes, inline_before = writes->inline_bytes;
+      const int64_t inline_delta_before = writes->inline_delta;
+      Status r = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), writes.get());
+      if (!r.ok()) {
+        Status rb = batch->RollbackToSavePoint();
+        if (!rb.ok()) r = rb;
+        writes->user_bytes = user_before;
+        writes->inline_bytes = inline_before;
+        writes->inline_delta = inline_delta_before;  // (live deltas are added only on success)
+      } else {
+        (void)batch->PopSavePoint();
+        ++ok_count;
+      }
+      results[i] = r;
     }
-    results[i] = s;
+    s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
+    if (s.ok()) break;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (!fatal.ok()) break;  // the metadata commit failed: WriteAndCommit stopped writes
+    }
+    // The zones' writes failed; nothing was committed.
+    Status why = zones->RollBack(mark);
+    std::vector<ZoneAddress> retired;
+    if (why.ok()) {
+      auto r = zones->RefreshConditions();
+      if (r.ok()) {
+        retired = std::move(*r);
+      } else {
+        why = r.status();
+      }
+    }
+    if (why.ok() && !retired.empty() && attempt < kMaxFaultRetries) {
+      std::string names;
+      for (size_t i = 0; i < retired.size() && i < 8; ++i) {
+        names += (i == 0 ? "" : ", ") + std::string("drive ") +
+                 std::to_string(retired[i].drive) + " zone " + std::to_string(retired[i].zone);
+      }
+      if (retired.size() > 8) names += " and " + std::to_string(retired.size() - 8) + " more";
+      std::fprintf(stderr,
+                   "smrstore: %s reported offline or read-only; retired, the commit group "
+                   "is written elsewhere (%s)\n",
+                   names.c_str(), s.ToString().c_str());
+      MutexLock lock(&counters_mu);
+      counters.zones_retired += retired.size();
+      continue;
+    }
+    s = Status::ReadOnly("store is read-only after a write error it cannot route around (" +
+                         s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
+                         "); reads still work; remount after fixing the drive");
+    std::fprintf(stderr, "smrstore: %s\n", s.ToString().c_str());
+    std::unique_lock<std::mutex> lock(mu);
+    fatal = s;
+    break;
   }
-  const Status s = WriteAndCommit(&writes, batch.get(), ok_count);
-  if (s.ok()) UpdateDeathRates(writes);
+  if (s.ok()) UpdateDeathRates(*writes);
   {
     MutexLock lock(&counters_mu);
     for (const Status& r : results) {
@@ -836,7 +885,9 @@ Result<std::string> Store::Read(const std::string& coll, const ObjectId& oid, ui
   SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
   if (len == 0) len = o.size > offset ? o.size - offset : 0;
   std::string out;
-  SMR_RETURN_IF_ERROR(impl_->ReadOnode(o, offset, len, &out, nullptr));
+  // A media error or a crc mismatch names the object (the device error names the zone).
+  Status st = impl_->ReadOnode(o, offset, len, &out, nullptr);
+  if (!st.ok()) return st.WithContext(coll + "/" + oid.ToString());
   MutexLock lock(&impl_->counters_mu);
   impl_->counters.bytes_read += out.size();
   return out;

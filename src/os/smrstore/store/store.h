@@ -123,6 +123,8 @@ struct StoreCounters {
   uint64_t checkpoint_bytes_written = 0;  // their bytes
   uint64_t gc_failures = 0;        // cleanings that failed and were rolled back
   uint64_t gc_quarantined_zones = 0;  // now: zones GC leaves alone for a while (failed)
+  uint64_t zones_retired = 0;  // since mount: zones a drive reported offline or read-only
+                               // after a write failed there (the group went elsewhere)
   uint64_t lifetime_gc_bytes = 0;  // persisted
 };
 
@@ -176,6 +178,9 @@ struct FsckReport {
   uint64_t records_verified = 0;  // deep only
   std::vector<std::string> errors;    // each a one-line description
   std::vector<std::string> repaired;  // what --repair fixed
+  // "collection/object" of every object whose data cannot be read back: an extent in a
+  // zone the drive reports offline; deep only: a record unreadable, or failing its checks.
+  std::vector<std::string> lost;
   bool ok() const { return errors.empty(); }
 };
 

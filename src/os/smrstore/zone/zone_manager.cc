@@ -351,9 +351,23 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
       }
     }
   }
+  uint64_t faulted = 0;
+  for (const Drive& drive : state_) {
+    for (const Zone& zone : drive.zones) {
+      if (zone.state != ZoneState::kReserved &&
+          (zone.device_cond == ZoneCondition::kOffline ||
+           zone.device_cond == ZoneCondition::kReadOnly)) {
+        ++faulted;
+      }
+    }
+  }
   return Status::NoSpace("no free zone left for a " + std::to_string(bytes) + "-byte " +
                          StreamName(stream) + " record on any of " + std::to_string(n) +
-                         " drive(s)");
+                         " drive(s)" +
+                         (faulted == 0 ? std::string()
+                                       : " (" + std::to_string(faulted) +
+                                             " zones retired: the drives report them "
+                                             "offline or read-only)"));
 }
 
 std::vector<SealWrite> ZoneManager::TakeSealWrites() {
@@ -471,6 +485,43 @@ Status ZoneManager::RollBack(const AllocationMark& mark) {
     }
   }
   return first;
+}
+
+bool ZoneManager::RetireIfFaulted(uint16_t d, uint32_t z, ZoneCondition cond) {
+  Zone& zone = state_[d].zones[z];
+  const bool faulted = cond == ZoneCondition::kOffline || cond == ZoneCondition::kReadOnly;
+  const bool was_faulted = zone.device_cond == ZoneCondition::kOffline ||
+                           zone.device_cond == ZoneCondition::kReadOnly;
+  if (!faulted || zone.state == ZoneState::kReserved) return false;
+  zone.device_cond = cond;  // read-only may turn offline: stats and fsck follow the drive
+  if (was_faulted) return false;
+  for (auto& slot : state_[d].open) {
+    if (slot == z) slot.reset();
+  }
+  if (zone.state == ZoneState::kFree) {
+    zone.stream = StreamId::kUser;
+    zone.live = 0;
+    zone.written = 0;
+    zone.committed_wp = 0;
+  }
+  zone.state = ZoneState::kSealed;
+  zone.footer_ok = false;
+  zone.footer.clear();
+  MarkDirty(d, z);
+  return true;
+}
+
+Result<std::vector<ZoneAddress>> ZoneManager::RefreshConditions() {
+  MutexLock lock(&mu_);
+  std::vector<ZoneAddress> retired;
+  for (uint16_t d = 0; d < state_.size(); ++d) {
+    auto report = state_[d].dev->ReportZones(0, 0);
+    if (!report.ok()) return report.status();
+    for (uint32_t z = 0; z < state_[d].zones.size(); ++z) {
+      if (RetireIfFaulted(d, z, (*report)[z].cond)) retired.push_back({d, z});
+    }
+  }
+  return retired;
 }
 
 std::vector<OpenedZone> ZoneManager::TakeOpenedZones() {

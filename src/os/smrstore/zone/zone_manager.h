@@ -160,6 +160,15 @@ class ZoneManager {
   AllocationMark MarkAllocations() const;
   Status RollBack(const AllocationMark& mark);
 
+  // Media faults at run time. Re-reads every drive's zone report; a zone the drive now
+  // reports offline or read-only (and did not before) is retired: never allocated again
+  // (its open slot is freed; a free zone leaves the free pool: sealed, nothing live), its
+  // ZoneMeta marked dirty. Its extents stay referenced: a read-only zone still reads, an
+  // offline zone's objects are lost (Store::Fsck lists them). A zone that reported a fault
+  // before keeps its state. Returns the zones retired by this call. Errors: the drives'
+  // zone reports. Mount (Load) does the same for faults found at mount.
+  Result<std::vector<ZoneAddress>> RefreshConditions();
+
   // Placement switches (from StoreOptions): with `shared` every stream uses one open zone
   // per drive (the baseline placement); `reserve` free zones per drive are kept for the GC
   // stream, so cleaning can always relocate.
@@ -223,6 +232,8 @@ class ZoneManager {
       SMR_REQUIRES(mu_);
   uint64_t FooterReserve(const Zone& z) const;
   void MarkDirty(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
+  // RefreshConditions for one zone the drive reports as `cond`; true if it was retired now.
+  bool RetireIfFaulted(uint16_t drive, uint32_t zone, ZoneCondition cond) SMR_REQUIRES(mu_);
 
   mutable Mutex mu_;
   std::vector<ZonedDevice*> drives_;
