@@ -1,6 +1,7 @@
 #include "format/record.h"
 
 #include <cstring>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -418,6 +419,27 @@ TEST(ZoneFooter, RoundTrip) {
   EXPECT_EQ(ZoneFooterRecordBytes(86), 12288u);  // 4136
 }
 
+// Entries are equal only when every field is: a round trip that lost any field would show.
+TEST(ZoneFooter, EntriesDifferingInAnyFieldAreUnequal) {
+  const ZoneFooterEntry base = SomeEntries(1)[0];
+  std::vector<std::pair<const char*, std::function<void(ZoneFooterEntry*)>>> changes = {
+      {"block", [](ZoneFooterEntry* e) { e->block ^= 1; }},
+      {"type", [](ZoneFooterEntry* e) { e->type = RecordType::kTombstone; }},
+      {"flags", [](ZoneFooterEntry* e) { e->flags ^= 1; }},
+      {"payload_len", [](ZoneFooterEntry* e) { e->payload_len ^= 1; }},
+      {"seq", [](ZoneFooterEntry* e) { e->seq ^= 1; }},
+      {"collection_id", [](ZoneFooterEntry* e) { e->collection_id ^= 1; }},
+      {"nid", [](ZoneFooterEntry* e) { e->nid ^= 1; }},
+      {"logical_offset", [](ZoneFooterEntry* e) { e->logical_offset ^= 1; }},
+  };
+  EXPECT_TRUE(base == base);
+  for (const auto& [field, change] : changes) {
+    ZoneFooterEntry other = base;
+    change(&other);
+    EXPECT_FALSE(other == base) << "entries differing in " << field << " compare equal";
+  }
+}
+
 TEST(ZoneFooter, EntryLayout) {
   ZoneFooterEntry e;
   e.block = 0x11223344;
@@ -578,6 +600,24 @@ TEST(StoreSuperblock, TruncatedOrDamagedRejected) {
   char crc[4];
   EncodeFixed32(crc, crc32c::Value(shortened.data(), shortened.size()));
   EXPECT_CODE(DecodeStoreSuperblock(shortened + std::string(crc, 4)).status(), kCorruption);
+}
+
+// A body whose length field is self-consistent (crc and all) but too short for the drive
+// uuids and hint it declares: refused, never read past its end.
+TEST(StoreSuperblock, BodyTooShortForItsUuidsAndHintRejected) {
+  const StoreSuperblock in = SampleSuperblock();  // 3 uuids, a 36-byte hint
+  for (size_t cut : {size_t{1}, size_t{16}, in.meta_path_hint.size(),
+                     in.meta_path_hint.size() + 16, in.meta_path_hint.size() + 3 * 16}) {
+    std::string enc = EncodeStoreSuperblock(in);
+    enc.resize(enc.size() - 4 - cut);  // drop the crc and the body's last `cut` bytes
+    EncodeFixed32(enc.data() + 4, static_cast<uint32_t>(enc.size() - 8));
+    char crc[4];
+    EncodeFixed32(crc, crc32c::Value(enc.data(), enc.size()));
+    Result<StoreSuperblock> r = DecodeStoreSuperblock(enc + std::string(crc, 4));
+    EXPECT_CODE(r.status(), kCorruption);
+    EXPECT_NE(r.status().message().find("is too short for 3 drive uuids"), std::string::npos)
+        << "cut " << cut << ": " << r.status().ToString();
+  }
 }
 
 TEST(StoreSuperblock, InconsistentFieldsRejected) {

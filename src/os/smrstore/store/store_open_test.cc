@@ -197,7 +197,7 @@ TEST(StoreOpen, ARefusedSubmitWithoutACallbackIsDropped) {
   EXPECT_OK((*s)->Close());
 }
 
-// Store::StatsJson names each counter with its value.
+// Store::StatsJson names each statfs figure and counter with its value.
 TEST(StoreOpen, StatsJsonNamesTheCommitCounters) {
   smr::testing::ScratchDir dir;
   ASSERT_OK(Store::Mkfs(dir.path() + "/store",
@@ -208,15 +208,42 @@ TEST(StoreOpen, StatsJsonNamesTheCommitCounters) {
   Transaction t;
   t.MkColl("1.0_head", 0);
   ASSERT_OK((*s)->Apply(std::move(t)));
+  Transaction w;
+  ObjectId x;
+  x.pool = 1;
+  x.name = "x";
+  w.Write("1.0_head", x, 0, std::string(100000, 'x'));
+  ASSERT_OK((*s)->Apply(std::move(w)));
   const StoreCounters c = (*s)->Counters();
+  const StoreStatfs st = (*s)->Statfs();
   const std::string json = (*s)->StatsJson();
   for (const auto& [key, value] : std::vector<std::pair<std::string, uint64_t>>{
+           {"total", st.total},
+           {"available", st.available},
+           {"allocated", st.allocated},
+           {"stored", st.stored},
+           {"meta_bytes", st.meta_bytes},
+           {"reclaimable", st.reclaimable},
            {"txns_committed", c.txns_committed},
            {"txns_failed", c.txns_failed},
-           {"groups_committed", c.groups_committed}}) {
-    EXPECT_NE(json.find("\"" + key + "\": " + std::to_string(value) + ","), std::string::npos)
-        << key << " in " << json;
+           {"groups_committed", c.groups_committed},
+           {"user_bytes_written", c.user_bytes_written},
+           {"device_bytes_written", c.device_bytes_written},
+           {"inline_bytes_written", c.inline_bytes_written},
+           {"bytes_read", c.bytes_read},
+           {"crc_errors", c.crc_errors},
+           {"dead_on_mount_bytes", c.dead_on_mount_bytes},
+           {"lifetime_user_bytes", c.lifetime_user_bytes},
+           {"lifetime_device_bytes", c.lifetime_device_bytes},
+           {"lifetime_txns", c.lifetime_txns}}) {
+    const std::string want = "\"" + key + "\": " + std::to_string(value);
+    const size_t at = json.find(want);
+    ASSERT_NE(at, std::string::npos) << want << " not in " << json;
+    const char next = json[at + want.size()];
+    EXPECT_TRUE(next == ',' || next == '}') << want << " in " << json;
   }
+  // mkfs mounts once (its first checkpoint), this is the second mount.
+  EXPECT_NE(json.find("\"mount_count\": 2},\n \"statfs\": {"), std::string::npos) << json;
   EXPECT_OK((*s)->Close());
 }
 
