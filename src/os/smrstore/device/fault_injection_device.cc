@@ -56,6 +56,11 @@ uint64_t FaultInjectionDevice::injected_errors() const {
   return injected_errors_;
 }
 
+uint64_t FaultInjectionDevice::zones_reset() const {
+  MutexLock lock(&mu_);
+  return zones_reset_;
+}
+
 uint64_t FaultInjectionDevice::unflushed_bytes() const {
   MutexLock lock(&mu_);
   return unflushed_;
@@ -114,6 +119,10 @@ Status FaultInjectionDevice::FinishZones(uint32_t first, uint32_t count) {
 }
 Status FaultInjectionDevice::ResetZones(uint32_t first, uint32_t count) {
   NoteReset(first, count);
+  {
+    MutexLock lock(&mu_);
+    zones_reset_ += count;
+  }
   return ZoneOp(first, count, "reset zones", &ZonedDevice::ResetZones);
 }
 

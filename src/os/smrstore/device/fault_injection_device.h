@@ -82,6 +82,9 @@ class FaultInjectionDevice final : public ZonedDevice {
   Status PowerCut(PowerCutMode mode = PowerCutMode::kLoseUnflushed, uint64_t seed = 0);
   // Bytes written since the last Flush (what a PowerCut would put at risk).
   uint64_t unflushed_bytes() const;
+  // Zones ResetZones was asked to reset so far (each zone of a range counts), whether or not
+  // the reset succeeded: a reset costs a drive command even when the zone is empty.
+  uint64_t zones_reset() const;
 
   ZonedDevice* base() { return base_.get(); }
 
@@ -114,6 +117,7 @@ class FaultInjectionDevice final : public ZonedDevice {
   std::vector<ConvUndo> conv_undo_ SMR_GUARDED_BY(mu_);  // in write order
   uint64_t unflushed_ SMR_GUARDED_BY(mu_) = 0;
   uint64_t injected_errors_ SMR_GUARDED_BY(mu_) = 0;
+  uint64_t zones_reset_ SMR_GUARDED_BY(mu_) = 0;
 
   // The paused read (PauseNextRead); guarded by pause_mu_, never held with mu_.
   struct Pause {

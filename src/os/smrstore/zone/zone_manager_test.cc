@@ -7,6 +7,8 @@
 
 #include "common/testing/test_util.h"
 #include "device/device_spec.h"
+#include "device/fault_injection_device.h"
+#include "device/testing/borrowed_device.h"
 #include "device/testing/device_test_backends.h"
 
 namespace smr {
@@ -171,6 +173,72 @@ TEST_F(ZoneManagerTest, SealedZonesTailIsNotDeadOnMount) {
   ZoneManager third({dev_.get()});
   ASSERT_OK(third.Load(persisted));
   EXPECT_EQ(third.dead_on_mount_bytes(), 8192u);
+}
+
+// Mount resumes an open zone only where a record can still follow; a zone with less room
+// than a header block and one of payload is finished (sealed) instead of taking a slot.
+TEST_F(ZoneManagerTest, MountSealsAnOpenZoneWithLessThanTwoBlocksLeft) {
+  uint32_t zone = UINT32_MAX;
+  for (const ZoneStatus& z : zm_->Snapshot()) {
+    if (z.state == ZoneState::kFree) {
+      zone = z.addr.zone;
+      break;
+    }
+  }
+  ASSERT_NE(zone, UINT32_MAX);
+  const uint64_t zone_size = dev_->info().zone_size;
+  const uint64_t cap = dev_->info().zone_capacity;
+  for (uint64_t left : {uint64_t{4096}, uint64_t{8192}}) {
+    ASSERT_OK(dev_->ResetZones(zone, 1));
+    const std::string data(cap - left, 'd');
+    ASSERT_OK(dev_->Write(uint64_t{zone} * zone_size, data.data(), data.size()));
+    std::map<std::pair<uint16_t, uint32_t>, ZoneMeta> persisted;
+    ZoneMeta& m = persisted[{0, zone}];
+    m.stream = static_cast<uint8_t>(StreamId::kUser);
+    m.live_bytes = data.size() - 4096;
+    m.committed_wp = data.size();
+    m.sealed = false;
+    ZoneManager mounted({dev_.get()});
+    ASSERT_OK(mounted.Load(persisted));
+    ZoneState state = ZoneState::kFree;
+    for (const ZoneStatus& z : mounted.Snapshot()) {
+      if (z.addr.zone == zone) state = z.state;
+    }
+    auto zi = dev_->ReportZones(zone, 1);
+    ASSERT_TRUE(zi.ok());
+    if (left < 8192) {
+      EXPECT_EQ(state, ZoneState::kSealed) << left << " bytes left";
+      EXPECT_EQ((*zi)[0].cond, ZoneCondition::kFull) << left << " bytes left";
+    } else {
+      EXPECT_EQ(state, ZoneState::kOpen) << left << " bytes left";
+    }
+  }
+}
+
+// Mount resets exactly the zones that hold bytes no commit references, never an empty one
+// (a reset is a drive command: tens of thousands of zones per drive).
+TEST_F(ZoneManagerTest, MountResetsOnlyZonesHoldingUncommittedBytes) {
+  FaultInjectionDevice counted(std::make_unique<testing::BorrowedDevice>(dev_.get()));
+  {
+    ZoneManager mounted({&counted});
+    ASSERT_OK(mounted.Load({}));
+    EXPECT_EQ(counted.zones_reset(), 0u);
+    EXPECT_EQ(mounted.dead_on_mount_bytes(), 0u);
+  }
+  uint32_t zone = UINT32_MAX;
+  for (const ZoneStatus& z : zm_->Snapshot()) {
+    if (z.state == ZoneState::kFree) zone = z.addr.zone;  // the last free one
+  }
+  ASSERT_NE(zone, UINT32_MAX);
+  const std::string junk(3 * 4096, 'j');
+  ASSERT_OK(dev_->Write(uint64_t{zone} * dev_->info().zone_size, junk.data(), junk.size()));
+  ZoneManager mounted({&counted});
+  ASSERT_OK(mounted.Load({}));
+  EXPECT_EQ(counted.zones_reset(), 1u);
+  EXPECT_EQ(mounted.dead_on_mount_bytes(), junk.size());
+  auto zi = dev_->ReportZones(zone, 1);
+  ASSERT_TRUE(zi.ok());
+  EXPECT_EQ((*zi)[0].cond, ZoneCondition::kEmpty);
 }
 
 }  // namespace
