@@ -177,6 +177,24 @@ TEST_F(GcTest, BackgroundGcSustainsChurnWithoutNoSpace) {
   ExpectModel();
 }
 
+// A transaction bigger than the free space, on a store whose dead space would hold it:
+// the commit thread runs GC until the group fits (EnsureSpace), however many zones that
+// takes, instead of failing it with NoSpace.
+TEST_F(GcTest, ATransactionLargerThanTheFreeSpaceWaitsForGcInsteadOfNoSpace) {
+  FillAndPunch();  // about 30 MiB dead, almost nothing free
+  const StoreStatfs before = store_->Statfs();
+  ASSERT_LT(before.available, 16 * kMiB);
+  ASSERT_GT(before.reclaimable, 24 * kMiB);
+  store_->SetGcAuto(true);
+  Transaction t;
+  for (uint64_t i = 0; i < 24; ++i) t.Write(kColl, Obj(500 + i), 0, Data(900 + i, kMiB));
+  Status s = store_->Apply(std::move(t));
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (uint64_t i = 0; i < 24; ++i) model_[500 + i] = 900 + i;
+  EXPECT_GE(store_->Counters().gc_zones_reset, 4u);
+  ExpectModel();
+}
+
 TEST_F(GcTest, FullStoreSaysNoSpaceCleanlyAndRecovers) {
   Transaction t;
   t.MkColl(kColl, 0);

@@ -1,8 +1,11 @@
 // Store::Mkfs without drives, and Store::Open when a drive of the store cannot be opened:
 // the mount fails with the device's error, naming the drive's spec, and changes nothing.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -195,6 +198,27 @@ TEST(StoreOpen, ARefusedSubmitWithoutACallbackIsDropped) {
   ASSERT_TRUE(colls.ok());
   EXPECT_TRUE(colls->empty());
   EXPECT_OK((*s)->Close());
+}
+
+// mkfs that cannot create the metadata database fails with the reason and leaves the
+// drives untouched (it creates the database before it changes any drive).
+TEST(StoreOpen, MkfsThatCannotCreateTheMetadataDatabaseChangesNoDrive) {
+  smr::testing::ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1";
+  ASSERT_OK(Store::Mkfs(dir.path() + "/other", {spec}, StoreOptions()));  // a store there
+  std::ifstream in(dir.path() + "/d0.img", std::ios::binary);
+  const std::string drive_before((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_EQ(::mkdir((dir.path() + "/st").c_str(), 0755), 0);
+  std::ofstream(dir.path() + "/st/meta") << "a file where the database would go";
+  Status s = Store::Mkfs(dir.path() + "/st", {spec}, StoreOptions(), /*force=*/true);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("/st/meta"), std::string::npos) << s.ToString();
+  std::ifstream again(dir.path() + "/d0.img", std::ios::binary);
+  EXPECT_TRUE(std::string((std::istreambuf_iterator<char>(again)), {}) == drive_before)
+      << "mkfs changed the drive although it failed";
+  auto other = Store::Open(dir.path() + "/other");
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_OK((*other)->Close());
 }
 
 // Store::StatsJson names each statfs figure and counter with its value.
