@@ -263,6 +263,11 @@ class Sweep:
         # Calibration: an op kind not yet measured, and every 8th op, runs uninterrupted.
         if k not in self.calib or self.rng.random() < 0.125:
             self.apply_unkilled(op)
+            ctx = "point %d (uninterrupted %s, acked)" % (n, op["desc"])
+            try:
+                self.verify(ctx, {}, [])
+            except Failure as e:
+                self.fail(ctx, str(e), self.snapshot("crashed", pre))
             return False
         # Uniform over the whole run (a bit past it), or, half the time, over its second
         # half: a tool command spends its first half loading and mounting, and its writes
@@ -677,6 +682,9 @@ def main():
     ap.add_argument("--no-snapshots", dest="snapshots", action="store_false",
                     help="do not keep a copy of the crashed store for failures")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--weight", action="append", default=[], metavar="OP=W",
+                    help="kill -9 op weight, e.g. rebuild-meta=0 (ops: put rm setxattr "
+                         "setomapval gc rebuild-meta; defaults 40 12 14 14 14 6)")
     a = ap.parse_args()
     if a.seed is None:
         a.seed = int.from_bytes(os.urandom(4), "little")
@@ -684,6 +692,11 @@ def main():
         import tempfile
         a.dir = tempfile.mkdtemp(prefix="smrstore-crash.", dir=os.environ.get("TMPDIR", "/var/tmp"))
     a.weights = {"put": 40, "rm": 12, "setxattr": 14, "setomapval": 14, "gc": 14, "rebuild-meta": 6}
+    for w in a.weight:
+        k, _, v = w.partition("=")
+        if k not in a.weights or not v.replace(".", "", 1).isdigit():
+            ap.error("--weight %s: expected OP=NUMBER with OP one of %s" % (w, " ".join(a.weights)))
+        a.weights[k] = float(v)
     os.makedirs(a.dir, exist_ok=True)
     sys.exit(Sweep(a).run())
 
