@@ -195,6 +195,58 @@ TEST_F(GcTest, ATransactionLargerThanTheFreeSpaceWaitsForGcInsteadOfNoSpace) {
   ExpectModel();
 }
 
+// Idle background GC keeps cleaning, slice after slice, until the free space is above the
+// stop watermark (not one slice per commit group): one small transaction on an idle store
+// far below its watermarks is enough to start it.
+TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
+  ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=24&zone_mib=4&conv=1&max_open=8";
+  StoreOptions options;
+  options.gc_start_free = 0.30;
+  options.gc_stop_free = 0.35;
+  ASSERT_OK(Store::Mkfs(dir.path() + "/st", {spec}, options));
+  auto opened = Store::Open(dir.path() + "/st");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Store& store = **opened;
+  store.SetGcAuto(false);
+  Transaction mk;
+  mk.MkColl(kColl, 0);
+  ASSERT_OK(store.Apply(std::move(mk)));
+  for (uint64_t i = 0; i < 60; ++i) {
+    Transaction t;
+    t.Write(kColl, Obj(i), 0, Data(i, kMiB));
+    ASSERT_OK(store.Apply(std::move(t)));
+  }
+  for (uint64_t i = 0; i < 60; i += 2) {
+    Transaction t;
+    t.Remove(kColl, Obj(i));
+    ASSERT_OK(store.Apply(std::move(t)));
+  }
+  const StoreStatfs before = store.Statfs();
+  ASSERT_LT(static_cast<double>(before.available) / static_cast<double>(before.total), 0.2);
+  store.SetGcAuto(true);
+  Transaction poke;
+  poke.SetAttr(kColl, Obj(1), "k", "v");
+  ASSERT_OK(store.Apply(std::move(poke)));
+  // One slice moves at most 4 MiB of live data (about three of these half-dead zones);
+  // reaching 35 % free takes several.
+  EXPECT_TRUE(smr::testing::WaitUntil(
+      [&] {
+        const StoreStatfs st = store.Statfs();
+        return static_cast<double>(st.available) / static_cast<double>(st.total) >= 0.30;
+      },
+      std::chrono::seconds(30)))
+      << "idle GC stopped at " << store.Statfs().available << " of " << store.Statfs().total
+      << " bytes available after " << store.Counters().gc_zones_reset << " zones";
+  EXPECT_GE(store.Counters().gc_zones_reset, 6u);
+  std::printf("idle GC: %llu zones cleaned, %llu of %llu bytes available (before: %llu)\n",
+              static_cast<unsigned long long>(store.Counters().gc_zones_reset),
+              static_cast<unsigned long long>(store.Statfs().available),
+              static_cast<unsigned long long>(store.Statfs().total),
+              static_cast<unsigned long long>(before.available));
+  ASSERT_OK(store.Close());
+}
+
 TEST_F(GcTest, FullStoreSaysNoSpaceCleanlyAndRecovers) {
   Transaction t;
   t.MkColl(kColl, 0);
