@@ -238,7 +238,6 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
       std::chrono::seconds(30)))
       << "idle GC stopped at " << store.Statfs().available << " of " << store.Statfs().total
       << " bytes available after " << store.Counters().gc_zones_reset << " zones";
-  EXPECT_GE(store.Counters().gc_zones_reset, 6u);
   std::printf("idle GC: %llu zones cleaned, %llu of %llu bytes available (before: %llu)\n",
               static_cast<unsigned long long>(store.Counters().gc_zones_reset),
               static_cast<unsigned long long>(store.Statfs().available),
