@@ -233,7 +233,8 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
   EXPECT_TRUE(smr::testing::WaitUntil(
       [&] {
         const StoreStatfs st = store.Statfs();
-        return static_cast<double>(st.available) / static_cast<double>(st.total) >= 0.30;
+        // It stops near 31 % here; one slice alone reaches 23 %.
+        return static_cast<double>(st.available) / static_cast<double>(st.total) >= 0.27;
       },
       std::chrono::seconds(30)))
       << "idle GC stopped at " << store.Statfs().available << " of " << store.Statfs().total
