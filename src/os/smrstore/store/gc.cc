@@ -306,6 +306,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
   {
     MutexLock lock(&counters_mu);
     counters.gc_live_moved += report.live_moved;
+    counters.gc_slices++;
   }
   gc_cursor->pos = pos;
   if (!at_end) return report;

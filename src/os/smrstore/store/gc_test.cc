@@ -247,6 +247,52 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
   ASSERT_OK(store.Close());
 }
 
+// Background GC works in slices of about 4 MiB of live data (a bound on how long one
+// slice holds the commit thread), not a whole zone at a time: zones holding ~7 MiB of live
+// data take two slices or more each.
+TEST(GcIdleTest, BackgroundGcCleansAZoneInBoundedSlices) {
+  ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=12&zone_mib=16&conv=1&max_open=8";
+  StoreOptions options;
+  options.gc_start_free = 0.30;
+  options.gc_stop_free = 0.35;
+  ASSERT_OK(Store::Mkfs(dir.path() + "/st", {spec}, options));
+  auto opened = Store::Open(dir.path() + "/st");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Store& store = **opened;
+  store.SetGcAuto(false);
+  Transaction mk;
+  mk.MkColl(kColl, 0);
+  ASSERT_OK(store.Apply(std::move(mk)));
+  // 1.25 MiB (records of 1 MiB and 256 KiB): the live bytes moved never add up to exactly
+  // 4 MiB, a slice ends on the record that passes it.
+  const size_t size = 5 * kMiB / 4;
+  for (uint64_t i = 0; i < 200; ++i) {  // until full
+    Transaction t;
+    t.Write(kColl, Obj(i), 0, Data(i, size));
+    Status s = store.Apply(std::move(t));
+    if (s.IsNoSpace()) break;
+    ASSERT_OK(s);
+  }
+  for (uint64_t i = 0; i < 200; i += 2) {
+    Transaction t;
+    t.Remove(kColl, Obj(i));
+    (void)store.Apply(std::move(t));  // NotFound past the last object written
+  }
+  store.SetGcAuto(true);
+  Transaction poke;
+  poke.SetAttr(kColl, Obj(1), "k", "v");
+  ASSERT_OK(store.Apply(std::move(poke)));
+  ASSERT_TRUE(smr::testing::WaitUntil(
+      [&] { return store.Counters().gc_zones_reset >= 2; }, std::chrono::seconds(30)));
+  ASSERT_OK(store.Close());  // waits for the GC loop
+  const StoreCounters c = store.Counters();
+  EXPECT_GE(c.gc_slices, 2 * c.gc_zones_reset)
+      << c.gc_slices << " slices for " << c.gc_zones_reset << " zones";
+  EXPECT_LE(c.gc_live_moved, c.gc_slices * (4 * kMiB + size))
+      << "a slice moved more than 4 MiB and one record";
+}
+
 TEST_F(GcTest, FullStoreSaysNoSpaceCleanlyAndRecovers) {
   Transaction t;
   t.MkColl(kColl, 0);
