@@ -362,6 +362,59 @@ TEST(GcIdleTest, GcUnderLoadRunsASliceEveryFewGroupsWhenTheDebtIsSmall) {
   ASSERT_OK(store.Close());
 }
 
+// Records whose payload is not a multiple of 4 KiB: GC walks a victim record by record
+// (each padded to whole blocks) and relocates every live one intact.
+TEST_F(GcTest, RelocatesRecordsOfEveryPaddingExactly) {
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  std::map<uint64_t, size_t> sizes;
+  for (uint64_t i = 0; i < 600; ++i) {  // about 12 MiB: three zones sealed
+    // 4096 k + 1, + 2, + 4095, and exact multiples, in turn.
+    const size_t size = 4096 * (3 + i % 5) + std::vector<size_t>{1, 2, 4095, 0, 2048}[i % 5];
+    Transaction w;
+    w.Write(kColl, Obj(i), 0, Data(i, size));
+    ASSERT_OK(store_->Apply(std::move(w)));
+    sizes[i] = size;
+  }
+  for (uint64_t i = 0; i < 600; i += 2) {
+    Transaction rm;
+    rm.Remove(kColl, Obj(i));
+    ASSERT_OK(store_->Apply(std::move(rm)));
+    sizes.erase(i);
+  }
+  auto r = store_->RunGc(100);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_GE(r->zones_cleaned, 1u);
+  for (const auto& [i, size] : sizes) {
+    auto got = store_->Read(kColl, Obj(i), 0, 0);
+    ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
+    EXPECT_TRUE(*got == Data(i, size)) << "object " << i << " of " << size << " bytes";
+  }
+  auto f = store_->Fsck(/*deep=*/true, /*repair=*/false);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->ok()) << f->errors.front();
+}
+
+// GC on a read-only mount is refused and writes nothing.
+TEST_F(GcTest, GcOnAReadOnlyMountIsRefused) {
+  FillAndPunch();
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  const auto before = ZoneReport();
+  auto ro = Store::Open(dir_.path() + "/st", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<testing::BorrowedDevice>(fault_.get()));
+  }, /*read_only=*/true);
+  ASSERT_TRUE(ro.ok()) << ro.status().ToString();
+  auto r = (*ro)->RunGc(3);
+  EXPECT_TRUE(r.status().IsReadOnly()) << r.status().ToString();
+  EXPECT_EQ(ZoneReport(), before);
+  ASSERT_OK((*ro)->Close());
+  ro->reset();
+  Mount();
+}
+
 TEST_F(GcTest, FullStoreSaysNoSpaceCleanlyAndRecovers) {
   Transaction t;
   t.MkColl(kColl, 0);
