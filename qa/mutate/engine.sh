@@ -214,9 +214,11 @@ print("\n".join(names))' "$SEED")
     t0=$(date +%s)
     # The changed line: first hunk of the diff (universalmutator changes one line).
     d=$(diff "$WORK/orig/$f" "$mdir/m/$m" || true)
-    line=$(printf '%s\n' "$d" | head -n 1 | sed -E 's/^([0-9]+).*/\1/')
-    old=$(printf '%s\n' "$d" | sed -n 's/^< //p' | head -n 1 | sed -E 's/^[[:space:]]+//' | tr '\t' ' ')
-    new=$(printf '%s\n' "$d" | sed -n 's/^> //p' | head -n 1 | sed -E 's/^[[:space:]]+//' | tr '\t' ' ')
+    # (sed -n 1p, not head: under pipefail a head that stops reading early makes the
+    # writer die of SIGPIPE, and set -e ended a whole run on one large diff.)
+    line=$(printf '%s\n' "$d" | sed -n 1p | sed -E 's/^([0-9]+).*/\1/')
+    old=$(printf '%s\n' "$d" | sed -n 's/^< //p' | sed -n 1p | sed -E 's/^[[:space:]]+//' | tr '\t' ' ')
+    new=$(printf '%s\n' "$d" | sed -n 's/^> //p' | sed -n 1p | sed -E 's/^[[:space:]]+//' | tr '\t' ' ')
     if [ -z "$old" ]; then
       # An inserted line (diff "NaM"): name it by the line it follows.
       old="after: $(sed -n "${line}p" "$WORK/orig/$f" | sed -E 's/^[[:space:]]+//' | tr '\t' ' ')"
