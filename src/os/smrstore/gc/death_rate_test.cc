@@ -25,6 +25,17 @@ TEST(DeathRateTest, RateIsDiedBytesOverLiveBytesTimesTime) {
   EXPECT_DOUBLE_EQ(r[2], 200.0 / 40000.0);
 }
 
+TEST(DeathRateTest, EveryStreamIndexCountsTheFirstAndTheLast) {
+  DeathRateEstimator e(3);
+  e.Advance(4, {100, 0, 100});
+  e.NoteDied(0, 40);
+  e.NoteDied(2, 20);
+  const std::vector<double> r = e.Rates();
+  EXPECT_DOUBLE_EQ(r[0], 40.0 / 400.0);
+  EXPECT_DOUBLE_EQ(r[1], 0.0);
+  EXPECT_DOUBLE_EQ(r[2], 20.0 / 400.0);
+}
+
 TEST(DeathRateTest, AnEmptyAdvanceStartsTheClockWithoutIntegrating) {
   DeathRateEstimator e(2);
   e.Advance(5000, {});                  // e.g. mount at seq 5000
