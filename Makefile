@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm test-osd-faults crash-sweep fuzz-long osd-bench peers mutate unit demo demo-stop devbench storebench clean
+.PHONY: all deps configure build test test-vm test-osd-faults crash-sweep crash-vm fuzz-long osd-bench peers mutate unit demo demo-stop devbench storebench clean
 
 all: build
 
@@ -68,6 +68,12 @@ test-osd-faults: build
 # SMRSTORE_CRASH_SEED=N repeats a run's choices.
 crash-sweep: build
 	qa/crash/run.sh --full $(BUILD_DIR)
+
+# Power cuts that also drop the metadata database's unsynced writes: the store and its
+# emulated drives on ext4 over dm-flakey (drop_writes) in the QEMU VM of qa/vm, 30 points
+# (~20 min under TCG); not part of `make test` (qa/crash/README.md).
+crash-vm: build
+	qa/crash/vm_powercut.sh $(BUILD_DIR) 30
 
 # The libFuzzer targets (src/os/smrstore/fuzz/README.md) for 10^7 executions each, two at a
 # time, in their own clang build dir (build-fuzz); not part of `make test`, which runs each
