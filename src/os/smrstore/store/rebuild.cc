@@ -12,7 +12,9 @@
 //    drives flush independently): the extents they put are checked against the record
 //    headers on the drives, and replay stops before the first record that fails.
 // 6. Zone accounting (stream, committed write pointer, live bytes, sealed) and counters are
-//    derived from the walk, the journal's zone-open notes and the rebuilt onodes.
+//    derived from the walk, the journal's zone-open notes and the rebuilt onodes. A zone is
+//    the journal's exactly when its records are journal records; the notes only tell the
+//    data streams apart (a note can be about an earlier life of a reused zone).
 // The result is what the store had committed; a normal mount then reconciles it with the
 // drives as after any crash.
 #include <sys/stat.h>
@@ -355,14 +357,31 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
     for (auto& [k, v] : kvs) batch->ApplyJournalOp(JournalOp::Put(std::move(k), std::move(v)));
     SMR_RETURN_IF_ERROR(maybe_commit());
   }
+  // A data zone's stream from the journal's zone-open notes. A note may be about an
+  // earlier life of the zone: a journal zone a checkpoint freed and the allocator reused,
+  // whose later note sat in a journal zone a checkpoint freed too. So a note only counts
+  // for a zone whose records it can describe: never the journal stream for a zone without
+  // journal records (whether a zone is the journal's is read from its records alone: the
+  // journal's zones hold nothing else), and only if the zone was opened at or before its
+  // first record; of those, the latest opening. Zones without one default to the user
+  // stream, opened at their first record (placement only: GC's choices, not correctness).
+  std::map<ZoneAddress, uint64_t> first_seq;
+  for (const WalkedZone& w : walked) first_seq[w.addr] = w.first_seq;
   std::map<ZoneAddress, std::pair<StreamId, uint64_t>> streams;  // from zone-open notes
   JournalOp counters_op, ids_op;
   for (size_t i = 0; i < found.size(); ++i) {  // zone-open notes of every live record
     if (!live[i] || found[i].type != RecordType::kJournal) continue;
     for (const JournalOp& op : decoded[i]) {
-      if (op.kind == journalfmt::kOpZoneOpen && op.c >= 1 && op.c <= kNumStreams) {
-        streams[{static_cast<uint16_t>(op.a), static_cast<uint32_t>(op.b)}] = {
-            static_cast<StreamId>(op.c), op.d};
+      if (op.kind != journalfmt::kOpZoneOpen || op.c < 1 || op.c > kNumStreams ||
+          op.c == static_cast<uint64_t>(StreamId::kJournal)) {
+        continue;
+      }
+      const ZoneAddress addr{static_cast<uint16_t>(op.a), static_cast<uint32_t>(op.b)};
+      auto f = first_seq.find(addr);
+      if (f == first_seq.end() || op.d > f->second) continue;
+      auto s = streams.find(addr);
+      if (s == streams.end() || op.d >= s->second.second) {
+        streams[addr] = {static_cast<StreamId>(op.c), op.d};
       }
     }
   }
@@ -413,7 +432,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   for (const WalkedZone& w : walked) {
     if (w.end == 0) continue;  // only undecodable bytes: mount resets the zone
     ZoneMeta zm;
-    auto s = streams.find(w.addr);
+    auto s = w.journal ? streams.end() : streams.find(w.addr);
     const StreamId stream = w.journal ? StreamId::kJournal
                             : s != streams.end() ? s->second.first
                                                  : StreamId::kUser;

@@ -11,9 +11,11 @@
 
 #include "common/pattern.h"
 #include "common/testing/test_util.h"
+#include "device/device_spec.h"
 #include "device/testing/device_test_backends.h"
 #include "meta/meta_store.h"
 #include "store/store.h"
+#include "zone/stream.h"
 
 namespace smr {
 namespace {
@@ -361,6 +363,88 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhoseDataIsMissing) {
   Mount();
   EXPECT_TRUE(store_->Exists("c", Obj("kept")));
   EXPECT_FALSE(store_->Exists("c", Obj("lost"))) << "rebuilt an object whose data is gone";
+  auto f = store_->Fsck(true, false);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->ok()) << f->errors.front();
+}
+
+// Journal zones freed by checkpoints are reused for data. The journal's zone-open note of
+// a zone's journal incarnation can outlive the note of its later data incarnation (the
+// latter sat in a journal zone a checkpoint freed, the former in one still open): a
+// rebuild must still call the zone a data zone, or a later checkpoint frees it as an
+// obsolete journal zone and resets the data in it (crash sweep finding, `repro.sh loss`).
+TEST_F(RebuildTest, AJournalZoneReusedForDataIsADataZoneAfterRebuild) {
+  Unmount();
+  specs_ = {"emu:" + dir_.path() + "/e0.img?zones=24&zone_mib=2&conv=1",
+            "emu:" + dir_.path() + "/e1.img?zones=24&zone_mib=2&conv=1"};
+  std::filesystem::remove_all(store_dir());
+  options_.max_record_payload = 64u << 10;
+  ASSERT_OK(Store::Mkfs(store_dir(), specs_, options_));
+  Mount();
+  Transaction t;
+  t.MkColl("c", 0);
+  Apply(std::move(t));
+  std::map<std::string, std::string> want;
+  int k = 0;
+  // Six overwrites, then an unmount left as a crash in a commit leaves it: bytes past the
+  // committed end of drive 0's open journal zone, so the next mount seals that zone and its
+  // closing checkpoint frees it (drive 1's journal zone stays open with its old records).
+  auto round = [&]() {
+    for (int i = 0; i < 6; ++i, ++k) {
+      const std::string name = "o" + std::to_string(k % 11);
+      const std::string bytes = Data(k, 5000 + (k * 7919) % 300000);
+      Transaction w;
+      w.Write("c", Obj(name), 0, bytes);
+      w.Truncate("c", Obj(name), bytes.size());
+      w.SetAttr("c", Obj(name), "_", Data(k, 1500));
+      Apply(std::move(w));
+      want[name] = bytes;
+    }
+    Unmount();
+    const Dump now = DumpMeta(store_dir() + "/meta");
+    for (const auto& [addr, zm] : now.zones) {
+      if (addr.first != 0 || zm.stream != static_cast<uint8_t>(StreamId::kJournal) ||
+          zm.sealed) {
+        continue;
+      }
+      auto dev = OpenDevice(specs_[0]);
+      ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+      const std::string junk(4096, 'j');
+      ASSERT_OK((*dev)->Write(addr.second * (*dev)->info().zone_size + zm.committed_wp,
+                              junk.data(), junk.size()));
+    }
+    Mount();
+  };
+  for (int r = 0; r < 30; ++r) ASSERT_NO_FATAL_FAILURE(round());
+  Unmount();
+  const Dump before = DumpMeta(store_dir() + "/meta");
+  std::filesystem::remove_all(store_dir() + "/meta");
+  auto report = Store::RebuildMeta(store_dir(), specs_);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const Dump after = DumpMeta(store_dir() + "/meta");
+  const uint8_t journal = static_cast<uint8_t>(StreamId::kJournal);
+  int journal_zones = 0, data_zones = 0;
+  for (const auto& [addr, zm] : before.zones) {
+    if (zm.stream == 0) continue;
+    auto it = after.zones.find(addr);
+    ASSERT_NE(it, after.zones.end()) << "zone " << addr.first << "/" << addr.second;
+    EXPECT_EQ(it->second.stream == journal, zm.stream == journal)
+        << "zone " << addr.first << "/" << addr.second << ": stream " << int(zm.stream)
+        << " rebuilt as " << int(it->second.stream);
+    EXPECT_EQ(it->second.opened_seq, zm.opened_seq)
+        << "zone " << addr.first << "/" << addr.second;
+    (zm.stream == journal ? journal_zones : data_zones)++;
+  }
+  EXPECT_GE(journal_zones, 1);
+  EXPECT_GE(data_zones, 1);
+  // Read-write mounts and their closing checkpoints lose nothing.
+  Mount();
+  for (int r = 0; r < 3; ++r) ASSERT_NO_FATAL_FAILURE(round());
+  for (const auto& [name, bytes] : want) {
+    auto r = store_->Read("c", Obj(name), 0, 0);
+    ASSERT_TRUE(r.ok()) << name << ": " << r.status().ToString();
+    EXPECT_TRUE(*r == bytes) << name;
+  }
   auto f = store_->Fsck(true, false);
   ASSERT_TRUE(f.ok());
   EXPECT_TRUE(f->ok()) << f->errors.front();
