@@ -175,6 +175,36 @@ TEST_F(ZoneManagerTest, SealedZonesTailIsNotDeadOnMount) {
   EXPECT_EQ(third.dead_on_mount_bytes(), 8192u);
 }
 
+// A failed write can leave a zone open on the drive with nothing written (a drive opens a
+// zone when the command arrives): RollBack resets a zone that is free again whatever its
+// condition, so no open-zone resource stays taken.
+TEST_F(ZoneManagerTest, RollBackResetsAFreeZoneLeftOpenWithNothingWritten) {
+  const ZoneManager::AllocationMark mark = zm_->MarkAllocations();
+  auto g = zm_->Allocate(StreamId::kGc, kRec, {}, 2);  // opens a free zone
+  ASSERT_TRUE(g.ok());
+  ASSERT_OK(dev_->OpenZones(g->zone, 1));             // opened, nothing written
+  ASSERT_OK(zm_->RollBack(mark));
+  auto zi = dev_->ReportZones(g->zone, 1);
+  ASSERT_TRUE(zi.ok());
+  EXPECT_EQ((*zi)[0].cond, ZoneCondition::kEmpty);
+}
+
+// Rebuild-meta sets an open zone's stream from the journal: only that zone's slot changes;
+// the open zones of the other streams keep theirs (their next records go where they were).
+TEST_F(ZoneManagerTest, SettingAZonesStreamLeavesTheOtherStreamsOpenZonesInPlace) {
+  auto u = zm_->Allocate(StreamId::kUser, kRec, {}, 1);
+  auto sm = zm_->Allocate(StreamId::kSmall, kRec, {}, 2);
+  ASSERT_TRUE(u.ok() && sm.ok());
+  ASSERT_LT(u->zone, sm->zone);
+  zm_->SetZoneStream(u->drive, u->zone, StreamId::kUserHot, 1);
+  auto sm2 = zm_->Allocate(StreamId::kSmall, kRec, {}, 3);
+  ASSERT_TRUE(sm2.ok());
+  EXPECT_EQ(sm2->zone, sm->zone) << "the small stream lost its open zone";
+  auto hot = zm_->Allocate(StreamId::kUserHot, kRec, {}, 4);
+  ASSERT_TRUE(hot.ok());
+  EXPECT_EQ(hot->zone, u->zone) << "the re-streamed zone is the hot stream's open zone";
+}
+
 // Mount resumes an open zone only where a record can still follow; a zone with less room
 // than a header block and one of payload is finished (sealed) instead of taking a slot.
 TEST_F(ZoneManagerTest, MountSealsAnOpenZoneWithLessThanTwoBlocksLeft) {
