@@ -41,7 +41,8 @@ int RunRebuild(const Args& args) {
         "\"scan_seconds\": %.3f, "
         "\"scan_mb_per_s\": %.1f, \"seconds\": %.3f, \"records\": %llu, \"journal_bytes\": %llu, "
         "\"checkpoint_id\": %llu, \"checkpoint_chunks\": %llu, \"replayed_records\": %llu, "
-        "\"voided_records\": %llu, \"dropped_tail_records\": %llu, \"torn_zones\": %llu, "
+        "\"voided_records\": %llu, \"dropped_tail_records\": %llu, \"in_doubt_records\": %llu, "
+        "\"torn_zones\": %llu, "
         "\"unreadable_zones\": %llu, \"collections\": %llu, \"objects\": %llu}\n",
         static_cast<unsigned long long>(r->zones_scanned),
         static_cast<unsigned long long>(r->bytes_scanned),
@@ -53,6 +54,7 @@ int RunRebuild(const Args& args) {
         static_cast<unsigned long long>(r->replayed_records),
         static_cast<unsigned long long>(r->voided_records),
         static_cast<unsigned long long>(r->dropped_tail_records),
+        static_cast<unsigned long long>(r->in_doubt_records),
         static_cast<unsigned long long>(r->torn_zones),
         static_cast<unsigned long long>(r->unreadable_zones),
         static_cast<unsigned long long>(r->collections),
@@ -73,6 +75,10 @@ int RunRebuild(const Args& args) {
               "records whose data the drives lack\n",
               static_cast<unsigned long long>(r->voided_records),
               static_cast<unsigned long long>(r->dropped_tail_records));
+  if (r->in_doubt_records) {
+    std::printf("  in doubt   the last commit before the crash was replayed: the drives cannot "
+                "tell whether it committed (an op in flight at the crash may show applied)\n");
+  }
   if (r->torn_zones || r->unreadable_zones) {
     std::printf("  zones      %llu ended at a torn record, %llu at a read error\n",
                 static_cast<unsigned long long>(r->torn_zones),

@@ -340,6 +340,27 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   }
   report.dropped_tail_records = replay.size() - cut;
   replay.resize(cut);
+  // The newest journal record, if replayed, is in doubt unless its mount ended cleanly. A
+  // mount commits one group at a time and writes a group's journal record only after the
+  // previous group's RocksDB commit returned: every earlier record of its mount is
+  // confirmed by the one after it. The newest was flushed before its RocksDB commit, and
+  // the drives are the same whether that commit (and its acknowledgement) happened or the
+  // crash came first: it is replayed, as an acknowledged commit must never be dropped. Only
+  // a drive write after every RocksDB commit, before its acknowledgement, could tell.
+  if (!replay.empty()) {
+    size_t last = found.size();
+    for (size_t i = found.size(); i-- > 0;) {
+      if (found[i].type == RecordType::kJournal) {
+        last = i;
+        break;
+      }
+    }
+    const bool clean_end = last < found.size() && newest->clean_umount &&
+                           newest->mount_count == found[last].mount;
+    if (last < found.size() && live[last] && replay.back() == last && !clean_end) {
+      report.in_doubt_records = 1;
+    }
+  }
 
   // 5. Load the checkpoint, replay the journal.
   SMR_ASSIGN_OR_RETURN(auto meta, MetaStore::Create(dir + "/meta"));

@@ -12,6 +12,7 @@
 #include "common/pattern.h"
 #include "common/testing/test_util.h"
 #include "device/device_spec.h"
+#include "device/fault_injection_device.h"
 #include "device/testing/device_test_backends.h"
 #include "meta/meta_store.h"
 #include "store/store.h"
@@ -448,6 +449,58 @@ TEST_F(RebuildTest, AJournalZoneReusedForDataIsADataZoneAfterRebuild) {
   auto f = store_->Fsck(true, false);
   ASSERT_TRUE(f.ok());
   EXPECT_TRUE(f->ok()) << f->errors.front();
+}
+
+// The last commit of a mount that did not end cleanly is in doubt: its journal record was
+// flushed before its RocksDB commit, and nothing on the drives tells whether that commit
+// (and the acknowledgement after it) happened before the crash. Rebuild replays it (an
+// acknowledged commit is never dropped) and reports it; a clean unmount leaves none. (The
+// crash: the drives refuse every write after the commit, so the closing checkpoint and the
+// clean superblock never reach them.)
+TEST_F(RebuildTest, TheLastCommitOfACrashedMountIsInDoubtReplayedAndReported) {
+  Transaction a;
+  a.MkColl("c", 0);
+  a.Write("c", Obj("a"), 0, Data(1, 100000));
+  Apply(std::move(a));
+  Unmount();
+  std::vector<FaultInjectionDevice*> faulty;
+  auto s = Store::Open(store_dir(), [&](const std::string& spec)
+                                        -> Result<std::unique_ptr<ZonedDevice>> {
+    SMR_ASSIGN_OR_RETURN(auto dev, OpenDevice(spec));
+    auto f = std::make_unique<FaultInjectionDevice>(std::move(dev));
+    faulty.push_back(f.get());
+    return std::unique_ptr<ZonedDevice>(std::move(f));
+  });
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  Transaction b;
+  b.Write("c", Obj("b"), 0, Data(2, 100000));
+  b.SetAttr("c", Obj("a"), "user.b", "from b");
+  ASSERT_OK((*s)->Apply(std::move(b)));  // acknowledged
+  for (FaultInjectionDevice* f : faulty) f->FailNthWrite(1, /*sticky=*/true);
+  EXPECT_FALSE((*s)->Close().ok());
+  s->reset();
+
+  std::filesystem::rename(store_dir() + "/meta", dir_.path() + "/meta.crashed");
+  auto report = Store::RebuildMeta(store_dir(), specs_);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->in_doubt_records, 1u);
+  EXPECT_EQ(report->voided_records, 0u);
+  Mount();
+  auto r = store_->Read("c", Obj("b"), 0, 0);
+  ASSERT_TRUE(r.ok()) << "the acknowledged last commit was dropped: " << r.status().ToString();
+  EXPECT_TRUE(*r == Data(2, 100000));
+  auto x = store_->GetAttr("c", Obj("a"), "user.b");
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  EXPECT_EQ(*x, "from b");
+  Transaction c;
+  c.SetAttr("c", Obj("b"), "user.c", "from c");
+  Apply(std::move(c));
+  Unmount();  // clean: the superblock confirms this mount's last commit
+
+  std::filesystem::remove_all(store_dir() + "/meta");
+  auto clean = Store::RebuildMeta(store_dir(), specs_);
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  EXPECT_EQ(clean->in_doubt_records, 0u);
 }
 
 }  // namespace

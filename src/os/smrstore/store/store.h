@@ -169,6 +169,10 @@ struct RebuildReport {
   uint64_t replayed_records = 0;    // journal records replayed after the checkpoint
   uint64_t voided_records = 0;      // written by a mount but never committed
   uint64_t dropped_tail_records = 0;  // the last records, whose data the drives lack
+  // The last commit of a mount that did not end cleanly (0 or 1), replayed: the drives
+  // cannot tell whether its RocksDB commit happened before the crash (doc/operations.md,
+  // "Rebuilding the metadata database").
+  uint64_t in_doubt_records = 0;
   uint64_t collections = 0;
   uint64_t objects = 0;
 };
