@@ -41,6 +41,8 @@ TEST(StoreOpen, MkfsWithoutDrivesIsRefusedAndCreatesNothing) {
   smr::testing::ScratchDir dir;
   Status st = Store::Mkfs(dir.path() + "/store", {}, StoreOptions());
   EXPECT_TRUE(st.code() == Status::Code::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.message().find("mkfs needs at least one device"), std::string::npos)
+      << st.ToString();
   EXPECT_FALSE(smr::testing::PathExists(dir.path() + "/store"));
 }
 

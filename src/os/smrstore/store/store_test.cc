@@ -105,6 +105,25 @@ TEST_F(StoreTest, OverwriteAppendsAndKeepsLiveBytesExact) {
   EXPECT_EQ(store_->Statfs().stored, 0u);
 }
 
+// Statfs's reclaimable figure is the zones' written bytes minus their live payload:
+// removing a 1 MiB object adds exactly its payload (its record's 4 KiB header block was
+// already counted, as every live record's is: the figure is an upper bound of what GC can
+// give back).
+TEST_F(StoreTest, ReclaimableGrowsByExactlyThePayloadOfARemovedObject) {
+  Transaction t;
+  t.MkColl("c", 0);
+  t.Write("c", Obj("a"), 0, Pattern(1, 1 << 20));
+  t.Write("c", Obj("b"), 0, Pattern(2, 1 << 20));
+  ASSERT_OK(store_->Apply(std::move(t)));
+  const StoreStatfs before = store_->Statfs();
+  Transaction rm;
+  rm.Remove("c", Obj("a"));
+  ASSERT_OK(store_->Apply(std::move(rm)));
+  const StoreStatfs after = store_->Statfs();
+  EXPECT_EQ(after.reclaimable - before.reclaimable, 1u << 20);
+  EXPECT_EQ(before.stored - after.stored, 1u << 20);
+}
+
 TEST_F(StoreTest, FailedTransactionChangesNothing) {
   Transaction t;
   t.MkColl("c", 0);
