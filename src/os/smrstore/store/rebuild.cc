@@ -10,7 +10,9 @@
 //    completion on is replayed in (mount, sequence) order.
 // 5. The last records no later mount confirmed may reference data a power cut lost (the
 //    drives flush independently): the extents they put are checked against the record
-//    headers on the drives, and replay stops before the first record that fails.
+//    headers on the drives, and replay stops before the first record that fails. The
+//    newest journal record is in doubt unless its mount ended cleanly (its RocksDB commit
+//    leaves no trace on the drives): replayed, and reported (doc/format.md).
 // 6. Zone accounting (stream, committed write pointer, live bytes, sealed) and counters are
 //    derived from the walk, the journal's zone-open notes and the rebuilt onodes. A zone is
 //    the journal's exactly when its records are journal records; the notes only tell the
