@@ -146,6 +146,29 @@ TEST(StoreOpen, OptionLimitsAreInclusiveAndTheJournalSwitchIsStored) {
   EXPECT_OK(Store::Mkfs(dir.path() + "/big", {spec("big")}, big));
   big.max_record_payload = (64u << 20) + 4096;
   EXPECT_CODE(Store::Mkfs(dir.path() + "/bigger", {spec("bigger")}, big), kInvalidArgument);
+  StoreOptions none;
+  none.max_record_payload = 0;  // a multiple of 4096, and below the limit, but no record fits
+  EXPECT_CODE(Store::Mkfs(dir.path() + "/none", {spec("none")}, none), kInvalidArgument);
+  StoreOptions odd;
+  odd.max_record_payload = 4096 + 512;
+  EXPECT_CODE(Store::Mkfs(dir.path() + "/odd", {spec("odd")}, odd), kInvalidArgument);
+}
+
+// The lock file a read-write mount creates is rw-r--r-- (less the umask): readable by the
+// tools a monitoring user runs, never executable or writable by others.
+TEST(StoreOpen, TheLockFileIsCreatedReadWriteForItsOwnerOnly) {
+  smr::testing::ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1";
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store", {spec}, StoreOptions()));
+  const mode_t old_mask = ::umask(022);
+  ::unlink((dir.path() + "/store/lock").c_str());
+  auto s = Store::Open(dir.path() + "/store");
+  ::umask(old_mask);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  struct stat st {};
+  ASSERT_EQ(::stat((dir.path() + "/store/lock").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  EXPECT_OK((*s)->Close());
 }
 
 // A drive may hold superblock copies with a higher sequence than the metadata remembers
