@@ -71,7 +71,7 @@ crash-sweep: build
 
 # Power cuts that also drop the metadata database's unsynced writes: the store and its
 # emulated drives on ext4 over dm-flakey (drop_writes) in the QEMU VM of qa/vm, 30 points
-# (~20 min under TCG); not part of `make test` (qa/crash/README.md).
+# (~23 min under TCG); not part of `make test` (qa/crash/README.md).
 crash-vm: build
 	qa/crash/vm_powercut.sh $(BUILD_DIR) 30
 
