@@ -767,6 +767,22 @@ TEST_F(GcTest, AnEmptyBlockBeforeTheCommittedPointerEndsTheWalk) {
 
 // Lifetime-aware placement: data written under a name whose previous data died younger
 // than the mean lifetime goes to the user-hot stream; new names go to the user stream.
+// The mean lifetime starts at the first death's lifetime (not a hundredth of it): after
+// deaths at ~400 ms, a name rewritten after ~50 ms is young, hence hot.
+TEST_F(GcTest, TheFirstDeathsSetTheMeanLifetimeAHotNameIsJudgedBy) {
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  for (uint64_t i = 0; i < 3; ++i) ASSERT_OK(Put(i, i + 1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  for (uint64_t i = 0; i < 3; ++i) ASSERT_OK(Remove(i));  // the mean: ~400 ms
+  ASSERT_OK(Put(10, 11));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_OK(Put(10, 12));  // its first incarnation lived ~50 ms: young
+  EXPECT_NE(store_->StatsJson().find("user-hot"), std::string::npos) << store_->StatsJson();
+  ExpectModel();
+}
+
 TEST_F(GcTest, NamesRewrittenYoungGoToTheHotStream) {
   Transaction t;
   t.MkColl(kColl, 0);
