@@ -351,7 +351,10 @@ class Sweep:
             if r.returncode == 0:
                 # It mounted: then it must be the complete store (checked as any other).
                 try:
-                    self.compare(self.parse_dump(r.stdout.decode()), {}, ctx, count=False)
+                    # A complete rebuild killed before it exited may apply one op in doubt.
+                    self.compare(self.parse_dump(r.stdout.decode()),
+                                 {o["key"]: (i, o) for i, o in enumerate(self.in_doubt)},
+                                 ctx, count=False)
                 except Failure as e:
                     problem = ("a killed rebuild-meta left a metadata directory that mounts "
                                "but differs: %s" % e)

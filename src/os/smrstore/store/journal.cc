@@ -60,7 +60,7 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   const std::vector<JournalOp>& ops = batch->journal();
   // Markers alone wait for the next metadata change (a failed transaction, or a commit of
   // counters only, writes nothing to the zones).
-  if (ops.empty()) return Status::OK();
+  if (ops.empty() && !journal_markers_now) return Status::OK();
   std::string body;
   uint32_t count = 0;
   auto add = [&](const JournalOp& op) {
@@ -116,6 +116,7 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
 void Store::Impl::JournalCommitted(bool ok) {
   if (ok) {
     journal_markers.clear();
+    journal_markers_now = false;
     journal_bytes += journal_bytes_pending;
     MutexLock lock(&counters_mu);
     counters.journal_bytes_written += journal_bytes_pending;

@@ -401,7 +401,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
       }
       const ZoneAddress addr{static_cast<uint16_t>(op.a), static_cast<uint32_t>(op.b)};
       auto f = first_seq.find(addr);
-      if (f == first_seq.end() || op.d > f->second) continue;
+      if (f == first_seq.end() || op.d > f->second || op.d < base->seq) continue;
       auto s = streams.find(addr);
       if (s == streams.end() || op.d >= s->second.second) {
         streams[addr] = {static_cast<StreamId>(op.c), op.d};
@@ -417,13 +417,6 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
     ++report.replayed_records;
     SMR_RETURN_IF_ERROR(maybe_commit());
   }
-  // The superblock as the drives have it, and the drives as given.
-  StoreSuperblock sb = *newest;
-  sb.drive_index = 0;
-  batch->PutValue(kValueSuperblock, EncodeStoreSuperblock(sb));
-  std::string devices_value;
-  for (const std::string& s : ordered) devices_value += s + "\n";
-  batch->PutValue(kValueDevices, devices_value);
   SMR_RETURN_IF_ERROR(meta->Commit(batch.get(), /*sync=*/true));
 
   // 6. Derived state: zone accounting and counters.
@@ -474,6 +467,15 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   out->PutCounter(kCounterTxns, counters_op.c);
   out->PutCounter(kCounterGcBytes, counters_op.d);
   out->PutCounter(kCounterInlineStored, inline_stored);
+  // The superblock as the drives have it, and the drives as given: last, in the commit
+  // that completes the database, so a rebuild killed before it leaves a directory that
+  // does not mount (no superblock) rather than one without its zones and counters.
+  StoreSuperblock sb = *newest;
+  sb.drive_index = 0;
+  out->PutValue(kValueSuperblock, EncodeStoreSuperblock(sb));
+  std::string devices_value;
+  for (const std::string& s : ordered) devices_value += s + "\n";
+  out->PutValue(kValueDevices, devices_value);
   SMR_RETURN_IF_ERROR(meta->Commit(out.get(), /*sync=*/true));
   report.seconds = Seconds(t0);
   return report;

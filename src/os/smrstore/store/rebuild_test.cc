@@ -328,6 +328,49 @@ TEST_F(RebuildTest, AJournalRecordNeverCommittedIsVoidedByTheNextMount) {
   EXPECT_TRUE(f->ok()) << f->errors.front();
 }
 
+// Crash sweep point 901: a commit whose journal record reached the drives but whose
+// RocksDB commit did not happen, then read-write mounts that committed nothing (a gc with
+// nothing to move, ending cleanly; a mount killed before its first commit). Such a mount's
+// marker used to wait for its first journal record, so the drives kept no trace of it and
+// rebuild-meta took the never-committed record for the commit in doubt and replayed it.
+TEST_F(RebuildTest, AMountThatCommitsNothingStillVoidsTheRecordItsDatabaseLacks) {
+  Transaction a;
+  a.MkColl("c", 0);
+  a.Write("c", Obj("a"), 0, Data(1, 300000));
+  Apply(std::move(a));
+  Transaction a2;  // user-stream zones with committed data on both drives: b's data lands
+  a2.Write("c", Obj("a2"), 0, Data(4, 300000));  // after it, and mount keeps it
+  Apply(std::move(a2));
+  Unmount();
+  std::filesystem::copy(store_dir() + "/meta", dir_.path() + "/meta.before-b",
+                        std::filesystem::copy_options::recursive);
+  Mount();
+  Transaction b;  // its record reaches the drives; its RocksDB commit is then undone
+  b.Write("c", Obj("a"), 0, Data(2, 200000));
+  b.Write("c", Obj("b"), 0, Data(3, 300000));
+  Apply(std::move(b));
+  Unmount();
+  std::filesystem::remove_all(store_dir() + "/meta");
+  std::filesystem::rename(dir_.path() + "/meta.before-b", store_dir() + "/meta");
+  Mount();  // commits nothing, ends cleanly
+  EXPECT_FALSE(store_->Exists("c", Obj("b")));
+  Unmount();
+  Mount();  // commits nothing either
+  Unmount();
+  std::filesystem::remove_all(store_dir() + "/meta");
+  auto report = Store::RebuildMeta(store_dir(), specs_);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_GE(report->voided_records, 1u);
+  Mount();
+  EXPECT_FALSE(store_->Exists("c", Obj("b"))) << "the never-committed record came back";
+  auto r = store_->Read("c", Obj("a"), 0, 0);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(*r == Data(1, 300000)) << "the acknowledged content was replaced";
+  auto f = store_->Fsck(true, false);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->ok()) << f->errors.front();
+}
+
 // The last commits no later mount confirmed may name data the drives never got (the
 // journal's drive flushed, the data's did not). Rebuild checks their objects' records on
 // the drives and stops before the first commit whose data is missing. (Simulated by zeroing
@@ -433,7 +476,8 @@ TEST_F(RebuildTest, AJournalZoneReusedForDataIsADataZoneAfterRebuild) {
         << "zone " << addr.first << "/" << addr.second << ": stream " << int(zm.stream)
         << " rebuilt as " << int(it->second.stream);
     EXPECT_EQ(it->second.opened_seq, zm.opened_seq)
-        << "zone " << addr.first << "/" << addr.second;
+        << "zone " << addr.first << "/" << addr.second << " stream " << int(zm.stream)
+        << " wp " << zm.committed_wp << " rebuilt wp " << it->second.committed_wp;
     (zm.stream == journal ? journal_zones : data_zones)++;
   }
   EXPECT_GE(journal_zones, 1);

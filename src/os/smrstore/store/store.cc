@@ -417,6 +417,19 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     mount.a = impl->superblock.mount_count;
     mount.b = impl->seq;
     impl->journal_markers.push_back(mount);
+    // Written now, in a record of its own, not with this mount's first commit: a mount
+    // that commits nothing (a GC with nothing to move, a command killed before its first
+    // commit) must still void, on the drives, the records its database lacks, or
+    // rebuild-meta would take such a record for the newest commit (the commit in doubt) and
+    // replay it (crash sweep point 901).
+    impl->journal_markers_now = true;
+    ++impl->seq;
+    {
+      GroupWrites writes;
+      auto batch = impl->meta->NewBatch();
+      SMR_RETURN_IF_ERROR(
+          impl->WriteAndCommit(&writes, batch.get(), 0).WithContext("mount marker"));
+    }
     // A store without a checkpoint yet (made before the journal existed): write one now.
     if (!impl->has_checkpoint) SMR_RETURN_IF_ERROR(impl->Checkpoint().WithContext("first metadata checkpoint"));
   }

@@ -202,6 +202,7 @@ struct Store::Impl {
   uint64_t journal_bytes = 0;          // journal record bytes since the last checkpoint
   uint64_t journal_bytes_pending = 0;  // placed in the group being committed
   std::vector<JournalOp> journal_markers;  // written with the next journal record
+  bool journal_markers_now = false;  // write a record for the markers alone (mount)
   Status LoadJournalState();
   // Places the journal record of `batch` (and pending markers) into `writes`; no-op when
   // the journal is off or there is nothing to journal. WriteAndCommit calls it.
