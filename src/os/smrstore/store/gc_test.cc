@@ -240,6 +240,15 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
       std::chrono::seconds(30)))
       << "idle GC stopped at " << store.Statfs().available << " of " << store.Statfs().total
       << " bytes available after " << store.Counters().gc_zones_reset << " zones";
+  // And it stops at the stop watermark (35 % of the 21 data zones beyond the GC reserve
+  // free: 8 + 2 free zones), rather than cleaning every dead byte it can.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const std::string json = store.StatsJson();
+  const size_t at = json.find("\"free\": ");
+  ASSERT_NE(at, std::string::npos) << json;
+  const unsigned long free_zones = std::stoul(json.substr(at + 8));
+  std::printf("idle GC settled with %lu free zones\n", free_zones);
+  EXPECT_LE(free_zones, 11u) << "idle GC went on past the stop watermark";
   std::printf("idle GC: %llu zones cleaned, %llu of %llu bytes available (before: %llu)\n",
               static_cast<unsigned long long>(store.Counters().gc_zones_reset),
               static_cast<unsigned long long>(store.Statfs().available),
@@ -251,6 +260,56 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
 // Background GC works in slices of about 4 MiB of live data (a bound on how long one
 // slice holds the commit thread), not a whole zone at a time: zones holding ~7 MiB of live
 // data take two slices or more each.
+// Idle GC yields to foreground work: a transaction that arrives while it cleans commits
+// after at most the slice in hand, not after every zone down to the stop watermark.
+TEST(GcIdleTest, IdleGcYieldsToATransactionThatArrives) {
+  ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=24&zone_mib=4&conv=1&max_open=8";
+  StoreOptions options;
+  options.gc_start_free = 0.30;
+  options.gc_stop_free = 0.35;
+  ASSERT_OK(Store::Mkfs(dir.path() + "/st", {spec}, options));
+  auto opened = Store::Open(dir.path() + "/st");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Store& store = **opened;
+  store.SetGcAuto(false);
+  Transaction mk;
+  mk.MkColl(kColl, 0);
+  ASSERT_OK(store.Apply(std::move(mk)));
+  for (uint64_t i = 0; i < 60; ++i) {
+    Transaction t;
+    t.Write(kColl, Obj(i), 0, Data(i, kMiB));
+    ASSERT_OK(store.Apply(std::move(t)));
+  }
+  for (uint64_t i = 0; i < 60; i += 2) {
+    Transaction t;
+    t.Remove(kColl, Obj(i));
+    ASSERT_OK(store.Apply(std::move(t)));
+  }
+  store.SetGcAuto(true);
+  std::atomic<uint64_t> zones_at_commit{UINT64_MAX};
+  Transaction poke;
+  poke.SetAttr(kColl, Obj(1), "k", "v");
+  ASSERT_OK(store.Apply(std::move(poke)));  // idle GC starts after this group
+  Transaction next;
+  next.SetAttr(kColl, Obj(3), "k", "v");
+  store.Submit(std::move(next), [&](const Status& s) {
+    EXPECT_OK(s);
+    zones_at_commit = store.Counters().gc_zones_reset;
+  });
+  ASSERT_TRUE(smr::testing::WaitUntil([&] { return zones_at_commit.load() != UINT64_MAX; }));
+  ASSERT_TRUE(smr::testing::WaitUntil([&] {
+    const StoreStatfs st = store.Statfs();
+    return static_cast<double>(st.available) / static_cast<double>(st.total) >= 0.27;
+  }));
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // idle GC reaches its watermark
+  const uint64_t zones_total = store.Counters().gc_zones_reset;
+  EXPECT_LT(zones_at_commit.load() + 2, zones_total)
+      << "the transaction waited for the whole idle cleaning (" << zones_at_commit.load()
+      << " of " << zones_total << " zones)";
+  ASSERT_OK(store.Close());
+}
+
 TEST(GcIdleTest, BackgroundGcCleansAZoneInBoundedSlices) {
   ScratchDir dir;
   const std::string spec = "emu:" + dir.path() + "/d0.img?zones=12&zone_mib=16&conv=1&max_open=8";
