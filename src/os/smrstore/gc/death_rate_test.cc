@@ -58,6 +58,7 @@ TEST(DeathRateTest, DeathsBeforeAnyLiveTimeStayUnknownAndOutOfRangeIsIgnored) {
   DeathRateEstimator e(2);
   e.NoteDied(1, 500);                   // nothing was live for a positive time yet
   e.NoteDied(2, 500);                   // no such stream
+  e.NoteDied(7, 500);                   // nor this one (far past the end)
   e.Advance(3, {0, 0, 999});            // live of a stream past the end: ignored
   EXPECT_EQ(e.Rates(), std::vector<double>(2, 0.0));
   e.Advance(4, {0, 1000});
