@@ -121,8 +121,11 @@ class Sweep:
         # Ops cut by a crash that did not take effect but whose journal record may be the
         # newest on the drives (no commit since confirmed or voided it): rebuild-meta replays
         # that record, as the drives cannot tell it from an acknowledged last commit
-        # (doc/operations.md, "Rebuilding the metadata database"). At most one of them can
-        # come back, and only in a rebuild.
+        # (doc/format.md, "The commit in doubt"). Any one of them may be the newest (each
+        # later one may have died before its mount wrote its marker), several may be about
+        # the same object; at most one comes back, whole, and only in a rebuild. An
+        # acknowledged op (its mount wrote its marker at once) or a complete rebuild settles
+        # them all.
         self.in_doubt = []
         self.nfile = 0
         self.log = open(os.path.join(self.wd, "ops.log"), "w")
@@ -271,7 +274,10 @@ class Sweep:
             self.apply_unkilled(op)
             ctx = "point %d (uninterrupted %s, acked)" % (n, op["desc"])
             try:
-                self.verify(ctx, *self.rebuild_inflight(op))
+                if k == "rebuild-meta":
+                    self.verify(ctx, {}, None, rebuilt=True)
+                else:
+                    self.verify(ctx, {}, [])
                 self.after_commit(op, applied=True)
             except Failure as e:
                 self.fail(ctx, str(e), self.snapshot("crashed", pre))
@@ -304,6 +310,7 @@ class Sweep:
         else:
             raise Failure("%s failed (exit %d, not killed): %s" % (op["desc"], rc, err))
         ctx = "point %d (kill -9 of %s after %.4fs, %s)" % (n, op["desc"], delay, where)
+        old_state = self.model.get(op["key"]) if op["key"] is not None else None
         snap = self.snapshot("crashed", pre)
         try:
             if where == "killed" and k == "rebuild-meta":
@@ -312,33 +319,50 @@ class Sweep:
             if where == "killed" and k in ("put-new", "overwrite"):
                 self.temp_ok.add(op["key"])
             if k == "rebuild-meta":
-                self.verify(ctx, *self.rebuild_inflight(op))
+                self.verify(ctx, {}, None, rebuilt=True)
             else:
                 self.verify(ctx, inflight, [op] if inflight else [])
+            # A killed op took effect if its object changed to its new state (one whose new
+            # state is its old one cannot be told: it stays in doubt, harmlessly).
             self.after_commit(op, applied=where == "acked" or (
-                op["key"] is not None and self.model.get(op["key"]) == op["new"]))
+                op["key"] is not None and old_state != op["new"]
+                and self.model.get(op["key"]) == op["new"]))
         except Failure as e:
             self.fail(ctx, str(e), snap)
         return where == "killed"
 
-    def rebuild_inflight(self, op):
-        """verify() arguments for a point: a rebuild-meta may apply one op in doubt."""
-        if op["kind"] != "rebuild-meta" or not self.in_doubt:
-            return {}, []
-        return {o["key"]: (i, o) for i, o in enumerate(self.in_doubt)}, None
+    def compare_rebuilt(self, got, ctx, count=True):
+        """A store rebuilt by rebuild-meta: the acknowledged state, or that state with exactly
+        one op in doubt applied whole (the newest journal record, whichever op wrote it:
+        every op killed after it may have died before its mount wrote its marker). Never two,
+        never part of one. Two ops in doubt on one object are two candidates."""
+        first = None
+        for cand in [None] + self.in_doubt[::-1]:
+            saved = (self.verified, self.absent_checked, dict(self.outcomes), self.acked_ops)
+            try:
+                self.compare(got, {} if cand is None else {cand["key"]: (0, cand)}, ctx,
+                             count=count, ordered=False)
+            except Failure as e:
+                self.verified, self.absent_checked, self.outcomes, self.acked_ops = saved
+                first = first or e
+                continue
+            if cand is not None and self.model.get(cand["key"]) == cand["new"]:
+                self.in_doubt = []  # it came back: committed now (compare committed it)
+            return
+        raise Failure("%s (nor is the store that state with one op in doubt applied: %s)" % (
+            first, "; ".join(o["desc"] for o in self.in_doubt) or "none in doubt"))
 
     def after_commit(self, op, applied):
-        """Keeps self.in_doubt: a later commit (an op that took effect, other than gc, which
-        may commit nothing) voids or confirms the records before it; a rebuild that applied
-        one in doubt resolves them all; an op cut before it took effect joins them."""
-        if op["kind"] == "rebuild-meta":
-            if any(self.model.get(o["key"]) == o["new"] for o in self.in_doubt):
-                self.in_doubt = []
-        elif op["kind"] != "gc" and op["key"] is not None:
-            if applied:
-                self.in_doubt = []
-            else:
-                self.in_doubt.append(op)
+        """Keeps self.in_doubt: an op that took effect (its mount wrote a marker at once, since
+        a85da55, which voids the records its database lacks, or it committed) settles the
+        records before it, gc included; so does a complete rebuild (it replayed the one in
+        doubt or none, and a later rebuild reads the same records); an op with an object cut
+        before it took effect joins them; a killed gc (perhaps without a marker) changes
+        nothing."""
+        if op["kind"] == "rebuild-meta" or applied:
+            self.in_doubt = []
+        elif op["key"] is not None:
+            self.in_doubt.append(op)
 
     def after_killed_rebuild(self, ctx):
         """A killed rebuild-meta: what it left must not mount as a partial store; the fix
@@ -352,9 +376,7 @@ class Sweep:
                 # It mounted: then it must be the complete store (checked as any other).
                 try:
                     # A complete rebuild killed before it exited may apply one op in doubt.
-                    self.compare(self.parse_dump(r.stdout.decode()),
-                                 {o["key"]: (i, o) for i, o in enumerate(self.in_doubt)},
-                                 ctx, count=False)
+                    self.compare_rebuilt(self.parse_dump(r.stdout.decode()), ctx, count=False)
                 except Failure as e:
                     problem = ("a killed rebuild-meta left a metadata directory that mounts "
                                "but differs: %s" % e)
@@ -442,7 +464,7 @@ class Sweep:
             raise Failure("dump incomplete")
         return got
 
-    def verify(self, ctx, inflight, ops):
+    def verify(self, ctx, inflight, ops, rebuilt=False):
         r = subprocess.run([self.tool, "fsck", self.store, "--deep"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE)
         if r.returncode != 0:
@@ -454,7 +476,10 @@ class Sweep:
         if r.returncode != 0:
             raise Failure("mount/dump failed: %s" % r.stderr.decode(errors="replace").strip())
         got = self.parse_dump(r.stdout.decode())
-        self.compare(got, inflight, ctx, ordered=ops is not None)
+        if rebuilt:
+            self.compare_rebuilt(got, ctx)
+        else:
+            self.compare(got, inflight, ctx, ordered=ops is not None)
 
     def compare(self, got, inflight, ctx, count=True, ordered=True):
         """inflight: key -> (position among the ops in flight, op). Updates the model with
