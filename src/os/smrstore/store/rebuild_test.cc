@@ -344,15 +344,28 @@ TEST_F(RebuildTest, AMountThatCommitsNothingStillVoidsTheRecordItsDatabaseLacks)
   Unmount();
   std::filesystem::copy(store_dir() + "/meta", dir_.path() + "/meta.before-b",
                         std::filesystem::copy_options::recursive);
-  Mount();
-  Transaction b;  // its record reaches the drives; its RocksDB commit is then undone
+  // b's record reaches the drives, then the process dies (the drives refuse every later
+  // write, so the unmount never marks the superblock clean) and its RocksDB commit is
+  // undone (the database copied before it comes back).
+  std::vector<FaultInjectionDevice*> faulty;
+  auto crashing = Store::Open(store_dir(), [&](const std::string& spec)
+                                               -> Result<std::unique_ptr<ZonedDevice>> {
+    SMR_ASSIGN_OR_RETURN(auto dev, OpenDevice(spec));
+    auto f = std::make_unique<FaultInjectionDevice>(std::move(dev));
+    faulty.push_back(f.get());
+    return std::unique_ptr<ZonedDevice>(std::move(f));
+  });
+  ASSERT_TRUE(crashing.ok()) << crashing.status().ToString();
+  Transaction b;
   b.Write("c", Obj("a"), 0, Data(2, 200000));
   b.Write("c", Obj("b"), 0, Data(3, 300000));
-  Apply(std::move(b));
-  Unmount();
+  ASSERT_OK((*crashing)->Apply(std::move(b)));
+  for (FaultInjectionDevice* f : faulty) f->FailNthWrite(1, /*sticky=*/true);
+  EXPECT_FALSE((*crashing)->Close().ok());
+  crashing->reset();
   std::filesystem::remove_all(store_dir() + "/meta");
   std::filesystem::rename(dir_.path() + "/meta.before-b", store_dir() + "/meta");
-  Mount();  // commits nothing, ends cleanly
+  Mount();  // after a crash: writes its marker at once; commits nothing, ends cleanly
   EXPECT_FALSE(store_->Exists("c", Obj("b")));
   Unmount();
   Mount();  // commits nothing either

@@ -356,6 +356,10 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   // mount reconciliation, which may finish or reset zones: a drive of another store (or
   // this store's drives in the wrong order) must be refused before anything is written.
   SMR_RETURN_IF_ERROR(impl->zones->Attach());  // reads geometry, changes nothing
+  // Whether the mount before this one ended without a clean unmount (a crash), on the
+  // database's word or any drive's: its journal may end in records no commit confirmed.
+  bool after_crash = !impl->superblock.clean_umount;
+  const uint64_t db_mounts = impl->superblock.mount_count;
   for (uint16_t d = 0; d < raw.size(); ++d) {
     SMR_ASSIGN_OR_RETURN(auto on_drive, ReadSuperblock(raw[d], impl->zones->ReservedZones(d)));
     if (!on_drive) {
@@ -372,6 +376,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     // Mount counts order the metadata journal's records (store/journal.cc): a mount must
     // count past every mount the drives saw, even one the database does not remember.
     impl->superblock.mount_count = std::max(impl->superblock.mount_count, on_drive->mount_count);
+    if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
   }
   SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
   SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
@@ -417,14 +422,16 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     mount.a = impl->superblock.mount_count;
     mount.b = impl->seq;
     impl->journal_markers.push_back(mount);
-    // Written now, in a record of its own, not with this mount's first commit: a mount
-    // that commits nothing (a GC with nothing to move, a command killed before its first
-    // commit) must still void, on the drives, the records its database lacks, or
-    // rebuild-meta would take such a record for the newest commit (the commit in doubt) and
-    // replay it (crash sweep point 901).
-    impl->journal_markers_now = true;
-    ++impl->seq;
-    {
+    // After a crash it is written now, in a record of its own, not with this mount's
+    // first commit: a mount that commits nothing (a GC with nothing to move, a command
+    // killed before its first commit) must still void, on the drives, the records its
+    // database lacks, or rebuild-meta would take such a record for the newest commit (the
+    // commit in doubt) and replay it (crash sweep point 901). After a clean unmount there
+    // is nothing to void, and a mount that commits nothing writes nothing (a refused
+    // `put` leaves the store as it was: qa/smoke/0007).
+    if (after_crash) {
+      impl->journal_markers_now = true;
+      ++impl->seq;
       GroupWrites writes;
       auto batch = impl->meta->NewBatch();
       SMR_RETURN_IF_ERROR(
