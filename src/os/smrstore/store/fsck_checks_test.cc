@@ -118,6 +118,20 @@ TEST_F(FsckChecksTest, ACleanStoreHasNoErrorsAndIsCounted) {
   EXPECT_EQ(deep.records_verified, 2u);
 }
 
+// Two objects sharing a nid are reported, and fsck goes on checking the second one.
+TEST_F(FsckChecksTest, TwoObjectsSharingANidAreReportedAndTheRestIsChecked) {
+  uint64_t big_nid = 0;
+  EditOnode("big", [&](Onode* o) { big_nid = o->nid; });
+  EditOnode("small", [&](Onode* o) {
+    o->nid = big_nid;
+    o->size = 5;  // and a damage fsck finds after the nid check
+  });
+  const FsckReport r = Fsck(false);
+  const std::string all = ::testing::PrintToString(r.errors);
+  EXPECT_NE(all.find("is also the nid of"), std::string::npos) << all;
+  EXPECT_NE(all.find("inline data of 4 bytes for size 5"), std::string::npos) << all;
+}
+
 TEST_F(FsckChecksTest, InlineDataOfTheWrongSize) {
   EditOnode("small", [](Onode* o) { o->size = 5; });
   ExpectOneError(Fsck(false), "inline data of 4 bytes for size 5");

@@ -842,6 +842,32 @@ TEST_F(GcTest, TheFirstDeathsSetTheMeanLifetimeAHotNameIsJudgedBy) {
   ExpectModel();
 }
 
+// GC sends data older than the mean lifetime to the cold GC stream and younger data to the
+// young one: here everything that died lived a few milliseconds, and the data GC moves is
+// ~600 ms old, so it goes cold (and nothing goes to the young GC stream).
+TEST_F(GcTest, DataOlderThanTheMeanLifetimeIsRelocatedToTheColdGcStream) {
+  Transaction mk;
+  mk.MkColl("2.0_head", 0);
+  ASSERT_OK(store_->Apply(std::move(mk)));
+  for (uint64_t i = 0; i < 8; ++i) {  // deaths of a few milliseconds: the mean
+    Transaction put, rm;
+    put.Write("2.0_head", Obj(i), 0, Data(i, 8 << 10));
+    ASSERT_OK(store_->Apply(std::move(put)));
+    rm.Remove("2.0_head", Obj(i));
+    ASSERT_OK(store_->Apply(std::move(rm)));
+  }
+  FillAndPunch();  // 30 live objects, half of every zone dead (their deaths raise the mean
+                   // to well under the 600 ms below)
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  auto r = store_->RunGc(3);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_GT(r->live_moved, 0u);
+  const std::string stats = store_->StatsJson();
+  EXPECT_NE(stats.find("_gc-cold\""), std::string::npos) << stats;
+  EXPECT_EQ(stats.find("_gc\""), std::string::npos) << stats;
+  ExpectModel();
+}
+
 TEST_F(GcTest, NamesRewrittenYoungGoToTheHotStream) {
   Transaction t;
   t.MkColl(kColl, 0);
