@@ -12,6 +12,7 @@
 #include "common/testing/test_util.h"
 #include "device/device_spec.h"
 #include "device/testing/device_test_backends.h"
+#include "meta/meta_store.h"
 #include "zone/zone_manager.h"
 #include "store/store.h"
 #include "store/superblock_log.h"
@@ -152,6 +153,29 @@ TEST(StoreOpen, OptionLimitsAreInclusiveAndTheJournalSwitchIsStored) {
   StoreOptions odd;
   odd.max_record_payload = 4096 + 512;
   EXPECT_CODE(Store::Mkfs(dir.path() + "/odd", {spec("odd")}, odd), kInvalidArgument);
+}
+
+// The stored options are read line by line as key=value; a line without '=' (damage, or a
+// newer version's note) is skipped, not read as a key: "journal" alone does not turn the
+// journal off.
+TEST(StoreOpen, AStoredOptionsLineWithoutAnEqualsSignIsSkipped) {
+  smr::testing::ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1";
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store", {spec}, StoreOptions()));
+  {
+    auto meta = MetaStore::Open(dir.path() + "/store/meta");
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    auto text = (*meta)->GetValue(nullptr, "options");
+    ASSERT_TRUE(text.ok() && text->has_value());
+    ASSERT_NE((*text)->find("journal=1"), std::string::npos) << **text;
+    auto batch = (*meta)->NewBatch();
+    batch->PutValue("options", **text + "journal\n");
+    ASSERT_OK((*meta)->Commit(batch.get(), true));
+  }
+  auto s = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE((*s)->options().journal);
+  EXPECT_OK((*s)->Close());
 }
 
 // The lock file a read-write mount creates is rw-r--r-- (less the umask): readable by the
