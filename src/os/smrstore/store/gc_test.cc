@@ -196,11 +196,10 @@ TEST_F(GcTest, ATransactionLargerThanTheFreeSpaceWaitsForGcInsteadOfNoSpace) {
   ExpectModel();
 }
 
-// Idle background GC keeps cleaning, slice after slice, until the free space is above the
-// stop watermark (not one slice per commit group): one small transaction on an idle store
-// far below its watermarks is enough to start it.
-TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
-  ScratchDir dir;
+// One drive of 24 zones x 4 MiB with GC watermarks at 30 % (start) and 35 % (stop), auto
+// GC off, 60 objects of 1 MiB written and every other one removed: half of every zone is
+// dead and free space is far below the start watermark. The caller turns GC on.
+void MakeHalfDeadStore(const ScratchDir& dir, std::unique_ptr<Store>* out) {
   const std::string spec = "emu:" + dir.path() + "/d0.img?zones=24&zone_mib=4&conv=1&max_open=8";
   StoreOptions options;
   options.gc_start_free = 0.30;
@@ -223,6 +222,17 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
     t.Remove(kColl, Obj(i));
     ASSERT_OK(store.Apply(std::move(t)));
   }
+  *out = std::move(*opened);
+}
+
+// Idle background GC keeps cleaning, slice after slice, until the free space is above the
+// stop watermark (not one slice per commit group): one small transaction on an idle store
+// far below its watermarks is enough to start it.
+TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
+  ScratchDir dir;
+  std::unique_ptr<Store> opened;
+  ASSERT_NO_FATAL_FAILURE(MakeHalfDeadStore(dir, &opened));
+  Store& store = *opened;
   const StoreStatfs before = store.Statfs();
   ASSERT_LT(static_cast<double>(before.available) / static_cast<double>(before.total), 0.2);
   store.SetGcAuto(true);
@@ -264,28 +274,9 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
 // after at most the slice in hand, not after every zone down to the stop watermark.
 TEST(GcIdleTest, IdleGcYieldsToATransactionThatArrives) {
   ScratchDir dir;
-  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=24&zone_mib=4&conv=1&max_open=8";
-  StoreOptions options;
-  options.gc_start_free = 0.30;
-  options.gc_stop_free = 0.35;
-  ASSERT_OK(Store::Mkfs(dir.path() + "/st", {spec}, options));
-  auto opened = Store::Open(dir.path() + "/st");
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  Store& store = **opened;
-  store.SetGcAuto(false);
-  Transaction mk;
-  mk.MkColl(kColl, 0);
-  ASSERT_OK(store.Apply(std::move(mk)));
-  for (uint64_t i = 0; i < 60; ++i) {
-    Transaction t;
-    t.Write(kColl, Obj(i), 0, Data(i, kMiB));
-    ASSERT_OK(store.Apply(std::move(t)));
-  }
-  for (uint64_t i = 0; i < 60; i += 2) {
-    Transaction t;
-    t.Remove(kColl, Obj(i));
-    ASSERT_OK(store.Apply(std::move(t)));
-  }
+  std::unique_ptr<Store> opened;
+  ASSERT_NO_FATAL_FAILURE(MakeHalfDeadStore(dir, &opened));
+  Store& store = *opened;
   store.SetGcAuto(true);
   std::atomic<uint64_t> zones_at_commit{UINT64_MAX};
   Transaction poke;
