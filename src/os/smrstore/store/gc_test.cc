@@ -815,8 +815,6 @@ TEST_F(GcTest, AnEmptyBlockBeforeTheCommittedPointerEndsTheWalk) {
   ExpectModel();
 }
 
-// Lifetime-aware placement: data written under a name whose previous data died younger
-// than the mean lifetime goes to the user-hot stream; new names go to the user stream.
 // The mean lifetime starts at the first death's lifetime (not a hundredth of it): after
 // deaths at ~400 ms, a name rewritten after ~50 ms is young, hence hot.
 TEST_F(GcTest, TheFirstDeathsSetTheMeanLifetimeAHotNameIsJudgedBy) {
@@ -859,6 +857,8 @@ TEST_F(GcTest, DataOlderThanTheMeanLifetimeIsRelocatedToTheColdGcStream) {
   ExpectModel();
 }
 
+// Lifetime-aware placement: data written under a name whose previous data died younger
+// than the mean lifetime goes to the user-hot stream; new names go to the user stream.
 TEST_F(GcTest, NamesRewrittenYoungGoToTheHotStream) {
   Transaction t;
   t.MkColl(kColl, 0);
