@@ -353,22 +353,11 @@ void Store::Impl::MaybeGc(bool queued) {
     std::lock_guard<std::mutex> lock(mu);
     if (!fatal.ok()) return;
   }
-  double free = zones->free_fraction();
-  if (free >= options.gc_start_free && !gc_cursor) {
-    groups_since_gc = 0;
-    return;
-  }
-  const bool urgent = free < options.gc_urgent_free;
-  // Debt in (0, 1]: how far below the start watermark we are. One slice of cleaning
-  // (kGcSliceBytes of live data) runs every 1/debt commit groups, so cleaning grows with
-  // the debt and interleaves with foreground commits instead of stalling them for a zone.
-  const double span = std::max(1e-9, options.gc_start_free - options.gc_urgent_free);
-  const double debt = std::clamp((options.gc_start_free - free) / span, 0.05, 1.0);
-  ++groups_since_gc;
-  if (!urgent && queued && static_cast<double>(groups_since_gc) * debt < 1.0) return;
+  // When and how much: gc/pacer.h (slices spaced by the debt below the start watermark
+  // under load; idle, on to the stop watermark, yielding to foreground work).
+  if (!gc_pacer.StartRound(zones->free_fraction(), gc_cursor.has_value(), queued)) return;
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
-  int slices = 0;
   for (;;) {
     bool zone_done = false;
     auto r = GcStep(kGcSliceBytes, &zone_done);
@@ -379,23 +368,12 @@ void Store::Impl::MaybeGc(bool queued) {
       }
       break;
     }
-    groups_since_gc = 0;
-    free = zones->free_fraction();
-    // With foreground work queued: at most two slices when urgent, one otherwise (commit
-    // groups shrink to the free space meanwhile). Idle: finish the zone in hand, then
-    // more while below the stop watermark.
-    if (queued) {
-      if (urgent && ++slices < 2) continue;
-      break;
-    }
-    // Idle: yield as soon as a foreground transaction arrives (it would otherwise wait
-    // for every zone this loop cleans).
-    {
+    bool arrived = false;
+    if (!queued) {
       std::lock_guard<std::mutex> lock(mu);
-      if (!queue.empty() || stopping) break;
+      arrived = !queue.empty() || stopping;
     }
-    if (gc_cursor || free < options.gc_stop_free) continue;
-    break;
+    if (!gc_pacer.NextSlice(zones->free_fraction(), gc_cursor.has_value(), arrived)) break;
   }
   if (queued) {
     MutexLock lock(&counters_mu);

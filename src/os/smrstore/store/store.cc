@@ -352,6 +352,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   impl->zones->Configure(/*shared=*/!impl->options.separate_streams,
                          impl->options.gc_reserve_zones);
   impl->gc_auto = impl->options.gc_auto;
+  impl->gc_pacer = GcPacer(GcPaceOptions{impl->options.gc_start_free, impl->options.gc_urgent_free,
+                                         impl->options.gc_stop_free});
   // Every drive must carry this store's superblock, at its own index — checked before
   // mount reconciliation, which may finish or reset zones: a drive of another store (or
   // this store's drives in the wrong order) must be refused before anything is written.

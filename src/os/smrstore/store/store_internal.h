@@ -25,6 +25,7 @@
 #include "format/record.h"
 #include "gc/death_rate.h"
 #include "gc/lifetime_history.h"
+#include "gc/pacer.h"
 #include "meta/meta_store.h"
 #include "store/store.h"
 #include "zone/zone_manager.h"
@@ -166,7 +167,7 @@ struct Store::Impl {
 
   // GC (store/gc.cc), on the commit thread only.
   std::atomic<bool> gc_auto{true};
-  uint64_t groups_since_gc = 0;
+  GcPacer gc_pacer{GcPaceOptions{}};  // when background GC runs (set from options at open)
   uint64_t lifetime_gc_bytes = 0;
   // Cleans one victim; NotFound when no zone has dead bytes.
   Result<GcReport> GcOne();

@@ -1,0 +1,58 @@
+// Background GC pacing: when the store's background GC runs and how many slices it runs.
+//
+// Contract
+//   The store asks StartRound after every commit group (and when idle), and NextSlice
+//   after every slice of cleaning that succeeded; it stops the round when a slice fails.
+//   Inputs: `free`, the fraction of user zone space that is free; `cleaning`, whether a
+//   victim zone is half cleaned (a GC cursor is in hand); `queued`, whether foreground
+//   transactions are waiting (StartRound: they were when the round started; NextSlice:
+//   one arrived since).
+//   With watermarks urgent <= start <= stop (Options::gc_*_free):
+//   * free >= start and nothing half cleaned: no GC, and the spacing count restarts.
+//   * Below start, with foreground work queued: a round runs once every 1/debt commit
+//     groups, debt = (start - free) / (start - urgent) clamped to [0.05, 1]: cleaning grows
+//     with the debt and interleaves with commits instead of stalling them for a zone.
+//     Below urgent (free < urgent) every group runs a round of two slices; otherwise a
+//     round is one slice.
+//   * Idle (nothing queued): a round runs at once and goes on, slice after slice, while a
+//     victim is half cleaned or free < stop, and stops as soon as a foreground transaction
+//     arrives.
+//   Invariants: Debt() is in [0.05, 1]; a paced (queued, not urgent) round is at most one
+//   slice; an urgent queued round at most two.
+// Thread safety: none; the store calls it with its group mutex held.
+#pragma once
+
+#include <cstdint>
+
+namespace smr {
+
+struct GcPaceOptions {
+  double start_free = 0.03;
+  double urgent_free = 0.01;
+  double stop_free = 0.05;
+};
+
+class GcPacer {
+ public:
+  explicit GcPacer(GcPaceOptions o) : o_(o) {}
+
+  // How far below the start watermark `free` is, in [0.05, 1].
+  double Debt(double free) const;
+  bool Urgent(double free) const { return free < o_.urgent_free; }
+
+  // After a commit group (queued) or when idle: whether to run a slice now.
+  bool StartRound(double free, bool cleaning, bool queued);
+  // After a slice that succeeded: whether to run another in this round.
+  bool NextSlice(double free, bool cleaning, bool foreground_arrived);
+
+  uint64_t groups_since_gc() const { return groups_since_gc_; }
+
+ private:
+  GcPaceOptions o_;
+  uint64_t groups_since_gc_ = 0;  // commit groups since the last slice
+  bool queued_ = false;           // the round started with foreground work queued
+  bool urgent_ = false;           // ... below the urgent watermark
+  int slices_ = 0;                // slices run in this round
+};
+
+}  // namespace smr

@@ -1,0 +1,126 @@
+#include "gc/pacer.h"
+
+#include <gtest/gtest.h>
+
+namespace smr {
+namespace {
+
+// Watermarks of these tests: urgent 0.10, start 0.30, stop 0.50 (debt = (0.30 - free) / 0.20).
+GcPacer MakePacer() { return GcPacer(GcPaceOptions{0.30, 0.10, 0.50}); }
+
+// Commit groups (queued rounds) at a fixed free fraction, nothing half cleaned: which of
+// them start a round.
+std::vector<int> RunningGroups(GcPacer& p, double free, int groups) {
+  std::vector<int> ran;
+  for (int g = 1; g <= groups; ++g) {
+    if (p.StartRound(free, /*cleaning=*/false, /*queued=*/true)) {
+      ran.push_back(g);
+      EXPECT_FALSE(p.NextSlice(free, /*cleaning=*/false, /*foreground_arrived=*/false))
+          << "a paced round above the urgent watermark is one slice";
+    }
+  }
+  return ran;
+}
+
+TEST(GcPacerTest, DebtIsTheDistanceBelowTheStartWatermarkClamped) {
+  const GcPacer p = MakePacer();
+  EXPECT_DOUBLE_EQ(p.Debt(0.20), 0.5);
+  EXPECT_DOUBLE_EQ(p.Debt(0.25), 0.25);
+  EXPECT_DOUBLE_EQ(p.Debt(0.10), 1.0);
+  EXPECT_DOUBLE_EQ(p.Debt(0.0), 1.0);     // below urgent: clamped to 1
+  EXPECT_DOUBLE_EQ(p.Debt(0.299), 0.05);  // just below start: at least 1/20
+  EXPECT_DOUBLE_EQ(p.Debt(0.40), 0.05);
+}
+
+TEST(GcPacerTest, NothingRunsAtOrAboveTheStartWatermark) {
+  GcPacer p = MakePacer();
+  for (double free : {0.30, 0.31, 0.9}) {
+    for (bool queued : {false, true}) {
+      EXPECT_FALSE(p.StartRound(free, /*cleaning=*/false, queued)) << free << " " << queued;
+    }
+  }
+  EXPECT_EQ(p.groups_since_gc(), 0u);
+}
+
+TEST(GcPacerTest, UnderLoadARoundRunsEveryOneOverDebtGroups) {
+  GcPacer half = MakePacer();  // debt 0.5: every second group
+  EXPECT_EQ(RunningGroups(half, 0.20, 8), (std::vector<int>{2, 4, 6, 8}));
+  GcPacer quarter = MakePacer();  // debt 0.25: every fourth
+  EXPECT_EQ(RunningGroups(quarter, 0.25, 8), (std::vector<int>{4, 8}));
+  GcPacer least = MakePacer();  // just below start: every twentieth
+  EXPECT_EQ(RunningGroups(least, 0.299, 40), (std::vector<int>{20, 40}));
+}
+
+TEST(GcPacerTest, RisingAboveTheStartWatermarkRestartsTheSpacing) {
+  GcPacer p = MakePacer();
+  EXPECT_FALSE(p.StartRound(0.20, false, true));  // 1 of 2 groups at debt 0.5
+  EXPECT_EQ(p.groups_since_gc(), 1u);
+  EXPECT_FALSE(p.StartRound(0.35, false, true));  // a removal freed space
+  EXPECT_EQ(p.groups_since_gc(), 0u);
+  EXPECT_FALSE(p.StartRound(0.20, false, true));  // counted from zero again
+  EXPECT_TRUE(p.StartRound(0.20, false, true));
+}
+
+TEST(GcPacerTest, AHalfCleanedVictimIsFinishedEvenAboveTheStartWatermark) {
+  GcPacer p = MakePacer();
+  // Idle: runs, and goes on while the victim is in hand although free >= stop.
+  EXPECT_TRUE(p.StartRound(0.60, /*cleaning=*/true, /*queued=*/false));
+  EXPECT_TRUE(p.NextSlice(0.60, /*cleaning=*/true, false));
+  EXPECT_FALSE(p.NextSlice(0.60, /*cleaning=*/false, false));
+  // Under load the victim in hand is paced at the smallest debt.
+  GcPacer q = MakePacer();
+  int ran = 0;
+  for (int g = 0; g < 40; ++g) {
+    if (!q.StartRound(0.60, /*cleaning=*/true, /*queued=*/true)) continue;
+    ++ran;
+    EXPECT_FALSE(q.NextSlice(0.60, /*cleaning=*/true, false));
+  }
+  EXPECT_EQ(ran, 2);
+}
+
+TEST(GcPacerTest, BelowTheUrgentWatermarkEveryGroupRunsTwoSlices) {
+  GcPacer p = MakePacer();
+  for (int g = 0; g < 3; ++g) {
+    ASSERT_TRUE(p.StartRound(0.09, false, /*queued=*/true)) << "group " << g;
+    EXPECT_TRUE(p.NextSlice(0.09, false, false)) << "second slice of an urgent round";
+    EXPECT_FALSE(p.NextSlice(0.09, false, false)) << "no third";
+  }
+  // At the urgent watermark itself it is not urgent: debt 1, one slice per group.
+  ASSERT_TRUE(p.StartRound(0.10, false, true));
+  EXPECT_FALSE(p.NextSlice(0.10, false, false));
+  EXPECT_TRUE(p.Urgent(0.0999));
+  EXPECT_FALSE(p.Urgent(0.10));
+  EXPECT_FALSE(p.Urgent(0.20));
+}
+
+TEST(GcPacerTest, IdleCleaningGoesOnToTheStopWatermark) {
+  GcPacer p = MakePacer();
+  ASSERT_TRUE(p.StartRound(0.20, false, /*queued=*/false));  // idle: no spacing
+  EXPECT_TRUE(p.NextSlice(0.35, false, false));               // above start, below stop
+  EXPECT_TRUE(p.NextSlice(0.4999, false, false));
+  EXPECT_FALSE(p.NextSlice(0.50, false, false));              // at stop: done
+  EXPECT_FALSE(p.NextSlice(0.70, false, false));
+}
+
+TEST(GcPacerTest, IdleCleaningYieldsToForegroundWork) {
+  GcPacer p = MakePacer();
+  ASSERT_TRUE(p.StartRound(0.05, false, /*queued=*/false));
+  EXPECT_FALSE(p.NextSlice(0.05, /*cleaning=*/true, /*foreground_arrived=*/true));
+  // A queued round's length does not depend on arrivals: it is already bounded.
+  ASSERT_TRUE(p.StartRound(0.05, false, /*queued=*/true));
+  EXPECT_TRUE(p.NextSlice(0.05, false, /*foreground_arrived=*/true));
+}
+
+TEST(GcPacerTest, ASliceRestartsTheSpacing) {
+  GcPacer p = MakePacer();
+  EXPECT_FALSE(p.StartRound(0.25, false, true));
+  EXPECT_FALSE(p.StartRound(0.25, false, true));
+  // An idle round in between cleans: the next paced slice is 1/debt groups after it.
+  ASSERT_TRUE(p.StartRound(0.25, false, false));
+  EXPECT_FALSE(p.NextSlice(0.55, false, false));
+  EXPECT_EQ(p.groups_since_gc(), 0u);
+  EXPECT_EQ(RunningGroups(p, 0.25, 4), (std::vector<int>{4}));
+}
+
+}  // namespace
+}  // namespace smr
