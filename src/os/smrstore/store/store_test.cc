@@ -124,6 +124,37 @@ TEST_F(StoreTest, ReclaimableGrowsByExactlyThePayloadOfARemovedObject) {
   EXPECT_EQ(before.stored - after.stored, 1u << 20);
 }
 
+// Ranges past BlueStore's object size limit are refused before planning (Transaction::
+// Validate): a truncate of an inline object to 2^60 bytes, a clone of an object truncated
+// past 4 GiB (the clone reads it whole), a write whose range wraps around 2^64. Each fails
+// with InvalidArgument, changes nothing, and the store goes on serving.
+TEST_F(StoreTest, RangesPastTheObjectSizeLimitAreRefusedAndTheStoreGoesOn) {
+  Transaction t;
+  t.MkColl("c", 0);
+  t.Write("c", Obj("small"), 0, "inline bytes");
+  ASSERT_OK(store_->Apply(std::move(t)));
+  std::vector<Transaction> bad(3);
+  bad[0].Truncate("c", Obj("small"), uint64_t{1} << 60);
+  bad[1].Truncate("c", Obj("small"), uint64_t{5} << 30);
+  bad[1].Clone("c", Obj("small"), Obj("copy"));
+  bad[2].Write("c", Obj("small"), UINT64_MAX - 3, "wraps");
+  for (size_t i = 0; i < bad.size(); ++i) {
+    const Status s = store_->Apply(std::move(bad[i]));
+    EXPECT_TRUE(s.IsInvalidArgument()) << "transaction " << i << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("OBJECT_MAX_SIZE"), std::string::npos) << s.ToString();
+  }
+  auto got = store_->Read("c", Obj("small"), 0, 0);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, "inline bytes");
+  EXPECT_TRUE(store_->Read("c", Obj("copy"), 0, 0).status().IsNotFound());
+  Transaction after;
+  after.Write("c", Obj("small"), 12, " and more");
+  ASSERT_OK(store_->Apply(std::move(after)));
+  got = store_->Read("c", Obj("small"), 0, 0);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, "inline bytes and more");
+}
+
 TEST_F(StoreTest, FailedTransactionChangesNothing) {
   Transaction t;
   t.MkColl("c", 0);

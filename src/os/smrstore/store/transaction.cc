@@ -181,6 +181,20 @@ Status CheckAttrName(const std::string& name, size_t i, Transaction::OpCode code
                                  std::to_string(Transaction::kMaxAttrNameLen) + ")");
 }
 
+// [off, off + len) must end below kMaxObjectSize (no overflow for any off, len).
+Status CheckRange(uint64_t off, uint64_t len, size_t i, Transaction::OpCode code,
+                  const char* which) {
+  const uint64_t max = Transaction::kMaxObjectSize;
+  if (off < max && len < max - off) return Status::OK();
+  const std::string what = code == Transaction::OpCode::kTruncate
+                               ? "size " + std::to_string(off)
+                               : std::string(which) + " " + std::to_string(off) + "~" +
+                                     std::to_string(len);
+  return Status::InvalidArgument(std::string(OpName(code)) + " (op " + std::to_string(i) +
+                                 "): " + what + " reaches the object size limit (" +
+                                 std::to_string(max) + " bytes, BlueStore's OBJECT_MAX_SIZE)");
+}
+
 }  // namespace
 
 Status Transaction::Validate() const {
@@ -200,6 +214,24 @@ Status Transaction::Validate() const {
         break;
     }
     Status s = CheckObject(op.oid, i, op.code, "object");
+    if (!s.ok()) return s;
+    switch (op.code) {
+      case C::kWrite:
+        s = CheckRange(op.offset, op.data.size(), i, op.code, "range");
+        break;
+      case C::kZero:
+        s = CheckRange(op.offset, op.length, i, op.code, "range");
+        break;
+      case C::kTruncate:
+        s = CheckRange(op.offset, 0, i, op.code, "size");
+        break;
+      case C::kCloneRange:
+        s = CheckRange(op.offset, op.length, i, op.code, "source range");
+        if (s.ok()) s = CheckRange(op.dest_offset, op.length, i, op.code, "destination range");
+        break;
+      default:
+        break;
+    }
     if (!s.ok()) return s;
     if (op.code == C::kClone || op.code == C::kCloneRange || op.code == C::kCollMoveRename) {
       s = CheckObject(op.dest_oid, i, op.code, "destination object");

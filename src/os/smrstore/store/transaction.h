@@ -22,6 +22,8 @@
 //   come from a RADOS client: object name and locator key <= 2048 bytes
 //   (osd_max_object_name_len), namespace <= 256 (osd_max_object_namespace_len), xattr
 //   name <= 100 (osd_max_attr_name_len). Ceph sets no length limit on omap keys.
+//   Object sizes follow BlueStore: every byte range an op names ends below
+//   kMaxObjectSize (4 GiB - 1), computed without overflow, and so does a truncate size.
 // Thread safety: a value type; build it on one thread, then hand it to Store::Submit.
 #pragma once
 
@@ -42,6 +44,10 @@ class Transaction {
   static constexpr size_t kMaxObjectNameLen = 2048;  // osd_max_object_name_len (also key)
   static constexpr size_t kMaxNamespaceLen = 256;    // osd_max_object_namespace_len
   static constexpr size_t kMaxAttrNameLen = 100;     // osd_max_attr_name_len
+  // Byte ranges (write, zero, clone-range source and destination) must end, and a
+  // truncate size must be, below this: BlueStore's OBJECT_MAX_SIZE (0xffffffff), which it
+  // enforces with E2BIG.
+  static constexpr uint64_t kMaxObjectSize = 0xffffffffull;
   enum class OpCode : uint8_t {
     kNop,
     kTouch,  // also Ceph's OP_CREATE

@@ -87,5 +87,54 @@ TEST(TransactionLimitsTest, OmapKeysAndCollectionOpsHaveNoNameLimit) {
   EXPECT_TRUE(t.Validate().ok()) << t.Validate().ToString();
 }
 
+// BlueStore refuses with E2BIG any range ending at or past OBJECT_MAX_SIZE (0xffffffff).
+// Before this check a truncate of an inline object to 2^60 bytes resized a string to that
+// size in the commit thread, and write/zero ranges near 2^64 wrapped around.
+TEST(TransactionLimitsTest, ByteRangesEndBelowBlueStoresObjectSizeLimit) {
+  const uint64_t max = Transaction::kMaxObjectSize;
+  EXPECT_EQ(max, 0xffffffffull);
+  Transaction ok;
+  ok.Write("c", Obj("o"), max - 2, "x");                 // ends at max - 1
+  ok.Zero("c", Obj("o"), 0, max - 1);
+  ok.Truncate("c", Obj("o"), max - 1);
+  ok.CloneRange("c", Obj("o"), Obj("p"), max - 11, 10, max - 11);
+  ok.Write("c", Obj("o"), max - 1, "");                   // empty: nothing past it
+  EXPECT_TRUE(ok.Validate().ok()) << ok.Validate().ToString();
+
+  auto refused = [](const Transaction& t, const std::string& what) {
+    const Status s = t.Validate();
+    EXPECT_TRUE(s.IsInvalidArgument()) << what << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("OBJECT_MAX_SIZE"), std::string::npos) << s.ToString();
+    return s.ToString();
+  };
+  Transaction w;
+  w.Touch("c", Obj("o"));
+  w.Write("c", Obj("o"), max - 1, "x");  // ends at max
+  EXPECT_NE(refused(w, "write").find("write (op 1): range 4294967294~1"), std::string::npos);
+  Transaction wrap;
+  wrap.Write("c", Obj("o"), UINT64_MAX - 1, "abc");  // off + len wraps around
+  refused(wrap, "write that wraps");
+  Transaction z;
+  z.Zero("c", Obj("o"), 1, UINT64_MAX);
+  refused(z, "zero that wraps");
+  Transaction z2;
+  z2.Zero("c", Obj("o"), max, 0);  // an empty range starting at the limit
+  refused(z2, "zero at the limit");
+  Transaction tr;
+  tr.Truncate("c", Obj("o"), uint64_t{1} << 60);
+  EXPECT_NE(refused(tr, "truncate").find("truncate (op 0): size 1152921504606846976"),
+            std::string::npos);
+  Transaction tr2;
+  tr2.Truncate("c", Obj("o"), max);
+  refused(tr2, "truncate to the limit");
+  Transaction src;
+  src.CloneRange("c", Obj("o"), Obj("p"), max, 1, 0);
+  EXPECT_NE(refused(src, "clone_range source").find("source range"), std::string::npos);
+  Transaction dst;
+  dst.CloneRange("c", Obj("o"), Obj("p"), 0, 1, max - 1);
+  EXPECT_NE(refused(dst, "clone_range destination").find("destination range"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace smr

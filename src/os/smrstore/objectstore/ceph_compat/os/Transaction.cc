@@ -393,13 +393,35 @@ void Transaction::set_alloc_hint(const coll_t& cid, const ghobject_t& oid,
 
 Transaction::iterator::iterator(Transaction* t)
     : colls(t->coll_index.size()), objects(t->object_index.size()), t_(t), ops_left_(t->data.ops),
-      op_p_(t->op_bl.length() ? t->op_bl.c_str() : nullptr), data_p_(t->data_bl.cbegin()) {
-  for (const auto& [c, id] : t->coll_index) colls[id] = c;
-  for (const auto& [o, id] : t->object_index) objects[id] = o;
+      op_p_(t->op_bl.length() ? t->op_bl.c_str() : nullptr),
+      op_end_(op_p_ ? op_p_ + t->op_bl.length() : nullptr), data_p_(t->data_bl.cbegin()) {
+  // A Transaction decoded from a peer's message carries its index tables as they came:
+  // a number past the table's size would write past `colls`/`objects` (Ceph's own
+  // iterator trusts them).
+  for (const auto& [c, id] : t->coll_index) {
+    if (id >= colls.size()) {
+      throw std::out_of_range("Transaction: collection " + c.to_str() + " has index " +
+                              std::to_string(id) + ", past the table of " +
+                              std::to_string(colls.size()));
+    }
+    colls[id] = c;
+  }
+  for (const auto& [o, id] : t->object_index) {
+    if (id >= objects.size()) {
+      throw std::out_of_range("Transaction: an object has index " + std::to_string(id) +
+                              ", past the table of " + std::to_string(objects.size()));
+    }
+    objects[id] = o;
+  }
 }
 
 Transaction::Op* Transaction::iterator::decode_op() {
   if (ops_left_ == 0) throw std::out_of_range("Transaction::iterator: no op left");
+  if (op_p_ == nullptr || static_cast<size_t>(op_end_ - op_p_) < sizeof(Op)) {
+    throw std::out_of_range("Transaction: op count " + std::to_string(t_->data.ops) +
+                            " is more than op_bl holds (" + std::to_string(t_->op_bl.length()) +
+                            " bytes)");
+  }
   Op* op = reinterpret_cast<Op*>(const_cast<char*>(op_p_));
   op_p_ += sizeof(Op);
   --ops_left_;
@@ -413,17 +435,28 @@ uint32_t GetU32(ceph::buffer::list::const_iterator& p) {
   return static_cast<uint32_t>(b[0]) | (static_cast<uint32_t>(b[1]) << 8) |
          (static_cast<uint32_t>(b[2]) << 16) | (static_cast<uint32_t>(b[3]) << 24);
 }
+// A length prefix, refused before anything is allocated for it when data_bl does not
+// hold that many bytes (a decoded transaction's prefixes are a peer's numbers).
+uint32_t GetLength(ceph::buffer::list::const_iterator& p) {
+  const uint32_t n = GetU32(p);
+  if (n > p.get_remaining()) {
+    throw std::out_of_range("Transaction: a payload of " + std::to_string(n) +
+                            " bytes, but data_bl holds " + std::to_string(p.get_remaining()) +
+                            " more");
+  }
+  return n;
+}
 }  // namespace
 
 std::string Transaction::iterator::decode_string() {
-  const uint32_t n = GetU32(data_p_);
+  const uint32_t n = GetLength(data_p_);
   std::string s;
   data_p_.copy(n, s);
   return s;
 }
 
 void Transaction::iterator::decode_bl(ceph::buffer::list& bl) {
-  const uint32_t n = GetU32(data_p_);
+  const uint32_t n = GetLength(data_p_);
   data_p_.copy(n, bl);
 }
 
@@ -431,7 +464,7 @@ void Transaction::iterator::decode_attrset(std::map<std::string, ceph::buffer::p
   const uint32_t n = GetU32(data_p_);
   for (uint32_t i = 0; i < n; ++i) {
     std::string k = decode_string();
-    const uint32_t len = GetU32(data_p_);
+    const uint32_t len = GetLength(data_p_);
     ceph::buffer::ptr v(len);
     if (len) data_p_.copy(len, v.c_str());
     aset[std::move(k)] = std::move(v);

@@ -12,7 +12,13 @@
 //   iterator consumes data_bl in the same order, so a consumer must decode an op's
 //   payloads in the documented order before the next op (as Ceph's consumers do).
 //   Not provided: the wire encode/decode of a whole Transaction (an OSD-to-OSD concern;
-//   smrstore never receives one outside an OSD, where Ceph's own class is used).
+//   smrstore never receives one outside an OSD, where Ceph's own class is used). But
+//   inside ceph-osd this iterator does read transactions Ceph decoded from a peer's
+//   message, with op_bl, data_bl, the index tables and the op count as they came; so,
+//   unlike Pacific's, it checks them: an index past its table, an op record past op_bl's
+//   end, a length prefix longer than what data_bl holds or a payload past its end throw
+//   std::out_of_range (or Ceph's buffer::end_of_buffer) before anything is read or
+//   allocated for them (fuzz/transaction_fuzz.cc).
 // ABI: the data members are Pacific's, in Pacific's order and layout (ceph-osd-dbg: data 0
 //   (24 bytes), coll_index 24, object_index 72, coll_id 120, object_id 124, data_bl 128,
 //   op_bl 160, on_applied 192, on_commit 216, on_applied_sync 240; sizeof 264; Op 72 bytes
@@ -199,11 +205,14 @@ class Transaction {
     Transaction* t_;
     uint64_t ops_left_;
     const char* op_p_;
+    const char* op_end_;  // end of op_bl: decode_op never reads past it
     ceph::buffer::list::const_iterator data_p_;
   };
   iterator begin() { return iterator(this); }
 
  private:
+  // The fuzz target sets the fields as Ceph's Transaction::decode leaves them.
+  friend struct TransactionFuzzAccess;
   void add_op(const Op& op);
   Op make_op(uint32_t code, const coll_t& cid, const ghobject_t& oid);
   Op make_coll_op(uint32_t code, const coll_t& cid);
