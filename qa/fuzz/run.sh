@@ -28,13 +28,13 @@ if ! command -v clang++ >/dev/null 2>&1; then
   echo "fuzz: clang++ missing (scripts/install-deps.sh build installs Debian's clang)" >&2
   exit 1
 fi
-if [ ! -f "$BUILD/build.ninja" ]; then
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_COMPILER=clang++ -DSMRSTORE_FUZZ=ON -DSMRSTORE_BUILD_TESTS=OFF \
-    -DSMRSTORE_WITH_CEPH=OFF >"$BUILD.configure.log" 2>&1 || {
-      cat "$BUILD.configure.log" >&2; exit 1; }
-  rm -f "$BUILD.configure.log"
-fi
+# Configured every time (quick when nothing changed): a build dir made before the
+# transaction target existed had SMRSTORE_WITH_CEPH=OFF cached.
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER=clang++ -DSMRSTORE_FUZZ=ON -DSMRSTORE_BUILD_TESTS=OFF \
+  -DSMRSTORE_WITH_CEPH=ON >"$BUILD.configure.log" 2>&1 || {
+    cat "$BUILD.configure.log" >&2; exit 1; }
+rm -f "$BUILD.configure.log"
 cmake --build "$BUILD" --target smrstore_fuzz -j "$JOBS" >"$BUILD.build.log" 2>&1 || {
   cat "$BUILD.build.log" >&2; exit 1; }
 rm -f "$BUILD.build.log"
@@ -59,7 +59,7 @@ gzip -dc qa/traces/captures/rados-basic/trace.json.gz >"$SEEDS/trace_json/rados-
 # O(depth^2) (about 1 ms at 2 KiB under ASan).
 # The fast ones (30k-100k exec/s under ASan) first, the slow ones (1k-5k exec/s) last.
 TARGETS="zone_footer:4096 journal:4096 store_superblock:8192 device_spec:512 emulated_format:4097
-record_header:24576 stats_json:1024 trace_json:4096"
+transaction:4096 record_header:24576 stats_json:1024 trace_json:4096"
 
 # SMRSTORE_FUZZ_TARGETS="a b": only those targets (names as in TARGETS, no max_len).
 if [ -n "${SMRSTORE_FUZZ_TARGETS:-}" ]; then

@@ -32,7 +32,7 @@ class C_Hold : public Context {
 Transaction::Transaction(Transaction&& o) noexcept
     : data(o.data), coll_index(std::move(o.coll_index)),
       object_index(std::move(o.object_index)), coll_id(o.coll_id), object_id(o.object_id),
-      op_bl(std::move(o.op_bl)), data_bl(std::move(o.data_bl)),
+      data_bl(std::move(o.data_bl)), op_bl(std::move(o.op_bl)),
       on_applied(std::move(o.on_applied)), on_commit(std::move(o.on_commit)),
       on_applied_sync(std::move(o.on_applied_sync)) {
   o.data = TransactionData();

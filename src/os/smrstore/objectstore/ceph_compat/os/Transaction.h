@@ -211,8 +211,9 @@ class Transaction {
   iterator begin() { return iterator(this); }
 
  private:
-  // The fuzz target sets the fields as Ceph's Transaction::decode leaves them.
-  friend struct TransactionFuzzAccess;
+  // Tests and the fuzz target set the fields as Ceph's Transaction::decode leaves them
+  // (objectstore/testing/decoded_transaction.h).
+  friend struct DecodedTransactionAccess;
   void add_op(const Op& op);
   Op make_op(uint32_t code, const coll_t& cid, const ghobject_t& oid);
   Op make_coll_op(uint32_t code, const coll_t& cid);
