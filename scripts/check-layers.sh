@@ -18,7 +18,9 @@ allowed() {
     store) echo "common device format meta zone gc store" ;;
     objectstore) echo "common device format meta zone gc store objectstore os osd include" ;;
     osd_preload) echo "common device format meta zone gc store kv objectstore os osd include osd_preload" ;;
-    fuzz) echo "common device format fuzz" ;;  # libFuzzer targets of the decoders (fuzz/README.md)
+    # libFuzzer targets of the decoders (fuzz/README.md); the transaction target drives the
+    # Ceph adapter's decoding (objectstore/translate.h) and the engine's Transaction.
+    fuzz) echo "common device format fuzz store objectstore os osd include" ;;
     *) echo "" ;;
   esac
 }
@@ -42,8 +44,9 @@ for dir in "$root"/*/; do
     if grep -q '#include <libzbd/' "$f" && [ "$(basename "$f")" != libzbd_zoned_device.cc ]; then
       echo "layering: $f includes libzbd (only device/libzbd_zoned_device.cc may)"; fail=1
     fi
-    if grep -q '#include <rados/\|#include "include/\|#include "os/' "$f" && [ "$layer" != objectstore ] && [ "$layer" != osd_preload ]; then
-      echo "layering: $f includes Ceph headers (only objectstore/ and osd_preload/ may)"; fail=1
+    if grep -q '#include <rados/\|#include "include/\|#include "os/' "$f" && [ "$layer" != objectstore ] && [ "$layer" != osd_preload ] &&
+       [ "${f#*/smrstore/}" != fuzz/transaction_fuzz.cc ]; then
+      echo "layering: $f includes Ceph headers (only objectstore/, osd_preload/ and fuzz/transaction_fuzz.cc may)"; fail=1
     fi
   done
 done

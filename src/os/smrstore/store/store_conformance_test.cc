@@ -482,27 +482,28 @@ TEST_F(StoreConformance, ZeroAndTruncate) {
   });
 }
 
-// Offsets and hole lengths beyond 32 bits (extent lengths are 32-bit; object offsets not).
-TEST_F(StoreConformance, SparseObjectBeyond4GiB) {
+// Offsets and hole lengths past 31 bits, up to the object size limit (BlueStore's
+// OBJECT_MAX_SIZE, 4 GiB - 1: store/transaction.h); a range reaching it is refused.
+TEST_F(StoreConformance, SparseObjectUpToTheObjectSizeLimit) {
   MkColl(kColl);
   const ObjectId o = Obj("sparse");
-  const uint64_t far = 5ull << 30;  // 5 GiB
+  const uint64_t far = (4ull << 30) - 16;  // "tail" ends 12 bytes below the limit
   {
     Transaction t;
     t.Write(kColl, o, 0, "head");
     t.Write(kColl, o, far, "tail");
-    t.Write(kColl, o, (4ull << 30) + 10, "mid");
+    t.Write(kColl, o, (3ull << 30) + 10, "mid");
     ASSERT_OK(Apply(std::move(t)));
   }
   {
     Transaction t;
-    t.Zero(kColl, o, 2, far);  // a 5 GiB zero over "ad", "mid" and "ta"
+    t.Zero(kColl, o, 2, far);  // a ~4 GiB zero over "ad", "mid" and "ta"
     ASSERT_OK(Apply(std::move(t)));
   }
   CheckAndRemount([&] {
     EXPECT_EQ(Size(kColl, o), far + 4);
     EXPECT_EQ(ReadRange(kColl, o, 0, 8), std::string("he\0\0\0\0\0\0", 8));
-    EXPECT_EQ(ReadRange(kColl, o, (4ull << 30) + 8, 8), std::string(8, '\0'));
+    EXPECT_EQ(ReadRange(kColl, o, (3ull << 30) + 8, 8), std::string(8, '\0'));
     EXPECT_EQ(ReadRange(kColl, o, far - 2, 0), std::string("\0\0\0\0il", 6));
     EXPECT_EQ(Stored(), 4u);
   });
@@ -517,6 +518,13 @@ TEST_F(StoreConformance, SparseObjectBeyond4GiB) {
     EXPECT_EQ(ReadRange(kColl, o, 3ull << 30, 0), std::string(1, '\0'));
     EXPECT_EQ(Stored(), 2u);
   });
+  {
+    Transaction t;
+    t.Write(kColl, o, Transaction::kMaxObjectSize - 2, "four");  // would end past the limit
+    const Status s = Apply(std::move(t));
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_EQ(Size(kColl, o), (3ull << 30) + 1);  // unchanged
+  }
 }
 
 // ---------------------------------------------------------------------------------------

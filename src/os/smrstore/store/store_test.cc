@@ -155,6 +155,45 @@ TEST_F(StoreTest, RangesPastTheObjectSizeLimitAreRefusedAndTheStoreGoesOn) {
   EXPECT_EQ(*got, "inline bytes and more");
 }
 
+// An inline object grown past inline_max by truncate or zero moves to the zones with the
+// grown tail as a hole. (It used to stay inline: a truncate to 1 GiB built a 1 GiB string
+// in the commit thread and wrote it into RocksDB.)
+TEST_F(StoreTest, AnInlineObjectGrownByTruncateOrZeroBecomesSparseNotAGiantInlineValue) {
+  Transaction t;
+  t.MkColl("c", 0);
+  t.Write("c", Obj("t"), 0, "truncated");
+  t.Write("c", Obj("z"), 0, "zeroed");
+  ASSERT_OK(store_->Apply(std::move(t)));
+  ASSERT_TRUE(store_->Stat("c", Obj("t"))->data_inline);
+  Transaction grow;
+  grow.Truncate("c", Obj("t"), 1ull << 30);
+  grow.Zero("c", Obj("z"), 100, 2ull << 30);
+  ASSERT_OK(store_->Apply(std::move(grow)));
+  for (int pass = 0; pass < 2; ++pass) {
+    auto st = store_->Stat("c", Obj("t"));
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    EXPECT_FALSE(st->data_inline) << "pass " << pass;
+    EXPECT_EQ(st->size, 1ull << 30);
+    auto sz = store_->Stat("c", Obj("z"));
+    ASSERT_TRUE(sz.ok());
+    EXPECT_FALSE(sz->data_inline);
+    EXPECT_EQ(sz->size, (2ull << 30) + 100);
+    auto head = store_->Read("c", Obj("t"), 0, 16);
+    ASSERT_TRUE(head.ok());
+    EXPECT_EQ(*head, std::string("truncated") + std::string(7, '\0'));
+    auto tail = store_->Read("c", Obj("z"), (2ull << 30) + 90, 10);
+    ASSERT_TRUE(tail.ok());
+    EXPECT_EQ(*tail, std::string(10, '\0'));
+    auto zhead = store_->Read("c", Obj("z"), 0, 8);
+    ASSERT_TRUE(zhead.ok());
+    EXPECT_EQ(*zhead, std::string("zeroed\0\0", 8));
+    if (pass == 0) Remount();
+  }
+  auto report = store_->Fsck(/*deep=*/true, /*repair=*/false);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->errors.empty()) << report->errors.front();
+}
+
 TEST_F(StoreTest, FailedTransactionChangesNothing) {
   Transaction t;
   t.MkColl("c", 0);

@@ -248,9 +248,13 @@ class Planner {
     return Status::OK();
   }
 
-  void DoZero(Onode* o, uint64_t off, uint64_t len) {
+  // Offsets and lengths here passed Transaction::Validate: off + len < kMaxObjectSize.
+  void DoZero(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t off, uint64_t len) {
     if (len == 0) return;
     const uint64_t new_size = std::max(o->size, off + len);
+    // Growing an inline object past inline_max moves it to the zones first: the zeroed
+    // tail is a hole there, never bytes in memory and in RocksDB.
+    if (o->data_inline && !FitsInline(*o, new_size)) Uninline(o, cid, oid);
     if (o->data_inline || FitsInline(*o, new_size)) {
       if (!o->data_inline && o->size > 0) {
         // Only reachable with no extents: the object is all hole so far.
@@ -269,7 +273,10 @@ class Planner {
     o->size = new_size;
   }
 
-  void DoTruncate(Onode* o, uint64_t size) {
+  void DoTruncate(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t size) {
+    if (o->data_inline && size > o->inline_data.size() && !FitsInline(*o, size)) {
+      Uninline(o, cid, oid);  // as in DoZero: the grown tail becomes a hole
+    }
     if (o->data_inline) {
       o->inline_data.resize(size, '\0');
     } else {
@@ -459,7 +466,7 @@ class Planner {
       }
       case C::kZero: {
         SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
-        DoZero(o, op.offset, op.length);
+        DoZero(o, cid, op.oid, op.offset, op.length);
         return Status::OK();
       }
       case C::kTruncate: {
@@ -468,7 +475,7 @@ class Planner {
         // Truncating to 0 an object that had data (write_full = truncate + write) ends
         // that data's life: a death, like a remove.
         if (op.offset == 0 && obj->cur->size > 0) NoteDeathOf(*obj);
-        DoTruncate(&*obj->cur, op.offset);
+        DoTruncate(&*obj->cur, cid, op.oid, op.offset);
         return Status::OK();
       }
       case C::kRemove: {
@@ -519,7 +526,7 @@ class Planner {
         auto data = std::make_shared<const std::string>(std::move(read));
         SMR_ASSIGN_OR_RETURN(Onode * d, GetOrCreate(cid, op.dest_oid));
         // Bytes of the range past the source's end are a hole in the destination.
-        DoZero(d, op.dest_offset, op.length);
+        DoZero(d, cid, op.dest_oid, op.dest_offset, op.length);
         return DoWrite(d, cid, op.dest_oid, op.dest_offset, *data, data);
       }
       case C::kCollMoveRename: {
