@@ -172,4 +172,12 @@ for i in 1 2 3 4 5 6; do $TOOL put st2 c "o$i" f3m >/dev/null; done
 dead=$($TOOL stats st2 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["counters"]["dead_on_mount_bytes"])')
 [ "$dead" -eq 0 ] || die "$dead dead bytes at mount after clean puts"
 $TOOL fsck st --deep >/dev/null && $TOOL fsck st2 --deep >/dev/null || die "fsck"
+# 9. A capture nested without end (2,000,000 '[') is refused in one line; `replay` used to
+# overflow its stack on it (SIGSEGV), found by the trace_json fuzz target's deep inputs.
+mkdir -p deep
+python3 -c "print('[' * 2000000)" >deep/trace.json
+cp deep/trace.json deep/expected.json
+cp deep/trace.json deep/meta.json
+expect_rc 1 "replay of a capture nested 2,000,000 deep" $TOOL replay deep
+grep -qF 'nested deeper than 64 levels' err.txt || die "replay: nesting not named"
 echo "operator safety ok"

@@ -51,6 +51,7 @@ struct Json {
 
 class JsonReader {
  public:
+  static constexpr int kMaxDepth = 64;
   explicit JsonReader(const std::string& s) : s_(s) {}
   Json Parse() {
     Json j = Value();
@@ -78,6 +79,19 @@ class JsonReader {
   Json Value() {
     const char c = Peek();
     Json j;
+    // A capture's documents nest a few levels; unbounded nesting would overflow the
+    // stack (2,000,000 '[' crashed `replay` with SIGSEGV).
+    if ((c == '{' || c == '[') && depth_ >= kMaxDepth) {
+      Error("nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
+    struct Nest {
+      int& d;
+      bool on;
+      ~Nest() {
+        if (on) --d;
+      }
+    } nest{depth_, c == '{' || c == '['};
+    if (nest.on) ++depth_;
     if (c == '{') {
       ++p_;
       JsonObject o;
@@ -178,6 +192,7 @@ class JsonReader {
   }
   const std::string& s_;
   size_t p_ = 0;
+  int depth_ = 0;  // objects and arrays open around the value being read
 };
 
 Result<std::string> ReadMaybeGz(const std::string& path) {

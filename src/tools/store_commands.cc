@@ -357,6 +357,7 @@ bool WriteAll(int fd, const char* p, size_t n) {
 
 class JsonFlattener {
  public:
+  static constexpr int kMaxDepth = 64;
   explicit JsonFlattener(const std::string& s) : s_(s) {}
   Status Run(std::vector<std::pair<std::string, std::string>>* out) {
     out_ = out;
@@ -402,25 +403,34 @@ class JsonFlattener {
       error_ = "unexpected end";
       return;
     }
+    if ((s_[i_] == '{' || s_[i_] == '[') && depth_ >= kMaxDepth) {
+      // The stats document nests 4 levels; unbounded nesting would overflow the stack.
+      error_ = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
+      return;
+    }
     if (s_[i_] == '{') {
       ++i_;
       if (Eat('}')) return;
+      ++depth_;
       do {
         const std::string k = String();
         if (!Eat(':')) error_ = "expected ':'";
         if (!error_.empty()) return;
         Value(path.empty() ? k : path + "." + k);
       } while (error_.empty() && Eat(','));
+      --depth_;
       if (error_.empty() && !Eat('}')) error_ = "expected '}'";
       return;
     }
     if (s_[i_] == '[') {
       ++i_;
       if (Eat(']')) return;
+      ++depth_;
       size_t n = 0;
       do {
         Value(path + "[" + std::to_string(n++) + "]");
       } while (error_.empty() && Eat(','));
+      --depth_;
       if (error_.empty() && !Eat(']')) error_ = "expected ']'";
       return;
     }
@@ -442,6 +452,7 @@ class JsonFlattener {
 
   const std::string& s_;
   size_t i_ = 0;
+  int depth_ = 0;  // objects and arrays open around the value being read
   std::string error_;
   std::vector<std::pair<std::string, std::string>>* out_ = nullptr;
 };
