@@ -15,11 +15,10 @@ namespace {
 
 using namespace recfmt;  // NOLINT: this file is the codec of these constants
 
+// The first byte is zero and every byte equals the next: one memcmp instead of a byte
+// loop (a header's check covers up to 4 KiB; the byte loop was most of a decode's time).
 bool AllZero(const char* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] != 0) return false;
-  }
-  return true;
+  return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
 }
 
 Status HeaderCorruption(const std::string& what) {

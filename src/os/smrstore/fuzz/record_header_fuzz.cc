@@ -28,11 +28,10 @@ namespace {
 
 using namespace smr;
 
+// The first byte is zero and every byte equals the next: one memcmp instead of a byte
+// loop (a header's check covers up to 4 KiB; the byte loop was most of a decode's time).
 bool AllZero(const char* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] != 0) return false;
-  }
-  return true;
+  return n == 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0);
 }
 
 // `h` is DecodeRecordHeader(block).
