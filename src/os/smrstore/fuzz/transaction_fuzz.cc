@@ -159,6 +159,16 @@ void Built(FuzzedDataProvider& in) {
                             : in.ConsumeIntegral<uint64_t>();
   };
   auto name = [](const coll_t& c) { return smr::ceph_adapter::CollName(c); };
+  // Up to 3 keys with values, as the builder takes them and as the model does.
+  auto attrs = [&]() {
+    std::pair<std::map<std::string, ceph::buffer::list>, std::map<std::string, std::string>> r;
+    for (int m = in.ConsumeIntegralInRange(0, 3); m > 0; --m) {
+      const std::string k = str(16), v = str(16);
+      r.first[k] = Bl(v);
+      r.second[k] = v;
+    }
+    return r;
+  };
   std::vector<CephTxn> tls(in.ConsumeIntegralInRange(1, 2));
   smr::Transaction want;
   uint64_t ceph_ops = 0;
@@ -207,13 +217,7 @@ void Built(FuzzedDataProvider& in) {
           break;
         }
         case 7: {
-          std::map<std::string, ceph::buffer::list> a;
-          std::map<std::string, std::string> kv;
-          for (int m = in.ConsumeIntegralInRange(0, 3); m > 0; --m) {
-            const std::string k = str(16), v = str(16);
-            a[k] = Bl(v);
-            kv[k] = v;
-          }
+          const auto [a, kv] = attrs();
           t.setattrs(c, o, a);
           want.SetAttrs(name(c), ToObjectId(o), kv);
           break;
@@ -269,13 +273,7 @@ void Built(FuzzedDataProvider& in) {
           want.OmapClear(name(c), ToObjectId(o));
           break;
         case 17: {
-          std::map<std::string, ceph::buffer::list> a;
-          std::map<std::string, std::string> kv;
-          for (int m = in.ConsumeIntegralInRange(0, 3); m > 0; --m) {
-            const std::string k = str(16), v = str(16);
-            a[k] = Bl(v);
-            kv[k] = v;
-          }
+          const auto [a, kv] = attrs();
           t.omap_setkeys(c, o, a);
           want.OmapSetKeys(name(c), ToObjectId(o), kv);
           break;
