@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -176,6 +177,59 @@ TEST(StoreOpen, AStoredOptionsLineWithoutAnEqualsSignIsSkipped) {
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_TRUE((*s)->options().journal);
   EXPECT_OK((*s)->Close());
+}
+
+// Replaces (or, for the options, appends to) a value of a closed store's metadata.
+void EditMeta(const std::string& store, const std::string& key,
+              const std::function<std::string(const std::string&)>& edit) {
+  auto meta = MetaStore::Open(store + "/meta");
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  auto text = (*meta)->GetValue(nullptr, key);
+  ASSERT_TRUE(text.ok() && text->has_value()) << key;
+  auto batch = (*meta)->NewBatch();
+  batch->PutValue(key, edit(**text));
+  ASSERT_OK((*meta)->Commit(batch.get(), true));
+}
+
+// Stored options that no store can run with (a record payload of 0 or not a whole number
+// of blocks, a group of 0 transactions) mean the metadata is damaged: Corruption, and the
+// mount changes nothing.
+TEST(StoreOpen, StoredOptionsNoStoreCanRunWithAreRefusedAsCorruption) {
+  for (const char* line : {"max_record_payload=0", "max_record_payload=4097", "max_group=0"}) {
+    smr::testing::ScratchDir dir;
+    const std::string spec = "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1";
+    ASSERT_OK(Store::Mkfs(dir.path() + "/store", {spec}, StoreOptions()));
+    // The last line of a key wins: appended, it overrides the value mkfs stored.
+    EditMeta(dir.path() + "/store", "options",
+             [&](const std::string& t) { return t + line + "\n"; });
+    auto s = Store::Open(dir.path() + "/store");
+    ASSERT_FALSE(s.ok()) << line;
+    EXPECT_TRUE(s.status().IsCorruption()) << line << ": " << s.status().ToString();
+    EXPECT_NE(s.status().ToString().find("stored store options are invalid"), std::string::npos)
+        << s.status().ToString();
+  }
+}
+
+// A store written by another format version is refused by name, newer or older.
+TEST(StoreOpen, AStoreOfAnotherFormatVersionIsRefused) {
+  for (uint32_t version : {0u, 2u}) {
+    smr::testing::ScratchDir dir;
+    const std::string spec = "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1";
+    ASSERT_OK(Store::Mkfs(dir.path() + "/store", {spec}, StoreOptions()));
+    EditMeta(dir.path() + "/store", "superblock", [&](const std::string& t) {
+      auto sb = DecodeStoreSuperblock(t);
+      EXPECT_TRUE(sb.ok()) << sb.status().ToString();
+      sb->format_version = version;
+      return EncodeStoreSuperblock(*sb);
+    });
+    auto s = Store::Open(dir.path() + "/store");
+    ASSERT_FALSE(s.ok()) << version;
+    EXPECT_TRUE(s.status().IsInvalidArgument()) << s.status().ToString();
+    EXPECT_NE(s.status().ToString().find("store format version " + std::to_string(version) +
+                                         " is not supported by this build (version 1)"),
+              std::string::npos)
+        << s.status().ToString();
+  }
 }
 
 // The lock file a read-write mount creates is rw-r--r-- (less the umask): readable by the

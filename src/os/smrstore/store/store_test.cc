@@ -10,6 +10,8 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <mutex>
+#include <condition_variable>
 
 #include "common/pattern.h"
 #include "common/testing/test_util.h"
@@ -192,6 +194,93 @@ TEST_F(StoreTest, AnInlineObjectGrownByTruncateOrZeroBecomesSparseNotAGiantInlin
   auto report = store_->Fsck(/*deep=*/true, /*repair=*/false);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_TRUE(report->errors.empty()) << report->errors.front();
+}
+
+// A read reads the records of the extents it overlaps and no other: an extent that begins
+// exactly where the read ends is not touched (its record is not read, its crc not checked).
+// One drive, which fails its second device read from the moment a read starts: a read of
+// [0, 8192) that also read the record at 8192 would fail.
+TEST(StoreReadExtents, AReadEndingWhereTheNextExtentBeginsReadsOnlyItsOwnRecord) {
+  testing::ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=24&zone_mib=4&conv=1";
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store", {spec}, StoreOptions()));
+  auto dev = OpenDevice(spec);
+  ASSERT_TRUE(dev.ok());
+  FaultInjectionDevice faulty(std::move(*dev));
+  auto opened = Store::Open(dir.path() + "/store", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<testing::BorrowedDevice>(&faulty));
+  });
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Store& store = **opened;
+  Transaction t;
+  t.MkColl("c", 0);
+  t.Write("c", Obj("two"), 0, Pattern(1, 8192));
+  ASSERT_OK(store.Apply(std::move(t)));
+  Transaction t2;
+  t2.Write("c", Obj("two"), 8192, Pattern(2, 8192));  // a second record, right after
+  ASSERT_OK(store.Apply(std::move(t2)));
+  ASSERT_EQ(store.Stat("c", Obj("two"))->extents, 2u);
+  auto read = [&](uint64_t off, uint64_t len) {
+    faulty.FailNthRead(2);
+    auto got = store.Read("c", Obj("two"), off, len);
+    faulty.ClearFaults();
+    return got;
+  };
+  for (uint64_t off : {uint64_t{0}, uint64_t{8192}}) {
+    auto got = read(off, 8192);
+    ASSERT_TRUE(got.ok()) << "read of [" << off << ", +8192): " << got.status().ToString();
+    EXPECT_EQ(*got, Pattern(off == 0 ? 1 : 2, 8192));
+  }
+  // The fault is real: a read of both records makes a second device read, which fails.
+  EXPECT_FALSE(read(0, 16384).ok());
+  ASSERT_OK(store.Close());
+}
+
+// A commit group holds at most max_group transactions, and every transaction of it is
+// counted (lifetime_txns, persisted): 10 transactions queued at once with max_group 2 make
+// at least 5 groups.
+TEST(StoreGroups, AGroupHoldsAtMostMaxGroupTransactionsAndEachIsCounted) {
+  testing::ScratchDir dir;
+  StoreOptions o;
+  o.max_group = 2;
+  const std::vector<std::string> specs = {"emu:" + dir.path() + "/d0.img?zones=24&zone_mib=4&conv=1"};
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store", specs, o));
+  auto s = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  Transaction mk;
+  mk.MkColl("c", 0);
+  ASSERT_OK((*s)->Apply(std::move(mk)));
+  const StoreCounters before = (*s)->Counters();
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;
+  std::vector<Status> results(10);
+  for (int i = 0; i < 10; ++i) {
+    Transaction t;
+    t.Write("c", Obj("o" + std::to_string(i)), 0, Pattern(i, 64 << 10));
+    (*s)->Submit(std::move(t), [&, i](const Status& st) {
+      std::lock_guard<std::mutex> l(mu);
+      results[i] = st;
+      ++done;
+      cv.notify_all();
+    });
+  }
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return done == 10; });
+  }
+  for (const Status& st : results) EXPECT_OK(st);
+  const StoreCounters after = (*s)->Counters();
+  EXPECT_EQ(after.txns_committed - before.txns_committed, 10u);
+  EXPECT_EQ(after.lifetime_txns - before.lifetime_txns, 10u);
+  EXPECT_GE(after.groups_committed - before.groups_committed, 5u);
+  ASSERT_OK((*s)->Close());
+  s->reset();
+  s = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)->Counters().lifetime_txns, after.lifetime_txns);
+  ASSERT_OK((*s)->Close());
 }
 
 TEST_F(StoreTest, FailedTransactionChangesNothing) {
