@@ -11,6 +11,11 @@ void DeathRateEstimator::NoteDied(size_t stream, uint64_t bytes) {
   if (stream < died_.size()) died_[stream] += static_cast<double>(bytes);
 }
 
+void DeathRateEstimator::NoteLiveDelta(size_t stream, int64_t delta) {
+  if (delta >= 0) return;
+  NoteDied(stream, static_cast<uint64_t>(-(delta + 1)) + 1);  // -INT64_MIN without overflow
+}
+
 void DeathRateEstimator::Advance(uint64_t now, const std::vector<uint64_t>& live) {
   if (now <= last_) return;
   const double dt = static_cast<double>(now - last_);

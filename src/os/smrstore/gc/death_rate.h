@@ -28,6 +28,9 @@ class DeathRateEstimator {
   size_t streams() const { return died_.size(); }
   // `bytes` of stream `stream` died.
   void NoteDied(size_t stream, uint64_t bytes);
+  // A zone of stream `stream` changed its live bytes by `delta` by user action: a drop is
+  // that many bytes dying, a rise (data written) is no death.
+  void NoteLiveDelta(size_t stream, int64_t delta);
   // Time moved to `now`; live[s] bytes of stream s were live since the previous Advance
   // (the clock starts at 0: start it elsewhere with an Advance whose `live` is empty).
   // Entries past streams() are ignored.

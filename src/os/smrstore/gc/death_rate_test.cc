@@ -65,5 +65,23 @@ TEST(DeathRateTest, DeathsBeforeAnyLiveTimeStayUnknownAndOutOfRangeIsIgnored) {
   EXPECT_DOUBLE_EQ(e.Rates()[1], 0.5);
 }
 
+// A zone's live bytes dropping by user action are deaths; growing (a write) is not. Only
+// drops count, at their size, for the zone's stream; the most negative delta too.
+TEST(DeathRateTest, OnlyADropOfLiveBytesIsADeath) {
+  DeathRateEstimator e(2);
+  e.Advance(10, {1000, 1000});  // 10,000 byte-seqs each
+  e.NoteLiveDelta(0, 4096);     // data written: no death
+  e.NoteLiveDelta(0, 0);
+  e.NoteLiveDelta(1, -250);
+  e.NoteLiveDelta(1, -50);
+  const std::vector<double> r = e.Rates();
+  EXPECT_DOUBLE_EQ(r[0], 0.0);
+  EXPECT_DOUBLE_EQ(r[1], 300.0 / 10000.0);
+  DeathRateEstimator big(1);
+  big.Advance(1, {1});
+  big.NoteLiveDelta(0, INT64_MIN);
+  EXPECT_DOUBLE_EQ(big.Rates()[0], 9223372036854775808.0);
+}
+
 }  // namespace
 }  // namespace smr

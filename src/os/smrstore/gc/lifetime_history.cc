@@ -32,6 +32,10 @@ size_t LifetimeHistory::size() const {
   return names_.size();
 }
 
+double NextMeanLifetime(double mean, double age) {
+  return mean == 0 ? age : 0.99 * mean + 0.01 * age;
+}
+
 bool PredictShortLived(std::optional<uint64_t> prev_lifetime, double mean_lifetime) {
   return prev_lifetime.has_value() && mean_lifetime > 0 &&
          static_cast<double>(*prev_lifetime) < mean_lifetime;

@@ -11,6 +11,9 @@
 //   forgotten first (FIFO), so memory is bounded (about 40 bytes a name). A hash collision
 //   only costs placement quality, never correctness: this is a hint, kept in memory only,
 //   empty after a mount.
+//   NextMeanLifetime(mean, age): the store's mean lifetime of objects that died, an
+//   exponential moving average in which each new age weighs 1/100 (mean 0 = none yet: the
+//   first age sets it). Ages are >= 0, so the mean is too.
 //   PredictShortLived(prev, mean): true iff a previous lifetime is known and is below the
 //   mean lifetime of the objects that died recently (mean > 0). Unknown history -> false
 //   (the default user stream).
@@ -52,6 +55,7 @@ class LifetimeHistory {
   uint64_t stamp_ SMR_GUARDED_BY(mu_) = 0;
 };
 
+double NextMeanLifetime(double mean, double age);
 bool PredictShortLived(std::optional<uint64_t> prev_lifetime, double mean_lifetime);
 
 }  // namespace smr

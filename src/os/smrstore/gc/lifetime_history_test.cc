@@ -56,5 +56,13 @@ TEST(LifetimeHistoryTest, PredictShortLived) {
   EXPECT_FALSE(PredictShortLived(500, 100));
 }
 
+// The store's mean lifetime: the first death sets it, then each new age weighs 1/100.
+TEST(LifetimeHistoryTest, TheMeanLifetimeIsAnAverageWhereEachNewAgeWeighsOneHundredth) {
+  EXPECT_DOUBLE_EQ(NextMeanLifetime(0, 500), 500.0);
+  EXPECT_DOUBLE_EQ(NextMeanLifetime(500, 1500), 510.0);
+  EXPECT_DOUBLE_EQ(NextMeanLifetime(510, 510), 510.0);
+  EXPECT_DOUBLE_EQ(NextMeanLifetime(1000, 0), 990.0);
+}
+
 }  // namespace
 }  // namespace smr

@@ -383,7 +383,7 @@ void Store::Impl::MaybeGc(bool queued) {
 
 void Store::Impl::NoteDeath(uint64_t age_ns) {
   const double a = static_cast<double>(age_ns);
-  mean_lifetime_ns = mean_lifetime_ns == 0 ? a : 0.99 * mean_lifetime_ns + 0.01 * a;
+  mean_lifetime_ns = NextMeanLifetime(mean_lifetime_ns, a);
 }
 
 void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
@@ -393,10 +393,8 @@ void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
   // not deaths: a GC group has gc_bytes and is skipped).
   if (w.gc_bytes == 0) {
     for (const auto& [addr, delta] : w.live_delta) {
-      if (delta >= 0) continue;
       const std::optional<StreamId> stream = zones->StreamOf(addr);
-      if (!stream) continue;
-      death_rates.NoteDied(static_cast<size_t>(*stream), static_cast<uint64_t>(-delta));
+      if (stream) death_rates.NoteLiveDelta(static_cast<size_t>(*stream), delta);
     }
   }
   // Live bytes per stream integrated over time (txn seqs since the last update).
@@ -408,16 +406,18 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
   if (zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
+  int failures = 0;
   while (zones->user_free_bytes(MaxRecordBytes()) < bytes) {
     bool zone_done = false;
     auto r = GcStep(kGcSliceBytes, &zone_done);
-    if (!r.ok()) {
-      gc_cursor.reset();
-      if (!r.status().IsNotFound()) {
-        std::fprintf(stderr, "smrstore: GC for space: %s\n", r.status().ToString().c_str());
-      }
-      break;  // nothing left to clean: the commit group gets NoSpace where it does not fit
-    }
+    if (r.ok()) continue;
+    gc_cursor.reset();
+    // Nothing left to clean: the commit group gets NoSpace where it does not fit.
+    if (r.status().IsNotFound()) break;
+    std::fprintf(stderr, "smrstore: GC for space: %s\n", r.status().ToString().c_str());
+    // The failed victim is quarantined (GcStep): another zone may still give the room,
+    // rather than failing this group with NoSpace. A few tries, not every zone.
+    if (++failures >= kGcTriesForSpace) break;
   }
   MutexLock lock(&counters_mu);
   counters.gc_throttle_ns += NowNs() - t0;

@@ -630,7 +630,14 @@ TEST_F(GcTest, RecordFailingItsCrcIsNeitherRelocatedNorItsZoneReset) {
   const auto zones_before = ZoneReport();
   const StoreCounters before = store_->Counters();
 
+  ::testing::internal::CaptureStderr();
   auto r = store_->RunGc(1);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  // The log says when GC tries the zone again: after 16 more victim picks (the first
+  // failure's quarantine).
+  EXPECT_NE(log.find("zone quarantined, retried after 16 more victim picks (failure 1)"),
+            std::string::npos)
+      << log;
   ASSERT_FALSE(r.ok()) << "GC relocated a record that fails its crc";
   EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
   EXPECT_NE(r.status().ToString().find("checksum"), std::string::npos) << r.status().ToString();
@@ -663,6 +670,60 @@ TEST_F(GcTest, RecordFailingItsCrcIsNeitherRelocatedNorItsZoneReset) {
   EXPECT_EQ(cleaned, 1u) << "the quarantined zone was never retried";
   EXPECT_GT(attempts, 1) << "the failed zone was retried at once: no quarantine";
   EXPECT_EQ(store_->Counters().gc_quarantined_zones, 0u);
+  ExpectModel();
+}
+
+// A full store whose best victim cannot be cleaned (a live record fails its crc) still
+// takes a write that needs room: the commit thread's GC for space (EnsureSpace; background
+// GC is kept out by watermarks of 0) quarantines that zone and cleans others, instead of
+// failing the write with NoSpace while other zones hold dead bytes.
+TEST_F(GcTest, GcForSpaceCleansAnotherZoneWhenTheBestVictimFails) {
+  (void)store_->Close();
+  store_.reset();
+  fault_.reset();  // the drive is free for a new store
+  StoreOptions o = options_;
+  o.gc_start_free = o.gc_urgent_free = o.gc_stop_free = 0;
+  const std::string st = dir_.path() + "/st-space";
+  ASSERT_OK(Store::Mkfs(st, {spec_}, o, /*force=*/true));
+  {
+    auto dev = OpenDevice(spec_);
+    ASSERT_TRUE(dev.ok());
+    fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
+  }
+  auto opened = Store::Open(st, [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<testing::BorrowedDevice>(fault_.get()));
+  });
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  store_ = std::move(*opened);
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  uint64_t n = 0;
+  for (;; ++n) {  // GC off: until the store is full
+    Status s = Put(n, n + 1);
+    if (s.IsNoSpace()) break;
+    ASSERT_OK(s);
+  }
+  ASSERT_GE(n, 9u);
+  // Zones {0,1,2}, {3,4,5} and {6,7,8}: two thirds dead each. The oldest, {0,1,2}, is the
+  // first victim; cleaning the other two frees a zone net (their 2 MiB live go to one GC
+  // stream zone).
+  for (uint64_t i : {0, 1, 3, 4, 6, 7}) ASSERT_OK(Remove(i));
+  fault_->CorruptReads(DeviceOffsetOf(2) + 8192, 4096);  // object 2: live, unreadable
+  store_->SetGcAuto(true);
+  ::testing::internal::CaptureStderr();
+  const Status s = Put(100, 100);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(s.ok()) << "the write failed although zones with dead bytes could be cleaned: "
+                      << s.ToString() << "; log:\n" << log;
+  const StoreCounters c = store_->Counters();
+  EXPECT_EQ(c.gc_failures, 1u);
+  EXPECT_EQ(c.gc_quarantined_zones, 1u);
+  EXPECT_GE(c.gc_zones_reset, 2u);
+  EXPECT_NE(log.find("smrstore: GC for space:"), std::string::npos) << log;
+  EXPECT_EQ(log.find("background GC"), std::string::npos) << log;
+  fault_->ClearFaults();  // the media reads right again: everything is there, fsck clean
   ExpectModel();
 }
 

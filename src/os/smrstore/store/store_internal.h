@@ -192,6 +192,8 @@ struct Store::Impl {
     uint64_t retry_at_pick = 0;
   };
   static constexpr uint64_t kQuarantinePicks = 16;
+  // Victims whose cleaning may fail before EnsureSpace gives up on a group's room.
+  static constexpr int kGcTriesForSpace = 4;
   std::map<ZoneAddress, Quarantined> quarantine;
   uint64_t gc_picks = 0;
   void Quarantine(const ZoneAddress& zone, const Status& why);
