@@ -56,6 +56,11 @@ uint64_t FaultInjectionDevice::injected_errors() const {
   return injected_errors_;
 }
 
+uint64_t FaultInjectionDevice::reads() const {
+  MutexLock lock(&mu_);
+  return reads_;
+}
+
 uint64_t FaultInjectionDevice::zones_reset() const {
   MutexLock lock(&mu_);
   return zones_reset_;
@@ -176,6 +181,7 @@ Status FaultInjectionDevice::Read(uint64_t offset, void* buf, size_t len) {
   std::vector<std::pair<uint64_t, uint64_t>> corrupt;
   {
     MutexLock lock(&mu_);
+    ++reads_;
     SMR_RETURN_IF_ERROR(CheckZoneFaults(offset, len, /*write=*/false));
     if (Tick(&read_fail_)) {
       ++injected_errors_;

@@ -85,6 +85,8 @@ class FaultInjectionDevice final : public ZonedDevice {
   // Zones ResetZones was asked to reset so far (each zone of a range counts), whether or not
   // the reset succeeded: a reset costs a drive command even when the zone is empty.
   uint64_t zones_reset() const;
+  // Read calls made so far (whether or not they failed): what a caller's reads cost.
+  uint64_t reads() const;
 
   ZonedDevice* base() { return base_.get(); }
 
@@ -118,6 +120,7 @@ class FaultInjectionDevice final : public ZonedDevice {
   uint64_t unflushed_ SMR_GUARDED_BY(mu_) = 0;
   uint64_t injected_errors_ SMR_GUARDED_BY(mu_) = 0;
   uint64_t zones_reset_ SMR_GUARDED_BY(mu_) = 0;
+  uint64_t reads_ SMR_GUARDED_BY(mu_) = 0;
 
   // The paused read (PauseNextRead); guarded by pause_mu_, never held with mu_.
   struct Pause {

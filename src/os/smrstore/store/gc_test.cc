@@ -727,6 +727,59 @@ TEST_F(GcTest, GcForSpaceCleansAnotherZoneWhenTheBestVictimFails) {
   ExpectModel();
 }
 
+// A victim cleaned in several slices (GC for space moves at most 4 MiB of live data per
+// slice) is walked once: each record's header is read once and each live payload once,
+// from the first slice to the last, not again from the zone's start at every slice.
+// Two 16 MiB zones of 15 records (1 MiB objects), 8 of them removed in each: 7 MiB live,
+// two slices per zone.
+TEST(GcSliceTest, AVictimCleanedInSeveralSlicesIsReadOnce) {
+  ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=12&zone_mib=16&conv=1&max_open=8";
+  StoreOptions o;
+  o.gc_auto = false;
+  o.gc_start_free = o.gc_urgent_free = o.gc_stop_free = 0;  // only GC for space runs
+  ASSERT_OK(Store::Mkfs(dir.path() + "/st", {spec}, o));
+  auto dev = OpenDevice(spec);
+  ASSERT_TRUE(dev.ok());
+  FaultInjectionDevice fault(std::move(*dev));
+  auto opened = Store::Open(dir.path() + "/st", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(std::make_unique<testing::BorrowedDevice>(&fault));
+  });
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Store& store = **opened;
+  Transaction mk;
+  mk.MkColl(kColl, 0);
+  ASSERT_OK(store.Apply(std::move(mk)));
+  uint64_t n = 0;
+  for (;; ++n) {
+    Transaction t;
+    t.Write(kColl, Obj(n), 0, Data(n, kMiB));
+    Status s = store.Apply(std::move(t));
+    if (s.IsNoSpace()) break;
+    ASSERT_OK(s);
+  }
+  ASSERT_GE(n, 30u);
+  for (uint64_t i = 0; i < 30; ++i) {
+    if (i % 15 >= 8) continue;  // objects 0-7 and 15-22
+    Transaction t;
+    t.Remove(kColl, Obj(i));
+    ASSERT_OK(store.Apply(std::move(t)));
+  }
+  store.SetGcAuto(true);
+  const uint64_t reads_before = fault.reads();
+  Transaction put;
+  put.Write(kColl, Obj(1000), 0, Data(1000, kMiB));
+  ASSERT_OK(store.Apply(std::move(put)));
+  const uint64_t reads = fault.reads() - reads_before;
+  const StoreCounters c = store.Counters();
+  EXPECT_EQ(c.gc_zones_reset, 2u);
+  EXPECT_GE(c.gc_slices, 4u) << "each victim was not cleaned in several slices";
+  // 2 zones x (15 record headers + the zone footer's header + 7 live payloads).
+  EXPECT_LE(reads, 2u * (15 + 1 + 7)) << reads << " device reads for " << c.gc_slices
+                                      << " slices";
+  ASSERT_OK(store.Close());
+}
+
 // A GC slice that fails half-way (the second live record of its victim fails its crc,
 // after the first was already placed in the GC stream) gives back what it allocated: the
 // GC stream's write pointer is where the drive's is, so the next cleaning (another zone;
