@@ -4,7 +4,7 @@
 # then mypy (every function typed) over the module, the tools and the tests.
 set -eu
 cd "$(dirname "$0")"
-if ! /usr/bin/python3 -c 'import fastapi, pydantic, httpx, prometheus_client, pytest' 2>/dev/null \
+if ! /usr/bin/python3 -c 'import fastapi, pydantic, httpx, prometheus_client, pytest, jsonschema' 2>/dev/null \
    || ! command -v mypy >/dev/null 2>&1; then
   echo "mgr-module/run-tests.sh: missing packages; run scripts/install-deps.sh ceph" >&2
   exit 1

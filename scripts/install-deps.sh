@@ -10,11 +10,14 @@ set -eu
 
 # clang + libclang-rt-14-dev (libFuzzer and the sanitizer runtimes, only recommended by
 # clang): Debian's clang 14 builds the libFuzzer targets (src/os/smrstore/fuzz/, qa/fuzz/run.sh).
-BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev librados-dev python3 python3-matplotlib clang libclang-rt-14-dev"
+# nlohmann-json3-dev: the JSON library of the C++ side (store/stats_schema_test.cc reads
+# mgr-module/smrstore/stats_schema.json with it).
+BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev librados-dev nlohmann-json3-dev python3 python3-matplotlib clang libclang-rt-14-dev"
 # Debian's Ceph 16.2.15: the daemons of the test/demo cluster, the libraries the adapter
 # links (librados2's libceph-common, libradospp-dev's buffer.h), python3-rados, radosgw and
-# an S3 client for the trace captures, FastAPI/uvicorn (pydantic v1) for the mgr module.
-CEPH_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common python3-rados radosgw librados-dev libradospp-dev python3-boto3 python3-fastapi python3-uvicorn python3-pytest python3-httpx python3-prometheus-client mypy"
+# an S3 client for the trace captures, FastAPI/uvicorn (pydantic v1) for the mgr module,
+# python3-jsonschema for its tests (documents against mgr-module/smrstore/stats_schema.json).
+CEPH_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common python3-rados radosgw librados-dev libradospp-dev python3-boto3 python3-fastapi python3-uvicorn python3-pytest python3-jsonschema python3-httpx python3-prometheus-client mypy"
 # The web console: Node.js + npm build it, Debian's Chromium runs the Playwright tests.
 WEB_PKGS="nodejs chromium"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static kmod util-linux cpio binutils f2fs-tools btrfs-progs xfsprogs e2fsprogs dmsetup"

@@ -1,6 +1,9 @@
 """Typed form of the smrstore stats document, schema ``smrstore.stats/1``.
 
-doc/stats-schema.md defines the document.  The models here are used both to validate what a
+``stats_schema.json`` beside this file defines the document (normative JSON Schema, with the
+zone-map and stream codes; doc/stats-schema.md is its prose): the code tables, the hybrid
+states and the fields added within version 1 are read from it, and tests/test_stats_schema.py
+checks these models' fields and types against it.  The models here are used both to validate what a
 publisher sends (service-daemon status) and as the REST API's response models, so the web
 console's generated client sees exactly these fields.
 
@@ -11,19 +14,61 @@ the service-daemon path and an OSD's own document every field is required
 field instead of a silent ``None``.
 """
 
-from typing import Any, Iterator, List, Optional, Tuple
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Tuple
 
 from pydantic import BaseModel, Field, ValidationError, validator
 
-SCHEMA_V1 = "smrstore.stats/1"
+# The normative schema of the document (JSON Schema, with the zone-map and stream codes in
+# its x-zonemap-codes / x-streams-codes tables).  It ships inside this package; the engine's
+# and the web console's codes are checked against (or generated from) the same file.
+SCHEMA_PATH = Path(__file__).resolve().parent / "stats_schema.json"
+
+
+def load_schema(path: Path = SCHEMA_PATH) -> Dict[str, Any]:
+    with open(path, encoding="utf-8") as f:
+        schema: Dict[str, Any] = json.load(f)
+    return schema
+
+
+STATS_SCHEMA = load_schema()
+
+SCHEMA_V1: str = STATS_SCHEMA["properties"]["schema"]["const"]
+
+
+class ZoneCode(NamedTuple):
+    """What one zone-map character means: the zone's state, and for open/sealed zones its
+    live data in tenths of the zone's capacity (else None)."""
+    state: str
+    live_tenths: Optional[int]
+
+
+# Zone-map states in the schema's order (also the keys of a drive's ``zones`` counts).
+ZONE_STATES: Tuple[str, ...] = tuple(s["state"] for s in STATS_SCHEMA["x-zonemap-states"])
+ZONEMAP_CODES: Dict[str, ZoneCode] = {
+    c["char"]: ZoneCode(c["state"], c.get("live_tenths")) for c in STATS_SCHEMA["x-zonemap-codes"]}
+# Stream characters -> stream names ("-" is "none").
+STREAM_CODES: Dict[str, str] = {c["char"]: c["stream"] for c in STATS_SCHEMA["x-streams-codes"]}
+
+
+def _fill_chars(state: str) -> str:
+    """The characters of an open or sealed zone, by live tenths 0..10."""
+    codes = sorted((code.live_tenths or 0, ch) for ch, code in ZONEMAP_CODES.items()
+                   if code.state == state)
+    return "".join(ch for _, ch in codes)
+
 
 # Characters of the zone map and the stream map (doc/stats-schema.md).
-ZONEMAP_OPEN = "ABCDEFGHIJK"
-ZONEMAP_SEALED = "abcdefghijk"
-ZONEMAP_CHARS = frozenset("#.X!=" + ZONEMAP_OPEN + ZONEMAP_SEALED)
-STREAM_CHARS = frozenset("-usgGh")
+ZONEMAP_OPEN = _fill_chars("open")
+ZONEMAP_SEALED = _fill_chars("sealed")
+ZONEMAP_CHARS: FrozenSet[str] = frozenset(ZONEMAP_CODES)
+STREAM_CHARS: FrozenSet[str] = frozenset(STREAM_CODES)
 
-HYBRID_STATES = ("none", "idle", "converting", "stalled")
+HYBRID_STATES: Tuple[str, ...] = tuple(
+    STATS_SCHEMA["$defs"]["drive"]["properties"]["hybrid"]["properties"]["state"]["enum"])
 
 
 class _Doc(BaseModel):
@@ -158,9 +203,34 @@ class StatsError(ValueError):
     """A stats document or status map that cannot be read; the message says why."""
 
 
+def _resolve(node: Dict[str, Any]) -> Dict[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        resolved: Dict[str, Any] = STATS_SCHEMA["$defs"][ref[len("#/$defs/"):]]
+        return resolved
+    return node
+
+
+def _added_in_v1(node: Dict[str, Any], path: str) -> Iterator[str]:
+    """Paths (``statfs.reclaimable``; array items as ``drives[].x``) of the fields the schema
+    does not require: those marked added within version 1."""
+    node = _resolve(node)
+    if node.get("type") == "array":
+        yield from _added_in_v1(node["items"], f"{path}[]")
+        return
+    required = set(node.get("required", ()))
+    for key, sub in node.get("properties", {}).items():
+        where = f"{path}.{key}" if path else key
+        if key not in required:
+            yield where
+        yield from _added_in_v1(sub, where)
+
+
 # Fields added to schema smrstore.stats/1 after its first release: a document from an
 # earlier build (e.g. an OSD not restarted on a new preload library) may lack them.
-ADDED_IN_V1 = frozenset({"statfs.reclaimable", "gc.failures", "gc.quarantined_zones"})
+ADDED_IN_V1: FrozenSet[str] = frozenset(_added_in_v1(STATS_SCHEMA, ""))
+
+_INDEX = re.compile(r"\[\d+\]")
 
 
 def _missing_fields(model: BaseModel, path: str) -> Iterator[str]:
@@ -168,7 +238,7 @@ def _missing_fields(model: BaseModel, path: str) -> Iterator[str]:
         label = field.alias or name
         where = f"{path}.{label}" if path else label
         if name not in model.__fields_set__:
-            if where not in ADDED_IN_V1:
+            if _INDEX.sub("[]", where) not in ADDED_IN_V1:
                 yield where
             continue
         value = getattr(model, name)
@@ -213,10 +283,12 @@ def check_zone_string(s: str, allowed: frozenset, nr_zones: Optional[int], what:
 
 
 def zonemap_counts(zonemap: str) -> Tuple[int, int, int, int, int, int, int]:
-    """(reserved, free, open, sealed, offline, readonly, conventional) counted from a map."""
-    reserved = zonemap.count("#")
-    free = zonemap.count(".")
-    opened = sum(zonemap.count(c) for c in ZONEMAP_OPEN)
-    sealed = sum(zonemap.count(c) for c in ZONEMAP_SEALED)
-    return (reserved, free, opened, sealed, zonemap.count("X"), zonemap.count("!"),
-            zonemap.count("="))
+    """(reserved, free, open, sealed, offline, readonly, conventional) counted from a map,
+    each character decoded by the schema's table (unknown characters count nowhere)."""
+    per_state: Dict[str, int] = dict.fromkeys(ZONE_STATES, 0)
+    for ch, n in Counter(zonemap).items():
+        code = ZONEMAP_CODES.get(ch)
+        if code is not None:
+            per_state[code.state] += n
+    return (per_state["reserved"], per_state["free"], per_state["open"], per_state["sealed"],
+            per_state["offline"], per_state["readonly"], per_state["conventional"])

@@ -1,0 +1,384 @@
+"""smrstore/stats_schema.json, the normative definition of smrstore.stats/1: documents (the
+tests' own, a real OSD's, one the engine writes now) validate against it, and this module's
+decoding (stats.py) and models agree with its tables and types.
+
+The engine (src/os/smrstore/store/stats_schema_test.cc) and the web console
+(web/scripts/gen-stats-codes.mjs --check) are checked against the same file."""
+import copy
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Type
+
+import jsonschema
+import pytest
+from conftest import MiB, doc, drive, status
+from pydantic import BaseModel
+
+from smrstore import stats
+from smrstore.stats import (ADDED_IN_V1, HYBRID_STATES, SCHEMA_V1, STREAM_CHARS, ZONE_STATES,
+                            ZONEMAP_CHARS, ZONEMAP_OPEN, ZONEMAP_SEALED, StatsDoc, StatsError,
+                            check_zone_string, parse_stats, zonemap_counts)
+
+MODULE_DIR = Path(__file__).resolve().parent.parent
+REPO = MODULE_DIR.parent
+SCHEMA_FILE = MODULE_DIR / "smrstore" / "stats_schema.json"
+FIX = Path(__file__).resolve().parent / "fixtures" / "osd"
+
+
+def raw_schema() -> Dict[str, Any]:
+    """The schema as the file says it, read here independently of stats.py."""
+    with open(SCHEMA_FILE, encoding="utf-8") as f:
+        s: Dict[str, Any] = json.load(f)
+    return s
+
+
+SCHEMA = raw_schema()
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def compact_schema() -> Dict[str, Any]:
+    """The schema of the service-status ``stats`` value (and `stats --document --compact`):
+    the document without the fields the status map carries under keys of their own."""
+    s = copy.deepcopy(SCHEMA)
+    d = s["$defs"]["drive"]
+    d["required"] = [k for k in d["required"] if "x-in-status-map" not in d["properties"][k]]
+    for k in [k for k, v in d["properties"].items() if "x-in-status-map" in v]:
+        del d["properties"][k]
+    return s
+
+
+def errors(document: Any, validator: Any = VALIDATOR) -> List[str]:
+    return sorted(f"{e.json_path}: {e.message}" for e in validator.iter_errors(document))
+
+
+def zonemap_code_table() -> Dict[str, Tuple[str, Optional[int]]]:
+    return {c["char"]: (c["state"], c.get("live_tenths")) for c in SCHEMA["x-zonemap-codes"]}
+
+
+def stream_code_table() -> Dict[str, str]:
+    return {c["char"]: c["stream"] for c in SCHEMA["x-streams-codes"]}
+
+
+# ---------------------------------------------------------------------------------------
+# The schema itself.
+
+def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
+    assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    assert SCHEMA["properties"]["schema"]["const"] == "smrstore.stats/1"
+
+
+def test_the_module_ships_the_schema_inside_its_package() -> None:
+    # ceph-mgr loads the package directory (qa/ceph/lib.sh links it whole): the file must be
+    # in it, and stats.py must read that file.
+    assert stats.SCHEMA_PATH == SCHEMA_FILE
+    assert stats.STATS_SCHEMA == SCHEMA
+
+
+def test_code_tables_are_well_formed() -> None:
+    zm = SCHEMA["x-zonemap-codes"]
+    chars = [c["char"] for c in zm]
+    assert all(len(c) == 1 for c in chars) and len(set(chars)) == len(chars)
+    states = [s["state"] for s in SCHEMA["x-zonemap-states"]]
+    assert len(set(states)) == len(states)
+    assert {c["state"] for c in zm} == set(states), "every state has a code, every code a state"
+    for state in ("open", "sealed"):
+        tenths = sorted(c["live_tenths"] for c in zm if c["state"] == state)
+        assert tenths == list(range(11)), f"{state}: one code per live tenth 0..10"
+    assert all("live_tenths" not in c for c in zm if c["state"] not in ("open", "sealed"))
+    st = [c["char"] for c in SCHEMA["x-streams-codes"]]
+    assert all(len(c) == 1 for c in st) and len(set(st)) == len(st)
+    assert stream_code_table()["-"] == "none"
+    # The per-drive zone counts are the zone-map states, one key each.
+    assert list(SCHEMA["$defs"]["drive"]["properties"]["zones"]["properties"]) == states
+
+
+def test_zone_string_patterns_accept_exactly_the_codes() -> None:
+    props = SCHEMA["$defs"]["drive"]["properties"]
+    tables: List[Tuple[str, Set[str]]] = [("zonemap", set(zonemap_code_table())),
+                                          ("streams", set(stream_code_table()))]
+    for key, table in tables:
+        # fullmatch: ECMA-262's '$' (JSON Schema's regex dialect) does not match before a
+        # final newline, Python's does.
+        pattern = re.compile(props[key]["pattern"])
+        for i in range(256):
+            ch = chr(i)
+            assert bool(pattern.fullmatch(ch)) == (ch in table), f"{key} pattern vs table at {ch!r}"
+        assert pattern.fullmatch("".join(sorted(table)))
+        assert pattern.fullmatch("")
+
+
+# ---------------------------------------------------------------------------------------
+# Documents validate.
+
+def all_codes_drive(index: int) -> Dict[str, Any]:
+    zm = "".join(zonemap_code_table())
+    st = "".join(c if c != "-" else "u" for c in stream_code_table()) * len(zm)
+    return drive(index, nr_zones=len(zm), zonemap=zm, streams=st[:len(zm)])
+
+
+@pytest.mark.parametrize("name,document", [
+    ("conftest doc()", doc()),
+    ("without the fields added within v1", doc(gc_failures=None, quarantined_zones=None)),
+    ("every zone-map code", doc(drives=[all_codes_drive(0)])),
+    ("no drives, nothing written", doc(drives=[], user=0, device=0, total=0, available=0)),
+])
+def test_the_test_documents_validate(name: str, document: Dict[str, Any]) -> None:
+    assert errors(document) == [], name
+
+
+def test_a_document_from_a_real_osd_validates() -> None:
+    # `ceph tell osd.0 smrstore stats` of a real OSD (from before statfs.reclaimable).
+    with open(FIX / "tell-osd.0.json", encoding="utf-8") as f:
+        d = json.load(f)
+    assert "reclaimable" not in d["statfs"]
+    assert errors(d) == []
+
+
+def test_the_status_stats_value_validates_against_the_compact_schema() -> None:
+    compact = jsonschema.Draft202012Validator(compact_schema())
+    st = json.loads(status(doc())["stats"])
+    assert "zonemap" not in st["drives"][0]
+    assert errors(st, compact) == []
+    assert any("'zonemap' is a required property" in e for e in errors(st))
+
+
+def test_the_schema_rejects_what_it_must() -> None:
+    d = doc()
+    d["drives"][0]["zonemap"] = d["drives"][0]["zonemap"][:-1] + "?"
+    d["drives"][1]["streams"] = "-x"
+    d["io"]["crc_errors"] = 1.5
+    d["statfs"]["total"] = -1
+    d["gc"]["auto"] = "yes"
+    del d["store"]["uuid"]
+    d["surplus"] = 1
+    d["drives"][0]["hybrid"]["state"] = "melting"
+    d["drives"][1]["kind"] = "tape"
+    d["schema"] = "smrstore.stats/2"
+    got = errors(d)
+    for where in ("$.drives[0].zonemap", "$.drives[1].streams", "$.io.crc_errors",
+                  "$.statfs.total", "$.gc.auto", "$.store: 'uuid' is a required property",
+                  "$: Additional properties are not allowed ('surplus'",
+                  "$.drives[0].hybrid.state", "$.drives[1].kind", "$.schema"):
+        assert any(e.startswith(where) for e in got), (where, got)
+    assert len(got) == 10, got
+
+
+def find_tool() -> Optional[Path]:
+    env = os.environ.get("SMRSTORE_TOOL")
+    for p in ([Path(env)] if env else []) + [REPO / "build" / "src" / "tools" / "smrstore-tool"]:
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+@pytest.fixture(scope="module")
+def engine_documents(tmp_path_factory: pytest.TempPathFactory) -> Tuple[str, str]:
+    """(full, compact) documents the engine writes now for a small store with objects."""
+    tool = find_tool()
+    if tool is None:
+        pytest.skip("no smrstore-tool (build/src/tools/smrstore-tool or $SMRSTORE_TOOL); "
+                    "the engine's document is checked once the build exists")
+    work = tmp_path_factory.mktemp("engine-doc")
+
+    def run(*args: str, stdin: bytes = b"") -> str:
+        p = subprocess.run([str(tool), *args], input=stdin, capture_output=True, cwd=work,
+                           timeout=120)
+        assert p.returncode == 0, (args, p.stderr.decode(errors="replace"))
+        return p.stdout.decode()
+
+    st = str(work / "st")
+    run("mkfs", st, f"emu:{work}/d0.img?zones=16&zone_mib=4&conv=1",
+        f"emu:{work}/d1.img?zones=16&zone_mib=4&conv=3")
+    run("mkcoll", st, "1.0_head")
+    run("put", st, "1.0_head", "small", "-", stdin=b"s" * 5000)
+    run("put", st, "1.0_head", "large", "-", stdin=os.urandom(9 * MiB))
+    run("put", st, "1.0_head", "large", "-", stdin=os.urandom(3 * MiB))   # leaves dead bytes
+    return (run("stats", st, "--document"), run("stats", st, "--document", "--compact"))
+
+
+def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> None:
+    full, compact = engine_documents
+    d = json.loads(full)
+    assert errors(d) == []
+    # The engine writes every field, the ones added within v1 too.
+    assert "reclaimable" in d["statfs"] and "failures" in d["gc"]
+    assert sum(len(dr["zonemap"]) for dr in d["drives"]) == 32
+    assert {c for dr in d["drives"] for c in dr["zonemap"]} >= {"#", "=", "."}
+    assert errors(json.loads(compact), jsonschema.Draft202012Validator(compact_schema())) == []
+    # ... and this module reads it whole.
+    parsed = parse_stats(json.loads(compact))
+    for dr, raw in zip(parsed.drives, d["drives"]):
+        assert zonemap_counts(raw["zonemap"]) == (
+            dr.zones.reserved, dr.zones.free, dr.zones.open, dr.zones.sealed, dr.zones.offline,
+            dr.zones.readonly, dr.zones.conventional)
+
+
+# ---------------------------------------------------------------------------------------
+# stats.py decodes as the schema says.
+
+def test_zonemap_counts_decodes_every_character_as_the_schema_says() -> None:
+    table = zonemap_code_table()
+    order = [s["state"] for s in SCHEMA["x-zonemap-states"]]
+    assert list(ZONE_STATES) == order
+    for i in range(256):
+        ch = chr(i)
+        got = zonemap_counts(ch * 3)
+        if ch in table:
+            want = [0] * 7
+            # zonemap_counts' tuple order: reserved, free, open, sealed, offline, readonly,
+            # conventional — the schema's state names.
+            want[["reserved", "free", "open", "sealed", "offline", "readonly",
+                  "conventional"].index(table[ch][0])] = 3
+            assert got == tuple(want), f"{ch!r} is {table[ch][0]} in the schema"
+        else:
+            assert got == (0,) * 7, f"{ch!r} is no zone-map code in the schema"
+
+
+def test_accepted_characters_are_the_schemas() -> None:
+    assert ZONEMAP_CHARS == set(zonemap_code_table())
+    assert STREAM_CHARS == set(stream_code_table())
+    for ch in map(chr, range(256)):
+        tables: List[Tuple[FrozenSet[str], Set[str]]] = [
+            (ZONEMAP_CHARS, set(zonemap_code_table())), (STREAM_CHARS, set(stream_code_table()))]
+        for allowed, table in tables:
+            if ch in table:
+                assert check_zone_string(ch, allowed, 1, "z") == ch
+            else:
+                with pytest.raises(StatsError):
+                    check_zone_string(ch, allowed, 1, "z")
+
+
+def test_fill_characters_follow_the_schemas_live_tenths() -> None:
+    table = zonemap_code_table()
+    for chars, state in ((ZONEMAP_OPEN, "open"), (ZONEMAP_SEALED, "sealed")):
+        assert len(chars) == 11
+        for tenths, ch in enumerate(chars):
+            assert table[ch] == (state, tenths)
+
+
+def test_hybrid_states_and_schema_id_are_the_schemas() -> None:
+    hybrid = SCHEMA["$defs"]["drive"]["properties"]["hybrid"]["properties"]["state"]["enum"]
+    assert list(HYBRID_STATES) == hybrid
+    assert SCHEMA_V1 == SCHEMA["properties"]["schema"]["const"]
+
+
+def optional_paths(node: Dict[str, Any], path: str) -> Iterator[str]:
+    if "$ref" in node:
+        node = SCHEMA["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    if node.get("type") == "array":
+        yield from optional_paths(node["items"], path + "[]")
+    for k, sub in node.get("properties", {}).items():
+        where = f"{path}.{k}" if path else k
+        if k not in node.get("required", []):
+            assert sub.get("x-added-within-v1") is True, f"{where}: optional but not marked"
+            yield where
+        else:
+            assert "x-added-within-v1" not in sub, f"{where}: required but marked added"
+        yield from optional_paths(sub, where)
+
+
+def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
+    assert ADDED_IN_V1 == set(optional_paths(SCHEMA, ""))
+    assert ADDED_IN_V1 == {"statfs.reclaimable", "gc.failures", "gc.quarantined_zones"}
+    # ... and parse_stats accepts a document without each of them, and names any other.
+    for path in sorted(ADDED_IN_V1):
+        d = json.loads(status(doc())["stats"])
+        obj, key = path.split(".")
+        del d[obj][key]
+        assert parse_stats(d) is not None
+    d = json.loads(status(doc())["stats"])
+    del d["drives"][1]["zones"]["conventional"]
+    with pytest.raises(StatsError, match=r"missing field\(s\) drives\[1\]\.zones\.conventional"):
+        parse_stats(d)
+
+
+def json_type(t: Any) -> Optional[str]:
+    """The JSON type of a model field's Python type (pydantic's constrained ints and floats
+    are subclasses of int and float; bool is one of int too, so it is asked first)."""
+    for py, js in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string")):
+        if isinstance(t, type) and issubclass(t, py):
+            return js
+    return None
+
+
+def check_model(model: Type[BaseModel], node: Dict[str, Any], path: str) -> Iterator[str]:
+    """Disagreements between a pydantic model and its schema object."""
+    if "$ref" in node:
+        node = SCHEMA["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    props = {k: v for k, v in node["properties"].items() if "x-in-status-map" not in v}
+    fields = {(f.alias or n): f for n, f in model.__fields__.items()}
+    for k in sorted(set(props) ^ set(fields)):
+        yield f"{path}.{k}: {'only in the schema' if k in props else 'only in ' + model.__name__}"
+    for k in sorted(set(props) & set(fields)):
+        f, sub = fields[k], props[k]
+        if sub.get("type") == "array":
+            sub = sub["items"]
+        if isinstance(f.type_, type) and issubclass(f.type_, BaseModel):
+            yield from check_model(f.type_, sub, f"{path}.{k}")
+            continue
+        want = sub.get("type")
+        want_set = set(want) if isinstance(want, list) else {want}
+        got = json_type(f.type_)
+        if got not in want_set:
+            yield f"{path}.{k}: {model.__name__} has {f.type_}, the schema {want}"
+
+
+def test_the_models_fields_and_types_are_the_schemas() -> None:
+    # StatsDoc is also the REST API's response model (openapi.json, and from it the web
+    # console's client types), so this checks those field types too.
+    assert list(check_model(StatsDoc, SCHEMA, "$")) == []
+
+
+def test_the_model_check_sees_a_drift() -> None:
+    class Narrow(BaseModel):
+        total: int
+        available: float
+        extra: int
+
+    statfs = SCHEMA["properties"]["statfs"]
+    got = list(check_model(Narrow, statfs, "$.statfs"))
+    assert "$.statfs.extra: only in Narrow" in got
+    assert "$.statfs.stored: only in the schema" in got
+    assert any(g.startswith("$.statfs.available: Narrow has <class 'float'>") for g in got)
+
+
+# ---------------------------------------------------------------------------------------
+# Perf counter names (OSD path).
+
+def test_perf_counter_names_are_the_engines() -> None:
+    src = REPO / "src" / "os" / "smrstore" / "objectstore" / "smrstore_perf.cc"
+    if not src.is_file():
+        pytest.skip(f"{src} not in this tree")
+    text = src.read_text(encoding="utf-8")
+    engine = {
+        "smrstore": re.findall(r'b\.add_u64\w*\(\s*l_smrstore_\w+,\s*"(smrstore_\w+)"', text),
+        "smrstore-drive.<i>": re.findall(r'd\.add_u64\w*\(\s*l_smrdrive_\w+,\s*"(smrstore_\w+)"',
+                                         text),
+    }
+    assert {k: sorted(v) for k, v in engine.items()} == \
+        {k: sorted(v) for k, v in SCHEMA["x-perf-counters"].items()}
+
+
+def test_recorded_osd_counters_are_in_the_schema() -> None:
+    with open(FIX / "perf-schema-osd.0.json", encoding="utf-8") as f:
+        recorded = json.load(f)
+    for logger, counters in recorded.items():
+        if logger == "smrstore":
+            key = "smrstore"
+        elif logger.startswith("smrstore-drive."):
+            key = "smrstore-drive.<i>"
+        else:
+            continue
+        assert set(counters) <= set(SCHEMA["x-perf-counters"][key]), logger
+
+
+def test_every_zone_state_is_counted_in_the_documents_of_the_tests() -> None:
+    # conftest's drive() counts zones from the map with the same rules: its documents'
+    # counts equal zonemap_counts of their maps.
+    d = all_codes_drive(0)
+    z = d["zones"]
+    assert zonemap_counts(d["zonemap"]) == tuple(z[s] for s in ZONE_STATES)
