@@ -38,6 +38,8 @@ step "npm ci"
 sh scripts/npm-install.sh
 step "API client up to date"
 node scripts/check-api.mjs
+step "stats codes up to date (src/api/statsCodes.ts from mgr-module/smrstore/stats_schema.json)"
+node scripts/gen-stats-codes.mjs --check
 step "typecheck"
 npx --no-install tsc --noEmit -p tsconfig.json
 npx --no-install tsc --noEmit -p tsconfig.node.json

@@ -1,15 +1,18 @@
 // Decoding of the per-zone strings of doc/stats-schema.md (smrstore.stats/1):
 // `zonemap` (condition + live-data ratio) and `streams` (placement stream), one char per zone.
+// The codes come from ../api/statsCodes.ts, generated from the normative schema
+// mgr-module/smrstore/stats_schema.json (web/scripts/gen-stats-codes.mjs).
+import {
+  STREAM_CODES,
+  STREAM_LABELS as SCHEMA_STREAM_LABELS,
+  ZONE_STATE_LABELS,
+  ZONE_STATES,
+  ZONEMAP_CODES,
+  type Stream,
+  type ZoneState,
+} from "../api/statsCodes";
 
-export type ZoneCondition =
-  | "reserved"
-  | "free"
-  | "open"
-  | "sealed"
-  | "offline"
-  | "readonly"
-  | "conventional"
-  | "unknown";
+export type ZoneCondition = ZoneState | "unknown";
 
 export interface ZoneCell {
   condition: ZoneCondition;
@@ -17,65 +20,28 @@ export interface ZoneCell {
   live: number | null;
 }
 
-export type StreamKind = "none" | "user" | "small" | "gc" | "gc-cold" | "user-hot" | "unknown";
+export type StreamKind = Stream | "unknown";
 
-const CODE_A = "A".charCodeAt(0);
-const CODE_K = "K".charCodeAt(0);
-const CODE_a = "a".charCodeAt(0);
-const CODE_k = "k".charCodeAt(0);
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /** Decodes one zonemap character. Unknown characters decode to condition "unknown". */
 export function decodeZoneChar(ch: string): ZoneCell {
-  const code = ch.length === 1 ? ch.charCodeAt(0) : -1;
-  if (code >= CODE_A && code <= CODE_K) return { condition: "open", live: (code - CODE_A) / 10 };
-  if (code >= CODE_a && code <= CODE_k) return { condition: "sealed", live: (code - CODE_a) / 10 };
-  switch (ch) {
-    case "#":
-      return { condition: "reserved", live: null };
-    case ".":
-      return { condition: "free", live: null };
-    case "X":
-      return { condition: "offline", live: null };
-    case "!":
-      return { condition: "readonly", live: null };
-    case "=":
-      return { condition: "conventional", live: null };
-    default:
-      return { condition: "unknown", live: null };
-  }
+  const code = ch.length === 1 && hasOwn(ZONEMAP_CODES, ch) ? ZONEMAP_CODES[ch] : undefined;
+  if (code === undefined) return { condition: "unknown", live: null };
+  return { condition: code.state, live: code.liveTenths === null ? null : code.liveTenths / 10 };
 }
 
-const STREAMS: Readonly<Record<string, StreamKind>> = {
-  "-": "none",
-  u: "user",
-  s: "small",
-  g: "gc",
-  G: "gc-cold",
-  h: "user-hot",
-};
-
 export function decodeStreamChar(ch: string): StreamKind {
-  return STREAMS[ch] ?? "unknown";
+  return (ch.length === 1 && hasOwn(STREAM_CODES, ch) ? STREAM_CODES[ch] : undefined) ?? "unknown";
 }
 
 export const STREAM_LABELS: Readonly<Record<StreamKind, string>> = {
-  none: "none",
-  user: "user",
-  small: "small + metadata",
-  gc: "GC",
-  "gc-cold": "GC cold",
-  "user-hot": "user hot",
+  ...SCHEMA_STREAM_LABELS,
   unknown: "unknown",
 };
 
 export const CONDITION_LABELS: Readonly<Record<ZoneCondition, string>> = {
-  reserved: "reserved (superblock log)",
-  free: "free",
-  open: "open",
-  sealed: "sealed (full)",
-  offline: "offline",
-  readonly: "read-only",
-  conventional: "conventional (unused)",
+  ...ZONE_STATE_LABELS,
   unknown: "unknown code",
 };
 
@@ -83,16 +49,9 @@ export type ConditionCounts = Record<ZoneCondition, number>;
 
 /** Counts zones per condition in one pass over the string (no per-zone objects). */
 export function countConditions(zonemap: string): ConditionCounts {
-  const counts: ConditionCounts = {
-    reserved: 0,
-    free: 0,
-    open: 0,
-    sealed: 0,
-    offline: 0,
-    readonly: 0,
-    conventional: 0,
-    unknown: 0,
-  };
+  const counts = {} as ConditionCounts;
+  for (const s of ZONE_STATES) counts[s] = 0;
+  counts.unknown = 0;
   for (let i = 0; i < zonemap.length; i++) {
     counts[decodeZoneChar(zonemap.charAt(i)).condition]++;
   }
