@@ -677,9 +677,11 @@ TEST_F(GcTest, RecordFailingItsCrcIsNeitherRelocatedNorItsZoneReset) {
 // takes a write that needs room: the commit thread's GC for space (EnsureSpace; background
 // GC is kept out by watermarks of 0) quarantines that zone and cleans others, instead of
 // failing the write with NoSpace while other zones hold dead bytes.
-// DISABLED: flaky under parallel load (2 of 6 concurrent runs got NoSpace with no GC attempt
-// logged: the room check and the allocation disagree there); to be fixed, see issue 15.
-TEST_F(GcTest, DISABLED_GcForSpaceCleansAnotherZoneWhenTheBestVictimFails) {
+// (It was flaky, 3 of 22 runs under load: the lifetime policy sends relocated data older than
+// the mean lifetime to the cold GC stream, and when {3,4,5} and {6,7,8} went to the hot and
+// the cold GC stream, two victims cleaned opened two GC zones: nothing freed, NoSpace. Down
+// to the reserve the GC streams now share their open zone: ZoneManagerTest.GcStreamsShare….)
+TEST_F(GcTest, GcForSpaceCleansAnotherZoneWhenTheBestVictimFails) {
   (void)store_->Close();
   store_.reset();
   fault_.reset();  // the drive is free for a new store
@@ -718,7 +720,7 @@ TEST_F(GcTest, DISABLED_GcForSpaceCleansAnotherZoneWhenTheBestVictimFails) {
   const Status s = Put(100, 100);
   const std::string log = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(s.ok()) << "the write failed although zones with dead bytes could be cleaned: "
-                      << s.ToString() << "; log:\n" << log;
+                      << s.ToString() << "; log:\n" << log << "\nstats: " << store_->StatsDocument("t");
   const StoreCounters c = store_->Counters();
   EXPECT_EQ(c.gc_failures, 1u);
   EXPECT_EQ(c.gc_quarantined_zones, 1u);

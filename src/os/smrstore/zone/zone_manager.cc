@@ -239,15 +239,18 @@ uint64_t ZoneManager::FooterReserve(const Zone& z) const {
 
 void ZoneManager::MarkDirty(uint16_t drive, uint32_t zone) { dirty_[{drive, zone}] = true; }
 
+bool ZoneManager::InReserve(const Drive& drive) const {
+  if (reserve_ == 0 && journal_reserve_ == 0) return false;
+  uint32_t free = 0;
+  for (const Zone& zone : drive.zones) free += zone.state == ZoneState::kFree;
+  return free <= reserve_ + journal_reserve_;
+}
+
 std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, uint64_t seq) {
   Drive& drive = state_[d];
   // Users leave the GC reserve (and `journal_reserve_` zones more); GC and the journal,
   // which GC's own commits write to, may take the reserve.
-  if (!MayUseReserve(stream) && (reserve_ > 0 || journal_reserve_ > 0)) {
-    uint32_t free = 0;
-    for (const Zone& zone : drive.zones) free += zone.state == ZoneState::kFree;
-    if (free <= reserve_ + journal_reserve_) return std::nullopt;
-  }
+  if (!MayUseReserve(stream) && InReserve(drive)) return std::nullopt;
   for (uint32_t z = 0; z < drive.zones.size(); ++z) {
     Zone& zone = drive.zones[z];
     if (zone.state != ZoneState::kFree) continue;
@@ -327,6 +330,18 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
     }
     for (int tries = 0; tries < 2; ++tries) {
       std::optional<uint32_t>& slot = OpenSlot(drive, stream);
+      if (!slot && IsGcStream(stream) && InReserve(drive)) {
+        // With only the reserve left, a GC stream that opened a zone of its own while the
+        // other GC stream's open zone has room would spend the very zone GC is winning
+        // back (hot and cold relocations in two zones: cleaning two victims frees none).
+        // Separating them is a hint; the room is not.
+        for (const std::optional<uint32_t>& other : drive.open) {
+          if (other && IsGcStream(drive.zones[*other].stream) && fits(drive.zones[*other])) {
+            ++borrowed_;
+            return take(d, *other);
+          }
+        }
+      }
       if (!slot) {
         auto z = OpenNewZone(d, stream, seq);
         if (!z) break;  // this drive is full; try the next one

@@ -122,7 +122,9 @@ class ZoneManager {
   // Space for a record of `bytes` (a multiple of 4096, at most a zone's capacity minus the
   // footer reserve) for `stream`, and notes `entry` for the zone footer. A user stream
   // that can get no zone of its own (no free zone beyond the GC reserve) borrows room in
-  // another user stream's open zone. Errors: kNoSpace when there is none either (open zones
+  // another user stream's open zone. Likewise a GC stream with no open zone, when the
+  // drive is down to the reserve, writes into the other GC stream's open zone if it fits
+  // rather than open a second GC zone (both count in borrowed_allocations()). Errors: kNoSpace when there is none either (open zones
   // that could not take the record may have been sealed), kInvalidArgument for a bad size.
   Result<Allocation> Allocate(StreamId stream, uint64_t bytes, const ZoneFooterEntry& entry,
                               uint64_t seq);
@@ -230,6 +232,8 @@ class ZoneManager {
   // reserved-for-GC ones and `stream` is not the GC stream).
   std::optional<uint32_t> OpenNewZone(uint16_t drive, StreamId stream, uint64_t seq)
       SMR_REQUIRES(mu_);
+  // True when the drive's free zones are down to the GC (and journal) reserve.
+  bool InReserve(const Drive& drive) const SMR_REQUIRES(mu_);
   uint64_t FooterReserve(const Zone& z) const;
   void MarkDirty(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
   // RefreshConditions for one zone the drive reports as `cond`; true if it was retired now.

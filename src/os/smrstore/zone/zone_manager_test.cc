@@ -70,6 +70,32 @@ TEST_F(ZoneManagerTest, UserStreamBorrowsAnotherUserStreamsRoomBeforeNoSpace) {
   EXPECT_EQ(FreeZones(), 1u);  // one reserve zone left to GC, untouched by users
 }
 
+// Down to the reserve, the two GC streams share one open zone: GC cleaning two victims whose
+// live data went to a hot and a cold GC zone would free none. Above the reserve each GC
+// stream still gets a zone of its own.
+TEST_F(ZoneManagerTest, GcStreamsShareAnOpenZoneWhenDownToTheReserve) {
+  auto gc = zm_->Allocate(StreamId::kGc, kRec, {}, 1);
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  auto cold = zm_->Allocate(StreamId::kGcCold, kRec, {}, 1);  // free zones beyond the reserve
+  ASSERT_TRUE(cold.ok()) << cold.status().ToString();
+  EXPECT_NE(cold->zone, gc->zone);
+  EXPECT_EQ(zm_->borrowed_allocations(), 0u);
+  // Fill the cold zone, then use every free zone beyond the reserve.
+  ASSERT_TRUE(zm_->Allocate(StreamId::kGcCold, 3 * kRec - 4096, {}, 2).ok());
+  while (FreeZones() > 2) ASSERT_TRUE(zm_->Allocate(StreamId::kSmall, 3 * kRec, {}, 2).ok());
+  const size_t free_before = FreeZones();
+  auto shared = zm_->Allocate(StreamId::kGcCold, kRec, {}, 3);  // seals the full cold zone
+  ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+  EXPECT_EQ(FreeZones(), free_before) << "the cold GC stream opened a reserve zone";
+  EXPECT_EQ(shared->zone, gc->zone) << "the cold GC data did not go to the open GC zone";
+  EXPECT_EQ(zm_->borrowed_allocations(), 1u);
+  // Once the open GC zone cannot take the record, the reserve is there for GC.
+  auto big = zm_->Allocate(StreamId::kGcCold, 2 * kRec, {}, 4);
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  EXPECT_NE(big->zone, gc->zone);
+  EXPECT_EQ(FreeZones(), free_before - 1);
+}
+
 
 // RollBack: allocations since the mark are undone (write pointers, open zones, space);
 // bytes a failed write left on the drive past the restored pointer seal that zone, and a
