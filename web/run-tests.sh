@@ -1,8 +1,9 @@
 #!/bin/sh
 # The web console's checks, from a fresh clone: install the locked npm packages, check the API
 # client is generated from the current mgr-module/openapi.json, typecheck, unit + component
-# tests (Vitest), production build into web/dist. The browser end-to-end test (e2e/run.mjs)
-# needs the real stack and is run by qa/ceph/0003_mgr_module.sh.
+# tests (Vitest), production build into web/dist. The browser end-to-end tests (Playwright
+# Test, e2e/*.spec.ts) are typechecked here; they need the real stack and are run by
+# qa/ceph/0003_mgr_module.sh and 0007_console_osds.sh.
 set -eu
 cd "$(dirname "$0")"
 
@@ -43,6 +44,7 @@ node scripts/gen-stats-codes.mjs --check
 step "typecheck"
 npx --no-install tsc --noEmit -p tsconfig.json
 npx --no-install tsc --noEmit -p tsconfig.node.json
+npx --no-install tsc --noEmit -p e2e/tsconfig.json
 step "vitest"
 npx --no-install vitest run
 step "vite build"

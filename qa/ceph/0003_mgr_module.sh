@@ -10,8 +10,10 @@
 #   - REST (mgr-module/tools/check_api.py): no/wrong token -> 401 on every route, the token
 #     -> data matching `ceph service status`, malformed requests -> 422/404 with a message,
 #     /metrics parses with smrstore_* samples for t1; a removed token -> 401;
-#   - with SMRSTORE_E2E=1 and web/e2e/run.mjs present: the web console's Playwright run
-#     `node web/e2e/run.mjs BASE_URL TOKEN OUTDIR` against this stack;
+#   - with SMRSTORE_E2E=1 and web/playwright.config.ts present: the web console's browser
+#     tests against this stack, `npx --no-install playwright test --project console` in web/
+#     (e2e/console.spec.ts; PNGs, failure screenshots + traces, HTML report in OUTDIR =
+#     $SMRSTORE_E2E_OUT, default SCRATCH_DIR/e2e);
 #   - a frozen publisher (SIGSTOP) raises SMRSTORE_DAEMON_STALE, resuming clears it.
 # Exit status = verdict.
 #   sh qa/ceph/0003_mgr_module.sh TOOL [SCRATCH_DIR]  (default: a temp dir, removed on success)
@@ -87,12 +89,15 @@ $PY "$repo/mgr-module/tools/check_api.py" "$base" "$token" t1 svc.json >api.txt 
 echo "ok: REST: $(grep -c '^ok:' api.txt) checks passed (401s, data vs service status, 4xx, /metrics)"
 
 if [ "${SMRSTORE_E2E:-0}" = 1 ]; then
-  if [ -f "$repo/web/e2e/run.mjs" ]; then
+  if [ -f "$repo/web/playwright.config.ts" ]; then
     e2e_out=${SMRSTORE_E2E_OUT:-$scratch/e2e}
-    node "$repo/web/e2e/run.mjs" "$base" "$token" "$e2e_out" || die "web e2e (output in $e2e_out)"
+    (cd "$repo/web" && SMRSTORE_E2E_URL=$base SMRSTORE_E2E_TOKEN=$token SMRSTORE_E2E_OUT=$e2e_out \
+      PLAYWRIGHT_HTML_OUTPUT_DIR=$e2e_out/report-console \
+      npx --no-install playwright test --config playwright.config.ts --project console) ||
+      die "web e2e (screenshots, traces and report in $e2e_out)"
     echo "ok: web e2e"
   else
-    echo "skip: SMRSTORE_E2E=1 but web/e2e/run.mjs does not exist"
+    echo "skip: SMRSTORE_E2E=1 but web/playwright.config.ts does not exist"
   fi
 fi
 

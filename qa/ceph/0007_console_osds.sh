@@ -8,12 +8,13 @@
 #   - `ceph smrstore status -f json` lists osd.0..2 with source osd, 2 drives, fresh; `ceph
 #     smrstore zones osd.1` prints the zone map `ceph tell osd.1 smrstore stats` has;
 #   - health: space_low_ratio 0.99 raises SMRSTORE_SPACE_LOW naming the OSDs, 0.1 clears it;
-#   - the console (web/e2e/osds.mjs, Playwright + Debian's chromium; background GC stopped on
-#     osd.2 first): every OSD listed as a
+#   - the console (web/e2e/osds.spec.ts, `npx --no-install playwright test --project osds` in
+#     web/, Debian's chromium; background GC stopped on osd.2 first): every OSD listed as a
 #     store osd.N with an OSD badge; its user/device bytes, WA, GC runs and auto state, free
 #     zones, and every zone of both drives equal `ceph tell osd.N smrstore stats` read
 #     around the moment they were read from the page (a comparison table is printed);
-#     screenshots osds-*.png in $SMRSTORE_E2E_OUT (default build/e2e).
+#     screenshots osds-*.png in $SMRSTORE_E2E_OUT (default build/e2e), failure screenshots
+#     and traces in its results-osds/, the HTML report in its report-osds/.
 # About 2.5 minutes. Exit status = verdict.
 #   sh qa/ceph/0007_console_osds.sh [TOOL] [SCRATCH_DIR]   (TOOL: unused, as qa/ceph/run.sh
 #   passes it; SCRATCH_DIR default: a temp dir, removed on success)
@@ -29,7 +30,7 @@ out=${SMRSTORE_E2E_OUT:-$repo/build/e2e}
 [ -f "$SMRSTORE_OSD_LIB" ] || die "$SMRSTORE_OSD_LIB not found (make build)"
 [ -f "$repo/web/dist/index.html" ] || die "web/dist is not built (web/run-tests.sh or npm run build in web/)"
 [ -x "${SMRSTORE_E2E_CHROMIUM:-/usr/bin/chromium}" ] || die "chromium not found (scripts/install-deps.sh web)"
-[ -d "$repo/web/node_modules/playwright-core" ] || die "web/node_modules missing (web/run-tests.sh installs it)"
+[ -d "$repo/web/node_modules/@playwright/test" ] || die "web/node_modules missing (web/run-tests.sh installs it)"
 
 ceph_qa_scratch smr-osds "${2:-}"   # sets $scratch, $cl; stops $serve_pid + cluster on exit
 cd "$scratch"
@@ -115,8 +116,10 @@ echo "ok: background GC stopped on osd.2 (ceph tell osd.2 smrstore gc stop)"
 token=$(q smrstore token create qa-osds) || die "token create: $(cat ceph.err)"
 wait_for 30 "the API answers on $base" sh -c "curl -sf -o /dev/null -H 'Authorization: Bearer $token' $base/api/v1/summary"
 mkdir -p "$out"
-# shellcheck disable=SC2046
-node "$repo/web/e2e/osds.mjs" "$base" "$token" "$out" $(seq 0 $((OSDS - 1))) || die "console vs ceph tell (screenshots in $out)"
+(cd "$repo/web" && SMRSTORE_E2E_URL=$base SMRSTORE_E2E_TOKEN=$token SMRSTORE_E2E_OUT=$out \
+  SMRSTORE_E2E_OSDS="$(seq 0 $((OSDS - 1)) | tr '\n' ' ')" PLAYWRIGHT_HTML_OUTPUT_DIR=$out/report-osds \
+  npx --no-install playwright test --config playwright.config.ts --project osds) ||
+  die "console vs ceph tell (screenshots, traces and report in $out)"
 
 trap - EXIT
 ceph_qa_cleanup
