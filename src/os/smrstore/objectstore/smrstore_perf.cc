@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "store/stats_document.h"
 #include "store/store.h"
 
 namespace smr::ceph_adapter {
@@ -15,17 +16,21 @@ struct DriveCounts {
   uint64_t free = 0, open = 0, sealed = 0, reserved = 0, offline = 0, readonly = 0, conv = 0;
 };
 
-// Counts a drive's zones by state from its zone-map string (doc/stats-schema.md).
+// Counts a drive's zones by state from its zone-map string, decoded by the engine's
+// DecodeZoneMapChar (store/stats_document.h; the codes of doc/stats-schema.md).
 DriveCounts CountZones(const std::string& zonemap) {
   DriveCounts d;
   for (char ch : zonemap) {
-    if (ch == '=') ++d.conv;
-    else if (ch == '.') ++d.free;
-    else if (ch >= 'A' && ch <= 'K') ++d.open;
-    else if (ch >= 'a' && ch <= 'k') ++d.sealed;
-    else if (ch == '#') ++d.reserved;
-    else if (ch == 'X') ++d.offline;
-    else if (ch == '!') ++d.readonly;
+    switch (DecodeZoneMapChar(ch).state) {
+      case ZoneMapState::kConventional: ++d.conv; break;
+      case ZoneMapState::kFree: ++d.free; break;
+      case ZoneMapState::kOpen: ++d.open; break;
+      case ZoneMapState::kSealed: ++d.sealed; break;
+      case ZoneMapState::kReserved: ++d.reserved; break;
+      case ZoneMapState::kOffline: ++d.offline; break;
+      case ZoneMapState::kReadOnly: ++d.readonly; break;
+      case ZoneMapState::kUnknown: break;
+    }
   }
   return d;
 }

@@ -27,28 +27,87 @@ int LiveTenths(uint64_t live_bytes, uint64_t capacity) {
   return static_cast<int>((live * 10 + capacity / 2) / capacity);
 }
 
+namespace {
+
+// The zone-map characters (mgr-module/smrstore/stats_schema.json, x-zonemap-codes), used by
+// both the encoder and the decoder below.
+constexpr char kMapReserved = '#';
+constexpr char kMapFree = '.';
+constexpr char kMapOpen0 = 'A';    // + live tenths: 'A'..'K'
+constexpr char kMapSealed0 = 'a';  // + live tenths: 'a'..'k'
+constexpr char kMapOffline = 'X';
+constexpr char kMapReadOnly = '!';
+constexpr char kMapConventional = '=';
+constexpr int kMaxTenths = 10;
+
+}  // namespace
+
 char ZoneMapChar(const ZoneStatus& zone, ZoneMapRole role) {
   switch (role) {
     case ZoneMapRole::kSuperblock:
-      return '#';
+      return kMapReserved;
     case ZoneMapRole::kConventional:
-      return '=';
+      return kMapConventional;
     case ZoneMapRole::kData:
       break;
   }
-  if (zone.device_cond == ZoneCondition::kOffline) return 'X';
-  if (zone.device_cond == ZoneCondition::kReadOnly) return '!';
+  if (zone.device_cond == ZoneCondition::kOffline) return kMapOffline;
+  if (zone.device_cond == ZoneCondition::kReadOnly) return kMapReadOnly;
   switch (zone.state) {
     case ZoneState::kFree:
-      return '.';
+      return kMapFree;
     case ZoneState::kOpen:
-      return static_cast<char>('A' + LiveTenths(zone.live_bytes, zone.capacity));
+      return static_cast<char>(kMapOpen0 + LiveTenths(zone.live_bytes, zone.capacity));
     case ZoneState::kSealed:
-      return static_cast<char>('a' + LiveTenths(zone.live_bytes, zone.capacity));
+      return static_cast<char>(kMapSealed0 + LiveTenths(zone.live_bytes, zone.capacity));
     case ZoneState::kReserved:
-      return '#';
+      return kMapReserved;
   }
   return '?';
+}
+
+const char* ZoneMapStateName(ZoneMapState state) {
+  switch (state) {
+    case ZoneMapState::kReserved:
+      return "reserved";
+    case ZoneMapState::kFree:
+      return "free";
+    case ZoneMapState::kOpen:
+      return "open";
+    case ZoneMapState::kSealed:
+      return "sealed";
+    case ZoneMapState::kOffline:
+      return "offline";
+    case ZoneMapState::kReadOnly:
+      return "readonly";
+    case ZoneMapState::kConventional:
+      return "conventional";
+    case ZoneMapState::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+ZoneMapCode DecodeZoneMapChar(char c) {
+  ZoneMapCode code;
+  if (c >= kMapOpen0 && c <= kMapOpen0 + kMaxTenths) {
+    code.state = ZoneMapState::kOpen;
+    code.live_tenths = c - kMapOpen0;
+  } else if (c >= kMapSealed0 && c <= kMapSealed0 + kMaxTenths) {
+    code.state = ZoneMapState::kSealed;
+    code.live_tenths = c - kMapSealed0;
+  } else if (c == kMapReserved) {
+    code.state = ZoneMapState::kReserved;
+  } else if (c == kMapFree) {
+    code.state = ZoneMapState::kFree;
+  } else if (c == kMapOffline) {
+    code.state = ZoneMapState::kOffline;
+  } else if (c == kMapReadOnly) {
+    code.state = ZoneMapState::kReadOnly;
+  } else if (c == kMapConventional) {
+    code.state = ZoneMapState::kConventional;
+  }
+  return code;
 }
 
 char ZoneStreamChar(const ZoneStatus& zone, ZoneMapRole role) {
