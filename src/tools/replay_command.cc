@@ -20,180 +20,24 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <variant>
 #include <vector>
 
+#include "common/json.h"
 #include "objectstore/SMRStore.h"
 #include "objectstore/standalone_context.h"
 
 namespace smr::tool {
 namespace {
 
-// --- A small JSON reader (the trace and expected files are machine-written). ---
-struct Json;
-using JsonObject = std::map<std::string, Json>;
-using JsonArray = std::vector<Json>;
-struct Json {
-  std::variant<std::nullptr_t, bool, double, std::string, JsonArray, JsonObject> v;
-  bool is_object() const { return std::holds_alternative<JsonObject>(v); }
-  bool is_array() const { return std::holds_alternative<JsonArray>(v); }
-  const JsonObject& obj() const { return std::get<JsonObject>(v); }
-  const JsonArray& arr() const { return std::get<JsonArray>(v); }
-  const std::string& str() const { return std::get<std::string>(v); }
-  uint64_t u64() const { return static_cast<uint64_t>(std::get<double>(v)); }
-  bool has(const std::string& k) const { return is_object() && obj().count(k); }
-  const Json& at(const std::string& k) const {
-    auto it = obj().find(k);
-    if (it == obj().end()) throw std::runtime_error("missing field '" + k + "'");
-    return it->second;
-  }
-};
-
-class JsonReader {
- public:
-  static constexpr int kMaxDepth = 64;
-  explicit JsonReader(const std::string& s) : s_(s) {}
-  Json Parse() {
-    Json j = Value();
-    Ws();
-    if (p_ != s_.size()) Error("trailing characters");
-    return j;
-  }
-
- private:
-  [[noreturn]] void Error(const std::string& what) {
-    throw std::runtime_error("JSON: " + what + " at byte " + std::to_string(p_));
-  }
-  void Ws() {
-    while (p_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[p_]))) ++p_;
-  }
-  char Peek() {
-    Ws();
-    if (p_ >= s_.size()) Error("unexpected end");
-    return s_[p_];
-  }
-  void Expect(char c) {
-    if (Peek() != c) Error(std::string("expected '") + c + "'");
-    ++p_;
-  }
-  Json Value() {
-    const char c = Peek();
-    Json j;
-    // A capture's documents nest a few levels; unbounded nesting would overflow the
-    // stack (2,000,000 '[' crashed `replay` with SIGSEGV).
-    if ((c == '{' || c == '[') && depth_ >= kMaxDepth) {
-      Error("nested deeper than " + std::to_string(kMaxDepth) + " levels");
-    }
-    struct Nest {
-      int& d;
-      bool on;
-      ~Nest() {
-        if (on) --d;
-      }
-    } nest{depth_, c == '{' || c == '['};
-    if (nest.on) ++depth_;
-    if (c == '{') {
-      ++p_;
-      JsonObject o;
-      if (Peek() == '}') {
-        ++p_;
-      } else {
-        for (;;) {
-          std::string k = String();
-          Expect(':');
-          o.emplace(std::move(k), Value());
-          if (Peek() == ',') {
-            ++p_;
-            continue;
-          }
-          Expect('}');
-          break;
-        }
-      }
-      j.v = std::move(o);
-    } else if (c == '[') {
-      ++p_;
-      JsonArray a;
-      if (Peek() == ']') {
-        ++p_;
-      } else {
-        for (;;) {
-          a.push_back(Value());
-          if (Peek() == ',') {
-            ++p_;
-            continue;
-          }
-          Expect(']');
-          break;
-        }
-      }
-      j.v = std::move(a);
-    } else if (c == '"') {
-      j.v = String();
-    } else if (s_.compare(p_, 4, "true") == 0) {
-      p_ += 4;
-      j.v = true;
-    } else if (s_.compare(p_, 5, "false") == 0) {
-      p_ += 5;
-      j.v = false;
-    } else if (s_.compare(p_, 4, "null") == 0) {
-      p_ += 4;
-      j.v = nullptr;
-    } else {
-      const size_t start = p_;
-      while (p_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[p_])) ||
-                                s_[p_] == '-' || s_[p_] == '+' || s_[p_] == '.' ||
-                                s_[p_] == 'e' || s_[p_] == 'E')) {
-        ++p_;
-      }
-      if (start == p_) Error("unexpected character");
-      j.v = std::strtod(s_.substr(start, p_ - start).c_str(), nullptr);
-    }
-    return j;
-  }
-  std::string String() {
-    Expect('"');
-    std::string out;
-    while (p_ < s_.size() && s_[p_] != '"') {
-      char c = s_[p_++];
-      if (c == '\\') {
-        if (p_ >= s_.size()) Error("bad escape");
-        const char e = s_[p_++];
-        switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'u': {
-            if (p_ + 4 > s_.size()) Error("bad \\u escape");
-            const unsigned cp = std::stoul(s_.substr(p_, 4), nullptr, 16);
-            p_ += 4;
-            if (cp < 0x80) {
-              out += static_cast<char>(cp);
-            } else if (cp < 0x800) {
-              out += static_cast<char>(0xc0 | (cp >> 6));
-              out += static_cast<char>(0x80 | (cp & 0x3f));
-            } else {
-              out += static_cast<char>(0xe0 | (cp >> 12));
-              out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-              out += static_cast<char>(0x80 | (cp & 0x3f));
-            }
-            break;
-          }
-          default: out += e;
-        }
-      } else {
-        out += c;
-      }
-    }
-    Expect('"');
-    return out;
-  }
-  const std::string& s_;
-  size_t p_ = 0;
-  int depth_ = 0;  // objects and arrays open around the value being read
-};
+// The trace and expected files are read with the project's JSON reader (common/json.h);
+// a field of the wrong type or missing throws (nlohmann::json or the two helpers below),
+// and replay reports it as the capture being malformed.
+const std::string& Str(const Json& j) { return j.get_ref<const std::string&>(); }
+uint64_t U64(const Json& j) {
+  Result<uint64_t> v = JsonU64(j, "trace value");
+  if (!v.ok()) throw std::runtime_error(v.status().ToString());
+  return *v;
+}
 
 Result<std::string> ReadMaybeGz(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");  // reads plain files too
@@ -314,10 +158,10 @@ class Replayer {
 
   // Translates one trace op; returns false for an op it does not know.
   void AddOp(const Json& op, ObjectStore::Transaction* t) {
-    const std::string name = op.at("op").str();
-    const std::string cs = op.at("coll").str();
+    const std::string name = Str(op.at("op"));
+    const std::string cs = Str(op.at("coll"));
     const coll_t c = Coll(cs);
-    auto oid_s = [&]() { return op.at("oid").str(); };
+    auto oid_s = [&]() { return Str(op.at("oid")); };
     ++stats_.ops;
     if (name == "nop") {
       t->nop();
@@ -326,17 +170,17 @@ class Replayer {
       name == "create" ? t->create(c, o) : t->touch(c, o);
       extents_[Key(cs, oid_s())];  // exists now
     } else if (name == "write") {
-      const uint64_t off = op.at("offset").u64(), len = op.at("length").u64();
+      const uint64_t off = U64(op.at("offset")), len = U64(op.at("length"));
       ceph::buffer::list bl = Bl(Pattern(off, len));
       t->write(c, Oid(oid_s()), off, len, bl);
       extents_[Key(cs, oid_s())].Write(off, len);
       stats_.bytes += len;
     } else if (name == "zero") {
-      const uint64_t off = op.at("offset").u64(), len = op.at("length").u64();
+      const uint64_t off = U64(op.at("offset")), len = U64(op.at("length"));
       t->zero(c, Oid(oid_s()), off, len);
       extents_[Key(cs, oid_s())].Zero(off, len);
     } else if (name == "truncate") {
-      const uint64_t n = op.at("offset").u64();
+      const uint64_t n = U64(op.at("offset"));
       t->truncate(c, Oid(oid_s()), n);
       auto it = extents_.find(Key(cs, oid_s()));
       if (it != extents_.end()) it->second.Truncate(n);
@@ -345,21 +189,21 @@ class Replayer {
       extents_.erase(Key(cs, oid_s()));
     } else if (name == "setattrs" || name == "setattr") {
       std::map<std::string, ceph::buffer::list> attrs;
-      for (const auto& [k, v] : op.at("attrs").obj()) attrs[k] = Bl(std::string(v.u64(), 'a'));
+      for (const auto& [k, v] : op.at("attrs").items()) attrs[k] = Bl(std::string(U64(v), 'a'));
       t->setattrs(c, Oid(oid_s()), attrs);
     } else if (name == "rmattr") {
-      t->rmattr(c, Oid(oid_s()), op.at("name").str());
+      t->rmattr(c, Oid(oid_s()), Str(op.at("name")));
     } else if (name == "rmattrs") {
       t->rmattrs(c, Oid(oid_s()));
     } else if (name == "clone") {
-      const std::string d = op.at("dest_oid").str();
+      const std::string d = Str(op.at("dest_oid"));
       t->clone(c, Oid(oid_s()), Oid(d));
       auto it = extents_.find(Key(cs, oid_s()));
       extents_[Key(cs, d)] = it == extents_.end() ? Extents{} : it->second;
     } else if (name == "clonerange2") {
-      const std::string d = op.at("dest_oid").str();
-      const uint64_t so = op.at("src_offset").u64(), len = op.at("length").u64(),
-                     dof = op.at("dest_offset").u64();
+      const std::string d = Str(op.at("dest_oid"));
+      const uint64_t so = U64(op.at("src_offset")), len = U64(op.at("length")),
+                     dof = U64(op.at("dest_offset"));
       t->clone_range(c, Oid(oid_s()), Oid(d), so, len, dof);
       // Pattern bytes depend on the offset, so a range cloned elsewhere cannot be predicted:
       // the destination's data is not checked.
@@ -367,42 +211,42 @@ class Replayer {
       extents_[Key(cs, d)].size = std::max(extents_[Key(cs, d)].size, dof + len);
     } else if (name == "omap_setkeys") {
       std::map<std::string, ceph::buffer::list> kv;
-      for (const auto& [k, v] : op.at("keys").obj()) kv[k] = Bl(std::string(v.u64(), 'v'));
+      for (const auto& [k, v] : op.at("keys").items()) kv[k] = Bl(std::string(U64(v), 'v'));
       t->omap_setkeys(c, Oid(oid_s()), kv);
     } else if (name == "omap_rmkeys") {
       std::set<std::string> keys;
-      for (const Json& k : op.at("keys").arr()) keys.insert(k.str());
+      for (const Json& k : op.at("keys")) keys.insert(Str(k));
       t->omap_rmkeys(c, Oid(oid_s()), keys);
     } else if (name == "omap_rmkeyrange") {
-      t->omap_rmkeyrange(c, Oid(oid_s()), op.at("first").str(), op.at("last").str());
+      t->omap_rmkeyrange(c, Oid(oid_s()), Str(op.at("first")), Str(op.at("last")));
     } else if (name == "omap_clear") {
       t->omap_clear(c, Oid(oid_s()));
     } else if (name == "omap_setheader") {
-      t->omap_setheader(c, Oid(oid_s()), Bl(std::string(op.at("header_length").u64(), 'h')));
+      t->omap_setheader(c, Oid(oid_s()), Bl(std::string(U64(op.at("header_length")), 'h')));
     } else if (name == "op_setallochint") {
-      t->set_alloc_hint(c, Oid(oid_s()), op.at("expected_object_size").u64(),
-                        op.at("expected_write_size").u64(), 0);
+      t->set_alloc_hint(c, Oid(oid_s()), U64(op.at("expected_object_size")),
+                        U64(op.at("expected_write_size")), 0);
     } else if (name == "mkcoll") {
-      t->create_collection(c, static_cast<int>(op.has("bits") ? op.at("bits").u64() : 0));
+      t->create_collection(c, static_cast<int>(op.contains("bits") ? U64(op.at("bits")) : 0));
     } else if (name == "coll_hint") {
-      t->collection_hint(c, static_cast<uint32_t>(op.has("type") ? op.at("type").u64() : 1),
+      t->collection_hint(c, static_cast<uint32_t>(op.contains("type") ? U64(op.at("type")) : 1),
                          ceph::buffer::list());
     } else if (name == "rmcoll") {
       t->remove_collection(c);
     } else if (name == "coll_set_bits") {
-      t->collection_set_bits(c, static_cast<int>(op.at("bits").u64()));
+      t->collection_set_bits(c, static_cast<int>(U64(op.at("bits"))));
     } else if (name == "split_collection2") {
-      t->split_collection(c, static_cast<uint32_t>(op.at("bits").u64()),
-                          static_cast<uint32_t>(op.at("rem").u64()),
-                          Coll(op.at("dest_coll").str()));
+      t->split_collection(c, static_cast<uint32_t>(U64(op.at("bits"))),
+                          static_cast<uint32_t>(U64(op.at("rem"))),
+                          Coll(Str(op.at("dest_coll"))));
       split_seen_ = true;
     } else if (name == "merge_collection") {
-      t->merge_collection(c, Coll(op.at("dest_coll").str()),
-                          static_cast<uint32_t>(op.at("bits").u64()));
+      t->merge_collection(c, Coll(Str(op.at("dest_coll"))),
+                          static_cast<uint32_t>(U64(op.at("bits"))));
       split_seen_ = true;
     } else if (name == "coll_move_rename" || name == "try_rename") {
-      const std::string dc = name == "coll_move_rename" ? op.at("dest_coll").str() : cs;
-      const std::string d = op.at("dest_oid").str();
+      const std::string dc = name == "coll_move_rename" ? Str(op.at("dest_coll")) : cs;
+      const std::string d = Str(op.at("dest_oid"));
       if (name == "coll_move_rename") {
         t->collection_move_rename(c, Oid(oid_s()), Coll(dc), Oid(d));
       } else {
@@ -420,7 +264,7 @@ class Replayer {
 
   // Queues every transaction (pipelined: the adapter commits in queue order), then waits.
   Status Run(const Json& trace) {
-    if (!trace.has("format") || trace.at("format").str() != "smrstore.trace/1") {
+    if (!trace.contains("format") || Str(trace.at("format")) != "smrstore.trace/1") {
       return Status::InvalidArgument("trace: format is not smrstore.trace/1");
     }
     std::vector<std::future<int>> done;
@@ -433,32 +277,32 @@ class Replayer {
       if (q < 0) throw std::runtime_error("queue_transaction: " + std::to_string(q));
       ++stats_.transactions;
     };
-    if (trace.has("seed")) {
+    if (trace.contains("seed")) {
       const Json& seed = trace.at("seed");
       ObjectStore::Transaction t;
       std::string first;
-      for (const Json& c : seed.at("collections").arr()) {
-        const std::string cs = c.at("coll").str();
+      for (const Json& c : seed.at("collections")) {
+        const std::string cs = Str(c.at("coll"));
         if (first.empty()) first = cs;
-        t.create_collection(Coll(cs), static_cast<int>(c.has("bits") ? c.at("bits").u64() : 0));
+        t.create_collection(Coll(cs), static_cast<int>(c.contains("bits") ? U64(c.at("bits")) : 0));
       }
-      for (const Json& o : seed.at("objects").arr()) {
-        const std::string cs = o.at("coll").str(), os = o.at("oid").str();
+      for (const Json& o : seed.at("objects")) {
+        const std::string cs = Str(o.at("coll")), os = Str(o.at("oid"));
         t.touch(Coll(cs), Oid(os));
         extents_[Key(cs, os)];
         unchecked_.insert(Key(cs, os));  // real pre-capture contents unknown
       }
       if (!t.empty()) queue(std::move(t), Coll(first));
     }
-    for (const Json& tx : trace.at("transactions").arr()) {
+    for (const Json& tx : trace.at("transactions")) {
       ObjectStore::Transaction t;
       std::string first;
-      for (const Json& op : tx.at("ops").arr()) {
-        if (first.empty()) first = op.at("coll").str();
+      for (const Json& op : tx.at("ops")) {
+        if (first.empty()) first = Str(op.at("coll"));
         AddOp(op, &t);
       }
       if (t.empty()) continue;
-      queue(std::move(t), Coll(tx.has("osr") ? tx.at("osr").str() : first));
+      queue(std::move(t), Coll(tx.contains("osr") ? Str(tx.at("osr")) : first));
     }
     for (auto& f : done) {
       if (f.get() != 0) ++stats_.failed;
@@ -473,14 +317,14 @@ class Replayer {
     auto diff = [&](const std::string& s) {
       if (diffs.size() < 50) diffs.push_back(s);
     };
-    for (const auto& [cs, cj] : expected.at("collections").obj()) {
+    for (const auto& [cs, cj] : expected.at("collections").items()) {
       const coll_t c = Coll(cs);
       auto h = store_->open_collection(c);
       if (!h) {
         diff(cs + ": collection missing");
         continue;
       }
-      for (const auto& [os, want] : cj.at("objects").obj()) {
+      for (const auto& [os, want] : cj.at("objects").items()) {
         ++*objects_checked;
         const ghobject_t o = Oid(os);
         const std::string who = cs + " " + os;
@@ -489,34 +333,34 @@ class Replayer {
           diff(who + ": stat " + std::to_string(r));
           continue;
         }
-        if (static_cast<uint64_t>(st.st_size) != want.at("size").u64()) {
+        if (static_cast<uint64_t>(st.st_size) != U64(want.at("size"))) {
           diff(who + ": size " + std::to_string(st.st_size) + ", expected " +
-               std::to_string(want.at("size").u64()));
+               std::to_string(U64(want.at("size"))));
         }
         std::map<std::string, ceph::buffer::ptr> attrs;
         store_->getattrs(h, o, attrs);
         std::map<std::string, uint64_t> got_attrs, want_attrs;
         for (const auto& [k, v] : attrs) got_attrs[k] = v.length();
-        for (const auto& [k, v] : want.at("xattrs").obj()) want_attrs[k] = v.u64();
+        for (const auto& [k, v] : want.at("xattrs").items()) want_attrs[k] = U64(v);
         if (got_attrs != want_attrs) diff(who + ": xattrs differ");
         ceph::buffer::list header;
         std::map<std::string, ceph::buffer::list> omap;
         store_->omap_get(h, o, &header, &omap);
         std::set<std::string> got_keys, want_keys;
         for (const auto& [k, v] : omap) got_keys.insert(k);
-        for (const auto& [k, v] : want.at("omap").obj()) {
+        for (const auto& [k, v] : want.at("omap").items()) {
           want_keys.insert(k);
           auto it = omap.find(k);
-          if (it != omap.end() && it->second.length() != v.u64()) {
+          if (it != omap.end() && it->second.length() != U64(v)) {
             diff(who + ": omap " + k + " value length " + std::to_string(it->second.length()) +
-                 ", expected " + std::to_string(v.u64()));
+                 ", expected " + std::to_string(U64(v)));
           }
         }
         if (got_keys != want_keys) {
           diff(who + ": omap keys differ (" + std::to_string(got_keys.size()) + " vs " +
                std::to_string(want_keys.size()) + ")");
         }
-        if (want.has("omap_header") && header.length() != want.at("omap_header").u64()) {
+        if (want.contains("omap_header") && header.length() != U64(want.at("omap_header"))) {
           diff(who + ": omap header length " + std::to_string(header.length()));
         }
         const std::string k = Key(cs, os);
@@ -535,11 +379,11 @@ class Replayer {
         }
       }
     }
-    for (const Json& a : expected.at("absent").arr()) {
-      const coll_t c = Coll(a.arr().at(0).str());
+    for (const Json& a : expected.at("absent")) {
+      const coll_t c = Coll(Str(a.at(0)));
       auto h = store_->open_collection(c);
-      if (h && store_->exists(h, Oid(a.arr().at(1).str()))) {
-        diff(a.arr().at(0).str() + " " + a.arr().at(1).str() + ": exists, expected absent");
+      if (h && store_->exists(h, Oid(Str(a.at(1))))) {
+        diff(Str(a.at(0)) + " " + Str(a.at(1)) + ": exists, expected absent");
       }
     }
     return diffs;
@@ -563,11 +407,16 @@ int RunReplay(const Args& args) {
   if (!trace_text.ok()) return Fail("replay", trace_text.status());
   auto expected_text = ReadMaybeGz(capture + "/expected.json");
   if (!expected_text.ok()) return Fail("replay", expected_text.status());
-  Json trace, expected;
+  auto trace_json = ParseJson(*trace_text);
+  if (!trace_json.ok()) return Fail("replay", trace_json.status().WithContext(capture + "/trace.json"));
+  auto expected_json = ParseJson(*expected_text);
+  if (!expected_json.ok()) {
+    return Fail("replay", expected_json.status().WithContext(capture + "/expected.json"));
+  }
+  const Json& trace = *trace_json;
+  const Json& expected = *expected_json;
   try {
-    trace = JsonReader(*trace_text).Parse();
-    expected = JsonReader(*expected_text).Parse();
-    if (!expected.has("format") || expected.at("format").str() != "smrstore.expected/1") {
+    if (!expected.contains("format") || Str(expected.at("format")) != "smrstore.expected/1") {
       return Fail("replay", Status::InvalidArgument("expected.json: format is not smrstore.expected/1"));
     }
   } catch (const std::exception& e) {

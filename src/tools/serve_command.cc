@@ -95,7 +95,8 @@ Result<std::unique_ptr<Churn>> Churn::Prepare(Store* store, const ChurnConfig& c
                                    std::to_string(config.object_bytes) +
                                    "-byte objects (fewer than 4 objects)");
   }
-  if (!store->CollectionExists(config.collection)) {
+  SMR_ASSIGN_OR_RETURN(const bool have_collection, store->CollectionExists(config.collection));
+  if (!have_collection) {
     Transaction t;
     t.MkColl(config.collection, 0);
     SMR_RETURN_IF_ERROR(store->Apply(std::move(t)));

@@ -352,120 +352,8 @@ bool WriteAll(int fd, const char* p, size_t n) {
   return true;
 }
 
-// ---------------------------------------------------------------------------------------
-// A minimal JSON reader, only to print Store::StatsJson() as "path value" lines.
-
-class JsonFlattener {
- public:
-  static constexpr int kMaxDepth = 64;
-  explicit JsonFlattener(const std::string& s) : s_(s) {}
-  Status Run(std::vector<std::pair<std::string, std::string>>* out) {
-    out_ = out;
-    Value("");
-    Skip();
-    if (!error_.empty() || i_ != s_.size()) {
-      return Status::Corruption("stats JSON is malformed near byte " + std::to_string(i_) +
-                                (error_.empty() ? "" : ": " + error_));
-    }
-    return Status::OK();
-  }
-
- private:
-  void Skip() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  bool Eat(char c) {
-    Skip();
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  std::string String() {
-    std::string v;
-    if (!Eat('"')) {
-      error_ = "expected a string";
-      return v;
-    }
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
-      v += s_[i_++];
-    }
-    if (i_ >= s_.size()) error_ = "unterminated string";
-    ++i_;
-    return v;
-  }
-  void Value(const std::string& path) {
-    if (!error_.empty()) return;
-    Skip();
-    if (i_ >= s_.size()) {
-      error_ = "unexpected end";
-      return;
-    }
-    if ((s_[i_] == '{' || s_[i_] == '[') && depth_ >= kMaxDepth) {
-      // The stats document nests 4 levels; unbounded nesting would overflow the stack.
-      error_ = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
-      return;
-    }
-    if (s_[i_] == '{') {
-      ++i_;
-      if (Eat('}')) return;
-      ++depth_;
-      do {
-        const std::string k = String();
-        if (!Eat(':')) error_ = "expected ':'";
-        if (!error_.empty()) return;
-        Value(path.empty() ? k : path + "." + k);
-      } while (error_.empty() && Eat(','));
-      --depth_;
-      if (error_.empty() && !Eat('}')) error_ = "expected '}'";
-      return;
-    }
-    if (s_[i_] == '[') {
-      ++i_;
-      if (Eat(']')) return;
-      ++depth_;
-      size_t n = 0;
-      do {
-        Value(path + "[" + std::to_string(n++) + "]");
-      } while (error_.empty() && Eat(','));
-      --depth_;
-      if (error_.empty() && !Eat(']')) error_ = "expected ']'";
-      return;
-    }
-    if (s_[i_] == '"') {
-      out_->emplace_back(path, String());
-      return;
-    }
-    const size_t b = i_;
-    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']' &&
-           !std::isspace(static_cast<unsigned char>(s_[i_]))) {
-      ++i_;
-    }
-    if (i_ == b) {
-      error_ = "expected a value";
-      return;
-    }
-    out_->emplace_back(path, s_.substr(b, i_ - b));
-  }
-
-  const std::string& s_;
-  size_t i_ = 0;
-  int depth_ = 0;  // objects and arrays open around the value being read
-  std::string error_;
-  std::vector<std::pair<std::string, std::string>>* out_ = nullptr;
-};
-
-// The value of `key` (a dotted path) in the stats JSON, or "".
-std::string StatsValue(const std::string& json, const std::string& key) {
-  std::vector<std::pair<std::string, std::string>> kv;
-  if (!JsonFlattener(json).Run(&kv).ok()) return "";
-  for (const auto& [k, v] : kv) {
-    if (k == key) return v;
-  }
-  return "";
-}
+// The store's uuid, from the engine's own stats structure.
+std::string StoreUuid(Store* store) { return store->Stats().at("store").at("uuid").get<std::string>(); }
 
 // ---------------------------------------------------------------------------------------
 // mkfs, df, stats, fsck
@@ -500,9 +388,8 @@ int CmdMkfs(const Args& args) {
   }
   auto store = Mount(dir);
   if (!store.ok()) return Fail("mkfs", store.status().WithContext("mount after mkfs"));
-  const std::string json = (*store)->StatsJson();
   const StoreStatfs st = (*store)->Statfs();
-  std::cout << "created store " << dir << ": uuid " << StatsValue(json, "store.uuid") << ", "
+  std::cout << "created store " << dir << ": uuid " << StoreUuid(store->get()) << ", "
             << specs.size() << " drive" << (specs.size() == 1 ? "" : "s") << ", capacity "
             << Human(st.total) << " (" << st.total << " bytes), inline_max " << opts.inline_max
             << ", max_record " << opts.max_record_payload << "\n";
@@ -573,14 +460,10 @@ int CmdStats(const Args& args) {
     std::cout << (*store)->StatsDocument(name, doc_opts) << "\n";
     return Unmount("stats", std::move(*store));
   }
-  const std::string json = (*store)->StatsJson();
   if (args.has("json")) {
-    std::cout << json;
-    if (json.empty() || json.back() != '\n') std::cout << "\n";
+    std::cout << (*store)->StatsJson();
   } else {
-    std::vector<std::pair<std::string, std::string>> kv;
-    Status s = JsonFlattener(json).Run(&kv);
-    if (!s.ok()) return Fail("stats", s);
+    const auto kv = FlattenJson((*store)->Stats());
     size_t width = 0;
     for (const auto& [k, v] : kv) width = std::max(width, k.size());
     for (const auto& [k, v] : kv) {
@@ -826,7 +709,9 @@ int CmdPut(const Args& args) {
   // Replace the target: carry its xattrs and omap (rados put keeps them) onto the new
   // copy, then remove it and rename the copy, in one transaction.
   Transaction t;
-  if ((*store)->Exists(coll, oid)) {
+  auto exists = (*store)->Exists(coll, oid);
+  if (!exists.ok()) return fail(exists.status());
+  if (*exists) {
     auto attrs = (*store)->GetAttrs(coll, oid);
     if (!attrs.ok()) return fail(attrs.status());
     if (!attrs->empty()) t.SetAttrs(coll, tmp, std::move(*attrs));
@@ -1221,28 +1106,18 @@ int CmdStoreZones(const Args& args) {
   auto store = Mount(dir, opener);
   if (!store.ok()) return Fail("zones", store.status());
   const bool json = args.has("json");
-  const std::string stats = (*store)->StatsJson();
-  std::vector<std::pair<std::string, std::string>> kv;
-  Status parsed = JsonFlattener(stats).Run(&kv);
-  if (!parsed.ok()) return Fail("zones", parsed);
+  const Json stats = (*store)->Stats();
+  const std::string uuid = stats.at("store").at("uuid").get<std::string>();
   std::ostringstream out;
   if (json) {
-    out << "{\"store\": {\"dir\": \"" << JsonEscape(dir) << "\", \"uuid\": \""
-        << JsonEscape(StatsValue(stats, "store.uuid")) << "\", \"zone_states\": {";
-    bool firstkv = true;
-    for (const auto& [k, v] : kv) {
-      if (k.rfind("zones.", 0) != 0) continue;
-      out << (firstkv ? "" : ", ") << "\"" << JsonEscape(k.substr(6)) << "\": " << v;
-      firstkv = false;
-    }
-    out << "}},\n \"drives\": [";
+    const Json head = {{"dir", dir}, {"uuid", uuid}, {"zone_states", stats.at("zones")}};
+    out << "{\"store\": " << head.dump(-1, ' ', false, Json::error_handler_t::replace)
+        << ",\n \"drives\": [";
   } else {
-    out << "store " << P(dir) << ": uuid " << StatsValue(stats, "store.uuid") << ", "
+    out << "store " << P(dir) << ": uuid " << uuid << ", "
         << drives.size() << " drive" << (drives.size() == 1 ? "" : "s") << "\n";
     out << "store zone states (all drives):";
-    for (const auto& [k, v] : kv) {
-      if (k.rfind("zones.", 0) == 0) out << " " << k.substr(6) << "=" << v;
-    }
+    for (const auto& [k, v] : stats.at("zones").items()) out << " " << k << "=" << v.dump();
     out << "\n";
   }
   for (size_t i = 0; i < drives.size(); ++i) {

@@ -1,54 +1,70 @@
-// Fuzz target: the stats document reader of smrstore-tool — JsonFlattener of
-// src/tools/store_commands.cc, which `smrstore-tool stats` (path/value lines) and `fsck
-// --json` use on Store::StatsJson() (strings in it come from outside: store dir, drive
-// specs, store name). Its exact source is copied in at configure time (CMakeLists.txt).
+// Fuzz target: ParseJson + FlattenJson of common/json.h (nlohmann::json underneath), which
+// read every JSON document smrstore takes from outside: `smrstore-tool replay`'s captures,
+// and print the stats documents as `path value` lines (`smrstore-tool stats`).
 // Properties:
-//   * never a crash, bad read or unbounded use of memory;
-//   * deterministic, and blind to whitespace around the document: " \n" + doc + "\n "
-//     gives the same result and the same path/value pairs;
-//   * an accepted object or array followed by a non-space byte is rejected (a bare scalar
-//     is read up to the next ',', '}', ']' or space, so it would absorb the byte);
-//   * at most one path/value pair per byte of the document.
+//   * never a crash, bad read, uncaught exception or unbounded use of memory;
+//   * deterministic, and blind to whitespace around the document;
+//   * an accepted document followed by a stray non-space byte is refused;
+//   * an accepted document nests at most kMaxJsonDepth objects/arrays and names no member
+//     twice in one object (the rules ParseJson adds to the library's);
+//   * at most one path/value pair per byte of the document; a string value comes back
+//     through JsonEscape as the same string.
 #include <cctype>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "common/status.h"
+#include "common/json.h"
 #include "fuzz_check.h"
 
-namespace smr {
-namespace {
-#include "json_flattener.inc"
-}  // namespace
-}  // namespace smr
-
 namespace {
 
-using Pairs = std::vector<std::pair<std::string, std::string>>;
+using smr::Json;
 
-bool Flatten(const std::string& s, Pairs* out) {
-  return smr::JsonFlattener(s).Run(out).ok();
+int Depth(const Json& j) {
+  int d = 0;
+  if (j.is_structured()) {
+    for (const Json& v : j) d = std::max(d, Depth(v));
+    return d + 1;
+  }
+  return 0;
+}
+
+bool NamesUnique(const Json& j) {
+  if (j.is_object()) {
+    std::set<std::string> names;
+    for (const auto& [k, v] : j.items()) {
+      if (!names.insert(k).second || !NamesUnique(v)) return false;
+    }
+  } else if (j.is_array()) {
+    for (const Json& v : j) {
+      if (!NamesUnique(v)) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string doc(reinterpret_cast<const char*>(data), size);
-  Pairs a, padded;
-  const bool ok = Flatten(doc, &a);
-  // Deterministic and blind to surrounding whitespace, accepted or not.
-  FUZZ_CHECK(Flatten(" \n" + doc + "\n ", &padded) == ok);
-  if (!ok) return 0;
-  FUZZ_CHECK(padded == a);
-  size_t first = 0;
-  while (first < doc.size() && std::isspace(static_cast<unsigned char>(doc[first]))) ++first;
-  const bool container = first < doc.size() && (doc[first] == '{' || doc[first] == '[');
-  // (A bare scalar runs to the next ',', '}', ']' or space, so "1" + "x" is one value.)
-  Pairs trailing;
-  if (container) FUZZ_CHECK(!Flatten(doc + "x", &trailing));
-  // Every value is at least one byte of the document.
-  FUZZ_CHECK(a.size() <= doc.size());
+  auto a = smr::ParseJson(doc);
+  auto padded = smr::ParseJson(" \n" + doc + "\n ");
+  FUZZ_CHECK(padded.ok() == a.ok());
+  if (!a.ok()) return 0;
+  FUZZ_CHECK(*padded == *a);
+  FUZZ_CHECK(!smr::ParseJson(doc + "x").ok());
+  FUZZ_CHECK(Depth(*a) <= smr::kMaxJsonDepth);
+  FUZZ_CHECK(NamesUnique(*a));
+  const auto pairs = smr::FlattenJson(*a);
+  FUZZ_CHECK(pairs.size() <= doc.size());
+  for (const auto& [path, value] : pairs) {
+    auto back = smr::ParseJson("\"" + smr::JsonEscape(value) + "\"");
+    // Parsed strings are valid UTF-8 (the library checks) and numbers ASCII: nothing is
+    // replaced, the value comes back exactly.
+    FUZZ_CHECK(back.ok() && back->get<std::string>() == value);
+  }
   return 0;
 }

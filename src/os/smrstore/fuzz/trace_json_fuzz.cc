@@ -1,109 +1,58 @@
-// Fuzz target: the JSON reader of `smrstore-tool replay` (Json / JsonReader of
-// src/tools/replay_command.cc), which reads a capture's trace.json and expected.json: files
-// from outside the store. Its exact source is copied in at configure time (CMakeLists.txt).
-// The reader reports bad input by throwing; replay catches std::exception.
+// Fuzz target: a document read by ParseJson (common/json.h), as `smrstore-tool replay` reads
+// a capture's trace.json and expected.json, written back by the library and read again, and
+// every number in it through JsonU64 (replay's reading of sizes and offsets).
 // Properties:
-//   * never a crash, bad read, or an exception that is not a std::exception;
+//   * never a crash, bad read or exception (ParseJson and JsonU64 report errors as Status);
 //   * deterministic, and whitespace around the document changes nothing;
-//   * a parsed document re-serialized (Dump below: canonical JSON) parses again to a
-//     document that serializes identically (write -> read -> write is a fixed point).
-#include <cctype>
+//   * read -> write -> read gives an equal value, and write is then a fixed point;
+//   * JsonU64 accepts exactly the non-negative integral numbers, and gives their value.
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <map>
-#include <stdexcept>
 #include <string>
-#include <variant>
-#include <vector>
 
+#include "common/json.h"
 #include "fuzz_check.h"
 
 namespace {
-#include "json_reader_types.inc"
-#include "json_reader.inc"
 
-void DumpString(const std::string& s, std::string* out) {
-  *out += '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      *out += '\\';
-      *out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      *out += buf;
-    } else {
-      *out += static_cast<char>(c);
-    }
+using smr::Json;
+
+void CheckNumbers(const Json& j) {
+  if (j.is_structured()) {
+    for (const Json& v : j) CheckNumbers(v);
+    return;
   }
-  *out += '"';
-}
-
-void Dump(const Json& j, std::string* out) {
-  if (std::holds_alternative<std::nullptr_t>(j.v)) {
-    *out += "null";
-  } else if (const bool* b = std::get_if<bool>(&j.v)) {
-    *out += *b ? "true" : "false";
-  } else if (const double* d = std::get_if<double>(&j.v)) {
-    if (std::isnan(*d)) {
-      *out += "null";  // not representable; the reader never yields NaN from digits
-    } else if (std::isinf(*d)) {
-      *out += *d > 0 ? "1e999" : "-1e999";  // what the reader's strtod turns into inf
-    } else {
-      char buf[40];
-      std::snprintf(buf, sizeof(buf), "%.17g", *d);
-      *out += buf;
-    }
-  } else if (const std::string* s = std::get_if<std::string>(&j.v)) {
-    DumpString(*s, out);
-  } else if (j.is_array()) {
-    *out += '[';
-    for (size_t i = 0; i < j.arr().size(); ++i) {
-      if (i) *out += ',';
-      Dump(j.arr()[i], out);
-    }
-    *out += ']';
+  auto u = smr::JsonU64(j, "value");
+  if (j.is_number_unsigned()) {
+    FUZZ_CHECK(u.ok() && *u == j.get<uint64_t>());
+  } else if (j.is_number_integer()) {
+    FUZZ_CHECK(u.ok() == (j.get<int64_t>() >= 0));
+  } else if (j.is_number_float()) {
+    const double d = j.get<double>();
+    if (u.ok()) FUZZ_CHECK(d >= 0 && std::floor(d) == d && static_cast<double>(*u) == d);
   } else {
-    *out += '{';
-    bool first = true;
-    for (const auto& [k, v] : j.obj()) {
-      if (!first) *out += ',';
-      first = false;
-      DumpString(k, out);
-      *out += ':';
-      Dump(v, out);
-    }
-    *out += '}';
+    FUZZ_CHECK(!u.ok());
   }
 }
 
-bool Parse(const std::string& s, Json* j) {
-  try {
-    *j = JsonReader(s).Parse();
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
+std::string Write(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::strict); }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string doc(reinterpret_cast<const char*>(data), size);
-  Json a, b;
-  const bool ok = Parse(doc, &a);
-  FUZZ_CHECK(Parse(" " + doc + "\n", &b) == ok);
-  if (!ok) return 0;
-  std::string da, db;
-  Dump(a, &da);
-  Dump(b, &db);
-  FUZZ_CHECK(da == db);
-  Json c;
-  FUZZ_CHECK(Parse(da, &c));
-  std::string dc;
-  Dump(c, &dc);
-  FUZZ_CHECK(dc == da);
+  auto a = smr::ParseJson(doc);
+  auto b = smr::ParseJson(" " + doc + "\n");
+  FUZZ_CHECK(a.ok() == b.ok());
+  if (!a.ok()) return 0;
+  FUZZ_CHECK(*a == *b);
+  CheckNumbers(*a);
+  const std::string wa = Write(*a);  // strict: parsed strings are valid UTF-8
+  auto c = smr::ParseJson(wa);
+  FUZZ_CHECK(c.ok());
+  if (!c.ok()) return 0;
+  // Floats are written in their shortest round-trip form: equal values, not just text.
+  FUZZ_CHECK(*c == *a);
+  FUZZ_CHECK(Write(*c) == wa);
   return 0;
 }

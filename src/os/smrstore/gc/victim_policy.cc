@@ -36,15 +36,13 @@ const char* VictimPolicyName(VictimPolicy p) {
   return "unknown";
 }
 
-bool ParseVictimPolicy(const std::string& name, VictimPolicy* out) {
+Result<VictimPolicy> ParseVictimPolicy(const std::string& name) {
   for (VictimPolicy p :
        {VictimPolicy::kGreedy, VictimPolicy::kCostBenefit, VictimPolicy::kLifetime}) {
-    if (name == VictimPolicyName(p)) {
-      *out = p;
-      return true;
-    }
+    if (name == VictimPolicyName(p)) return p;
   }
-  return false;
+  return Status::InvalidArgument("unknown GC policy '" + name +
+                                 "' (greedy, cost-benefit or lifetime)");
 }
 
 double ExpectedUtilization(const ZoneCandidate& z, const PolicyParams& params) {

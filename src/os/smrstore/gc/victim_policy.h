@@ -29,13 +29,15 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
+
 namespace smr {
 
 enum class VictimPolicy : uint8_t { kGreedy = 1, kCostBenefit = 2, kLifetime = 3 };
 
 const char* VictimPolicyName(VictimPolicy p);
-// "greedy", "cost-benefit", "lifetime"; false if unknown.
-bool ParseVictimPolicy(const std::string& name, VictimPolicy* out);
+// "greedy", "cost-benefit", "lifetime"; kInvalidArgument naming the three otherwise.
+Result<VictimPolicy> ParseVictimPolicy(const std::string& name);
 
 struct ZoneCandidate {
   uint16_t drive = 0;

@@ -27,18 +27,20 @@ ZoneCandidate Zone(uint32_t zone, uint64_t live_mib, uint64_t age, uint8_t strea
 TEST(VictimPolicyTest, NamesRoundTrip) {
   for (VictimPolicy p :
        {VictimPolicy::kGreedy, VictimPolicy::kCostBenefit, VictimPolicy::kLifetime}) {
-    VictimPolicy parsed = VictimPolicy::kGreedy;
-    ASSERT_TRUE(ParseVictimPolicy(VictimPolicyName(p), &parsed)) << VictimPolicyName(p);
-    EXPECT_EQ(parsed, p);
+    auto parsed = ParseVictimPolicy(VictimPolicyName(p));
+    ASSERT_TRUE(parsed.ok()) << VictimPolicyName(p) << ": " << parsed.status().ToString();
+    EXPECT_EQ(*parsed, p);
   }
   EXPECT_STREQ(VictimPolicyName(VictimPolicy::kGreedy), "greedy");
   EXPECT_STREQ(VictimPolicyName(VictimPolicy::kCostBenefit), "cost-benefit");
   EXPECT_STREQ(VictimPolicyName(VictimPolicy::kLifetime), "lifetime");
-  VictimPolicy out = VictimPolicy::kLifetime;
-  EXPECT_FALSE(ParseVictimPolicy("Greedy", &out));
-  EXPECT_FALSE(ParseVictimPolicy("", &out));
-  EXPECT_FALSE(ParseVictimPolicy("lfs", &out));
-  EXPECT_EQ(out, VictimPolicy::kLifetime);  // untouched on failure
+  for (const char* bad : {"Greedy", "", "lfs"}) {
+    auto r = ParseVictimPolicy(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_TRUE(r.status().IsInvalidArgument());
+    EXPECT_NE(r.status().ToString().find("greedy, cost-benefit or lifetime"), std::string::npos)
+        << r.status().ToString();
+  }
 }
 
 TEST(VictimPolicyTest, GreedyPicksMostDead) {

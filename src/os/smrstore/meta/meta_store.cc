@@ -392,7 +392,7 @@ Status MetaStore::ListOnodes(const Batch* batch, uint64_t cid, const ObjectId& s
                                 });
 }
 
-bool MetaStore::CollectionEmpty(const Batch* batch, uint64_t cid, Status* status) {
+Result<bool> MetaStore::CollectionEmpty(const Batch* batch, uint64_t cid) {
   ObjectId max_object;
   max_object.max = true;
   const KvBounds range = Range(keys::ObjectKeyPrefix(cid), keys::ObjectKey(cid, max_object));
@@ -401,9 +401,8 @@ bool MetaStore::CollectionEmpty(const Batch* batch, uint64_t cid, Status* status
     empty = false;
     return false;
   });
-  if (status != nullptr) *status = s;
-  // On error the answer is "not empty": the caller must not act as if nothing were there.
-  return s.ok() && empty;
+  SMR_RETURN_IF_ERROR(s);
+  return empty;
 }
 
 Result<std::optional<std::string>> MetaStore::GetOmapHeader(const Batch* batch, uint64_t nid) {

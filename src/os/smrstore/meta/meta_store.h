@@ -89,8 +89,7 @@ class MetaStore {
   Status ListOnodes(const Batch* batch, uint64_t cid, const ObjectId& start,
                     const ObjectId& end, size_t max,
                     std::vector<std::pair<ObjectId, Onode>>* out, ObjectId* next);
-  // On error sets *status (when non-null) and returns false; OK status otherwise.
-  bool CollectionEmpty(const Batch* batch, uint64_t cid, Status* status);
+  Result<bool> CollectionEmpty(const Batch* batch, uint64_t cid);
 
   Result<std::optional<std::string>> GetOmapHeader(const Batch* batch, uint64_t nid);
   Result<std::optional<std::string>> GetOmapValue(const Batch* batch, uint64_t nid,

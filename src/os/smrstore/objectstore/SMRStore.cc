@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -469,10 +470,19 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
   return 0;
 }
 
+// Ceph's exists()/collection_exists()/open_collection() have no error return: a lookup
+// that failed (not a "no": a metadata read error) is logged and answered as absent.
+static bool Found(const smr::Result<bool>& r, const char* op) {
+  if (r.ok()) return *r;
+  std::fprintf(stderr, "smrstore: %s: lookup failed, answering 'absent': %s\n", op,
+               r.status().ToString().c_str());
+  return false;
+}
+
 // --- Collections. ---
 
 ObjectStore::CollectionHandle SMRStore::open_collection(const coll_t& cid) {
-  if (!impl_->engine || !impl_->engine->CollectionExists(CollName(cid))) {
+  if (!impl_->engine || !Found(impl_->engine->CollectionExists(CollName(cid)), "open_collection")) {
     return CollectionHandle();
   }
   return impl_->Handle(cid, cct);
@@ -512,7 +522,7 @@ int SMRStore::list_collections(std::vector<coll_t>& ls) {
 }
 
 bool SMRStore::collection_exists(const coll_t& c) {
-  return impl_->engine && impl_->engine->CollectionExists(CollName(c));
+  return impl_->engine && Found(impl_->engine->CollectionExists(CollName(c)), "collection_exists");
 }
 
 int SMRStore::collection_empty(CollectionHandle& ch, bool* empty) {
@@ -559,7 +569,7 @@ int SMRStore::collection_list(CollectionHandle& ch, const ghobject_t& start,
 
 bool SMRStore::exists(CollectionHandle& ch, const ghobject_t& oid) {
   const auto [c, o] = Readable(ch, oid);
-  return impl_->engine->Exists(c->name, o);
+  return Found(impl_->engine->Exists(c->name, o), "exists");
 }
 
 int SMRStore::stat(CollectionHandle& ch, const ghobject_t& oid, struct stat* st, bool allow_eio) {
@@ -755,6 +765,8 @@ class SMROmapIterator : public ObjectMap::ObjectMapIteratorImpl {
 ObjectMap::ObjectMapIterator SMRStore::get_omap_iterator(CollectionHandle& ch,
                                                          const ghobject_t& oid) {
   const auto [c, o] = Readable(ch, oid);
-  if (!impl_->engine->Exists(c->name, o)) return ObjectMap::ObjectMapIterator();
+  if (!Found(impl_->engine->Exists(c->name, o), "get_omap_iterator")) {
+    return ObjectMap::ObjectMapIterator();
+  }
   return std::make_shared<SMROmapIterator>(impl_->engine.get(), c->name, o);
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "store/stats_document.h"
 #include "store/store.h"
 
@@ -35,75 +36,9 @@ DriveCounts CountZones(const std::string& zonemap) {
   return d;
 }
 
-// The JSON array value of top-level field `field` in `doc` ("" when absent): scans from
-// the field's '[' to its matching ']', skipping brackets inside strings.
-std::string JsonArrayField(const std::string& doc, const std::string& field) {
-  const size_t at = doc.find("\"" + field + "\"");
-  if (at == std::string::npos) return "";
-  const size_t open = doc.find('[', at);
-  if (open == std::string::npos) return "";
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = open; i < doc.size(); ++i) {
-    const char ch = doc[i];
-    if (in_string) {
-      if (ch == '\\') ++i;
-      else if (ch == '"') in_string = false;
-      continue;
-    }
-    if (ch == '"') in_string = true;
-    else if (ch == '[' || ch == '{') ++depth;
-    else if ((ch == ']' || ch == '}') && --depth == 0) return doc.substr(open, i - open + 1);
-  }
-  return "";
-}
-
-// The top-level objects of a JSON array (as JsonArrayField returns it), each as its text.
-std::vector<std::string> JsonArrayObjects(const std::string& array) {
-  std::vector<std::string> out;
-  int depth = 0;
-  bool in_string = false;
-  size_t start = 0;
-  for (size_t i = 0; i < array.size(); ++i) {
-    const char ch = array[i];
-    if (in_string) {
-      if (ch == '\\') ++i;
-      else if (ch == '"') in_string = false;
-      continue;
-    }
-    if (ch == '"') {
-      in_string = true;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth == 2 && ch == '{') start = i;
-    } else if (ch == ']' || ch == '}') {
-      if (depth-- == 2 && ch == '}') out.push_back(array.substr(start, i - start + 1));
-    }
-  }
-  return out;
-}
-
-// The unsigned integer value of `"field": N` in `obj` (0 when absent). The drive fields read
-// here (capacity_bytes, written_bytes, live_bytes) occur once per drive object.
-uint64_t JsonU64Field(const std::string& obj, const std::string& field) {
-  const std::string key = "\"" + field + "\":";
-  size_t at = obj.find(key);
-  if (at == std::string::npos) return 0;
-  at += key.size();
-  while (at < obj.size() && obj[at] == ' ') ++at;
-  uint64_t v = 0;
-  while (at < obj.size() && obj[at] >= '0' && obj[at] <= '9') v = v * 10 + (obj[at++] - '0');
-  return v;
-}
-
-// Whether the document's `gc` block says `"auto": true` (background GC on now).
-bool GcAutoOn(const std::string& doc) {
-  const size_t gc = doc.find("\"gc\":");
-  if (gc == std::string::npos) return false;
-  const size_t at = doc.find("\"auto\":", gc);
-  if (at == std::string::npos) return false;
-  size_t v = at + 7;
-  while (v < doc.size() && doc[v] == ' ') ++v;
-  return doc.compare(v, 4, "true") == 0;
+// The compact JSON text of an admin-socket reply.
+std::string Reply(const Json& j) {
+  return j.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -238,18 +173,18 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_conversion_state, 0);  // no hybrid drive: "none"
 
   std::vector<DriveZoneMaps> maps;
-  const std::string doc = engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps);
+  const Json doc = engine_->StatsDocumentJson(name_, StatsDocumentOptions{false}, &maps);
   // The engine's own state (its gc_auto option, then `smrstore gc start|stop`), as the
   // document's gc.auto says it.
-  logger_->set(l_smrstore_gc_auto, GcAutoOn(doc) ? 1 : 0);
-  const std::vector<std::string> drives = JsonArrayObjects(JsonArrayField(doc, "drives"));
+  logger_->set(l_smrstore_gc_auto, doc.at("gc").at("auto").get<bool>() ? 1 : 0);
+  const Json& drives = doc.at("drives");
   for (size_t i = 0; i < maps.size() && i < drive_loggers_.size(); ++i) {
     const DriveCounts d = CountZones(maps[i].zonemap);
     PerfCounters* p = drive_loggers_[i];
     if (i < drives.size()) {
-      p->set(l_smrdrive_capacity_bytes, JsonU64Field(drives[i], "capacity_bytes"));
-      p->set(l_smrdrive_written_bytes, JsonU64Field(drives[i], "written_bytes"));
-      p->set(l_smrdrive_live_bytes, JsonU64Field(drives[i], "live_bytes"));
+      p->set(l_smrdrive_capacity_bytes, drives.at(i).at("capacity_bytes").get<uint64_t>());
+      p->set(l_smrdrive_written_bytes, drives.at(i).at("written_bytes").get<uint64_t>());
+      p->set(l_smrdrive_live_bytes, drives.at(i).at("live_bytes").get<uint64_t>());
     }
     p->set(l_smrdrive_zones_free, d.free);
     p->set(l_smrdrive_zones_open, d.open);
@@ -278,26 +213,22 @@ int PerfAndAdmin::call(std::string_view command, const cmdmap_t& cmdmap, ceph::F
   if (command == "smrstore stats") {
     reply = engine_->StatsDocument(name_);
   } else if (command == "smrstore zones") {
-    const std::string drives = JsonArrayField(engine_->StatsDocument(name_), "drives");
-    if (drives.empty()) {
-      errss << "smrstore zones: the stats document has no drives array";
-      return -EIO;
-    }
-    reply = "{\"name\": \"" + name_ + "\", \"drives\": " + drives + "}";
+    const Json doc = engine_->StatsDocumentJson(name_);
+    reply = Reply({{"name", name_}, {"drives", doc.at("drives")}});
   } else if (command == "smrstore gc start" || command == "smrstore gc stop") {
     const bool on = command == "smrstore gc start";
     engine_->SetGcAuto(on);
-    reply = std::string("{\"gc_auto\": ") + (on ? "true" : "false") + "}";
+    reply = Reply({{"gc_auto", on}});
   } else if (command == "smrstore gc run") {
     auto r = engine_->RunGc(1);
     if (!r.ok()) {
       errss << "smrstore gc run: " << r.status().ToString();
       return -r.status().errno_value();
     }
-    reply = "{\"zones_cleaned\": " + std::to_string(r->zones_cleaned) +
-            ", \"live_moved\": " + std::to_string(r->live_moved) +
-            ", \"bytes_written\": " + std::to_string(r->bytes_written) +
-            ", \"bytes_freed\": " + std::to_string(r->bytes_freed) + "}";
+    reply = Reply({{"zones_cleaned", r->zones_cleaned},
+                   {"live_moved", r->live_moved},
+                   {"bytes_written", r->bytes_written},
+                   {"bytes_freed", r->bytes_freed}});
   } else {
     errss << "unknown smrstore command '" << command << "'";
     return -EINVAL;

@@ -72,9 +72,9 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
       }
       s.device_class = value;
     } else if (key == "gc_policy") {
-      if (!ParseVictimPolicy(value, &s.store.gc_policy)) {
-        return bad("greedy, cost-benefit or lifetime");
-      }
+      auto policy = ParseVictimPolicy(value);
+      if (!policy.ok()) return bad("greedy, cost-benefit or lifetime");
+      s.store.gc_policy = *policy;
       s.mkfs_keys[key] = value;
     } else if (key == "gc_reserve_zones") {
       if (!ParseU32(value, &s.store.gc_reserve_zones) || s.store.gc_reserve_zones < 1) {

@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/json.h"
 #include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
 #include "objectstore/SMRStore.h"
@@ -258,19 +259,28 @@ TEST_F(SMRStoreTest, PerfCountersAndAdminSocketThroughCephCli) {
   const std::string cli = "/usr/bin/ceph --admin-daemon " + asok_ + " ";
   // The real `ceph` CLI talks to the real AdminSocket of libceph-common, which calls our hook.
   const std::string stats = RunCommand(cli + "smrstore stats");
-  EXPECT_NE(stats.find("\"schema\": \"smrstore.stats/1\""), std::string::npos) << stats;
-  EXPECT_NE(stats.find("\"zonemap\""), std::string::npos) << stats;
+  auto stats_doc = smr::ParseJson(stats);
+  ASSERT_TRUE(stats_doc.ok()) << stats_doc.status().ToString() << ": " << stats;
+  EXPECT_EQ(stats_doc->value("schema", ""), "smrstore.stats/1") << stats;
+  ASSERT_TRUE(stats_doc->contains("drives") && !stats_doc->at("drives").empty()) << stats;
+  EXPECT_TRUE(stats_doc->at("drives").at(0).contains("zonemap")) << stats;
   const std::string zones = RunCommand(cli + "smrstore zones");
-  EXPECT_NE(zones.find("\"drives\": ["), std::string::npos) << zones;
-  EXPECT_EQ(zones.find("\"io\""), std::string::npos) << zones;
+  auto zones_doc = smr::ParseJson(zones);
+  ASSERT_TRUE(zones_doc.ok()) << zones_doc.status().ToString() << ": " << zones;
+  EXPECT_TRUE(zones_doc->contains("drives") && zones_doc->at("drives").is_array()) << zones;
+  EXPECT_FALSE(zones_doc->contains("io")) << zones;
   const std::string stop = RunCommand(cli + "smrstore gc stop");
-  EXPECT_NE(stop.find("\"gc_auto\": false"), std::string::npos) << stop;
+  auto stop_doc = smr::ParseJson(stop);
+  ASSERT_TRUE(stop_doc.ok()) << stop;
+  EXPECT_EQ(stop_doc->value("gc_auto", true), false) << stop;
   const std::string perf = RunCommand(cli + "perf dump smrstore");
   EXPECT_NE(perf.find("\"smrstore_user_bytes\": 300000"), std::string::npos) << perf;
   EXPECT_NE(perf.find("\"smrstore_gc_auto\": 0"), std::string::npos) << perf;
   const std::string drive = RunCommand(cli + "perf dump smrstore-drive.1");
   EXPECT_NE(drive.find("\"smrstore_zones_free\""), std::string::npos) << drive;
-  EXPECT_NE(RunCommand(cli + "smrstore gc start").find("\"gc_auto\": true"), std::string::npos);
+  auto start_doc = smr::ParseJson(RunCommand(cli + "smrstore gc start"));
+  ASSERT_TRUE(start_doc.ok());
+  EXPECT_EQ(start_doc->value("gc_auto", false), true);
 }
 
 // Ceph's statfs: total never changes; dead records GC can reclaim are available; what is

@@ -253,11 +253,11 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
   // And it stops at the stop watermark (35 % of the 21 data zones beyond the GC reserve
   // free: 8 + 2 free zones), rather than cleaning every dead byte it can.
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  const std::string json = store.StatsJson();
-  const size_t at = json.find("\"free\": ");
-  ASSERT_NE(at, std::string::npos) << json;
-  const unsigned long free_zones = std::stoul(json.substr(at + 8));
-  std::printf("idle GC settled with %lu free zones\n", free_zones);
+  const Json stats = store.Stats();
+  ASSERT_TRUE(stats.at("zones").contains("free")) << stats.dump();
+  const uint64_t free_zones = stats.at("zones").at("free").get<uint64_t>();
+  std::printf("idle GC settled with %llu free zones\n",
+              static_cast<unsigned long long>(free_zones));
   EXPECT_LE(free_zones, 11u) << "idle GC went on past the stop watermark";
   std::printf("idle GC: %llu zones cleaned, %llu of %llu bytes available (before: %llu)\n",
               static_cast<unsigned long long>(store.Counters().gc_zones_reset),
@@ -379,9 +379,8 @@ TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
   // 37 user zones: a little below the 3 % start watermark, a debt of 0.15).
   store.SetGcAuto(true);
   auto free_zones = [&] {
-    const std::string json = store.StatsJson();
-    const size_t at = json.find("\"free\": ");
-    return at == std::string::npos ? 0 : std::stoul(json.substr(at + 8));
+    const Json zones = store.Stats().at("zones");
+    return zones.contains("free") ? zones.at("free").get<uint64_t>() : 0;
   };
   Transaction poke;
   poke.SetAttr(kColl, Obj(1), "k", "v");
@@ -648,8 +647,9 @@ TEST_F(GcTest, RecordFailingItsCrcIsNeitherRelocatedNorItsZoneReset) {
   EXPECT_EQ(after.gc_zones_reset, 0u);
   EXPECT_EQ(after.gc_failures, 1u);
   EXPECT_EQ(after.gc_quarantined_zones, 1u);
-  const std::string doc = store_->StatsDocument("t");
-  EXPECT_NE(doc.find("\"failures\": 1, \"quarantined_zones\": 1}"), std::string::npos) << doc;
+  const Json doc = store_->StatsDocumentJson("t");
+  EXPECT_EQ(doc.at("gc").at("failures").get<uint64_t>(), 1u) << doc.dump();
+  EXPECT_EQ(doc.at("gc").at("quarantined_zones").get<uint64_t>(), 1u) << doc.dump();
   EXPECT_EQ(ZoneReport(), zones_before) << "GC wrote to or reset a zone";
   auto zi = fault_->ReportZones(static_cast<uint32_t>(at / zone_size), 1);
   ASSERT_TRUE(zi.ok());

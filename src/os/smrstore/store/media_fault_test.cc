@@ -273,7 +273,7 @@ TEST_F(MediaFaultTest, WhenNoZoneCanBeWrittenWritesFailNamingTheFaultsAndReadsGo
     EXPECT_NE(s.ToString().find("46 zones retired: the drives report them offline or read-only"),
               std::string::npos)
         << s.ToString();
-    EXPECT_FALSE(store_->Exists("c", Obj("new")));
+    EXPECT_NO(store_->Exists("c", Obj("new")));
     EXPECT_EQ(ReadAll(), std::set<std::string>{});
   }
   EXPECT_EQ(store_->Counters().zones_retired, 46u);
@@ -288,7 +288,7 @@ TEST_F(MediaFaultTest, AWriteErrorNoZoneFaultExplainsTurnsTheStoreReadOnlyUntilR
   EXPECT_TRUE(s.IsReadOnly()) << s.ToString();
   EXPECT_NE(s.ToString().find("store is read-only after a write error"), std::string::npos)
       << s.ToString();
-  EXPECT_FALSE(store_->Exists("c", Obj("new")));
+  EXPECT_NO(store_->Exists("c", Obj("new")));
   // The drives work again, but the store stays read-only (with its reason) until remounted;
   // reads go on meanwhile.
   for (auto& d : drives_) d->ClearFaults();

@@ -308,7 +308,7 @@ TEST_F(RebuildTest, AJournalRecordNeverCommittedIsVoidedByTheNextMount) {
   std::filesystem::remove_all(store_dir() + "/meta");
   std::filesystem::rename(dir_.path() + "/meta.before-b", store_dir() + "/meta");
   Mount();  // its marker: records of earlier mounts past the committed seq never committed
-  EXPECT_FALSE(store_->Exists("c", Obj("b")));
+  EXPECT_NO(store_->Exists("c", Obj("b")));
   Transaction c;
   c.Write("c", Obj("c"), 0, Data(3, 300000));
   Apply(std::move(c));
@@ -321,7 +321,7 @@ TEST_F(RebuildTest, AJournalRecordNeverCommittedIsVoidedByTheNextMount) {
   const Dump after = DumpMeta(store_dir() + "/meta");
   EXPECT_TRUE(after.journaled == before.journaled) << "the never-committed record came back";
   Mount();
-  EXPECT_FALSE(store_->Exists("c", Obj("b")));
+  EXPECT_NO(store_->Exists("c", Obj("b")));
   EXPECT_TRUE(store_->GetAttr("c", Obj("a"), "user.b").status().IsNoData());
   auto f = store_->Fsck(true, false);
   ASSERT_TRUE(f.ok());
@@ -366,7 +366,7 @@ TEST_F(RebuildTest, AMountThatCommitsNothingStillVoidsTheRecordItsDatabaseLacks)
   std::filesystem::remove_all(store_dir() + "/meta");
   std::filesystem::rename(dir_.path() + "/meta.before-b", store_dir() + "/meta");
   Mount();  // after a crash: writes its marker at once; commits nothing, ends cleanly
-  EXPECT_FALSE(store_->Exists("c", Obj("b")));
+  EXPECT_NO(store_->Exists("c", Obj("b")));
   Unmount();
   Mount();  // commits nothing either
   Unmount();
@@ -375,7 +375,7 @@ TEST_F(RebuildTest, AMountThatCommitsNothingStillVoidsTheRecordItsDatabaseLacks)
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_GE(report->voided_records, 1u);
   Mount();
-  EXPECT_FALSE(store_->Exists("c", Obj("b"))) << "the never-committed record came back";
+  EXPECT_NO(store_->Exists("c", Obj("b"))) << "the never-committed record came back";
   auto r = store_->Read("c", Obj("a"), 0, 0);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(*r == Data(1, 300000)) << "the acknowledged content was replaced";
@@ -418,8 +418,8 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhoseDataIsMissing) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->dropped_tail_records, 1u);
   Mount();
-  EXPECT_TRUE(store_->Exists("c", Obj("kept")));
-  EXPECT_FALSE(store_->Exists("c", Obj("lost"))) << "rebuilt an object whose data is gone";
+  EXPECT_YES(store_->Exists("c", Obj("kept")));
+  EXPECT_NO(store_->Exists("c", Obj("lost"))) << "rebuilt an object whose data is gone";
   auto f = store_->Fsck(true, false);
   ASSERT_TRUE(f.ok());
   EXPECT_TRUE(f->ok()) << f->errors.front();

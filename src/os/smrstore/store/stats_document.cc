@@ -133,11 +133,11 @@ char ZoneStreamChar(const ZoneStatus& zone, ZoneMapRole role) {
 namespace {
 
 // A finite double as JSON (JSON has no NaN or infinity).
-std::string JsonDouble(double v, int decimals) {
-  if (!std::isfinite(v)) v = 0.0;
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-  return buf;
+// `v` rounded to `decimals` places (the document's precision); 0 for NaN and infinities.
+double Rounded(double v, int decimals) {
+  if (!std::isfinite(v)) return 0.0;
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
 }
 
 double Ratio(uint64_t num, uint64_t den) {
@@ -153,8 +153,8 @@ struct DriveTally {
 
 }  // namespace
 
-std::string Store::StatsDocument(const std::string& name, const StatsDocumentOptions& options,
-                                 std::vector<DriveZoneMaps>* maps) {
+Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOptions& options,
+                              std::vector<DriveZoneMaps>* maps) {
   const double now = std::chrono::duration<double>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
@@ -237,34 +237,41 @@ std::string Store::StatsDocument(const std::string& name, const StatsDocumentOpt
   st.stored += inline_stored;
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
 
-  std::ostringstream o;
-  o << "{\"schema\": \"smrstore.stats/1\", \"name\": \"" << JsonEscape(name)
-    << "\", \"time\": " << JsonDouble(now, 3);
-  o << ", \"store\": {\"uuid\": \"" << UuidToString(impl_->superblock.store_uuid)
-    << "\", \"dir\": \"" << JsonEscape(impl_->dir)
-    << "\", \"mount_count\": " << impl_->superblock.mount_count << ", \"gc_policy\": \""
-    << VictimPolicyName(impl_->options.gc_policy)
-    << "\", \"gc_auto\": " << (impl_->options.gc_auto ? "true" : "false") << "}";
-  o << ", \"statfs\": {\"total\": " << st.total << ", \"available\": " << st.available
-    << ", \"allocated\": " << st.allocated << ", \"stored\": " << st.stored
-    << ", \"meta_bytes\": " << st.meta_bytes << ", \"reclaimable\": " << st.reclaimable << "}";
-  o << ", \"io\": {\"user_bytes\": " << c.user_bytes_written
-    << ", \"device_bytes\": " << c.device_bytes_written
-    << ", \"inline_bytes\": " << c.inline_bytes_written << ", \"bytes_read\": " << c.bytes_read
-    << ", \"txns_committed\": " << c.txns_committed << ", \"txns_failed\": " << c.txns_failed
-    << ", \"crc_errors\": " << c.crc_errors << ", \"write_amplification\": "
-    << JsonDouble(Ratio(c.device_bytes_written, c.user_bytes_written), 4)
-    << ", \"lifetime_user_bytes\": " << c.lifetime_user_bytes
-    << ", \"lifetime_device_bytes\": " << c.lifetime_device_bytes
-    << ", \"lifetime_gc_bytes\": " << c.lifetime_gc_bytes << ", \"lifetime_write_amplification\": "
-    << JsonDouble(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4) << "}";
-  o << ", \"gc\": {\"runs\": " << c.gc_runs << ", \"zones_reset\": " << c.gc_zones_reset
-    << ", \"live_moved\": " << c.gc_live_moved << ", \"bytes_written\": " << c.gc_bytes_written
-    << ", \"throttle_ns\": " << c.gc_throttle_ns
-    << ", \"auto\": " << (impl_->gc_auto.load() ? "true" : "false")
-    << ", \"failures\": " << c.gc_failures
-    << ", \"quarantined_zones\": " << c.gc_quarantined_zones << "}";
-  o << ", \"drives\": [";
+  Json doc;
+  doc["schema"] = "smrstore.stats/1";
+  doc["name"] = name;
+  doc["time"] = Rounded(now, 3);
+  doc["store"] = {{"uuid", UuidToString(impl_->superblock.store_uuid)},
+                  {"dir", impl_->dir},
+                  {"mount_count", impl_->superblock.mount_count},
+                  {"gc_policy", VictimPolicyName(impl_->options.gc_policy)},
+                  {"gc_auto", impl_->options.gc_auto}};
+  doc["statfs"] = {{"total", st.total},         {"available", st.available},
+                   {"allocated", st.allocated}, {"stored", st.stored},
+                   {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable}};
+  doc["io"] = {
+      {"user_bytes", c.user_bytes_written},
+      {"device_bytes", c.device_bytes_written},
+      {"inline_bytes", c.inline_bytes_written},
+      {"bytes_read", c.bytes_read},
+      {"txns_committed", c.txns_committed},
+      {"txns_failed", c.txns_failed},
+      {"crc_errors", c.crc_errors},
+      {"write_amplification", Rounded(Ratio(c.device_bytes_written, c.user_bytes_written), 4)},
+      {"lifetime_user_bytes", c.lifetime_user_bytes},
+      {"lifetime_device_bytes", c.lifetime_device_bytes},
+      {"lifetime_gc_bytes", c.lifetime_gc_bytes},
+      {"lifetime_write_amplification",
+       Rounded(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4)}};
+  doc["gc"] = {{"runs", c.gc_runs},
+               {"zones_reset", c.gc_zones_reset},
+               {"live_moved", c.gc_live_moved},
+               {"bytes_written", c.gc_bytes_written},
+               {"throttle_ns", c.gc_throttle_ns},
+               {"auto", impl_->gc_auto.load()},
+               {"failures", c.gc_failures},
+               {"quarantined_zones", c.gc_quarantined_zones}};
+  doc["drives"] = Json::array();
   for (size_t d = 0; d < nr_drives; ++d) {
     const DeviceInfo& info = impl_->devices[d]->info();
     const DriveTally& t = drives[d];
@@ -272,31 +279,51 @@ std::string Store::StatsDocument(const std::string& name, const StatsDocumentOpt
     if (auto spec = DeviceSpec::Parse(specs[d]); spec.ok()) {
       kind = spec->kind == DeviceSpec::Kind::kZbd ? "zbd" : "emulated";
     }
-    o << (d ? ", " : "") << "{\"index\": " << d << ", \"spec\": \"" << JsonEscape(specs[d])
-      << "\", \"kind\": \"" << kind << "\", \"zone_size\": " << info.zone_size
-      << ", \"zone_capacity\": " << info.zone_capacity << ", \"nr_zones\": " << info.nr_zones
-      << ", \"conventional_zones\": " << info.nr_conventional
-      << ", \"max_open\": " << info.max_open_zones << ", \"max_active\": " << info.max_active_zones
-      << ", \"capacity_bytes\": " << t.capacity << ", \"written_bytes\": " << t.written
-      << ", \"live_bytes\": " << t.live << ", \"zones\": {\"free\": " << t.free
-      << ", \"open\": " << t.open << ", \"sealed\": " << t.sealed
-      << ", \"reserved\": " << t.superblock << ", \"offline\": " << t.offline
-      << ", \"readonly\": " << t.readonly << ", \"conventional\": " << t.conventional << "}"
-      << ", \"hybrid\": {\"supported\": false, \"state\": \"none\", \"cmr_bytes\": 0, "
-         "\"smr_bytes\": 0, \"converting_zones\": 0, \"progress\": 0.0, "
-         "\"latency_bound_ms\": null}";
+    Json drive = {{"index", d},
+                  {"spec", specs[d]},
+                  {"kind", kind},
+                  {"zone_size", info.zone_size},
+                  {"zone_capacity", info.zone_capacity},
+                  {"nr_zones", info.nr_zones},
+                  {"conventional_zones", info.nr_conventional},
+                  {"max_open", info.max_open_zones},
+                  {"max_active", info.max_active_zones},
+                  {"capacity_bytes", t.capacity},
+                  {"written_bytes", t.written},
+                  {"live_bytes", t.live},
+                  {"zones",
+                   {{"free", t.free},
+                    {"open", t.open},
+                    {"sealed", t.sealed},
+                    {"reserved", t.superblock},
+                    {"offline", t.offline},
+                    {"readonly", t.readonly},
+                    {"conventional", t.conventional}}},
+                  {"hybrid",
+                   {{"supported", false},
+                    {"state", "none"},
+                    {"cmr_bytes", 0},
+                    {"smr_bytes", 0},
+                    {"converting_zones", 0},
+                    {"progress", 0.0},
+                    {"latency_bound_ms", nullptr}}}};
     if (options.zone_maps) {
-      o << ", \"zonemap\": \"" << t.maps.zonemap << "\", \"streams\": \"" << t.maps.streams
-        << "\"";
+      drive["zonemap"] = t.maps.zonemap;
+      drive["streams"] = t.maps.streams;
     }
-    o << "}";
+    doc["drives"].push_back(std::move(drive));
   }
-  o << "]}";
   if (maps) {
     maps->clear();
     for (DriveTally& t : drives) maps->push_back(std::move(t.maps));
   }
-  return o.str();
+  return doc;
+}
+
+std::string Store::StatsDocument(const std::string& name, const StatsDocumentOptions& options,
+                                 std::vector<DriveZoneMaps>* maps) {
+  return StatsDocumentJson(name, options, maps)
+      .dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
 
 }  // namespace smr

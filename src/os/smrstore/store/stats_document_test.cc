@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "common/pattern.h"
 #include "common/testing/test_util.h"
 #include "device/testing/device_test_backends.h"
@@ -24,197 +25,12 @@ namespace {
 
 using testing::ScratchDir;
 
-// ---------------------------------------------------------------------------------------
-// A strict little JSON reader (RFC 8259 subset: no surrogate pairs), enough to check the
-// document's syntax and read its values.
-
-struct Json {
-  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject } type = Type::kNull;
-  bool b = false;
-  double num = 0;
-  std::string text;  // string value, or a number's literal text
-  std::vector<Json> items;
-  std::map<std::string, Json> fields;
-
-  bool Has(const std::string& k) const { return fields.count(k) > 0; }
-  const Json& operator[](const std::string& k) const {
-    static const Json kMissing;
-    auto it = fields.find(k);
-    return it == fields.end() ? kMissing : it->second;
-  }
-  uint64_t U64() const { return std::strtoull(text.c_str(), nullptr, 10); }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(const std::string& s) : s_(s) {}
-  // False (with error()) unless `s` is exactly one JSON value.
-  bool Parse(Json* out) {
-    if (!Value(out, 0)) return false;
-    Ws();
-    if (i_ != s_.size()) return Fail("trailing characters");
-    return true;
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  bool Fail(const std::string& why) {
-    if (error_.empty()) error_ = why + " at byte " + std::to_string(i_);
-    return false;
-  }
-  void Ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t'))
-      ++i_;
-  }
-  bool Lit(const char* word) {
-    const std::string w(word);
-    if (s_.compare(i_, w.size(), w) != 0) return Fail("bad literal");
-    i_ += w.size();
-    return true;
-  }
-  bool String(std::string* out) {
-    if (s_[i_] != '"') return Fail("expected a string");
-    ++i_;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      const unsigned char ch = static_cast<unsigned char>(s_[i_]);
-      if (ch < 0x20) return Fail("control character in a string");
-      if (ch != '\\') {
-        out->push_back(s_[i_++]);
-        continue;
-      }
-      if (++i_ >= s_.size()) return Fail("unterminated escape");
-      const char e = s_[i_++];
-      switch (e) {
-        case '"': out->push_back('"'); break;
-        case '\\': out->push_back('\\'); break;
-        case '/': out->push_back('/'); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
-        case 'n': out->push_back('\n'); break;
-        case 'r': out->push_back('\r'); break;
-        case 't': out->push_back('\t'); break;
-        case 'u': {
-          if (i_ + 4 > s_.size()) return Fail("short \\u escape");
-          for (size_t k = 0; k < 4; ++k) {
-            if (!std::isxdigit(static_cast<unsigned char>(s_[i_ + k]))) return Fail("bad \\u");
-          }
-          const unsigned v = std::stoul(s_.substr(i_, 4), nullptr, 16);
-          i_ += 4;
-          if (v >= 0x80) return Fail("non-ASCII \\u escape (not needed here)");
-          out->push_back(static_cast<char>(v));
-          break;
-        }
-        default:
-          return Fail("bad escape");
-      }
-    }
-    if (i_ >= s_.size()) return Fail("unterminated string");
-    ++i_;
-    return true;
-  }
-  bool Number(Json* out) {
-    const size_t b = i_;
-    if (s_[i_] == '-') ++i_;
-    auto digits = [&] {
-      const size_t d = i_;
-      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
-      return i_ > d;
-    };
-    if (!digits()) return Fail("bad number");
-    if (i_ < s_.size() && s_[i_] == '.') {
-      ++i_;
-      if (!digits()) return Fail("bad fraction");
-    }
-    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-      ++i_;
-      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-      if (!digits()) return Fail("bad exponent");
-    }
-    out->type = Json::Type::kNumber;
-    out->text = s_.substr(b, i_ - b);
-    out->num = std::strtod(out->text.c_str(), nullptr);
-    return true;
-  }
-  bool Value(Json* out, int depth) {
-    if (depth > 32) return Fail("nested too deep");
-    Ws();
-    if (i_ >= s_.size()) return Fail("unexpected end");
-    const char ch = s_[i_];
-    if (ch == '{') {
-      ++i_;
-      out->type = Json::Type::kObject;
-      Ws();
-      if (i_ < s_.size() && s_[i_] == '}') return ++i_, true;
-      for (;;) {
-        Ws();
-        std::string key;
-        if (i_ >= s_.size() || !String(&key)) return Fail("expected a key");
-        if (out->fields.count(key)) return Fail("duplicate key " + key);
-        Ws();
-        if (i_ >= s_.size() || s_[i_++] != ':') return Fail("expected ':'");
-        if (!Value(&out->fields[key], depth + 1)) return false;
-        Ws();
-        if (i_ < s_.size() && s_[i_] == ',') {
-          ++i_;
-          continue;
-        }
-        if (i_ < s_.size() && s_[i_] == '}') return ++i_, true;
-        return Fail("expected ',' or '}'");
-      }
-    }
-    if (ch == '[') {
-      ++i_;
-      out->type = Json::Type::kArray;
-      Ws();
-      if (i_ < s_.size() && s_[i_] == ']') return ++i_, true;
-      for (;;) {
-        out->items.emplace_back();
-        if (!Value(&out->items.back(), depth + 1)) return false;
-        Ws();
-        if (i_ < s_.size() && s_[i_] == ',') {
-          ++i_;
-          continue;
-        }
-        if (i_ < s_.size() && s_[i_] == ']') return ++i_, true;
-        return Fail("expected ',' or ']'");
-      }
-    }
-    if (ch == '"') {
-      out->type = Json::Type::kString;
-      return String(&out->text);
-    }
-    if (ch == 't' || ch == 'f') {
-      out->type = Json::Type::kBool;
-      out->b = ch == 't';
-      return Lit(ch == 't' ? "true" : "false");
-    }
-    if (ch == 'n') return Lit("null");
-    return Number(out);
-  }
-
-  const std::string& s_;
-  size_t i_ = 0;
-  std::string error_;
-};
-
+// The document read with the project's JSON reader (common/json.h: nlohmann::json, whole
+// input one value, no member named twice in an object).
 Json ParseOrDie(const std::string& text) {
-  Json j;
-  JsonReader r(text);
-  EXPECT_TRUE(r.Parse(&j)) << r.error() << "\n" << text;
-  return j;
-}
-
-TEST(JsonReaderTest, RejectsMalformedDocuments) {
-  for (const char* bad : {"{", "{\"a\": }", "{\"a\": 1,}", "[1 2]", "{\"a\": nan}",
-                          "{\"a\": 1} x", "\"tab\there\"", "{\"a\": 1, \"a\": 2}"}) {
-    Json j;
-    EXPECT_FALSE(JsonReader(bad).Parse(&j)) << bad;
-  }
-  Json j;
-  ASSERT_TRUE(JsonReader("{\"k\": [1, -2.5e3, true, null, \"q\\\"\"]}").Parse(&j));
-  EXPECT_EQ(j["k"].items.size(), 5u);
-  EXPECT_EQ(j["k"].items[1].num, -2500);
-  EXPECT_EQ(j["k"].items[4].text, "q\"");
+  auto j = ParseJson(text);
+  EXPECT_TRUE(j.ok()) << j.status().ToString() << "\n" << text;
+  return j.ok() ? std::move(*j) : Json();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -319,48 +135,48 @@ class StatsDocumentTest : public ::testing::Test {
     const std::string text = store_->StatsDocument(name, {}, &maps);
     EXPECT_EQ(text.find('\n'), std::string::npos) << "one line";
     Json doc = ParseOrDie(text);
-    EXPECT_EQ(doc["schema"].text, "smrstore.stats/1");
-    EXPECT_EQ(doc["name"].text, name);
-    EXPECT_GT(doc["time"].num, 1.6e9);
+    EXPECT_EQ(doc.at("schema").get<std::string>(), "smrstore.stats/1");
+    EXPECT_EQ(doc.at("name").get<std::string>(), name);
+    EXPECT_GT(doc.at("time").get<double>(), 1.6e9);
     for (const char* k : {"store", "statfs", "io", "gc", "drives"}) {
-      EXPECT_TRUE(doc.Has(k)) << k;
+      EXPECT_TRUE(doc.contains(k)) << k;
     }
-    EXPECT_EQ(doc["store"]["uuid"].text.size(), 36u);
-    EXPECT_EQ(doc["store"]["dir"].text, dir_.path() + "/store");
-    EXPECT_EQ(doc["store"]["gc_policy"].text, "lifetime");
-    EXPECT_EQ(doc["gc"]["auto"].type, Json::Type::kBool);
+    EXPECT_EQ(doc.at("store").at("uuid").get<std::string>().size(), 36u);
+    EXPECT_EQ(doc.at("store").at("dir").get<std::string>(), dir_.path() + "/store");
+    EXPECT_EQ(doc.at("store").at("gc_policy").get<std::string>(), "lifetime");
+    EXPECT_EQ(doc.at("gc").at("auto").is_boolean(), true);
 
-    const Json& drives = doc["drives"];
-    EXPECT_EQ(drives.items.size(), specs_.size());
+    const Json& drives = doc.at("drives");
+    EXPECT_EQ(drives.size(), specs_.size());
     EXPECT_EQ(maps.size(), specs_.size());
     uint64_t capacity = 0, written = 0, live = 0;
-    for (size_t d = 0; d < drives.items.size() && d < maps.size(); ++d) {
-      const Json& dr = drives.items[d];
-      EXPECT_EQ(dr["index"].U64(), d);
-      EXPECT_EQ(dr["spec"].text, specs_[d]);
-      EXPECT_EQ(dr["kind"].text, "emulated");
-      EXPECT_EQ(dr["zone_size"].U64(), 4u << 20);
-      EXPECT_EQ(dr["max_open"].U64(), 8u);
-      const uint64_t nr = dr["nr_zones"].U64();
-      const Json& z = dr["zones"];
+    for (size_t d = 0; d < drives.size() && d < maps.size(); ++d) {
+      const Json& dr = drives.at(d);
+      EXPECT_EQ(dr.at("index").get<uint64_t>(), d);
+      EXPECT_EQ(dr.at("spec").get<std::string>(), specs_[d]);
+      EXPECT_EQ(dr.at("kind").get<std::string>(), "emulated");
+      EXPECT_EQ(dr.at("zone_size").get<uint64_t>(), 4u << 20);
+      EXPECT_EQ(dr.at("max_open").get<uint64_t>(), 8u);
+      const uint64_t nr = dr.at("nr_zones").get<uint64_t>();
+      const Json& z = dr.at("zones");
       uint64_t sum = 0;
-      for (const auto& [k, v] : z.fields) sum += v.U64();
+      for (const auto& [k, v] : z.items()) sum += v.get<uint64_t>();
       EXPECT_EQ(sum, nr) << "zone counts of drive " << d << " add up to nr_zones";
-      const std::string& zm = dr["zonemap"].text;
-      const std::string& sm = dr["streams"].text;
+      const std::string& zm = dr.at("zonemap").get<std::string>();
+      const std::string& sm = dr.at("streams").get<std::string>();
       EXPECT_EQ(zm.size(), nr);
       EXPECT_EQ(sm.size(), nr);
       EXPECT_EQ(zm, maps[d].zonemap);
       EXPECT_EQ(sm, maps[d].streams);
       const uint64_t conventional = CountIn(zm, '=', '=');
       const uint64_t sealed = CountIn(zm, 'a', 'k');
-      EXPECT_EQ(conventional, z["conventional"].U64()) << zm << " / " << sm;
-      EXPECT_EQ(sealed, z["sealed"].U64()) << zm << " / " << sm;
-      EXPECT_EQ(CountIn(zm, '#', '#'), z["reserved"].U64());
-      EXPECT_EQ(CountIn(zm, '.', '.'), z["free"].U64());
-      EXPECT_EQ(CountIn(zm, 'A', 'K'), z["open"].U64());
-      EXPECT_EQ(CountIn(zm, 'X', 'X'), z["offline"].U64());
-      EXPECT_EQ(CountIn(zm, '!', '!'), z["readonly"].U64());
+      EXPECT_EQ(conventional, z.at("conventional").get<uint64_t>()) << zm << " / " << sm;
+      EXPECT_EQ(sealed, z.at("sealed").get<uint64_t>()) << zm << " / " << sm;
+      EXPECT_EQ(CountIn(zm, '#', '#'), z.at("reserved").get<uint64_t>());
+      EXPECT_EQ(CountIn(zm, '.', '.'), z.at("free").get<uint64_t>());
+      EXPECT_EQ(CountIn(zm, 'A', 'K'), z.at("open").get<uint64_t>());
+      EXPECT_EQ(CountIn(zm, 'X', 'X'), z.at("offline").get<uint64_t>());
+      EXPECT_EQ(CountIn(zm, '!', '!'), z.at("readonly").get<uint64_t>());
       EXPECT_EQ(conventional + sealed + CountIn(zm, '#', '#') + CountIn(zm, '.', '.') +
                     CountIn(zm, 'A', 'K') + CountIn(zm, 'X', 'X') + CountIn(zm, '!', '!'),
                 nr)
@@ -371,34 +187,34 @@ class StatsDocumentTest : public ::testing::Test {
                                             << " / " << sm;
         EXPECT_NE(std::string("usgGh-").find(sm[i]), std::string::npos) << sm;
       }
-      EXPECT_EQ(dr["hybrid"]["supported"].b, false);
-      EXPECT_EQ(dr["hybrid"]["state"].text, "none");
-      EXPECT_EQ(dr["hybrid"]["latency_bound_ms"].type, Json::Type::kNull);
-      capacity += dr["capacity_bytes"].U64();
-      written += dr["written_bytes"].U64();
-      live += dr["live_bytes"].U64();
+      EXPECT_EQ(dr.at("hybrid").at("supported").get<bool>(), false);
+      EXPECT_EQ(dr.at("hybrid").at("state").get<std::string>(), "none");
+      EXPECT_EQ(dr.at("hybrid").at("latency_bound_ms").is_null(), true);
+      capacity += dr.at("capacity_bytes").get<uint64_t>();
+      written += dr.at("written_bytes").get<uint64_t>();
+      live += dr.at("live_bytes").get<uint64_t>();
     }
-    const Json& st = doc["statfs"];
-    EXPECT_EQ(st["total"].U64(), capacity);
-    EXPECT_EQ(st["allocated"].U64(), written);
-    EXPECT_GE(st["stored"].U64(), live);  // plus what is inline in RocksDB
-    EXPECT_LE(st["available"].U64(), st["total"].U64());
+    const Json& st = doc.at("statfs");
+    EXPECT_EQ(st.at("total").get<uint64_t>(), capacity);
+    EXPECT_EQ(st.at("allocated").get<uint64_t>(), written);
+    EXPECT_GE(st.at("stored").get<uint64_t>(), live);  // plus what is inline in RocksDB
+    EXPECT_LE(st.at("available").get<uint64_t>(), st.at("total").get<uint64_t>());
 
-    const Json& io = doc["io"];
-    const uint64_t user = io["user_bytes"].U64(), device = io["device_bytes"].U64();
-    EXPECT_NEAR(io["write_amplification"].num,
+    const Json& io = doc.at("io");
+    const uint64_t user = io.at("user_bytes").get<uint64_t>(), device = io.at("device_bytes").get<uint64_t>();
+    EXPECT_NEAR(io.at("write_amplification").get<double>(),
                 user ? static_cast<double>(device) / static_cast<double>(user) : 0.0, 1e-4);
-    const uint64_t luser = io["lifetime_user_bytes"].U64();
-    EXPECT_NEAR(io["lifetime_write_amplification"].num,
-                luser ? static_cast<double>(io["lifetime_device_bytes"].U64()) / luser : 0.0,
+    const uint64_t luser = io.at("lifetime_user_bytes").get<uint64_t>();
+    EXPECT_NEAR(io.at("lifetime_write_amplification").get<double>(),
+                luser ? static_cast<double>(io.at("lifetime_device_bytes").get<uint64_t>()) / luser : 0.0,
                 1e-4);
     // The counters are the store's own.
     const StoreCounters c = store_->Counters();
     EXPECT_EQ(user, c.user_bytes_written);
     EXPECT_EQ(device, c.device_bytes_written);
-    EXPECT_EQ(doc["gc"]["runs"].U64(), c.gc_runs);
-    EXPECT_EQ(doc["gc"]["zones_reset"].U64(), c.gc_zones_reset);
-    EXPECT_EQ(doc["gc"]["bytes_written"].U64(), c.gc_bytes_written);
+    EXPECT_EQ(doc.at("gc").at("runs").get<uint64_t>(), c.gc_runs);
+    EXPECT_EQ(doc.at("gc").at("zones_reset").get<uint64_t>(), c.gc_zones_reset);
+    EXPECT_EQ(doc.at("gc").at("bytes_written").get<uint64_t>(), c.gc_bytes_written);
     return doc;
   }
 
@@ -409,31 +225,31 @@ class StatsDocumentTest : public ::testing::Test {
 
 TEST_F(StatsDocumentTest, FreshStore) {
   const Json doc = CheckDocument("fresh");
-  const Json& d0 = doc["drives"].items.at(0);
-  const Json& d1 = doc["drives"].items.at(1);
+  const Json& d0 = doc.at("drives").at(0);
+  const Json& d1 = doc.at("drives").at(1);
   // Nothing but the metadata journal (mkfs wrote the first checkpoint): its open zone on
   // each drive it used (the journal stream rotates over the drives like every stream),
   // the first data zone of each, of the small+metadata stream; all else free.
-  EXPECT_TRUE(d0["zonemap"].text == "#A" + std::string(18, '.') ||
-              d0["zonemap"].text == "#" + std::string(19, '.'))
-      << d0["zonemap"].text;
-  EXPECT_TRUE(d1["zonemap"].text == "##=A" + std::string(12, '.') ||
-              d1["zonemap"].text == "##=" + std::string(13, '.'))
-      << d1["zonemap"].text;
-  const std::string streams = d0["streams"].text + d1["streams"].text;
+  EXPECT_TRUE(d0.at("zonemap").get<std::string>() == "#A" + std::string(18, '.') ||
+              d0.at("zonemap").get<std::string>() == "#" + std::string(19, '.'))
+      << d0.at("zonemap").get<std::string>();
+  EXPECT_TRUE(d1.at("zonemap").get<std::string>() == "##=A" + std::string(12, '.') ||
+              d1.at("zonemap").get<std::string>() == "##=" + std::string(13, '.'))
+      << d1.at("zonemap").get<std::string>();
+  const std::string streams = d0.at("streams").get<std::string>() + d1.at("streams").get<std::string>();
   const auto journal = std::count(streams.begin(), streams.end(), 's');
   EXPECT_TRUE(journal == 1 || journal == 2) << streams;
   EXPECT_EQ(std::count(streams.begin(), streams.end(), '-'), 36 - journal) << streams;
-  EXPECT_EQ(d1["conventional_zones"].U64(), 3u);
-  EXPECT_EQ(d0["capacity_bytes"].U64(), 19u * (4u << 20));
-  EXPECT_EQ(doc["io"]["user_bytes"].U64(), 0u);
-  EXPECT_EQ(doc["io"]["write_amplification"].num, 0.0);
-  EXPECT_EQ(doc["statfs"]["stored"].U64(), 0u);
-  EXPECT_EQ(doc["statfs"]["reclaimable"].U64(), 0u);
-  EXPECT_EQ(doc["statfs"]["available"].U64(),
-            doc["statfs"]["total"].U64() - doc["statfs"]["allocated"].U64());
-  EXPECT_GT(doc["statfs"]["allocated"].U64(), 0u);
-  EXPECT_LE(doc["statfs"]["allocated"].U64(), 64u << 10);
+  EXPECT_EQ(d1.at("conventional_zones").get<uint64_t>(), 3u);
+  EXPECT_EQ(d0.at("capacity_bytes").get<uint64_t>(), 19u * (4u << 20));
+  EXPECT_EQ(doc.at("io").at("user_bytes").get<uint64_t>(), 0u);
+  EXPECT_EQ(doc.at("io").at("write_amplification").get<double>(), 0.0);
+  EXPECT_EQ(doc.at("statfs").at("stored").get<uint64_t>(), 0u);
+  EXPECT_EQ(doc.at("statfs").at("reclaimable").get<uint64_t>(), 0u);
+  EXPECT_EQ(doc.at("statfs").at("available").get<uint64_t>(),
+            doc.at("statfs").at("total").get<uint64_t>() - doc.at("statfs").at("allocated").get<uint64_t>());
+  EXPECT_GT(doc.at("statfs").at("allocated").get<uint64_t>(), 0u);
+  EXPECT_LE(doc.at("statfs").at("allocated").get<uint64_t>(), 64u << 10);
 }
 
 TEST_F(StatsDocumentTest, WritesOverwritesRemovalsAndGc) {
@@ -450,9 +266,9 @@ TEST_F(StatsDocumentTest, WritesOverwritesRemovalsAndGc) {
     ASSERT_OK(store_->Apply(std::move(t)));
   }
   Json before = CheckDocument("w");
-  EXPECT_EQ(before["io"]["user_bytes"].U64(), user);
-  EXPECT_GT(before["io"]["write_amplification"].num, 1.0);  // record headers
-  EXPECT_EQ(before["statfs"]["stored"].U64(), 24u << 20);
+  EXPECT_EQ(before.at("io").at("user_bytes").get<uint64_t>(), user);
+  EXPECT_GT(before.at("io").at("write_amplification").get<double>(), 1.0);  // record headers
+  EXPECT_EQ(before.at("statfs").at("stored").get<uint64_t>(), 24u << 20);
   for (int i = 0; i < 24; i += 2) {
     Transaction t;
     t.Write("1.0_head", Obj("o" + std::to_string(i)), 0, Pattern(100 + i, 1 << 20));
@@ -465,10 +281,10 @@ TEST_F(StatsDocumentTest, WritesOverwritesRemovalsAndGc) {
     ASSERT_OK(store_->Apply(std::move(t)));
   }
   Json churned = CheckDocument("w");
-  EXPECT_EQ(churned["io"]["user_bytes"].U64(), user);
-  EXPECT_EQ(churned["statfs"]["stored"].U64(), 18u << 20);
+  EXPECT_EQ(churned.at("io").at("user_bytes").get<uint64_t>(), user);
+  EXPECT_EQ(churned.at("statfs").at("stored").get<uint64_t>(), 18u << 20);
   uint64_t sealed = 0;
-  for (const Json& d : churned["drives"].items) sealed += d["zones"]["sealed"].U64();
+  for (const Json& d : churned.at("drives")) sealed += d.at("zones").at("sealed").get<uint64_t>();
   ASSERT_GT(sealed, 0u) << "the writes sealed zones";
 
   const uint64_t journal_before = store_->Counters().journal_bytes_written +
@@ -481,19 +297,19 @@ TEST_F(StatsDocumentTest, WritesOverwritesRemovalsAndGc) {
   EXPECT_GT(journal_gc, 0u);
   ASSERT_GT(gc->zones_cleaned, 0u);
   Json after = CheckDocument("w");
-  EXPECT_EQ(after["gc"]["zones_reset"].U64(), gc->zones_cleaned);
-  EXPECT_EQ(after["gc"]["bytes_written"].U64(), gc->bytes_written);
-  EXPECT_EQ(after["statfs"]["stored"].U64(), 18u << 20);  // GC moves, never loses, data
+  EXPECT_EQ(after.at("gc").at("zones_reset").get<uint64_t>(), gc->zones_cleaned);
+  EXPECT_EQ(after.at("gc").at("bytes_written").get<uint64_t>(), gc->bytes_written);
+  EXPECT_EQ(after.at("statfs").at("stored").get<uint64_t>(), 18u << 20);  // GC moves, never loses, data
   // GC's relocations count as device bytes, not user bytes.
-  EXPECT_EQ(after["io"]["user_bytes"].U64(), user);
-  EXPECT_EQ(after["io"]["device_bytes"].U64(),
-            churned["io"]["device_bytes"].U64() + gc->bytes_written + journal_gc);
+  EXPECT_EQ(after.at("io").at("user_bytes").get<uint64_t>(), user);
+  EXPECT_EQ(after.at("io").at("device_bytes").get<uint64_t>(),
+            churned.at("io").at("device_bytes").get<uint64_t>() + gc->bytes_written + journal_gc);
   // The victims were partly live: GC relocated data, into zones of a GC stream.
   ASSERT_GT(gc->live_moved, 0u);
-  EXPECT_EQ(after["gc"]["live_moved"].U64(), gc->live_moved);
+  EXPECT_EQ(after.at("gc").at("live_moved").get<uint64_t>(), gc->live_moved);
   bool gc_zone = false;
-  for (const Json& d : after["drives"].items) {
-    gc_zone |= d["streams"].text.find_first_of("gG") != std::string::npos;
+  for (const Json& d : after.at("drives")) {
+    gc_zone |= d.at("streams").get<std::string>().find_first_of("gG") != std::string::npos;
   }
   EXPECT_TRUE(gc_zone) << "relocated data sits in a GC stream zone";
 }
@@ -508,14 +324,14 @@ TEST_F(StatsDocumentTest, CompactFormAndNameEscaping) {
   compact.zone_maps = false;
   const std::string name = "we\"ird\\name\t1";
   const Json doc = ParseOrDie(store_->StatsDocument(name, compact, &maps));
-  EXPECT_EQ(doc["name"].text, name);
-  ASSERT_EQ(doc["drives"].items.size(), 2u);
+  EXPECT_EQ(doc.at("name").get<std::string>(), name);
+  ASSERT_EQ(doc.at("drives").size(), 2u);
   ASSERT_EQ(maps.size(), 2u);
   for (size_t d = 0; d < 2; ++d) {
-    const Json& dr = doc["drives"].items[d];
-    EXPECT_FALSE(dr.Has("zonemap"));
-    EXPECT_FALSE(dr.Has("streams"));
-    EXPECT_EQ(maps[d].zonemap.size(), dr["nr_zones"].U64());
+    const Json& dr = doc.at("drives").at(d);
+    EXPECT_FALSE(dr.contains("zonemap"));
+    EXPECT_FALSE(dr.contains("streams"));
+    EXPECT_EQ(maps[d].zonemap.size(), dr.at("nr_zones").get<uint64_t>());
   }
   // The one open user zone holding 256 KiB of 4 MiB: 0.06 -> 'B' (rounded to a tenth).
   EXPECT_NE((maps[0].zonemap + maps[1].zonemap).find('B'), std::string::npos)

@@ -58,8 +58,10 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "small_write_max") o.small_write_max = static_cast<uint32_t>(v);
     if (k == "max_group") o.max_group = static_cast<uint32_t>(v);
     const std::string val = line.substr(eq + 1);
-    if (k == "gc_policy" && !ParseVictimPolicy(val, &o.gc_policy)) {
-      return Status::Corruption("stored store options: unknown gc_policy " + val);
+    if (k == "gc_policy") {
+      auto policy = ParseVictimPolicy(val);
+      if (!policy.ok()) return Status::Corruption("stored store options: unknown gc_policy " + val);
+      o.gc_policy = *policy;
     }
     if (k == "separate_streams") o.separate_streams = v != 0;
     if (k == "gc_auto") o.gc_auto = v != 0;
@@ -925,8 +927,11 @@ Result<ObjectStat> Store::Stat(const std::string& coll, const ObjectId& oid) {
   return st;
 }
 
-bool Store::Exists(const std::string& coll, const ObjectId& oid) {
-  return GetObj(impl_->meta.get(), coll, oid).ok();
+Result<bool> Store::Exists(const std::string& coll, const ObjectId& oid) {
+  auto o = GetObj(impl_->meta.get(), coll, oid);
+  if (o.ok()) return true;
+  if (o.status().IsNotFound()) return false;
+  return o.status();
 }
 
 Result<std::string> Store::GetAttr(const std::string& coll, const ObjectId& oid,
@@ -976,16 +981,16 @@ Result<std::vector<std::string>> Store::ListCollections() {
   return out;
 }
 
-bool Store::CollectionExists(const std::string& coll) {
-  return GetColl(impl_->meta.get(), coll).ok();
+Result<bool> Store::CollectionExists(const std::string& coll) {
+  auto c = GetColl(impl_->meta.get(), coll);
+  if (c.ok()) return true;
+  if (c.status().IsNotFound()) return false;
+  return c.status();
 }
 
 Result<bool> Store::CollectionEmpty(const std::string& coll) {
   SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(impl_->meta.get(), coll));
-  Status s;
-  const bool empty = impl_->meta->CollectionEmpty(nullptr, c.cid, &s);
-  SMR_RETURN_IF_ERROR(s);
-  return empty;
+  return impl_->meta->CollectionEmpty(nullptr, c.cid);
 }
 
 Result<uint32_t> Store::CollectionBits(const std::string& coll) {
@@ -1053,7 +1058,7 @@ StoreCounters Store::Counters() {
   return impl_->counters;
 }
 
-std::string Store::StatsJson() {
+Json Store::Stats() {
   const StoreCounters c = Counters();
   const StoreStatfs st = Statfs();
   std::map<std::string, uint64_t> zones_by_state;
@@ -1063,38 +1068,39 @@ std::string Store::StatsJson() {
                           ? std::string("_") + StreamName(z.stream)
                           : std::string())];
   }
-  std::ostringstream o;
-  const double wa = c.user_bytes_written
-                        ? static_cast<double>(c.device_bytes_written) / c.user_bytes_written
-                        : 0.0;
-  o << "{\"store\": {\"dir\": \"" << JsonEscape(impl_->dir) << "\", \"uuid\": \""
-    << UuidToString(impl_->superblock.store_uuid) << "\", \"drives\": " << impl_->devices.size()
-    << ", \"mount_count\": " << impl_->superblock.mount_count << "},\n \"statfs\": {\"total\": "
-    << st.total << ", \"available\": " << st.available << ", \"allocated\": " << st.allocated
-    << ", \"stored\": " << st.stored << ", \"meta_bytes\": " << st.meta_bytes
-    << ", \"reclaimable\": " << st.reclaimable
-    << "},\n \"counters\": {\"txns_committed\": " << c.txns_committed
-    << ", \"txns_failed\": " << c.txns_failed << ", \"groups_committed\": " << c.groups_committed
-    << ", \"user_bytes_written\": " << c.user_bytes_written
-    << ", \"device_bytes_written\": " << c.device_bytes_written
-    << ", \"inline_bytes_written\": " << c.inline_bytes_written
-    << ", \"bytes_read\": " << c.bytes_read << ", \"crc_errors\": " << c.crc_errors
-    << ", \"dead_on_mount_bytes\": " << c.dead_on_mount_bytes
-    << ", \"write_amplification\": " << wa
-    << ", \"lifetime_user_bytes\": " << c.lifetime_user_bytes
-    << ", \"lifetime_device_bytes\": " << c.lifetime_device_bytes
-    << ", \"lifetime_txns\": " << c.lifetime_txns << ", \"lifetime_write_amplification\": "
-    << (c.lifetime_user_bytes
-            ? static_cast<double>(c.lifetime_device_bytes) / c.lifetime_user_bytes
-            : 0.0)
-    << "},\n \"zones\": {";
-  bool first = true;
-  for (const auto& [k, n] : zones_by_state) {
-    o << (first ? "" : ", ") << "\"" << k << "\": " << n;
-    first = false;
-  }
-  o << "}}\n";
-  return o.str();
+  auto ratio = [](uint64_t num, uint64_t den) {
+    return den ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
+  };
+  Json j;
+  j["store"] = {{"dir", impl_->dir},
+                {"uuid", UuidToString(impl_->superblock.store_uuid)},
+                {"drives", impl_->devices.size()},
+                {"mount_count", impl_->superblock.mount_count}};
+  j["statfs"] = {{"total", st.total},         {"available", st.available},
+                 {"allocated", st.allocated}, {"stored", st.stored},
+                 {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable}};
+  j["counters"] = {{"txns_committed", c.txns_committed},
+                   {"txns_failed", c.txns_failed},
+                   {"groups_committed", c.groups_committed},
+                   {"user_bytes_written", c.user_bytes_written},
+                   {"device_bytes_written", c.device_bytes_written},
+                   {"inline_bytes_written", c.inline_bytes_written},
+                   {"bytes_read", c.bytes_read},
+                   {"crc_errors", c.crc_errors},
+                   {"dead_on_mount_bytes", c.dead_on_mount_bytes},
+                   {"write_amplification", ratio(c.device_bytes_written, c.user_bytes_written)},
+                   {"lifetime_user_bytes", c.lifetime_user_bytes},
+                   {"lifetime_device_bytes", c.lifetime_device_bytes},
+                   {"lifetime_txns", c.lifetime_txns},
+                   {"lifetime_write_amplification",
+                    ratio(c.lifetime_device_bytes, c.lifetime_user_bytes)}};
+  j["zones"] = Json::object();
+  for (const auto& [k, n] : zones_by_state) j["zones"][k] = n;
+  return j;
+}
+
+std::string Store::StatsJson() {
+  return Stats().dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace smr

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "common/result.h"
 #include "device/zoned_device.h"
 #include "format/object_id.h"
@@ -240,7 +241,9 @@ class Store {
   Result<std::string> Read(const std::string& coll, const ObjectId& oid, uint64_t offset,
                            uint64_t len);
   Result<ObjectStat> Stat(const std::string& coll, const ObjectId& oid);
-  bool Exists(const std::string& coll, const ObjectId& oid);
+  // true / false for an object (or collection) that is there or not; any other failure of
+  // the lookup (a metadata read error, a corrupt record) is the error, never a false.
+  Result<bool> Exists(const std::string& coll, const ObjectId& oid);
   // kNotFound (object), kNoData (attribute).
   Result<std::string> GetAttr(const std::string& coll, const ObjectId& oid,
                               const std::string& name);
@@ -251,7 +254,7 @@ class Store {
                                               uint64_t offset, uint64_t len);
 
   Result<std::vector<std::string>> ListCollections();
-  bool CollectionExists(const std::string& coll);
+  Result<bool> CollectionExists(const std::string& coll);
   Result<bool> CollectionEmpty(const std::string& coll);
   Result<uint32_t> CollectionBits(const std::string& coll);
   // Objects with start <= oid < end (end.max = unbounded), at most max (0 = no limit), in
@@ -280,12 +283,18 @@ class Store {
 
   StoreStatfs Statfs();
   StoreCounters Counters();
-  // Zone-level view for `smrstore-tool zones` / stats: one line of JSON per zone state.
+  // The store's own view for `smrstore-tool stats` / `zones`: {"store": {dir, uuid, drives,
+  // mount_count}, "statfs": {...}, "counters": {...}, "zones": {"<state>[_<stream>]": n}}
+  // (doc/tools/smrstore-tool.md). StatsJson() is that document as indented JSON text.
+  Json Stats();
   std::string StatsJson();
   // The operator stats document of doc/stats-schema.md (`smrstore.stats/1`, one line of
   // JSON) for a store published as `name`, taken from one zone snapshot
   // (store/stats_document.cc). `maps`, when given, receives each drive's zonemap/streams
   // strings of that same snapshot (also with zone_maps off: the compact form).
+  Json StatsDocumentJson(const std::string& name, const StatsDocumentOptions& options = {},
+                         std::vector<DriveZoneMaps>* maps = nullptr);
+  // StatsDocumentJson as compact JSON text (what is published and answered).
   std::string StatsDocument(const std::string& name, const StatsDocumentOptions& options = {},
                             std::vector<DriveZoneMaps>* maps = nullptr);
   // Shallow: metadata <-> zone accounting <-> records' placement. Deep: also reads and

@@ -886,7 +886,12 @@ class StoreModelTest : public ::testing::TestWithParam<uint64_t> {
         }
         std::string diff;
         if (want == nullptr) {
-          if (store_->Exists(c, o)) diff = c + "/" + o.ToString() + " exists, model: absent";
+          auto exists = store_->Exists(c, o);
+          if (!exists.ok()) {
+            diff = c + "/" + o.ToString() + ": Exists: " + exists.status().ToString();
+          } else if (*exists) {
+            diff = c + "/" + o.ToString() + " exists, model: absent";
+          }
         } else {
           diff = DiffObject(store_.get(), c, o, *want);
         }

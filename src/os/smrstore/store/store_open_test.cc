@@ -8,6 +8,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/testing/test_util.h"
@@ -343,34 +344,37 @@ TEST(StoreOpen, StatsJsonNamesTheCommitCounters) {
   ASSERT_OK((*s)->Apply(std::move(w)));
   const StoreCounters c = (*s)->Counters();
   const StoreStatfs st = (*s)->Statfs();
-  const std::string json = (*s)->StatsJson();
-  for (const auto& [key, value] : std::vector<std::pair<std::string, uint64_t>>{
-           {"total", st.total},
-           {"available", st.available},
-           {"allocated", st.allocated},
-           {"stored", st.stored},
-           {"meta_bytes", st.meta_bytes},
-           {"reclaimable", st.reclaimable},
-           {"txns_committed", c.txns_committed},
-           {"txns_failed", c.txns_failed},
-           {"groups_committed", c.groups_committed},
-           {"user_bytes_written", c.user_bytes_written},
-           {"device_bytes_written", c.device_bytes_written},
-           {"inline_bytes_written", c.inline_bytes_written},
-           {"bytes_read", c.bytes_read},
-           {"crc_errors", c.crc_errors},
-           {"dead_on_mount_bytes", c.dead_on_mount_bytes},
-           {"lifetime_user_bytes", c.lifetime_user_bytes},
-           {"lifetime_device_bytes", c.lifetime_device_bytes},
-           {"lifetime_txns", c.lifetime_txns}}) {
-    const std::string want = "\"" + key + "\": " + std::to_string(value);
-    const size_t at = json.find(want);
-    ASSERT_NE(at, std::string::npos) << want << " not in " << json;
-    const char next = json[at + want.size()];
-    EXPECT_TRUE(next == ',' || next == '}') << want << " in " << json;
+  const Json stats = (*s)->Stats();
+  for (const auto& [section, key, value] :
+       std::vector<std::tuple<std::string, std::string, uint64_t>>{
+           {"statfs", "total", st.total},
+           {"statfs", "available", st.available},
+           {"statfs", "allocated", st.allocated},
+           {"statfs", "stored", st.stored},
+           {"statfs", "meta_bytes", st.meta_bytes},
+           {"statfs", "reclaimable", st.reclaimable},
+           {"counters", "txns_committed", c.txns_committed},
+           {"counters", "txns_failed", c.txns_failed},
+           {"counters", "groups_committed", c.groups_committed},
+           {"counters", "user_bytes_written", c.user_bytes_written},
+           {"counters", "device_bytes_written", c.device_bytes_written},
+           {"counters", "inline_bytes_written", c.inline_bytes_written},
+           {"counters", "bytes_read", c.bytes_read},
+           {"counters", "crc_errors", c.crc_errors},
+           {"counters", "dead_on_mount_bytes", c.dead_on_mount_bytes},
+           {"counters", "lifetime_user_bytes", c.lifetime_user_bytes},
+           {"counters", "lifetime_device_bytes", c.lifetime_device_bytes},
+           {"counters", "lifetime_txns", c.lifetime_txns}}) {
+    ASSERT_TRUE(stats.contains(section) && stats.at(section).contains(key))
+        << section << "." << key << " not in " << stats.dump();
+    EXPECT_EQ(stats.at(section).at(key).get<uint64_t>(), value) << section << "." << key;
   }
   // mkfs mounts once (its first checkpoint), this is the second mount.
-  EXPECT_NE(json.find("\"mount_count\": 2},\n \"statfs\": {"), std::string::npos) << json;
+  EXPECT_EQ(stats.at("store").at("mount_count").get<uint64_t>(), 2u) << stats.dump();
+  // StatsJson() is the same document as text.
+  auto text = ParseJson((*s)->StatsJson());
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(text->at("store"), stats.at("store"));
   EXPECT_OK((*s)->Close());
 }
 

@@ -102,7 +102,7 @@ TEST_F(StoreTest, OverwriteAppendsAndKeepsLiveBytesExact) {
   t3.Remove("c", Obj("x"));
   ASSERT_OK(store_->Apply(std::move(t3)));
   EXPECT_EQ(store_->Statfs().stored, 0u);
-  EXPECT_FALSE(store_->Exists("c", Obj("x")));
+  EXPECT_NO(store_->Exists("c", Obj("x")));
   Remount();
   EXPECT_EQ(store_->Statfs().stored, 0u);
 }

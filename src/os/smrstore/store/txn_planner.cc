@@ -415,9 +415,7 @@ class Planner {
         // BlueStore fails a transaction that removes a missing collection.
         SMR_ASSIGN_OR_RETURN(CollectionMeta c, Coll(op.coll));
         FlushObjects();
-        Status s;
-        const bool empty = store_->meta->CollectionEmpty(batch_, c.cid, &s);
-        SMR_RETURN_IF_ERROR(s);
+        SMR_ASSIGN_OR_RETURN(const bool empty, store_->meta->CollectionEmpty(batch_, c.cid));
         if (!empty) return Status::NotEmpty("collection " + op.coll + " is not empty");
         batch_->DeleteCollection(op.coll);
         return Status::OK();

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/result.h"
 #include "common/status.h"
 
 // Asserts/expects that a Status expression is OK, printing the Status otherwise.
@@ -33,7 +34,19 @@
         << #expr << " -> " << s_.ToString() << ", expected " #want; \
   } while (0)
 
+// Expects a Result<bool> expression to hold true / false; an error is a failure naming it
+// (never read as false).
+#define EXPECT_YES(expr) EXPECT_PRED_FORMAT1(::smr::testing::IsBool<true>, expr)
+#define EXPECT_NO(expr) EXPECT_PRED_FORMAT1(::smr::testing::IsBool<false>, expr)
+
 namespace smr::testing {
+
+template <bool kWant>
+::testing::AssertionResult IsBool(const char* text, const ::smr::Result<bool>& r) {
+  if (!r.ok()) return ::testing::AssertionFailure() << text << " -> " << r.status().ToString();
+  if (*r != kWant) return ::testing::AssertionFailure() << text << " -> " << (*r ? "true" : "false");
+  return ::testing::AssertionSuccess();
+}
 
 inline bool PathExists(const std::string& path) {
   struct stat st;

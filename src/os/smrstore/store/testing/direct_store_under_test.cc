@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "store/store.h"
 #include "store/testing/store_under_test.h"
 
@@ -28,8 +30,12 @@ class DirectStoreUnderTest final : public StoreUnderTest {
   Result<ObjectStat> Stat(const std::string& coll, const ObjectId& oid) override {
     return store_->Stat(coll, oid);
   }
+  // The engine's lookup error (not a "no") fails the running test.
   bool Exists(const std::string& coll, const ObjectId& oid) override {
-    return store_->Exists(coll, oid);
+    auto r = store_->Exists(coll, oid);
+    EXPECT_TRUE(r.ok()) << "Exists " << coll << "/" << oid.ToString() << ": "
+                        << r.status().ToString();
+    return r.ok() && *r;
   }
   Result<std::string> GetAttr(const std::string& coll, const ObjectId& oid,
                               const std::string& name) override {
@@ -48,7 +54,9 @@ class DirectStoreUnderTest final : public StoreUnderTest {
     return store_->ListCollections();
   }
   bool CollectionExists(const std::string& coll) override {
-    return store_->CollectionExists(coll);
+    auto r = store_->CollectionExists(coll);
+    EXPECT_TRUE(r.ok()) << "CollectionExists " << coll << ": " << r.status().ToString();
+    return r.ok() && *r;
   }
   Result<bool> CollectionEmpty(const std::string& coll) override {
     return store_->CollectionEmpty(coll);
