@@ -110,7 +110,8 @@ q config set mgr mgr/smrstore/space_low_ratio 0.1
 wait_for 30 "SMRSTORE_SPACE_LOW cleared (0.1)" sh -c '! ceph health detail 2>/dev/null | grep -q SMRSTORE_SPACE_LOW'
 
 # GC state: background GC off on one OSD (its own command), so the console shows both states.
-q tell osd.2 smrstore gc stop | grep -q '"gc_auto": false' || die "ceph tell osd.2 smrstore gc stop: $(cat ceph.err)"
+q tell osd.2 smrstore gc stop | /usr/bin/python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["gc_auto"] is not False)' \
+  || die "ceph tell osd.2 smrstore gc stop: $(cat ceph.err)"
 echo "ok: background GC stopped on osd.2 (ceph tell osd.2 smrstore gc stop)"
 
 token=$(q smrstore token create qa-osds) || die "token create: $(cat ceph.err)"
