@@ -1,4 +1,5 @@
 // Device-level subcommands of smrstore-tool: mkdev, zones, zone, write, read.
+#include "common/json.h"
 #include "device_commands.h"
 
 #include <fcntl.h>
@@ -31,19 +32,20 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
-std::string DeviceJson(const std::string& spec, const DeviceInfo& info) {
-  std::ostringstream o;
-  o << "{\"spec\": \"" << JsonEscape(spec) << "\", \"path\": \"" << JsonEscape(info.path)
-    << "\", \"model\": \"" << ZonedModelName(info.model) << "\", \"model_name\": \""
-    << JsonEscape(info.model_name) << "\", \"nr_zones\": " << info.nr_zones
-    << ", \"zone_size\": " << info.zone_size << ", \"zone_capacity\": " << info.zone_capacity
-    << ", \"nr_conventional\": " << info.nr_conventional
-    << ", \"logical_block_size\": " << info.logical_block_size
-    << ", \"physical_block_size\": " << info.physical_block_size
-    << ", \"max_open_zones\": " << info.max_open_zones
-    << ", \"max_active_zones\": " << info.max_active_zones
-    << ", \"capacity_bytes\": " << info.capacity_bytes() << "}";
-  return o.str();
+Json DeviceJson(const std::string& spec, const DeviceInfo& info) {
+  return {{"spec", spec},
+          {"path", info.path},
+          {"model", ZonedModelName(info.model)},
+          {"model_name", info.model_name},
+          {"nr_zones", info.nr_zones},
+          {"zone_size", info.zone_size},
+          {"zone_capacity", info.zone_capacity},
+          {"nr_conventional", info.nr_conventional},
+          {"logical_block_size", info.logical_block_size},
+          {"physical_block_size", info.physical_block_size},
+          {"max_open_zones", info.max_open_zones},
+          {"max_active_zones", info.max_active_zones},
+          {"capacity_bytes", info.capacity_bytes()}};
 }
 
 // Bytes written below the write pointer of a sequential zone (capacity when full).
@@ -298,21 +300,27 @@ Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64
   const uint32_t base = static_cast<uint32_t>(first);
   std::ostringstream o;
   if (json) {
-    o << "{\n  \"device\": " << DeviceJson(spec, info) << ",\n  \"summary\": {";
-    const char* conds[] = {"not-write-pointer", "empty",  "implicit-open", "explicit-open",
-                           "closed",            "full",   "read-only",     "offline"};
-    for (const char* c : conds) o << "\"" << c << "\": " << by_cond[c] << ", ";
-    o << "\"zones_reported\": " << zones->size() << ", \"written_bytes\": " << written
-      << "},\n  \"zones\": [";
+    Json summary = Json::object();
+    for (const char* c : {"not-write-pointer", "empty", "implicit-open", "explicit-open",
+                          "closed", "full", "read-only", "offline"}) {
+      summary[c] = by_cond[c];
+    }
+    summary["zones_reported"] = zones->size();
+    summary["written_bytes"] = written;
+    Json list = Json::array();
     for (size_t i = 0; i < zones->size(); ++i) {
       const ZoneInfo& z = (*zones)[i];
-      o << (i ? ",\n" : "\n") << "    {\"zone\": " << base + i << ", \"start\": " << z.start
-        << ", \"length\": " << z.length << ", \"capacity\": " << z.capacity
-        << ", \"wp\": " << z.wp << ", \"written\": " << WrittenBytes(z) << ", \"type\": \""
-        << ZoneTypeName(z.type) << "\", \"cond\": \"" << ZoneConditionName(z.cond) << "\"}";
+      list.push_back({{"zone", base + i},
+                      {"start", z.start},
+                      {"length", z.length},
+                      {"capacity", z.capacity},
+                      {"wp", z.wp},
+                      {"written", WrittenBytes(z)},
+                      {"type", ZoneTypeName(z.type)},
+                      {"cond", ZoneConditionName(z.cond)}});
     }
-    o << "\n  ]\n}\n";
-    return o.str();
+    const Json report = {{"device", DeviceJson(spec, info)}, {"summary", summary}, {"zones", list}};
+    return report.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) + "\n";
   }
   o << "device " << info.path << ": " << ZonedModelName(info.model) << ", " << info.nr_zones
     << " zones x " << (info.zone_size >> 20) << " MiB, capacity " << (info.zone_capacity >> 20)
