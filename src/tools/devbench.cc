@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -23,6 +22,7 @@
 #include "common/pattern.h"
 #include "device/emulated_zoned_device.h"
 #include "device_commands.h"
+#include "quantile.h"
 
 namespace smr::tool {
 
@@ -112,14 +112,6 @@ Result<Round> RunEmulated(const std::string& path, uint64_t size, const std::vec
   r.read_mbps = Mbps(size, Clock::now() - t0);
   return r;
 }
-
-// q-quantile (nearest rank) of v.
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-double Median(std::vector<double> v) { return Quantile(std::move(v), 0.5); }
 
 int CmdDevbench(const Args& args) {
   auto size = args.size("size", 1ull << 30);

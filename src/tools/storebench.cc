@@ -14,17 +14,17 @@
 // Every PUT is durable when acknowledged (data flushed, RocksDB synced).
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
 
+#include "bench_common.h"
 #include "common/pattern.h"
 #include "device/device_spec.h"
+#include "quantile.h"
 #include "storebench.h"
 #include "store/store.h"
 
@@ -32,23 +32,7 @@ namespace smr::tool {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
-ObjectId Oid(uint64_t i) {
-  ObjectId o;
-  o.pool = 1;
-  o.name = "bench." + std::to_string(i);
-  o.hash = static_cast<uint32_t>(i * 2654435761u);
-  return o;
-}
+ObjectId Oid(uint64_t i) { return BenchObject("bench.", i); }
 
 // Keeps up to `depth` transactions in flight.
 class Window {
@@ -117,30 +101,43 @@ Status RawLeg(ZonedDevice* dev, uint64_t total, uint64_t io, const std::string& 
   return Status::OK();
 }
 
-Status StoreLeg(const std::string& spec, const std::string& store_dir, uint64_t total,
-                uint64_t io, size_t depth, const std::string& data, Legs* out,
-                bool journal = true) {
+// A new store on `spec` (metadata in `store_dir`, emptied first), mounted, with the
+// collection "bench".
+Result<std::unique_ptr<Store>> FreshStore(const std::string& spec, const std::string& store_dir,
+                                          const StoreOptions& options) {
   std::error_code ec;
   std::filesystem::remove_all(store_dir, ec);
-  StoreOptions options;
-  options.journal = journal;
   SMR_RETURN_IF_ERROR(Store::Mkfs(store_dir, {spec}, options, /*force=*/true));
   SMR_ASSIGN_OR_RETURN(auto store, Store::Open(store_dir));
-  {
-    Transaction t;
-    t.MkColl("bench", 0);
-    SMR_RETURN_IF_ERROR(store->Apply(std::move(t)));
-  }
-  const uint64_t n = total / io;
+  Transaction t;
+  t.MkColl("bench", 0);
+  SMR_RETURN_IF_ERROR(store->Apply(std::move(t)));
+  return store;
+}
+
+// PUTs objects 0..count-1 of `data`, one transaction each, `depth` in flight; returns once
+// all are durable.
+Status PutObjects(Store* store, uint64_t count, const std::string& data, size_t depth) {
   Window window(depth);
-  auto t0 = Clock::now();
-  for (uint64_t i = 0; i < n; ++i) {
+  for (uint64_t i = 0; i < count; ++i) {
     Transaction t;
     t.Write("bench", Oid(i), 0, data);
     window.Acquire();
     store->Submit(std::move(t), [&window](const Status& s) { window.Release(s); });
   }
-  SMR_RETURN_IF_ERROR(window.Drain());
+  return window.Drain();
+}
+
+Status StoreLeg(const std::string& spec, const std::string& store_dir, uint64_t total,
+                uint64_t io, size_t depth, const std::string& data, Legs* out,
+                bool journal = true) {
+  std::error_code ec;
+  StoreOptions options;
+  options.journal = journal;
+  SMR_ASSIGN_OR_RETURN(auto store, FreshStore(spec, store_dir, options));
+  const uint64_t n = total / io;
+  auto t0 = Clock::now();
+  SMR_RETURN_IF_ERROR(PutObjects(store.get(), n, data, depth));
   out->put = static_cast<double>(total) / 1e6 / Seconds(Clock::now() - t0);
   {
     const StoreCounters c = store->Counters();
@@ -170,28 +167,14 @@ Result<SmallResult> SmallPuts(const std::string& spec, const std::string& store_
                               uint64_t size, uint64_t count, size_t depth,
                               uint32_t inline_max, bool journal = true) {
   std::error_code ec;
-  std::filesystem::remove_all(store_dir, ec);
   StoreOptions options;
   options.inline_max = inline_max;
   options.journal = journal;
-  SMR_RETURN_IF_ERROR(Store::Mkfs(store_dir, {spec}, options, /*force=*/true));
-  SMR_ASSIGN_OR_RETURN(auto store, Store::Open(store_dir));
-  {
-    Transaction t;
-    t.MkColl("bench", 0);
-    SMR_RETURN_IF_ERROR(store->Apply(std::move(t)));
-  }
+  SMR_ASSIGN_OR_RETURN(auto store, FreshStore(spec, store_dir, options));
   std::string data(size, '\0');
   FillPattern(size, 0, data.data(), size);
-  Window window(depth);
   auto t0 = Clock::now();
-  for (uint64_t i = 0; i < count; ++i) {
-    Transaction t;
-    t.Write("bench", Oid(i), 0, data);
-    window.Acquire();
-    store->Submit(std::move(t), [&window](const Status& s) { window.Release(s); });
-  }
-  SMR_RETURN_IF_ERROR(window.Drain());
+  SMR_RETURN_IF_ERROR(PutObjects(store.get(), count, data, depth));
   SmallResult r;
   r.ops = static_cast<double>(count) / Seconds(Clock::now() - t0);
   r.device_bytes_per_object =
