@@ -1,3 +1,4 @@
+#include "common/json.h"
 #include "gcsim_command.h"
 
 #include <cstdio>
@@ -104,13 +105,18 @@ int RunGcsim(const Args& args) {
       {VictimPolicy::kGreedy, Placement::kOracle},
   };
   const bool json = args.has("json");
-  std::ostringstream out;
+  Json doc;
   if (json) {
-    out << "{\"config\": {\"zones\": " << base.zones << ", \"zone_bytes\": " << base.zone_bytes
-        << ", \"reserve_zones\": " << base.reserve_zones << ", \"util\": " << util
-        << ", \"delete\": \"" << DeletePatternName(spec.deletes) << "\", \"size_dist\": \""
-        << JsonEscape(sizes) << "\", \"fills\": " << *fills << ", \"seed\": " << spec.seed
-        << ", \"trace_ops\": " << trace.size() << "},\n \"results\": [";
+    doc["config"] = {{"zones", base.zones},
+                     {"zone_bytes", base.zone_bytes},
+                     {"reserve_zones", base.reserve_zones},
+                     {"util", util},
+                     {"delete", DeletePatternName(spec.deletes)},
+                     {"size_dist", sizes},
+                     {"fills", *fills},
+                     {"seed", spec.seed},
+                     {"trace_ops", trace.size()}};
+    doc["results"] = Json::array();
   } else {
     std::printf("gcsim: %u zones x %llu MiB, %.0f %% full, %s deletes, %s, %zu ops\n",
                 base.zones, static_cast<unsigned long long>(base.zone_bytes >> 20), util * 100,
@@ -118,23 +124,22 @@ int RunGcsim(const Args& args) {
     std::printf("%-13s %-14s %8s %10s %10s\n", "policy", "placement", "wa", "steady_wa",
                 "zones_reset");
   }
-  bool first = true;
   for (const Cell& c : cells) {
     SimConfig cfg = base;
     cfg.policy = c.policy;
     cfg.placement = c.placement;
     auto r = Simulate(trace, cfg);
     if (json) {
-      out << (first ? "" : ",") << "\n  {\"policy\": \"" << VictimPolicyName(c.policy)
-          << "\", \"placement\": \"" << PlacementName(c.placement) << "\", ";
+      Json row = {{"policy", VictimPolicyName(c.policy)}, {"placement", PlacementName(c.placement)}};
       if (r.ok()) {
-        out << "\"wa\": " << r->wa << ", \"steady_wa\": " << SteadyWa(*r)
-            << ", \"zones_reset\": " << r->zones_reset;
-        if (c.placement == Placement::kOracle) out << ", \"oracle_classes\": " << r->oracle_classes;
-        out << "}";
+        row["wa"] = r->wa;
+        row["steady_wa"] = SteadyWa(*r);
+        row["zones_reset"] = r->zones_reset;
+        if (c.placement == Placement::kOracle) row["oracle_classes"] = r->oracle_classes;
       } else {
-        out << "\"error\": \"" << JsonEscape(r.status().ToString()) << "\"}";
+        row["error"] = r.status().ToString();
       }
+      doc["results"].push_back(std::move(row));
     } else if (r.ok()) {
       std::printf("%-13s %-14s %8.3f %10.3f %10llu\n", VictimPolicyName(c.policy),
                   PlacementName(c.placement), r->wa, SteadyWa(*r),
@@ -143,9 +148,10 @@ int RunGcsim(const Args& args) {
       std::printf("%-13s %-14s %s\n", VictimPolicyName(c.policy), PlacementName(c.placement),
                   r.status().ToString().c_str());
     }
-    first = false;
   }
-  if (json) std::printf("%s\n ]}\n", out.str().c_str());
+  if (json) {
+    std::printf("%s\n", doc.dump(1, ' ', false, Json::error_handler_t::replace).c_str());
+  }
   return 0;
 }
 

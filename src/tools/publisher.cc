@@ -1,5 +1,6 @@
 // StatsPublisher over librados' C API (Debian librados-dev: <rados/librados.h>). The only
 // file of smrstore-tool that includes librados; the engine libraries never link it.
+#include "common/json.h"
 #include "publisher.h"
 
 #include <rados/librados.h>
@@ -193,15 +194,9 @@ Result<std::unique_ptr<StatsPublisher>> StatsPublisher::Start(Store* store,
   std::vector<DriveZoneMaps> maps;
   StatsDocumentOptions compact;
   compact.zone_maps = false;
-  const std::string doc = store->StatsDocument(options.name, compact, &maps);
-  // The metadata repeats what a reader needs before the first status arrives. The
-  // document starts with the store block, whose first field is the uuid (36 characters).
-  const std::string uuid_key = "\"store\": {\"uuid\": \"";
-  const size_t at = doc.find(uuid_key);
-  if (at == std::string::npos || at + uuid_key.size() + 36 > doc.size()) {
-    return Status::Corruption("stats document without store.uuid: " + doc.substr(0, 200));
-  }
-  const std::string uuid = doc.substr(at + uuid_key.size(), 36);
+  const Json doc = store->StatsDocumentJson(options.name, compact, &maps);
+  // The metadata repeats what a reader needs before the first status arrives.
+  const std::string uuid = doc.at("store").at("uuid").get<std::string>();
   auto metadata = EncodeServiceDict({{"smrstore_version", SMRSTORE_VERSION},
                                      {"store_uuid", uuid},
                                      {"drives", std::to_string(maps.size())},

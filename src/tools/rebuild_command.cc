@@ -1,3 +1,4 @@
+#include "common/json.h"
 #include "rebuild_command.h"
 
 #include <unistd.h>
@@ -36,29 +37,25 @@ int RunRebuild(const Args& args) {
   const double scan_mbs =
       r->scan_seconds > 0 ? static_cast<double>(r->bytes_scanned) / 1e6 / r->scan_seconds : 0.0;
   if (args.has("json")) {
-    std::printf(
-        "{\"zones_scanned\": %llu, \"bytes_scanned\": %llu, \"bytes_read\": %llu, "
-        "\"scan_seconds\": %.3f, "
-        "\"scan_mb_per_s\": %.1f, \"seconds\": %.3f, \"records\": %llu, \"journal_bytes\": %llu, "
-        "\"checkpoint_id\": %llu, \"checkpoint_chunks\": %llu, \"replayed_records\": %llu, "
-        "\"voided_records\": %llu, \"dropped_tail_records\": %llu, \"in_doubt_records\": %llu, "
-        "\"torn_zones\": %llu, "
-        "\"unreadable_zones\": %llu, \"collections\": %llu, \"objects\": %llu}\n",
-        static_cast<unsigned long long>(r->zones_scanned),
-        static_cast<unsigned long long>(r->bytes_scanned),
-        static_cast<unsigned long long>(r->bytes_read), r->scan_seconds, scan_mbs, r->seconds,
-        static_cast<unsigned long long>(r->records),
-        static_cast<unsigned long long>(r->journal_bytes),
-        static_cast<unsigned long long>(r->checkpoint_id),
-        static_cast<unsigned long long>(r->checkpoint_chunks),
-        static_cast<unsigned long long>(r->replayed_records),
-        static_cast<unsigned long long>(r->voided_records),
-        static_cast<unsigned long long>(r->dropped_tail_records),
-        static_cast<unsigned long long>(r->in_doubt_records),
-        static_cast<unsigned long long>(r->torn_zones),
-        static_cast<unsigned long long>(r->unreadable_zones),
-        static_cast<unsigned long long>(r->collections),
-        static_cast<unsigned long long>(r->objects));
+    const Json out = {{"zones_scanned", r->zones_scanned},
+                      {"bytes_scanned", r->bytes_scanned},
+                      {"bytes_read", r->bytes_read},
+                      {"scan_seconds", r->scan_seconds},
+                      {"scan_mb_per_s", scan_mbs},
+                      {"seconds", r->seconds},
+                      {"records", r->records},
+                      {"journal_bytes", r->journal_bytes},
+                      {"checkpoint_id", r->checkpoint_id},
+                      {"checkpoint_chunks", r->checkpoint_chunks},
+                      {"replayed_records", r->replayed_records},
+                      {"voided_records", r->voided_records},
+                      {"dropped_tail_records", r->dropped_tail_records},
+                      {"in_doubt_records", r->in_doubt_records},
+                      {"torn_zones", r->torn_zones},
+                      {"unreadable_zones", r->unreadable_zones},
+                      {"collections", r->collections},
+                      {"objects", r->objects}};
+    std::printf("%s\n", out.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   std::printf("rebuilt %s/meta from %zu drive(s)\n", PrintableName(dir).c_str(), specs.size());

@@ -482,14 +482,18 @@ int RunReplay(const Args& args) {
     store.statfs(&sf);
     store.umount();
     const ReplayStats& st = rep.stats();
-    std::printf(
-        "{\"capture\": \"%s\", \"transactions\": %llu, \"ops\": %llu, \"failed_transactions\": "
-        "%llu, \"write_bytes\": %llu, \"seconds\": %.2f, \"objects_checked\": %llu, "
-        "\"data_checked\": %llu, \"fsck_errors\": %d, \"stored\": %lld, \"differences\": %zu}\n",
-        JsonEscape(capture).c_str(), (unsigned long long)st.transactions,
-        (unsigned long long)st.ops, (unsigned long long)st.failed,
-        (unsigned long long)st.bytes, secs, (unsigned long long)objects,
-        (unsigned long long)data, fsck_errors, (long long)sf.data_stored, diffs.size());
+    const Json out = {{"capture", capture},
+                      {"transactions", st.transactions},
+                      {"ops", st.ops},
+                      {"failed_transactions", st.failed},
+                      {"write_bytes", st.bytes},
+                      {"seconds", secs},
+                      {"objects_checked", objects},
+                      {"data_checked", data},
+                      {"fsck_errors", fsck_errors},
+                      {"stored", sf.data_stored},
+                      {"differences", diffs.size()}};
+    std::printf("%s\n", out.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
     for (const std::string& d : diffs) std::fprintf(stderr, "replay: %s\n", d.c_str());
     if (st.failed > 0 || !diffs.empty() || fsck_errors != 0) rc = 1;
   }
