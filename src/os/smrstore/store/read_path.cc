@@ -1,0 +1,236 @@
+// The Store's read path (contract in store.h, "Reads"): extents read from the zones and
+// checked against their crc (a mismatch is kCorruption naming the object, never data),
+// objects, attributes, omap and collections read from the metadata store. Reads run on the
+// caller's thread, concurrently with commits and GC; a read that has found its extents
+// holds a ReadFence, so GC does not reset a zone under it (store/gc.cc).
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/crc32c.h"
+#include "format/record_format.h"
+#include "store/store.h"
+#include "store/store_internal.h"
+
+namespace smr {
+namespace {
+
+// Records are aligned to the record format's block (format/record_format.h).
+constexpr uint64_t kBlock = recfmt::kBlockSize;
+
+}  // namespace
+
+void Store::Impl::CountCrcError() {
+  MutexLock lock(&counters_mu);
+  counters.crc_errors++;
+}
+
+Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, char* dst,
+                               const GroupWrites* pending) {
+  if (pending != nullptr) {
+    auto it = pending->payloads.find({e.drive, e.payload_offset});
+    if (it != pending->payloads.end()) {
+      std::memcpy(dst, it->second.data() + e.payload_skip + from, len);
+      return Status::OK();
+    }
+  }
+  if (e.drive >= devices.size()) return Status::Corruption("extent on a drive that does not exist");
+  // The whole record payload (rounded to blocks) is read and checked against its crc.
+  // Fast path: the caller wants exactly that payload and it is block-sized: read it straight
+  // into the caller's buffer and check it there.
+  const uint64_t padded = (uint64_t{e.payload_len} + kBlock - 1) / kBlock * kBlock;
+  const bool direct = from == 0 && e.payload_skip == 0 && len == e.payload_len &&
+                      padded == e.payload_len;
+  std::string bounce;
+  char* buf = dst;
+  if (!direct) {
+    bounce.resize(padded);
+    buf = bounce.data();
+  }
+  SMR_RETURN_IF_ERROR(devices[e.drive]->Read(e.payload_offset, buf, padded));
+  if (crc32c::Value(buf, e.payload_len) != e.payload_crc) {
+    CountCrcError();
+    std::fprintf(stderr,
+                 "smrstore: crc mismatch reading drive %u offset %llu (%u bytes): returning "
+                 "EIO\n",
+                 e.drive, static_cast<unsigned long long>(e.payload_offset), e.payload_len);
+    return Status::Corruption("checksum mismatch in the record at drive " +
+                              std::to_string(e.drive) + " offset " +
+                              std::to_string(e.payload_offset - kBlock));
+  }
+  if (!direct) std::memcpy(dst, buf + e.payload_skip + from, len);
+  return Status::OK();
+}
+
+Status Store::Impl::ReadOnode(const Onode& o, uint64_t offset, uint64_t len, std::string* out,
+                              const GroupWrites* pending) {
+  out->clear();
+  if (offset >= o.size) return Status::OK();
+  len = std::min(len, o.size - offset);
+  if (o.data_inline) {
+    *out = o.inline_data.substr(offset, len);
+    out->resize(len, '\0');
+    return Status::OK();
+  }
+  out->assign(len, '\0');
+  auto it = o.extents.upper_bound(offset);
+  if (it != o.extents.begin()) --it;
+  for (; it != o.extents.end() && it->first < offset + len; ++it) {
+    const Extent& e = it->second;
+    if (e.end() <= offset) continue;
+    const uint64_t from = std::max(offset, e.logical_offset);
+    const uint64_t to = std::min(offset + len, e.end());
+    SMR_RETURN_IF_ERROR(
+        ReadExtent(e, from - e.logical_offset, to - from, out->data() + (from - offset), pending));
+  }
+  return Status::OK();
+}
+
+namespace {
+
+Result<CollectionMeta> GetColl(MetaStore* meta, const std::string& coll) {
+  SMR_ASSIGN_OR_RETURN(auto c, meta->GetCollection(nullptr, coll));
+  if (!c) return Status::NotFound("collection " + coll + " does not exist");
+  return *c;
+}
+
+Result<Onode> GetObj(MetaStore* meta, const std::string& coll, const ObjectId& oid) {
+  SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(meta, coll));
+  SMR_ASSIGN_OR_RETURN(auto o, meta->GetOnode(nullptr, c.cid, oid));
+  if (!o) return Status::NotFound("object " + coll + "/" + oid.ToString() + " does not exist");
+  return *o;
+}
+
+}  // namespace
+
+Result<std::string> Store::Read(const std::string& coll, const ObjectId& oid, uint64_t offset,
+                                uint64_t len) {
+  ReadFence fence(impl_.get());
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  if (len == 0) len = o.size > offset ? o.size - offset : 0;
+  std::string out;
+  // A media error or a crc mismatch names the object (the device error names the zone).
+  Status st = impl_->ReadOnode(o, offset, len, &out, nullptr);
+  if (!st.ok()) return st.WithContext(coll + "/" + oid.ToString());
+  MutexLock lock(&impl_->counters_mu);
+  impl_->counters.bytes_read += out.size();
+  return out;
+}
+
+Result<ObjectStat> Store::Stat(const std::string& coll, const ObjectId& oid) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  ObjectStat st;
+  st.size = o.size;
+  st.nid = o.nid;
+  st.data_inline = o.data_inline;
+  st.extents = o.extents.size();
+  return st;
+}
+
+Result<bool> Store::Exists(const std::string& coll, const ObjectId& oid) {
+  auto o = GetObj(impl_->meta.get(), coll, oid);
+  if (o.ok()) return true;
+  if (o.status().IsNotFound()) return false;
+  return o.status();
+}
+
+Result<std::string> Store::GetAttr(const std::string& coll, const ObjectId& oid,
+                                   const std::string& name) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  auto it = o.xattrs.find(name);
+  if (it == o.xattrs.end()) return Status::NoData("no attribute " + name);
+  return it->second;
+}
+
+Result<std::map<std::string, std::string>> Store::GetAttrs(const std::string& coll,
+                                                           const ObjectId& oid) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  return o.xattrs;
+}
+
+Result<std::map<uint64_t, uint64_t>> Store::Fiemap(const std::string& coll, const ObjectId& oid,
+                                                   uint64_t offset, uint64_t len) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  std::map<uint64_t, uint64_t> out;
+  if (offset >= o.size) return out;
+  const uint64_t end = len == 0 ? o.size : std::min(o.size, offset + len);
+  if (o.data_inline) {
+    out[offset] = end - offset;
+    return out;
+  }
+  for (const auto& [off, e] : o.extents) {
+    const uint64_t a = std::max(offset, e.logical_offset), b = std::min(end, e.end());
+    if (a >= b) continue;
+    // Merge with the previous range when contiguous.
+    if (!out.empty()) {
+      auto last = std::prev(out.end());
+      if (last->first + last->second == a) {
+        last->second += b - a;
+        continue;
+      }
+    }
+    out[a] = b - a;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> Store::ListCollections() {
+  SMR_ASSIGN_OR_RETURN(auto all, impl_->meta->ListCollections(nullptr));
+  std::vector<std::string> out;
+  for (const auto& [name, meta] : all) out.push_back(name);
+  return out;
+}
+
+Result<bool> Store::CollectionExists(const std::string& coll) {
+  auto c = GetColl(impl_->meta.get(), coll);
+  if (c.ok()) return true;
+  if (c.status().IsNotFound()) return false;
+  return c.status();
+}
+
+Result<bool> Store::CollectionEmpty(const std::string& coll) {
+  SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(impl_->meta.get(), coll));
+  return impl_->meta->CollectionEmpty(nullptr, c.cid);
+}
+
+Result<uint32_t> Store::CollectionBits(const std::string& coll) {
+  SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(impl_->meta.get(), coll));
+  return c.bits;
+}
+
+Status Store::ListObjects(const std::string& coll, const ObjectId& start, const ObjectId& end,
+                          size_t max, std::vector<ObjectId>* out, ObjectId* next) {
+  SMR_ASSIGN_OR_RETURN(CollectionMeta c, GetColl(impl_->meta.get(), coll));
+  return impl_->meta->ListObjects(nullptr, c.cid, start, end, max, out, next);
+}
+
+Result<std::string> Store::GetOmapHeader(const std::string& coll, const ObjectId& oid) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  SMR_ASSIGN_OR_RETURN(auto h, impl_->meta->GetOmapHeader(nullptr, o.nid));
+  return h.value_or(std::string());
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Store::ListOmap(
+    const std::string& coll, const ObjectId& oid, const std::string* after, size_t max) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  std::vector<std::pair<std::string, std::string>> out;
+  if (o.has_omap) SMR_RETURN_IF_ERROR(impl_->meta->ListOmap(nullptr, o.nid, after, max, &out));
+  return out;
+}
+
+Result<std::map<std::string, std::string>> Store::GetOmapValues(
+    const std::string& coll, const ObjectId& oid, const std::set<std::string>& keys) {
+  SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
+  std::map<std::string, std::string> out;
+  if (!o.has_omap) return out;
+  for (const std::string& k : keys) {
+    SMR_ASSIGN_OR_RETURN(auto v, impl_->meta->GetOmapValue(nullptr, o.nid, k));
+    if (v) out[k] = *v;
+  }
+  return out;
+}
+
+}  // namespace smr
