@@ -1,8 +1,6 @@
 // smrstore-tool bench --oracle: the trace replayed through gc_sim (bench_oracle.h).
 #include "bench_oracle.h"
 
-#include <sstream>
-
 #include "bench_common.h"
 
 namespace smr::tool::bench {
@@ -72,15 +70,18 @@ OracleResult RunOracle(const Config& c, const std::vector<TraceRec>& trace, size
   r.ran = true;
   r.wa_floor = steady_wa(*orc);
   r.wa_sim_same = steady_wa(*same);
-  std::ostringstream o;
-  o << ", \"sim_zones\": " << cfg.zones << ", \"sim_reserve_zones\": " << cfg.reserve_zones
-    << ", \"sim_placement\": \"" << PlacementName(cfg.placement) << "\""
-    << ", \"oracle_gc_bytes\": " << orc->gc_bytes << ", \"oracle_zones_reset\": "
-    << orc->zones_reset << ", \"sim_gc_bytes\": " << same->gc_bytes
-    << ", \"sim_zones_reset\": " << same->zones_reset << ", \"full_trace\": {\"oracle_wa\": "
-    << Num(orc->wa) << ", \"oracle_gc_wa\": " << Num(orc->gc_wa) << ", \"sim_wa\": "
-    << Num(same->wa) << ", \"sim_gc_wa\": " << Num(same->gc_wa) << "}";
-  r.extra = o.str();
+  r.extra = {{"sim_zones", cfg.zones},
+             {"sim_reserve_zones", cfg.reserve_zones},
+             {"sim_placement", PlacementName(cfg.placement)},
+             {"oracle_gc_bytes", orc->gc_bytes},
+             {"oracle_zones_reset", orc->zones_reset},
+             {"sim_gc_bytes", same->gc_bytes},
+             {"sim_zones_reset", same->zones_reset},
+             {"full_trace",
+              {{"oracle_wa", JsonNum(orc->wa)},
+               {"oracle_gc_wa", JsonNum(orc->gc_wa)},
+               {"sim_wa", JsonNum(same->wa)},
+               {"sim_gc_wa", JsonNum(same->gc_wa)}}}};
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench_config.h"
+#include "common/json.h"
 #include "gc/gc_sim.h"
 
 namespace smr::tool::bench {
@@ -29,7 +30,7 @@ struct OracleResult {
   std::string error;
   double wa_floor = 0, wa_sim_same = 0;
   uint64_t trace_ops = 0;
-  std::string extra;  // more JSON fields
+  Json extra;  // the simulations' figures: more members of the report's "oracle" object
 };
 
 // Replays `trace` (the fill is trace[0, steady_start), the steady state the rest) on

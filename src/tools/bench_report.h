@@ -11,6 +11,7 @@
 #include "bench_config.h"
 #include "bench_oracle.h"
 #include "bench_runner.h"
+#include "common/json.h"
 #include "common/status.h"
 #include "fs_target.h"
 #include "store/store.h"
@@ -50,7 +51,8 @@ struct RunReport {
   }
 };
 
-std::string ReportJson(const Config& c, const RunReport& r);
+// The JSON document of the run (schema 1, doc/performance.md).
+Json ReportJson(const Config& c, const RunReport& r);
 // The text summary on stdout (what bench prints without --json).
 void PrintReport(const Config& c, const RunReport& r);
 // --raw-only: the raw leg of `specs`, as JSON with --json, else one line.

@@ -13,12 +13,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "common/pattern.h"
 #include "device/emulated_zoned_device.h"
 #include "device_commands.h"
@@ -28,15 +28,13 @@ namespace smr::tool {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct Round {
   double write_mbps = 0;
   double read_mbps = 0;
 };
 
 double Mbps(uint64_t bytes, Clock::duration d) {
-  const double s = std::chrono::duration<double>(d).count();
+  const double s = Seconds(d);
   return s > 0 ? static_cast<double>(bytes) / 1e6 / s : 0;
 }
 
@@ -160,31 +158,33 @@ int CmdDevbench(const Args& args) {
   // Spread of the per-round ratios (25th..75th percentile): how noisy the machine was.
   const double w25 = Quantile(ratio_w, 0.25), w75 = Quantile(ratio_w, 0.75);
   const double r25 = Quantile(ratio_r, 0.25), r75 = Quantile(ratio_r, 0.75);
-  char out[1024];
   if (args.has("json")) {
-    std::snprintf(out, sizeof(out),
-                  "{\"size_bytes\": %llu, \"io_bytes\": %llu, \"rounds\": %llu, \"cache\": "
-                  "\"%s\", \"dir\": \"%s\",\n \"raw_write_mbps\": %.1f, \"emu_write_mbps\": "
-                  "%.1f, \"write_ratio\": %.3f, \"write_ratio_iqr\": [%.3f, %.3f],\n "
-                  "\"raw_read_mbps\": %.1f, \"emu_read_mbps\": %.1f, \"read_ratio\": %.3f, "
-                  "\"read_ratio_iqr\": [%.3f, %.3f]}\n",
-                  static_cast<unsigned long long>(*size), static_cast<unsigned long long>(*io),
-                  static_cast<unsigned long long>(*rounds), cold ? "cold" : "hot",
-                  JsonEscape(dir).c_str(), rw, ew, qw, w25, w75, rr, er, qr, r25, r75);
-  } else {
-    std::snprintf(out, sizeof(out),
-                  "devbench: %llu MiB in %llu KiB I/Os, %llu rounds (medians; ratio = median of "
-                  "per-round ratios), %s page cache, in %s\n"
-                  "  sequential write: plain file %8.1f MB/s   emulated drive %8.1f MB/s   "
-                  "ratio %.3f (IQR %.3f-%.3f)\n"
-                  "  sequential read:  plain file %8.1f MB/s   emulated drive %8.1f MB/s   "
-                  "ratio %.3f (IQR %.3f-%.3f)\n",
-                  static_cast<unsigned long long>(*size >> 20),
-                  static_cast<unsigned long long>(*io >> 10),
-                  static_cast<unsigned long long>(*rounds), cold ? "cold" : "hot", dir.c_str(),
-                  rw, ew, qw, w25, w75, rr, er, qr, r25, r75);
+    const Json j = {{"size_bytes", *size},
+                    {"io_bytes", *io},
+                    {"rounds", *rounds},
+                    {"cache", cold ? "cold" : "hot"},
+                    {"dir", dir},
+                    {"raw_write_mbps", JsonFixed(rw, 1)},
+                    {"emu_write_mbps", JsonFixed(ew, 1)},
+                    {"write_ratio", JsonFixed(qw, 3)},
+                    {"write_ratio_iqr", {JsonFixed(w25, 3), JsonFixed(w75, 3)}},
+                    {"raw_read_mbps", JsonFixed(rr, 1)},
+                    {"emu_read_mbps", JsonFixed(er, 1)},
+                    {"read_ratio", JsonFixed(qr, 3)},
+                    {"read_ratio_iqr", {JsonFixed(r25, 3), JsonFixed(r75, 3)}}};
+    std::cout << JsonText(j);
+    return 0;
   }
-  std::cout << out;
+  std::printf("devbench: %llu MiB in %llu KiB I/Os, %llu rounds (medians; ratio = median of "
+              "per-round ratios), %s page cache, in %s\n"
+              "  sequential write: plain file %8.1f MB/s   emulated drive %8.1f MB/s   "
+              "ratio %.3f (IQR %.3f-%.3f)\n"
+              "  sequential read:  plain file %8.1f MB/s   emulated drive %8.1f MB/s   "
+              "ratio %.3f (IQR %.3f-%.3f)\n",
+              static_cast<unsigned long long>(*size >> 20),
+              static_cast<unsigned long long>(*io >> 10),
+              static_cast<unsigned long long>(*rounds), cold ? "cold" : "hot", dir.c_str(), rw,
+              ew, qw, w25, w75, rr, er, qr, r25, r75);
   return 0;
 }
 

@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -190,6 +192,14 @@ Result<SmallResult> SmallPuts(const std::string& spec, const std::string& store_
   return r;
 }
 
+// --mbps as JSON: the number it was given as ("250" an integer, "2.5e2" a double); a form
+// JSON writes differently (".5", "0x10") as the double it stands for; inf as null.
+Json MbpsJson(const std::string& text) {
+  if (auto parsed = ParseJson(text); parsed.ok() && parsed->is_number()) return *parsed;
+  const double v = std::strtod(text.c_str(), nullptr);
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+
 int CmdStorebench(const Args& args) {
   auto total = args.size("total", 1ull << 30);
   auto size = args.size("size", 4ull << 20);
@@ -313,47 +323,49 @@ int CmdStorebench(const Args& args) {
   if (!small4i.ok()) return Fail("storebench", small4i.status());
   auto small64 = SmallPuts(spec, stem + ".store", 65536, *small_count, *depth, 0);
   if (!small64.ok()) return Fail("storebench", small64.status());
-  char out[2048];
   if (args.has("json")) {
-    std::snprintf(
-        out, sizeof(out),
-        "{\"object_bytes\": %llu, \"total_bytes\": %llu, \"rounds\": %llu, \"depth\": %llu, "
-        "\"timing_model_mbps\": %s,\n"
-        " \"raw_write_mbps\": %.1f, \"put_mbps\": %.1f, \"put_ratio\": %.3f, "
-        "\"put_ratio_iqr\": [%.3f, %.3f],\n"
-        " \"raw_read_mbps\": %.1f, \"get_mbps\": %.1f, \"get_ratio\": %.3f, "
-        "\"get_ratio_iqr\": [%.3f, %.3f],\n"
-        " \"put_4k_ops\": %.0f, \"put_4k_inline_ops\": %.0f, \"put_64k_ops\": %.0f,\n"
-        " \"put_4k_device_bytes_per_object\": %.0f, \"put_4k_meta_bytes_per_object\": %.0f,\n"
-        " \"put_4k_inline_device_bytes_per_object\": %.0f, "
-        "\"put_4k_inline_meta_bytes_per_object\": %.0f}\n",
-        static_cast<unsigned long long>(*size), static_cast<unsigned long long>(*total),
-        static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
-        mbps.c_str(), Quantile(raw_w, 0.5), Quantile(put_mbps, 0.5), Quantile(wr, 0.5), Quantile(wr, 0.25),
-        Quantile(wr, 0.75), Quantile(raw_r, 0.5), Quantile(get_mbps, 0.5), Quantile(rd, 0.5),
-        Quantile(rd, 0.25), Quantile(rd, 0.75), small4->ops, small4i->ops, small64->ops,
-        small4->device_bytes_per_object, small4->meta_bytes_per_object,
-        small4i->device_bytes_per_object, small4i->meta_bytes_per_object);
-  } else {
-    std::snprintf(
-        out, sizeof(out),
-        "storebench: %llu MiB as %llu KiB objects, %llu rounds, %llu in flight, one emulated "
-        "drive in %s, timing model %s\n"
-        "  PUT %8.1f MB/s vs raw sequential write %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
-        "  GET %8.1f MB/s vs raw sequential read  %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
-        "  PUT 4 KiB objects:  %8.0f ops/s in zones (%.0f zone + %.0f RocksDB bytes each)\n"
-        "                      %8.0f ops/s inline in RocksDB (%.0f zone + %.0f RocksDB bytes "
-        "each)\n"
-        "  PUT 64 KiB objects: %8.0f ops/s\n",
-        static_cast<unsigned long long>(*total >> 20), static_cast<unsigned long long>(*size >> 10),
-        static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
-        dir.c_str(), mbps == "0" ? "off" : (mbps + " MB/s").c_str(), Quantile(put_mbps, 0.5), Quantile(raw_w, 0.5), Quantile(wr, 0.5),
-        Quantile(wr, 0.25), Quantile(wr, 0.75), Quantile(get_mbps, 0.5), Quantile(raw_r, 0.5),
-        Quantile(rd, 0.5), Quantile(rd, 0.25), Quantile(rd, 0.75), small4->ops,
-        small4->device_bytes_per_object, small4->meta_bytes_per_object, small4i->ops,
-        small4i->device_bytes_per_object, small4i->meta_bytes_per_object, small64->ops);
+    const Json j = {
+        {"object_bytes", *size},
+        {"total_bytes", *total},
+        {"rounds", *rounds},
+        {"depth", *depth},
+        {"timing_model_mbps", MbpsJson(mbps)},
+        {"raw_write_mbps", JsonFixed(Quantile(raw_w, 0.5), 1)},
+        {"put_mbps", JsonFixed(Quantile(put_mbps, 0.5), 1)},
+        {"put_ratio", JsonFixed(Quantile(wr, 0.5), 3)},
+        {"put_ratio_iqr", {JsonFixed(Quantile(wr, 0.25), 3), JsonFixed(Quantile(wr, 0.75), 3)}},
+        {"raw_read_mbps", JsonFixed(Quantile(raw_r, 0.5), 1)},
+        {"get_mbps", JsonFixed(Quantile(get_mbps, 0.5), 1)},
+        {"get_ratio", JsonFixed(Quantile(rd, 0.5), 3)},
+        {"get_ratio_iqr", {JsonFixed(Quantile(rd, 0.25), 3), JsonFixed(Quantile(rd, 0.75), 3)}},
+        {"put_4k_ops", JsonFixed(small4->ops, 0)},
+        {"put_4k_inline_ops", JsonFixed(small4i->ops, 0)},
+        {"put_64k_ops", JsonFixed(small64->ops, 0)},
+        {"put_4k_device_bytes_per_object", JsonFixed(small4->device_bytes_per_object, 0)},
+        {"put_4k_meta_bytes_per_object", JsonFixed(small4->meta_bytes_per_object, 0)},
+        {"put_4k_inline_device_bytes_per_object",
+         JsonFixed(small4i->device_bytes_per_object, 0)},
+        {"put_4k_inline_meta_bytes_per_object", JsonFixed(small4i->meta_bytes_per_object, 0)}};
+    std::cout << JsonText(j);
+    return 0;
   }
-  std::cout << out;
+  std::printf(
+      "storebench: %llu MiB as %llu KiB objects, %llu rounds, %llu in flight, one emulated "
+      "drive in %s, timing model %s\n"
+      "  PUT %8.1f MB/s vs raw sequential write %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
+      "  GET %8.1f MB/s vs raw sequential read  %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
+      "  PUT 4 KiB objects:  %8.0f ops/s in zones (%.0f zone + %.0f RocksDB bytes each)\n"
+      "                      %8.0f ops/s inline in RocksDB (%.0f zone + %.0f RocksDB bytes "
+      "each)\n"
+      "  PUT 64 KiB objects: %8.0f ops/s\n",
+      static_cast<unsigned long long>(*total >> 20), static_cast<unsigned long long>(*size >> 10),
+      static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
+      dir.c_str(), mbps == "0" ? "off" : (mbps + " MB/s").c_str(), Quantile(put_mbps, 0.5),
+      Quantile(raw_w, 0.5), Quantile(wr, 0.5), Quantile(wr, 0.25), Quantile(wr, 0.75),
+      Quantile(get_mbps, 0.5), Quantile(raw_r, 0.5), Quantile(rd, 0.5), Quantile(rd, 0.25),
+      Quantile(rd, 0.75), small4->ops, small4->device_bytes_per_object,
+      small4->meta_bytes_per_object, small4i->ops, small4i->device_bytes_per_object,
+      small4i->meta_bytes_per_object, small64->ops);
   return 0;
 }
 

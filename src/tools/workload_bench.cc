@@ -298,7 +298,7 @@ int CmdBench(const Args& args) {
   r.gets = sh.gets.load();
   r.deletes = sh.deletes.load();
   r.get_bytes = sh.get_bytes.load();
-  const std::string json = ReportJson(c, r);
+  const std::string json = JsonText(ReportJson(c, r));
   if (c.json) {
     std::cout << json;
   } else {
