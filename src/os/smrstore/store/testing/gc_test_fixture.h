@@ -1,0 +1,172 @@
+// The fixture of the store's zone GC tests: one drive of 24 zones x 4 MiB (1 conventional)
+// under a FaultInjectionDevice that survives remounts, objects of 1 MiB written with a seed
+// and checked against a model (ExpectModel: every object's data, a clean deep fsck), helpers
+// to find where an object's data is, to report the zones and to make a fresh store on the
+// drive. The GC tests' files (in store/):
+//   gc_test.cc        victim cleaning and relocation: dead space reclaimed, records of
+//                     every padding moved intact, the walk of a victim, readers never
+//                     seeing a reset zone, lifetime-aware placement (hot/cold streams)
+//   gc_space_test.cc  GC for space (the commit thread making room for a group), NoSpace
+//                     only when really full, victims cleaned in several slices
+//   gc_idle_test.cc   background GC: sustaining churn, idle cleaning to the stop
+//                     watermark, yielding to foreground work, bounded slices, pacing
+//   gc_fault_test.cc  faults: crashes and I/O errors at any step of GC, records failing
+//                     their crc, quarantine, slices rolled back
+//
+// Everything here is in the named namespace smr::gc_test, not an anonymous one: gtest
+// requires every test of a suite to use the one GcTest class, across translation units.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/pattern.h"
+#include "common/testing/test_util.h"
+#include "device/device_spec.h"
+#include "device/fault_injection_device.h"
+#include "device/testing/borrowed_device.h"
+#include "device/testing/device_test_backends.h"
+#include "store/store.h"
+
+namespace smr::gc_test {
+
+using testing::ScratchDir;
+
+inline constexpr uint64_t kMiB = 1ull << 20;
+inline constexpr char kColl[] = "1.0_head";
+
+inline ObjectId Obj(uint64_t i) {
+  ObjectId o;
+  o.pool = 1;
+  o.name = "o" + std::to_string(i);
+  o.hash = static_cast<uint32_t>(i * 2654435761u);
+  return o;
+}
+
+inline std::string Data(uint64_t seed, size_t n) {
+  std::string s(n, '\0');
+  FillPattern(seed, 0, s.data(), n);
+  return s;
+}
+
+// One drive of 24 zones x 4 MiB (1 conventional), objects of 1 MiB, over fault-injecting
+// devices that survive remounts.
+class GcTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    spec_ = "emu:" + dir_.path() + "/d0.img?zones=24&zone_mib=4&conv=1&max_open=8";
+    options_.gc_auto = false;
+    options_.gc_reserve_zones = 2;
+    ASSERT_OK(Store::Mkfs(dir_.path() + "/st", {spec_}, options_));
+    auto dev = OpenDevice(spec_);
+    ASSERT_TRUE(dev.ok());
+    fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
+    Mount();
+  }
+  void TearDown() override {
+    if (store_) (void)store_->Close();
+  }
+  // Opens the store in `dir` on the fault-injecting drive.
+  Result<std::unique_ptr<Store>> OpenOnTheDrive(const std::string& dir, bool read_only = false) {
+    return Store::Open(
+        dir,
+        [this](const std::string&) {
+          return Result<std::unique_ptr<ZonedDevice>>(
+              std::make_unique<testing::BorrowedDevice>(fault_.get()));
+        },
+        read_only);
+  }
+  void Mount() {
+    auto s = OpenOnTheDrive(dir_.path() + "/st");
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(*s);
+  }
+  // A new store in `dir` with `options` on the same drive (whose store must be closed:
+  // the drive is then free), mounted, with collection kColl made.
+  void MkfsAndMountFresh(const std::string& dir, const StoreOptions& options) {
+    fault_.reset();
+    ASSERT_OK(Store::Mkfs(dir, {spec_}, options, /*force=*/true));
+    auto dev = OpenDevice(spec_);
+    ASSERT_TRUE(dev.ok());
+    fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
+    auto s = OpenOnTheDrive(dir);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(*s);
+    Transaction t;
+    t.MkColl(kColl, 0);
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  void Remount() {
+    (void)store_->Close();
+    store_.reset();
+    Mount();
+  }
+  Status Put(uint64_t i, uint64_t seed) {
+    Transaction t;
+    t.Write(kColl, Obj(i), 0, Data(seed, kMiB));
+    Status s = store_->Apply(std::move(t));
+    if (s.ok()) model_[i] = seed;
+    return s;
+  }
+  Status Remove(uint64_t i) {
+    Transaction t;
+    t.Remove(kColl, Obj(i));
+    Status s = store_->Apply(std::move(t));
+    if (s.ok()) model_.erase(i);
+    return s;
+  }
+  void ExpectModel() {
+    for (const auto& [i, seed] : model_) {
+      auto got = store_->Read(kColl, Obj(i), 0, 0);
+      ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
+      ASSERT_EQ(*got, Data(seed, kMiB)) << "object " << i;
+    }
+    auto r = store_->Fsck(/*deep=*/true, /*repair=*/false);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->ok()) << (r->errors.empty() ? "" : r->errors.front());
+    EXPECT_EQ(r->objects, model_.size());
+  }
+  // The device offset of the first read a Read of object `i` makes (where its data is).
+  uint64_t DeviceOffsetOf(uint64_t i) {
+    fault_->PauseNextRead(0, fault_->info().capacity_bytes());
+    std::thread reader([&] { (void)store_->Read(kColl, Obj(i), 0, 0); });
+    const uint64_t at = fault_->WaitForPausedRead();
+    fault_->ResumePausedRead();
+    reader.join();
+    return at;
+  }
+  // Every zone's write pointer and condition.
+  std::vector<std::pair<uint64_t, ZoneCondition>> ZoneReport() {
+    auto zi = fault_->ReportZones(0, 0);
+    EXPECT_TRUE(zi.ok());
+    std::vector<std::pair<uint64_t, ZoneCondition>> out;
+    if (zi.ok()) {
+      for (const ZoneInfo& z : *zi) out.emplace_back(z.wp, z.cond);
+    }
+    return out;
+  }
+  // Fills to about 80 % of the data zones, then deletes every other object.
+  void FillAndPunch() {
+    Transaction t;
+    t.MkColl(kColl, 0);
+    ASSERT_OK(store_->Apply(std::move(t)));
+    for (uint64_t i = 0; i < 60; ++i) ASSERT_OK(Put(i, i + 1));
+    for (uint64_t i = 0; i < 60; i += 2) ASSERT_OK(Remove(i));
+  }
+
+  ScratchDir dir_;
+  std::string spec_;
+  StoreOptions options_;
+  std::unique_ptr<FaultInjectionDevice> fault_;
+  std::unique_ptr<Store> store_;
+  std::map<uint64_t, uint64_t> model_;  // object -> data seed
+};
+
+}  // namespace smr::gc_test
