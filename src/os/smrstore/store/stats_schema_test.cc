@@ -148,20 +148,9 @@ std::string StreamMeaning(const ZoneStatus& z, ZoneMapRole role) {
       (z.state != ZoneState::kOpen && z.state != ZoneState::kSealed)) {
     return "none";
   }
-  switch (z.stream) {
-    case StreamId::kUser:
-      return "user";
-    case StreamId::kSmall:
-    case StreamId::kJournal:  // metadata: shown with the small+metadata stream
-      return "small";
-    case StreamId::kGc:
-      return "gc";
-    case StreamId::kGcCold:
-      return "gc-cold";
-    case StreamId::kUserHot:
-      return "user-hot";
-  }
-  return "?";
+  // The journal (metadata) is shown with the small+metadata stream; the others by the
+  // zone layer's own names.
+  return z.stream == StreamId::kJournal ? "small" : StreamName(z.stream);
 }
 
 TEST(StatsSchemaCodes, ZoneMapCharIsTheSchemasForEveryZone) {
