@@ -1,5 +1,5 @@
 // Store basics: mkfs, mount, data round trips, overwrite, remount, zone accounting.
-// The ObjectStore-semantics conformance suite is store/store_conformance_test.cc.
+// The ObjectStore-semantics conformance suite is store/store_conformance*_test.cc (fixture: store/testing/store_conformance_fixture.h).
 #include "store/store.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The Ceph StoreUnderTest backend (store/testing/store_under_test.h): the conformance suite
-// (store/store_conformance_test.cc) through Ceph's ObjectStore API on SMRStore.
+// (store/store_conformance*_test.cc) through Ceph's ObjectStore API on SMRStore.
 //
 // Every call is translated, never forwarded to the engine:
 //   - an smr::Transaction becomes one ceph::os::Transaction built with its builder methods

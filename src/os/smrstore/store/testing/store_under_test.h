@@ -1,4 +1,4 @@
-// StoreUnderTest: the store API the conformance suite (store/store_conformance_test.cc)
+// StoreUnderTest: the store API the conformance suite (store/store_conformance*_test.cc)
 // drives, so that one test source runs against two backends:
 //   - direct (store/testing/direct_store_under_test.cc, in smrstore_tests): every call goes
 //     straight to smr::Store;
