@@ -2,7 +2,8 @@
 // document smrstore reads or writes, plus the few rules smrstore adds on top of it.
 //
 // Contract
-//   ParseJson(text): the whole of `text` is one JSON value (whitespace around it allowed),
+//   ParseJson(text): the whole of `text` is one JSON value (whitespace around it allowed,
+//     and a UTF-8 byte order mark as its very first bytes, as RFC 8259 lets a reader do),
 //     nested at most kMaxJsonDepth objects/arrays deep (the stats document nests 4, a
 //     trace capture 3; the cap keeps a hostile file from costing unbounded memory and time),
 //     and no object names a member twice (RFC 8259 leaves the meaning open: refused).

@@ -3,7 +3,7 @@
 // and print the stats documents as `path value` lines (`smrstore-tool stats`).
 // Properties:
 //   * never a crash, bad read, uncaught exception or unbounded use of memory;
-//   * deterministic, and blind to whitespace around the document;
+//   * deterministic, and blind to whitespace around the document (after a leading BOM);
 //   * an accepted document followed by a stray non-space byte is refused;
 //   * an accepted document nests at most kMaxJsonDepth objects/arrays and names no member
 //     twice in one object (the rules ParseJson adds to the library's);
@@ -22,6 +22,15 @@
 namespace {
 
 using smr::Json;
+
+// `doc` with whitespace around it. The library skips a UTF-8 byte order mark at the very
+// start of the input only (found by the long run: BOM + "33333333" was accepted, " \n" +
+// it refused), so the padding goes after a leading BOM.
+std::string Padded(const std::string& doc, const char* before, const char* after) {
+  const std::string bom = "\xEF\xBB\xBF";
+  if (doc.compare(0, bom.size(), bom) == 0) return bom + before + doc.substr(bom.size()) + after;
+  return before + doc + after;
+}
 
 int Depth(const Json& j) {
   int d = 0;
@@ -51,7 +60,7 @@ bool NamesUnique(const Json& j) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string doc(reinterpret_cast<const char*>(data), size);
   auto a = smr::ParseJson(doc);
-  auto padded = smr::ParseJson(" \n" + doc + "\n ");
+  auto padded = smr::ParseJson(Padded(doc, " \n", "\n "));
   FUZZ_CHECK(padded.ok() == a.ok());
   if (!a.ok()) return 0;
   FUZZ_CHECK(*padded == *a);
