@@ -530,6 +530,32 @@ std::string WithFutureFields(std::string enc, uint16_t minor, const std::string&
   return enc + std::string(crc, 4);
 }
 
+// Every record type has its own name (logs and errors name records by it).
+TEST(RecordTypeNames, EveryTypeHasADistinctNonEmptyName) {
+  std::set<std::string> names;
+  for (RecordType t : {RecordType::kData, RecordType::kTombstone, RecordType::kZoneFooter,
+                       RecordType::kSuperblock, RecordType::kJournal, RecordType::kCheckpoint}) {
+    const std::string name = RecordTypeName(t);
+    EXPECT_FALSE(name.empty()) << static_cast<int>(t);
+    EXPECT_NE(name, "unknown") << static_cast<int>(t);
+    EXPECT_TRUE(names.insert(name).second) << name << " named twice";
+  }
+  EXPECT_STREQ(RecordTypeName(RecordType::kSuperblock), "superblock");
+}
+
+// A superblock payload shorter than its length field says is refused naming both sizes.
+TEST(StoreSuperblock, ATruncatedPayloadNamesItsSizeAndTheLengthFieldsSize) {
+  const std::string enc = EncodeStoreSuperblock(SampleSuperblock());
+  const std::string cut = enc.substr(0, enc.size() - 10);
+  Result<StoreSuperblock> out = DecodeStoreSuperblock(cut);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().ToString().find("truncated (" + std::to_string(cut.size()) +
+                                          " bytes, length field says " +
+                                          std::to_string(enc.size()) + ")"),
+            std::string::npos)
+      << out.status().ToString();
+}
+
 TEST(StoreSuperblock, RoundTrip) {
   const StoreSuperblock in = SampleSuperblock();
   const std::string enc = EncodeStoreSuperblock(in);

@@ -274,6 +274,10 @@ TEST_F(RebuildTest, DamagedDatabaseRefusesToMountNamingTheFixAndRebuildRefusesTo
   auto s = Store::Open(store_dir());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().ToString().find("rebuild-meta"), std::string::npos) << s.status().ToString();
+  // The error says which database it is, before the fix.
+  EXPECT_NE(s.status().ToString().find("metadata database " + store_dir() + "/meta "),
+            std::string::npos)
+      << s.status().ToString();
   auto again = Store::RebuildMeta(store_dir(), specs_);
   ASSERT_FALSE(again.ok());
   EXPECT_TRUE(again.status().IsAlreadyExists()) << again.status().ToString();

@@ -211,6 +211,24 @@ TEST(StoreOpen, StoredOptionsNoStoreCanRunWithAreRefusedAsCorruption) {
   }
 }
 
+// GC watermarks must satisfy 0 <= urgent <= start <= stop < 1: a negative urgent watermark
+// (or any other order) is refused by mkfs, before a drive is touched.
+TEST(StoreOpen, MkfsRefusesGcWatermarksOutOfOrder) {
+  for (const auto& [urgent, start, stop] : std::vector<std::tuple<double, double, double>>{
+           {-0.5, 0.05, 0.1}, {0.2, 0.1, 0.3}, {0.01, 0.4, 0.3}, {0.01, 0.02, 1.0}}) {
+    smr::testing::ScratchDir dir;
+    const std::string spec = "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1";
+    StoreOptions o;
+    o.gc_urgent_free = urgent;
+    o.gc_start_free = start;
+    o.gc_stop_free = stop;
+    Status s = Store::Mkfs(dir.path() + "/store", {spec}, o);
+    EXPECT_TRUE(s.IsInvalidArgument()) << urgent << " " << start << " " << stop << ": "
+                                       << s.ToString();
+    EXPECT_NE(s.ToString().find("GC watermarks must satisfy"), std::string::npos) << s.ToString();
+  }
+}
+
 // A store written by another format version is refused by name, newer or older.
 TEST(StoreOpen, AStoreOfAnotherFormatVersionIsRefused) {
   for (uint32_t version : {0u, 2u}) {

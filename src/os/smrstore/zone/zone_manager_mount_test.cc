@@ -179,6 +179,9 @@ TEST_F(ZoneManagerMountTest, UserFreeBytesCountsFreeZonesBeyondTheReserveAndOpen
   const uint64_t n = data_zones_.size() - 2;
   EXPECT_EQ(zm.user_free_bytes(0), n * cap);
   EXPECT_EQ(zm.user_free_bytes(kMiB), n * (cap - kMiB));
+  // A zone that cannot hold the largest record gives users nothing.
+  EXPECT_EQ(zm.user_free_bytes(cap), 0u);
+  EXPECT_EQ(zm.user_free_bytes(cap + 4096), 0u);
   auto a = zm.Allocate(StreamId::kUser, kMiB, {}, 1);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   const uint64_t written = StatusOf(zm, a->zone).written;
