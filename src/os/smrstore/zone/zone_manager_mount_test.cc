@@ -93,6 +93,27 @@ TEST_F(ZoneManagerMountTest, ADeviceWritePointerBehindCommittedDataIsCorruption)
   EXPECT_NE(st.ToString().find("is behind committed data"), std::string::npos) << st.ToString();
 }
 
+// A sealed zone with no live bytes left (GC committed its relocations, then the process died
+// before the reset) is free after mount and reset on the drive; a journal zone with no
+// live bytes is not (checkpoints free those, not the mount).
+TEST_F(ZoneManagerMountTest, ASealedZoneWithNothingLiveIsFreedAndResetAtMount) {
+  const uint32_t z = data_zones_[0], j = data_zones_[1];
+  WriteAt(z, kMiB);
+  WriteAt(j, kMiB);
+  ZoneMeta dead = Unsealed(kMiB);
+  dead.sealed = true;
+  dead.live_bytes = 0;
+  ZoneMeta journal = dead;
+  journal.stream = static_cast<uint8_t>(StreamId::kJournal);
+  ZoneManager zm({fault_.get()});
+  ASSERT_OK(zm.Load({{{0, z}, dead}, {{0, j}, journal}}));
+  EXPECT_EQ(StatusOf(zm, z).state, ZoneState::kFree);
+  auto zi = fault_->ReportZones(z, 1);
+  ASSERT_TRUE(zi.ok()) << zi.status().ToString();
+  EXPECT_EQ((*zi)[0].cond, ZoneCondition::kEmpty) << "the freed zone was not reset";
+  EXPECT_EQ(StatusOf(zm, j).state, ZoneState::kSealed) << "a journal zone was freed at mount";
+}
+
 // Two unsealed zones of one stream, both exactly at their committed write pointer: one
 // resumes, the other cannot (one open zone per stream) and is sealed — finished on the
 // drive and persisted as sealed.
