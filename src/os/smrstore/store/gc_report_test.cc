@@ -82,6 +82,20 @@ TEST_F(GcReportTest, RunGcReportsWhatItCleaned) {
   ExpectOddObjects();
 }
 
+// A GC request leaves the commit queue when it has run: nothing of it is committed again as
+// a transaction (a transaction queued behind it is the only one counted).
+TEST_F(GcReportTest, AGcRequestIsNotAlsoCommittedAsATransaction) {
+  const StoreCounters before = store_->Counters();
+  auto r = store_->RunGc(1);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  Transaction t;
+  t.SetAttr(kColl, Obj(1), "k", "v");
+  ASSERT_OK(store_->Apply(std::move(t)));
+  const StoreCounters after = store_->Counters();
+  EXPECT_EQ(after.txns_committed, before.txns_committed + 1);
+  EXPECT_EQ(after.txns_failed, before.txns_failed);
+}
+
 TEST_F(GcReportTest, AVictimWithLiveBytesLeftIsNotReset) {
   ASSERT_OK(store_->Close());
   store_.reset();
