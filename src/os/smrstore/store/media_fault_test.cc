@@ -41,6 +41,42 @@ bool IsFaulted(ZoneCondition c) {
   return c == ZoneCondition::kOffline || c == ZoneCondition::kReadOnly;
 }
 
+// Forwards to a drive; while `*traps` > 0, each data write of 64 KiB or more finds its zone
+// turned read-only: the zone is faulted on the drive and the write fails, as a zone that
+// goes read-only under a write does. Smaller writes (record headers, the journal) pass.
+class ZoneTurnsReadOnlyOnWrite final : public ZonedDevice {
+ public:
+  ZoneTurnsReadOnlyOnWrite(FaultInjectionDevice* base, std::atomic<int>* traps)
+      : base_(base), traps_(traps) {}
+  const DeviceInfo& info() const override { return base_->info(); }
+  Result<std::vector<ZoneInfo>> ReportZones(uint32_t first, uint32_t count) override {
+    return base_->ReportZones(first, count);
+  }
+  Status OpenZones(uint32_t f, uint32_t c) override { return base_->OpenZones(f, c); }
+  Status CloseZones(uint32_t f, uint32_t c) override { return base_->CloseZones(f, c); }
+  Status FinishZones(uint32_t f, uint32_t c) override { return base_->FinishZones(f, c); }
+  Status ResetZones(uint32_t f, uint32_t c) override { return base_->ResetZones(f, c); }
+  Status Read(uint64_t o, void* b, size_t n) override { return base_->Read(o, b, n); }
+  Status Write(uint64_t o, const void* b, size_t n) override {
+    if (n >= (64u << 10)) {
+      int left = traps_->load();
+      while (left > 0 && !traps_->compare_exchange_weak(left, left - 1)) {
+      }
+      if (left > 0) {
+        const auto zone = static_cast<uint32_t>(o / base_->info().zone_size);
+        base_->SetZoneFault(zone, ZoneCondition::kReadOnly);
+        return Status::IOError("write: zone " + std::to_string(zone) + " turned read-only");
+      }
+    }
+    return base_->Write(o, b, n);
+  }
+  Status Flush() override { return base_->Flush(); }
+
+ private:
+  FaultInjectionDevice* base_;
+  std::atomic<int>* traps_;
+};
+
 class MediaFaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -156,6 +192,37 @@ TEST_F(MediaFaultTest, AnOfflineZoneLosesExactlyItsObjectsAndTheRestIsServed) {
   auto again = store_->Fsck(/*deep=*/false, /*repair=*/false);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(std::set<std::string>(again->lost.begin(), again->lost.end()), failed);
+}
+
+// A commit group whose zone turns read-only is planned again elsewhere, and again if that
+// zone turns read-only too: up to four times (kMaxFaultRetries), after which the store stops
+// taking writes. Four zones failing one after another still commit the group.
+TEST_F(MediaFaultTest, ACommitGroupIsRetriedOnAsManyZonesAsTurnReadOnlyUpToFour) {
+  Put("first", 1, 300 << 10);
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  std::atomic<int> traps{0};
+  size_t next = 0;
+  auto opened = Store::Open(dir_.path() + "/store", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<ZoneTurnsReadOnlyOnWrite>(drives_[next++].get(), &traps));
+  });
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  store_ = std::move(*opened);
+
+  traps = 4;
+  Put("second", 2, 300 << 10);  // four attempts fail, the fifth commits
+  EXPECT_EQ(traps.load(), 0) << "fewer zones failed than armed";
+  EXPECT_EQ(store_->Counters().zones_retired, 4u);
+  EXPECT_EQ(ReadAll(), std::set<std::string>{});
+
+  traps = 5;  // one more than the retries: the group fails, the store turns read-only
+  Transaction t;
+  t.Write("c", Obj("third"), 0, Pattern(3, 300 << 10));
+  Status s = store_->Apply(std::move(t));
+  EXPECT_TRUE(s.IsReadOnly()) << s.ToString();
+  EXPECT_EQ(traps.load(), 0);
+  EXPECT_EQ(ReadAll(), std::set<std::string>{}) << "reads go on";
 }
 
 TEST_F(MediaFaultTest, OpenZonesTurningReadOnlyUnderLoadAreRetiredAndWritesGoOn) {
