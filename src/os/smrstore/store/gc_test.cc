@@ -234,6 +234,26 @@ TEST_F(GcTest, TheFirstDeathsSetTheMeanLifetimeAHotNameIsJudgedBy) {
   ExpectModel();
 }
 
+// And data younger than the mean lifetime goes to the young GC stream: objects that died
+// after living ~2 s set the mean; GC then moves data a fraction of a second old.
+TEST_F(GcTest, DataYoungerThanTheMeanLifetimeIsRelocatedToTheYoungGcStream) {
+  Transaction mk;
+  mk.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(mk)));
+  for (uint64_t i = 100; i < 104; ++i) ASSERT_OK(Put(i, i));
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // their age at death is the input
+  for (uint64_t i = 100; i < 104; ++i) ASSERT_OK(Remove(i));  // the mean: ~2 s
+  for (uint64_t i = 0; i < 8; ++i) ASSERT_OK(Put(i, i + 1));
+  for (uint64_t i : {0, 2, 3, 5}) ASSERT_OK(Remove(i));  // two zones, half dead each
+  auto r = store_->RunGc(2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_GT(r->live_moved, 0u);
+  const std::string stats = store_->StatsJson();
+  EXPECT_NE(stats.find("_gc\""), std::string::npos) << stats;
+  EXPECT_EQ(stats.find("_gc-cold\""), std::string::npos) << stats;
+  ExpectModel();
+}
+
 // GC sends data older than the mean lifetime to the cold GC stream and younger data to the
 // young one: here everything that died lived a few milliseconds, and the data GC moves is
 // ~600 ms old, so it goes cold (and nothing goes to the young GC stream).
