@@ -254,6 +254,24 @@ TEST_F(GcTest, DataYoungerThanTheMeanLifetimeIsRelocatedToTheYoungGcStream) {
   ExpectModel();
 }
 
+// Before any death is seen (the mean lifetime is not kept across mounts), GC has no mean to
+// compare with and keeps every relocation in the young GC stream.
+TEST_F(GcTest, WithNoMeanLifetimeYetRelocationsGoToTheYoungGcStream) {
+  Transaction mk;
+  mk.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(mk)));
+  for (uint64_t i = 0; i < 8; ++i) ASSERT_OK(Put(i, i + 1));
+  for (uint64_t i : {0, 2, 3, 5}) ASSERT_OK(Remove(i));
+  Remount();  // the deaths above are forgotten: no mean lifetime
+  auto r = store_->RunGc(2);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_GT(r->live_moved, 0u);
+  const std::string stats = store_->StatsJson();
+  EXPECT_NE(stats.find("_gc\""), std::string::npos) << stats;
+  EXPECT_EQ(stats.find("_gc-cold\""), std::string::npos) << stats;
+  ExpectModel();
+}
+
 // GC sends data older than the mean lifetime to the cold GC stream and younger data to the
 // young one: here everything that died lived a few milliseconds, and the data GC moves is
 // ~600 ms old, so it goes cold (and nothing goes to the young GC stream).
