@@ -243,14 +243,8 @@ TEST_F(GcTest, DataYoungerThanTheMeanLifetimeIsRelocatedToTheYoungGcStream) {
   for (uint64_t i = 100; i < 104; ++i) ASSERT_OK(Put(i, i));
   std::this_thread::sleep_for(std::chrono::seconds(2));  // their age at death is the input
   for (uint64_t i = 100; i < 104; ++i) ASSERT_OK(Remove(i));  // the mean: ~2 s
-  for (uint64_t i = 0; i < 8; ++i) ASSERT_OK(Put(i, i + 1));
-  for (uint64_t i : {0, 2, 3, 5}) ASSERT_OK(Remove(i));  // two zones, half dead each
-  auto r = store_->RunGc(2);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_GT(r->live_moved, 0u);
-  const std::string stats = store_->StatsJson();
-  EXPECT_NE(stats.find("_gc\""), std::string::npos) << stats;
-  EXPECT_EQ(stats.find("_gc-cold\""), std::string::npos) << stats;
+  PunchTwoZones();
+  ExpectGcToTheYoungStream();
   ExpectModel();
 }
 
@@ -260,15 +254,9 @@ TEST_F(GcTest, WithNoMeanLifetimeYetRelocationsGoToTheYoungGcStream) {
   Transaction mk;
   mk.MkColl(kColl, 0);
   ASSERT_OK(store_->Apply(std::move(mk)));
-  for (uint64_t i = 0; i < 8; ++i) ASSERT_OK(Put(i, i + 1));
-  for (uint64_t i : {0, 2, 3, 5}) ASSERT_OK(Remove(i));
+  PunchTwoZones();
   Remount();  // the deaths above are forgotten: no mean lifetime
-  auto r = store_->RunGc(2);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_GT(r->live_moved, 0u);
-  const std::string stats = store_->StatsJson();
-  EXPECT_NE(stats.find("_gc\""), std::string::npos) << stats;
-  EXPECT_EQ(stats.find("_gc-cold\""), std::string::npos) << stats;
+  ExpectGcToTheYoungStream();
   ExpectModel();
 }
 

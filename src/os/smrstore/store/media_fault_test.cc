@@ -44,37 +44,27 @@ bool IsFaulted(ZoneCondition c) {
 // Forwards to a drive; while `*traps` > 0, each data write of 64 KiB or more finds its zone
 // turned read-only: the zone is faulted on the drive and the write fails, as a zone that
 // goes read-only under a write does. Smaller writes (record headers, the journal) pass.
-class ZoneTurnsReadOnlyOnWrite final : public ZonedDevice {
+class ZoneTurnsReadOnlyOnWrite final : public testing::BorrowedDevice {
  public:
   ZoneTurnsReadOnlyOnWrite(FaultInjectionDevice* base, std::atomic<int>* traps)
-      : base_(base), traps_(traps) {}
-  const DeviceInfo& info() const override { return base_->info(); }
-  Result<std::vector<ZoneInfo>> ReportZones(uint32_t first, uint32_t count) override {
-    return base_->ReportZones(first, count);
-  }
-  Status OpenZones(uint32_t f, uint32_t c) override { return base_->OpenZones(f, c); }
-  Status CloseZones(uint32_t f, uint32_t c) override { return base_->CloseZones(f, c); }
-  Status FinishZones(uint32_t f, uint32_t c) override { return base_->FinishZones(f, c); }
-  Status ResetZones(uint32_t f, uint32_t c) override { return base_->ResetZones(f, c); }
-  Status Read(uint64_t o, void* b, size_t n) override { return base_->Read(o, b, n); }
+      : BorrowedDevice(base), fault_(base), traps_(traps) {}
   Status Write(uint64_t o, const void* b, size_t n) override {
     if (n >= (64u << 10)) {
       int left = traps_->load();
       while (left > 0 && !traps_->compare_exchange_weak(left, left - 1)) {
       }
       if (left > 0) {
-        const auto zone = static_cast<uint32_t>(o / base_->info().zone_size);
-        base_->SetZoneFault(zone, ZoneCondition::kReadOnly);
+        const auto zone = static_cast<uint32_t>(o / fault_->info().zone_size);
+        fault_->SetZoneFault(zone, ZoneCondition::kReadOnly);
         return Status::IOError("write: zone " + std::to_string(zone) + " turned read-only");
       }
     }
-    return base_->Write(o, b, n);
+    return BorrowedDevice::Write(o, b, n);
   }
-  Status Flush() override { return base_->Flush(); }
 
  private:
-  FaultInjectionDevice* base_;
-  std::atomic<int>* traps_;
+  FaultInjectionDevice* const fault_;
+  std::atomic<int>* const traps_;
 };
 
 class MediaFaultTest : public ::testing::Test {

@@ -1,6 +1,7 @@
 // BorrowedDevice: a ZonedDevice that forwards to one it does not own, so a test can keep a
 // device (e.g. a FaultInjectionDevice it power-cuts) alive across several mounts of an
-// upper layer that wants to own its devices.
+// upper layer that wants to own its devices. Tests may derive from it to change one call
+// (e.g. a write that fails in a particular way) and forward the rest.
 #pragma once
 
 #include <memory>
@@ -9,7 +10,7 @@
 
 namespace smr::testing {
 
-class BorrowedDevice final : public ZonedDevice {
+class BorrowedDevice : public ZonedDevice {
  public:
   explicit BorrowedDevice(ZonedDevice* base) : base_(base) {}
   const DeviceInfo& info() const override { return base_->info(); }

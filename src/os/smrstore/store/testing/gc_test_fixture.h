@@ -122,6 +122,20 @@ class GcTest : public ::testing::Test {
     if (s.ok()) model_.erase(i);
     return s;
   }
+  // Objects 0-7 of 1 MiB, then 0, 2, 3 and 5 removed: two sealed zones, half of each dead.
+  void PunchTwoZones() {
+    for (uint64_t i = 0; i < 8; ++i) ASSERT_OK(Put(i, i + 1));
+    for (uint64_t i : {0, 2, 3, 5}) ASSERT_OK(Remove(i));
+  }
+  // GC of two zones: it moves data, all of it into the young GC stream (none into gc-cold).
+  void ExpectGcToTheYoungStream() {
+    auto r = store_->RunGc(2);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_GT(r->live_moved, 0u);
+    const std::string stats = store_->StatsJson();
+    EXPECT_NE(stats.find("_gc\""), std::string::npos) << stats;
+    EXPECT_EQ(stats.find("_gc-cold\""), std::string::npos) << stats;
+  }
   void ExpectModel() {
     for (const auto& [i, seed] : model_) {
       auto got = store_->Read(kColl, Obj(i), 0, 0);
