@@ -282,52 +282,74 @@ Status RefuseStoreDrive(ZonedDevice* dev, bool force) {
                                " (refusing to change it; use --force to do it anyway)");
 }
 
-Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64_t first,
-                               uint64_t count, bool json) {
-  const DeviceInfo& info = dev->info();
+namespace {
+
+struct ZoneReportData {
+  std::vector<ZoneInfo> zones;
+  std::map<std::string, uint64_t> by_cond;
+  uint64_t written = 0;
+};
+
+Result<ZoneReportData> ReadZoneReport(ZonedDevice* dev, uint64_t first, uint64_t count) {
   if (first > UINT32_MAX || count > UINT32_MAX) {
     return Status::InvalidArgument("zone number out of range");
   }
   auto zones = dev->ReportZones(static_cast<uint32_t>(first), static_cast<uint32_t>(count));
   if (!zones.ok()) return zones.status();
-
-  std::map<std::string, uint64_t> by_cond;
-  uint64_t written = 0;
-  for (const ZoneInfo& z : *zones) {
-    ++by_cond[ZoneConditionName(z.cond)];
-    written += WrittenBytes(z);
+  ZoneReportData r;
+  r.zones = std::move(*zones);
+  for (const ZoneInfo& z : r.zones) {
+    ++r.by_cond[ZoneConditionName(z.cond)];
+    r.written += WrittenBytes(z);
   }
+  return r;
+}
+
+}  // namespace
+
+Result<Json> ZoneReportJson(const std::string& spec, ZonedDevice* dev, uint64_t first,
+                            uint64_t count) {
+  SMR_ASSIGN_OR_RETURN(ZoneReportData r, ReadZoneReport(dev, first, count));
+  Json summary = Json::object();
+  for (const char* c : {"not-write-pointer", "empty", "implicit-open", "explicit-open",
+                        "closed", "full", "read-only", "offline"}) {
+    summary[c] = r.by_cond[c];
+  }
+  summary["zones_reported"] = r.zones.size();
+  summary["written_bytes"] = r.written;
+  Json list = Json::array();
   const uint32_t base = static_cast<uint32_t>(first);
-  std::ostringstream o;
+  for (size_t i = 0; i < r.zones.size(); ++i) {
+    const ZoneInfo& z = r.zones[i];
+    list.push_back({{"zone", base + i},
+                    {"start", z.start},
+                    {"length", z.length},
+                    {"capacity", z.capacity},
+                    {"wp", z.wp},
+                    {"written", WrittenBytes(z)},
+                    {"type", ZoneTypeName(z.type)},
+                    {"cond", ZoneConditionName(z.cond)}});
+  }
+  return Json{{"device", DeviceJson(spec, dev->info())}, {"summary", summary}, {"zones", list}};
+}
+
+Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64_t first,
+                               uint64_t count, bool json) {
   if (json) {
-    Json summary = Json::object();
-    for (const char* c : {"not-write-pointer", "empty", "implicit-open", "explicit-open",
-                          "closed", "full", "read-only", "offline"}) {
-      summary[c] = by_cond[c];
-    }
-    summary["zones_reported"] = zones->size();
-    summary["written_bytes"] = written;
-    Json list = Json::array();
-    for (size_t i = 0; i < zones->size(); ++i) {
-      const ZoneInfo& z = (*zones)[i];
-      list.push_back({{"zone", base + i},
-                      {"start", z.start},
-                      {"length", z.length},
-                      {"capacity", z.capacity},
-                      {"wp", z.wp},
-                      {"written", WrittenBytes(z)},
-                      {"type", ZoneTypeName(z.type)},
-                      {"cond", ZoneConditionName(z.cond)}});
-    }
-    const Json report = {{"device", DeviceJson(spec, info)}, {"summary", summary}, {"zones", list}};
+    SMR_ASSIGN_OR_RETURN(Json report, ZoneReportJson(spec, dev, first, count));
     return report.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) + "\n";
   }
+  const DeviceInfo& info = dev->info();
+  SMR_ASSIGN_OR_RETURN(ZoneReportData r, ReadZoneReport(dev, first, count));
+  const std::vector<ZoneInfo>& zones = r.zones;
+  const uint32_t base = static_cast<uint32_t>(first);
+  std::ostringstream o;
   o << "device " << info.path << ": " << ZonedModelName(info.model) << ", " << info.nr_zones
     << " zones x " << (info.zone_size >> 20) << " MiB, capacity " << (info.zone_capacity >> 20)
     << " MiB, lbs " << info.logical_block_size << ", max open " << info.max_open_zones
     << ", max active " << info.max_active_zones << "\n";
-  for (size_t i = 0; i < zones->size(); ++i) {
-    const ZoneInfo& z = (*zones)[i];
+  for (size_t i = 0; i < zones.size(); ++i) {
+    const ZoneInfo& z = zones[i];
     char line[200];
     std::snprintf(line, sizeof(line), "zone %6u  start %s  len %s  cap %s  wptr %s  %-18s %s\n",
                   static_cast<unsigned>(base + i), Hex(z.start).c_str(), Hex(z.length).c_str(),
@@ -337,8 +359,8 @@ Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64
     o << line;
   }
   o << "summary:";
-  for (const auto& [c, n] : by_cond) o << " " << c << "=" << n;
-  o << " written=" << written << " bytes\n";
+  for (const auto& [c, n] : r.by_cond) o << " " << c << "=" << n;
+  o << " written=" << r.written << " bytes\n";
   return o.str();
 }
 

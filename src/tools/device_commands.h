@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli.h"
+#include "common/json.h"
 #include "common/result.h"
 #include "device/zoned_device.h"
 
@@ -23,5 +24,8 @@ Status RefuseStoreDrive(ZonedDevice* dev, bool force);
 // (count 0 = to the end), as text or as the JSON documented in doc/tools/smrstore-tool.md.
 Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64_t first,
                                uint64_t count, bool json);
+// The same report as a JSON value (what `zones --json` prints).
+Result<Json> ZoneReportJson(const std::string& spec, ZonedDevice* dev, uint64_t first,
+                            uint64_t count);
 
 }  // namespace smr::tool

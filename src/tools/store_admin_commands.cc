@@ -260,15 +260,15 @@ int CmdStoreZones(const Args& args) {
     out << "\n";
   }
   for (size_t i = 0; i < drives.size(); ++i) {
-    auto report = ZoneReport(drives[i].first, drives[i].second, *first, *count, json);
-    if (!report.ok()) return Fail("zones", report.status().WithContext(drives[i].first));
     if (json) {
-      auto drive = ParseJson(*report);  // the device report, as JSON of our own making
+      auto drive = ZoneReportJson(drives[i].first, drives[i].second, *first, *count);
       if (!drive.ok()) return Fail("zones", drive.status().WithContext(drives[i].first));
       doc["drives"].push_back(std::move(*drive));
-    } else {
-      out << "\ndrive " << i << " (" << drives[i].first << ")\n" << *report;
+      continue;
     }
+    auto report = ZoneReport(drives[i].first, drives[i].second, *first, *count, false);
+    if (!report.ok()) return Fail("zones", report.status().WithContext(drives[i].first));
+    out << "\ndrive " << i << " (" << drives[i].first << ")\n" << *report;
   }
   if (json) out << doc.dump(1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << "\n";
   std::cout << out.str();
