@@ -40,14 +40,6 @@ inline Json JsonNum(double v) {
   return std::strtod(Num(v).c_str(), nullptr);
 }
 
-// `v` rounded to `decimals` places (as "%.<decimals>f" shows it), or null for NaN and
-// infinities: the figures devbench and storebench report.
-inline Json JsonFixed(double v, int decimals) {
-  if (!std::isfinite(v)) return nullptr;
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
-}
-
 // A benchmark's JSON document as it prints it: members one a line, indented one space a
 // level, bytes that are not UTF-8 as U+FFFD; with the final newline.
 inline std::string JsonText(const Json& doc) {

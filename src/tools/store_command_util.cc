@@ -82,11 +82,6 @@ double Pct(uint64_t part, uint64_t whole) {
   return static_cast<double>(static_cast<uint64_t>(1000.0 * part / whole + 0.5)) / 10.0;
 }
 
-double Rounded(double v, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
-}
-
 std::string Fixed(double v, int decimals) {
   char buf[48];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);

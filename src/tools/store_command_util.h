@@ -56,8 +56,6 @@ std::string Human(uint64_t bytes);
 double Pct(uint64_t part, uint64_t whole);
 // `v` with `decimals` decimals, as text.
 std::string Fixed(double v, int decimals);
-// `v` rounded to `decimals` decimals (for JSON numbers).
-double Rounded(double v, int decimals);
 // Mounts STORE (a clear NotFound / InvalidArgument when it is no store directory).
 Result<std::unique_ptr<Store>> Mount(const std::string& dir, Store::DeviceOpener opener = nullptr,
                                      bool read_only = false);

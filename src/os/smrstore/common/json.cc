@@ -1,5 +1,6 @@
 #include "common/json.h"
 
+#include <cmath>
 #include <set>
 
 namespace smr {
@@ -97,6 +98,12 @@ Result<uint64_t> JsonU64(const Json& value, const std::string& what) {
   }
   return Status::InvalidArgument(what + ": expected a non-negative integer, got " +
                                  value.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+Json JsonFixed(double v, int decimals) {
+  if (!std::isfinite(v)) return nullptr;
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
 }
 
 }  // namespace smr

@@ -46,4 +46,8 @@ std::string JsonEscape(const std::string& s);
 
 Result<uint64_t> JsonU64(const Json& value, const std::string& what);
 
+// `v` rounded to `decimals` places (the value "%.<decimals>f" shows), as a JSON number; null
+// for NaN and infinities, which JSON cannot carry.
+Json JsonFixed(double v, int decimals);
+
 }  // namespace smr

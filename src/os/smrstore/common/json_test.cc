@@ -28,7 +28,7 @@ TEST(ParseJson, RefusesMalformedDocumentsAsCorruption) {
 // nlohmann's lexer ends the input at a NUL byte: "0\0s,..." was accepted as 0 (the
 // stats_json fuzzer's first finding). A NUL anywhere is refused.
 TEST(ParseJson, ANulByteAnywhereIsRefused) {
-  for (const std::string bad : {std::string("0\0s,****{", 9), std::string("{\"a\": 1}\0x", 10),
+  for (const std::string& bad : {std::string("0\0s,****{", 9), std::string("{\"a\": 1}\0x", 10),
                                 std::string("\"a\0b\"", 5), std::string("\0", 1)}) {
     auto r = ParseJson(bad);
     ASSERT_FALSE(r.ok()) << "accepted a NUL byte";

@@ -133,13 +133,6 @@ char ZoneStreamChar(const ZoneStatus& zone, ZoneMapRole role) {
 namespace {
 
 // A finite double as JSON (JSON has no NaN or infinity).
-// `v` rounded to `decimals` places (the document's precision); 0 for NaN and infinities.
-double Rounded(double v, int decimals) {
-  if (!std::isfinite(v)) return 0.0;
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
-}
-
 double Ratio(uint64_t num, uint64_t den) {
   return den ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
 }
@@ -240,7 +233,7 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
   Json doc;
   doc["schema"] = "smrstore.stats/1";
   doc["name"] = name;
-  doc["time"] = Rounded(now, 3);
+  doc["time"] = JsonFixed(now, 3);
   doc["store"] = {{"uuid", UuidToString(impl_->superblock.store_uuid)},
                   {"dir", impl_->dir},
                   {"mount_count", impl_->superblock.mount_count},
@@ -257,12 +250,12 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
       {"txns_committed", c.txns_committed},
       {"txns_failed", c.txns_failed},
       {"crc_errors", c.crc_errors},
-      {"write_amplification", Rounded(Ratio(c.device_bytes_written, c.user_bytes_written), 4)},
+      {"write_amplification", JsonFixed(Ratio(c.device_bytes_written, c.user_bytes_written), 4)},
       {"lifetime_user_bytes", c.lifetime_user_bytes},
       {"lifetime_device_bytes", c.lifetime_device_bytes},
       {"lifetime_gc_bytes", c.lifetime_gc_bytes},
       {"lifetime_write_amplification",
-       Rounded(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4)}};
+       JsonFixed(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4)}};
   doc["gc"] = {{"runs", c.gc_runs},
                {"zones_reset", c.gc_zones_reset},
                {"live_moved", c.gc_live_moved},
