@@ -67,6 +67,20 @@ Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value
     (key == "mbps" ? spec->timing.seq_mbps : spec->timing.seek_ms) = d;
     return Status::OK();
   }
+  if (key == "realm_init") {
+    if (value == "cmr") {
+      g.initial_domain = ZoneDomain::kCmr;
+    } else if (value == "smr") {
+      g.initial_domain = ZoneDomain::kSmr;
+    } else {
+      return Status::InvalidArgument("device spec: realm_init=" + std::string(value) +
+                                     " is neither cmr nor smr");
+    }
+    if (!spec->given.insert(key).second) {
+      return Status::InvalidArgument("device spec: '" + key + "' given twice");
+    }
+    return Status::OK();
+  }
   SMR_ASSIGN_OR_RETURN(uint64_t v, ParseUnsigned(key, value));
   if (key == "zones") {
     SMR_ASSIGN_OR_RETURN(g.nr_zones, ToU32(key, v));
@@ -83,11 +97,19 @@ Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value
     SMR_ASSIGN_OR_RETURN(g.max_active_zones, ToU32(key, v));
   } else if (key == "lbs") {
     SMR_ASSIGN_OR_RETURN(g.logical_block_size, ToU32(key, v));
+  } else if (key == "realms") {
+    SMR_ASSIGN_OR_RETURN(g.nr_realms, ToU32(key, v));
+  } else if (key == "realm_cmr") {
+    SMR_ASSIGN_OR_RETURN(g.cmr_zones_per_realm, ToU32(key, v));
+  } else if (key == "realm_smr") {
+    SMR_ASSIGN_OR_RETURN(g.smr_zones_per_realm, ToU32(key, v));
+  } else if (key == "convert_ms") {
+    SMR_ASSIGN_OR_RETURN(g.conversion_ms, ToU32(key, v));
   } else {
     return Status::InvalidArgument(
         "device spec: unknown key '" + key +
         "' (known: zones, zone_mib, zone_kib, cap_mib, cap_kib, conv, max_open, max_active, "
-        "lbs, mbps, seek_ms)");
+        "lbs, mbps, seek_ms, realms, realm_cmr, realm_smr, convert_ms, realm_init)");
   }
   // Both spellings of a size name one setting.
   std::string canonical = key;
@@ -149,6 +171,25 @@ Status CheckGivenGeometry(const DeviceSpec& spec, const EmulatedGeometry& actual
   if (g.count("lbs") && want.logical_block_size != actual.logical_block_size) {
     return mismatch("lbs", want.logical_block_size, actual.logical_block_size);
   }
+  if (g.count("realms") && want.nr_realms != actual.nr_realms) {
+    return mismatch("realms", want.nr_realms, actual.nr_realms);
+  }
+  // The other hybrid keys need realms=N > 0 (Parse), so `actual` is hybrid here.
+  if (g.count("realm_cmr") && want.cmr_zones_per_realm != actual.cmr_zones_per_realm) {
+    return mismatch("realm_cmr", want.cmr_zones_per_realm, actual.cmr_zones_per_realm);
+  }
+  if (g.count("realm_smr") && want.smr_zones_per_realm != actual.smr_zones_per_realm) {
+    return mismatch("realm_smr", want.smr_zones_per_realm, actual.smr_zones_per_realm);
+  }
+  if (g.count("convert_ms") && want.conversion_ms != actual.conversion_ms) {
+    return mismatch("convert_ms", want.conversion_ms, actual.conversion_ms);
+  }
+  if (g.count("realm_init") && want.initial_domain != actual.initial_domain) {
+    return Status::InvalidArgument(spec.path + ": spec says realm_init=" +
+                                   ZoneDomainName(want.initial_domain) +
+                                   " but the drive was created with " +
+                                   ZoneDomainName(actual.initial_domain));
+  }
   return Status::OK();
 }
 
@@ -174,11 +215,11 @@ Result<DeviceSpec> DeviceSpec::Parse(std::string_view text) {
   const size_t q = rest.find('?');
   spec.path = std::string(rest.substr(0, q));
   if (spec.path.empty()) return Status::InvalidArgument("device spec: empty path");
-  if (q == std::string_view::npos) return spec;
-  if (spec.kind == Kind::kZbd) {
+  if (q != std::string_view::npos && spec.kind == Kind::kZbd) {
     return Status::InvalidArgument("device spec: zbd: devices take no options");
   }
-  std::string_view query = rest.substr(q + 1);
+  if (spec.kind == Kind::kZbd) return spec;
+  std::string_view query = q == std::string_view::npos ? std::string_view() : rest.substr(q + 1);
   while (!query.empty()) {
     const size_t amp = query.find('&');
     std::string_view kv = query.substr(0, amp);
@@ -190,8 +231,18 @@ Result<DeviceSpec> DeviceSpec::Parse(std::string_view text) {
     }
     SMR_RETURN_IF_ERROR(ApplyKey(&spec, std::string(kv.substr(0, eq)), kv.substr(eq + 1)));
   }
+  if (spec.geometry.nr_realms == 0) {
+    for (const char* key : {"realm_cmr", "realm_smr", "convert_ms", "realm_init"}) {
+      if (spec.given.count(key)) {
+        return Status::InvalidArgument(std::string("device spec: ") + key +
+                                       " applies to hybrid drives only (give realms=N > 0)");
+      }
+    }
+  }
   EmulatedGeometry check = spec.geometry;
   SMR_RETURN_IF_ERROR(check.Normalize().WithContext("device spec"));
+  // The zone count the drive gets: 64, or derived from the realms of a hybrid drive.
+  if (!spec.given.count("zones")) spec.geometry.nr_zones = check.nr_zones;
   return spec;
 }
 
@@ -209,6 +260,17 @@ std::string DeviceSpec::ToString() const {
     parts.push_back("max_active=" + std::to_string(g.max_active_zones));
   }
   if (given.count("lbs")) parts.push_back("lbs=" + std::to_string(g.logical_block_size));
+  if (given.count("realms")) parts.push_back("realms=" + std::to_string(g.nr_realms));
+  if (given.count("realm_cmr")) {
+    parts.push_back("realm_cmr=" + std::to_string(g.cmr_zones_per_realm));
+  }
+  if (given.count("realm_smr")) {
+    parts.push_back("realm_smr=" + std::to_string(g.smr_zones_per_realm));
+  }
+  if (given.count("convert_ms")) parts.push_back("convert_ms=" + std::to_string(g.conversion_ms));
+  if (given.count("realm_init")) {
+    parts.push_back(std::string("realm_init=") + ZoneDomainName(g.initial_domain));
+  }
   if (timing.seq_mbps > 0) parts.push_back("mbps=" + FormatNumber(timing.seq_mbps));
   if (timing.seek_ms > 0) parts.push_back("seek_ms=" + FormatNumber(timing.seek_ms));
   for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "?" : "&") + parts[i];

@@ -48,6 +48,11 @@ void ExpectSameSpec(const DeviceSpec& a, const DeviceSpec& b, const std::string&
   EXPECT_EQ(a.geometry.logical_block_size, b.geometry.logical_block_size);
   EXPECT_EQ(a.geometry.max_open_zones, b.geometry.max_open_zones);
   EXPECT_EQ(a.geometry.max_active_zones, b.geometry.max_active_zones);
+  EXPECT_EQ(a.geometry.nr_realms, b.geometry.nr_realms);
+  EXPECT_EQ(a.geometry.cmr_zones_per_realm, b.geometry.cmr_zones_per_realm);
+  EXPECT_EQ(a.geometry.smr_zones_per_realm, b.geometry.smr_zones_per_realm);
+  EXPECT_EQ(a.geometry.conversion_ms, b.geometry.conversion_ms);
+  EXPECT_EQ(a.geometry.initial_domain, b.geometry.initial_domain);
   EXPECT_EQ(a.timing.seq_mbps, b.timing.seq_mbps);
   EXPECT_EQ(a.timing.seek_ms, b.timing.seek_ms);
 }
@@ -183,6 +188,10 @@ TEST(DeviceSpecTest, ToStringRoundTrips) {
       "emu:/d/x.img?zones=16&zone_mib=4&cap_mib=3&conv=2&max_open=8&max_active=10&lbs=512",
       "emu:/d/x.img?zones=8&mbps=150&seek_ms=8",
       "emu:/d/x.img?max_open=0&max_active=0&conv=0",
+      "emu:/d/h.img?realms=3",
+      "emu:/d/h.img?zone_mib=1&conv=3&realms=2&realm_cmr=2&realm_smr=4&convert_ms=0"
+      "&realm_init=smr",
+      "emu:/d/h.img?zones=29&realms=3&realm_init=cmr",
       "zbd:/dev/nvme0n2",
   };
   for (const char* spec : specs) {
@@ -294,6 +303,110 @@ TEST(DeviceSpecTest, OpenAndCreateRejectBadSpecs) {
   const std::string path = dir.path() + "/d.img";
   EXPECT_CODE(CreateDevice("emu:" + path + "?zone_mib=1&cap_mib=2").status(), kInvalidArgument);
   EXPECT_FALSE(PathExists(path));
+}
+
+// ---------------------------------------------------------------------------------------
+// Hybrid drives
+
+TEST(DeviceSpecTest, HybridParsesEveryHybridKey) {
+  DeviceSpec s = MustParse(
+      "emu:/d/h.img?zone_mib=1&realms=6&realm_cmr=3&realm_smr=4&convert_ms=250&realm_init=smr");
+  EXPECT_EQ(s.geometry.nr_realms, 6u);
+  EXPECT_EQ(s.geometry.cmr_zones_per_realm, 3u);
+  EXPECT_EQ(s.geometry.smr_zones_per_realm, 4u);
+  EXPECT_EQ(s.geometry.conversion_ms, 250u);
+  EXPECT_EQ(s.geometry.initial_domain, ZoneDomain::kSmr);
+  EXPECT_EQ(s.geometry.nr_zones, 2u + 6u * 7u);  // derived: 2 conventional by default
+  for (const char* key : {"realms", "realm_cmr", "realm_smr", "convert_ms", "realm_init"}) {
+    EXPECT_EQ(s.given.count(key), 1u) << key;
+  }
+  EXPECT_EQ(s.given.count("zones"), 0u);
+  EXPECT_EQ(s.ToString(),
+            "emu:/d/h.img?zone_mib=1&realms=6&realm_cmr=3&realm_smr=4&convert_ms=250"
+            "&realm_init=smr");
+
+  DeviceSpec d = MustParse("emu:/d/h.img?realms=2");
+  EXPECT_EQ(d.geometry.cmr_zones_per_realm, 4u);
+  EXPECT_EQ(d.geometry.smr_zones_per_realm, 5u);
+  EXPECT_EQ(d.geometry.conversion_ms, 50u);
+  EXPECT_EQ(d.geometry.initial_domain, ZoneDomain::kCmr);
+  EXPECT_EQ(d.geometry.nr_zones, 2u + 2u * 9u);
+}
+
+TEST(DeviceSpecTest, HybridRejectsBadHybridSpecsNamingTheProblem) {
+  const std::vector<BadSpec> cases = {
+      {"emu:/x?realm_cmr=2", {"realm_cmr", "hybrid", "realms"}},
+      {"emu:/x?realms=0&realm_smr=6", {"realm_smr", "hybrid"}},
+      {"emu:/x?convert_ms=10", {"convert_ms", "hybrid"}},
+      {"emu:/x?realm_init=smr", {"realm_init", "hybrid"}},
+      {"emu:/x?realms=2&realm_init=zns", {"realm_init", "zns"}},
+      {"emu:/x?realms=2&realm_init=", {"realm_init"}},
+      {"emu:/x?realms=2&realm_cmr=6&realm_smr=5", {"SMR", "CMR"}},
+      {"emu:/x?realms=2&realm_cmr=0", {"CMR"}},
+      {"emu:/x?realms=2&conv=1", {"conventional"}},
+      {"emu:/x?realms=2&zones=64", {"zones", "realms"}},
+      {"emu:/x?realms=2&convert_ms=600001", {"conversion"}},
+      {"emu:/x?realms=2&convert_ms=99999999999", {"convert_ms"}},
+      {"emu:/x?realms=-1", {"realms", "-1"}},
+      {"emu:/x?realms=2&realms=3", {"realms"}},
+      {"emu:/x?realms=2&realm_init=cmr&realm_init=smr", {"realm_init"}},
+  };
+  for (const BadSpec& c : cases) {
+    SCOPED_TRACE("spec \"" + c.spec + "\"");
+    auto r = DeviceSpec::Parse(c.spec);
+    ASSERT_FALSE(r.ok()) << "accepted";
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+    const std::string& msg = r.status().message();
+    bool named = false;
+    for (const std::string& word : c.any_of) named |= msg.find(word) != std::string::npos;
+    EXPECT_TRUE(named) << "message does not name the problem: " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "message is not one line: " << msg;
+  }
+}
+
+TEST(DeviceSpecTest, HybridCreateThenOpenChecksTheHybridKeys) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/h.img";
+  const std::string keys = "zone_mib=1&realms=2&realm_cmr=2&realm_smr=3&convert_ms=5";
+  {
+    auto r = CreateDevice("emu:" + path + "?" + keys + "&realm_init=smr");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const DeviceInfo& info = (*r)->info();
+    EXPECT_TRUE(info.hybrid());
+    EXPECT_EQ(info.nr_zones, 2u + 2u * 5u);
+    EXPECT_EQ(info.nr_realms, 2u);
+    EXPECT_EQ(info.cmr_zones_per_realm, 2u);
+    EXPECT_EQ(info.smr_zones_per_realm, 3u);
+    EXPECT_EQ(info.conversion_ms, 5u);
+    auto realms = (*r)->ReportRealms(0, 0);
+    ASSERT_TRUE(realms.ok()) << realms.status().ToString();
+    for (const RealmInfo& ri : *realms) EXPECT_EQ(ri.domain, ZoneDomain::kSmr);
+    // The realms' current domains do not matter to realm_init on open.
+    ASSERT_OK((*r)->ActivateRealms(0, 2, ZoneDomain::kCmr));
+  }
+  const std::string image = ReadFileBytes(path);
+  for (const std::string& ok : {"emu:" + path, "emu:" + path + "?" + keys,
+                                "emu:" + path + "?realms=2&realm_init=smr",
+                                "emu:" + path + "?zones=12&realms=2&realm_cmr=2&realm_smr=3"}) {
+    SCOPED_TRACE(ok);
+    auto r = OpenDevice(ok);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->info().nr_realms, 2u);
+  }
+  for (const char* bad : {"realms=3&realm_cmr=2&realm_smr=3", "realms=2&realm_cmr=1",
+                          "realms=2&realm_cmr=2&realm_smr=4",
+                          "realms=2&realm_cmr=2&realm_smr=3&convert_ms=6",
+                          "realms=2&realm_cmr=2&realm_smr=3&realm_init=cmr", "realms=0"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_CODE(OpenDevice("emu:" + path + "?" + bad).status(), kInvalidArgument);
+  }
+  EXPECT_TRUE(ReadFileBytes(path) == image) << "a failed OpenDevice modified the drive";
+
+  // A drive that is not hybrid has realms=0.
+  const std::string plain = dir.path() + "/p.img";
+  ASSERT_TRUE(CreateDevice("emu:" + plain + "?zones=4&zone_mib=1&conv=1").ok());
+  EXPECT_TRUE(OpenDevice("emu:" + plain + "?realms=0").ok());
+  EXPECT_CODE(OpenDevice("emu:" + plain + "?realms=1").status(), kInvalidArgument);
 }
 
 TEST(DeviceSpecTest, CreateOfZbdIsNotSupported) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -17,12 +18,62 @@ namespace {
 
 bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+ZoneDomain Other(ZoneDomain d) {
+  return d == ZoneDomain::kCmr ? ZoneDomain::kSmr : ZoneDomain::kCmr;
+}
+
 }  // namespace
+
+Status EmulatedGeometry::NormalizeHybrid() {
+  if (cmr_zones_per_realm == 0 || smr_zones_per_realm < cmr_zones_per_realm) {
+    return Status::InvalidArgument(
+        "hybrid drive: " + std::to_string(cmr_zones_per_realm) + " CMR and " +
+        std::to_string(smr_zones_per_realm) +
+        " SMR zones per realm; SMR must hold at least as many zones as CMR, CMR at least 1");
+  }
+  if (initial_domain != ZoneDomain::kCmr && initial_domain != ZoneDomain::kSmr) {
+    return Status::InvalidArgument("hybrid drive: unknown initial domain");
+  }
+  if (conversion_ms > emufmt::kMaxConversionMs) {
+    return Status::InvalidArgument("hybrid drive: conversion time " +
+                                   std::to_string(conversion_ms) + " ms exceeds " +
+                                   std::to_string(emufmt::kMaxConversionMs) + " ms");
+  }
+  if (nr_conventional == kDefaultConventional) nr_conventional = 2;
+  if (nr_conventional < 2) {
+    return Status::InvalidArgument("hybrid drive: " + std::to_string(nr_conventional) +
+                                   " conventional zones; at least 2 are needed (the store "
+                                   "keeps its superblock log there)");
+  }
+  const uint64_t derived =
+      uint64_t{nr_conventional} +
+      uint64_t{nr_realms} * (uint64_t{cmr_zones_per_realm} + smr_zones_per_realm);
+  if (derived >= kDefaultZones) {
+    return Status::InvalidArgument("hybrid drive: " + std::to_string(nr_realms) +
+                                   " realms make too many zones");
+  }
+  if (nr_zones == kDefaultZones) {
+    nr_zones = static_cast<uint32_t>(derived);
+  } else if (nr_zones != derived) {
+    return Status::InvalidArgument(
+        "hybrid drive: " + std::to_string(nr_zones) + " zones given, but " +
+        std::to_string(nr_conventional) + " conventional + " + std::to_string(nr_realms) +
+        " realms x (" + std::to_string(cmr_zones_per_realm) + " CMR + " +
+        std::to_string(smr_zones_per_realm) + " SMR) make " + std::to_string(derived) +
+        " (leave the zone count out)");
+  }
+  return Status::OK();
+}
 
 Status EmulatedGeometry::Normalize() {
   if (logical_block_size != 512 && logical_block_size != 4096) {
     return Status::InvalidArgument("logical block size must be 512 or 4096, not " +
                                    std::to_string(logical_block_size));
+  }
+  if (hybrid()) {
+    SMR_RETURN_IF_ERROR(NormalizeHybrid());
+  } else if (nr_zones == kDefaultZones) {
+    nr_zones = 64;
   }
   if (nr_zones == 0) return Status::InvalidArgument("a drive needs at least one zone");
   if (zone_size == 0 || zone_size % logical_block_size != 0 || !IsPowerOfTwo(zone_size)) {
@@ -66,8 +117,19 @@ EmulatedZonedDevice::EmulatedZonedDevice(std::string path, int fd, EmulatedGeome
   info_.physical_block_size = 4096;
   info_.max_open_zones = geometry_.max_open_zones;
   info_.max_active_zones = geometry_.max_active_zones;
+  if (geometry_.hybrid()) {
+    info_.nr_realms = geometry_.nr_realms;
+    info_.cmr_zones_per_realm = geometry_.cmr_zones_per_realm;
+    info_.smr_zones_per_realm = geometry_.smr_zones_per_realm;
+    info_.cmr_first_zone = geometry_.nr_conventional;
+    info_.smr_first_zone =
+        geometry_.nr_conventional + geometry_.nr_realms * geometry_.cmr_zones_per_realm;
+    info_.conversion_ms = geometry_.conversion_ms;
+    realm_offset_ = emufmt::RealmTableOffsetFor(geometry_.nr_zones);
+  }
   state_offset_ = emufmt::kSlotTableOffset;
-  data_offset_ = emufmt::DataOffsetFor(geometry_.nr_zones);
+  data_offset_ =
+      emufmt::DataOffsetFor(geometry_.nr_zones, geometry_.hybrid() ? geometry_.nr_realms : 0);
   head_free_ = std::chrono::steady_clock::now();
 }
 
@@ -98,7 +160,15 @@ Result<std::unique_ptr<EmulatedZonedDevice>> EmulatedZonedDevice::Create(
   sb.logical_block_size = geometry.logical_block_size;
   sb.max_open_zones = geometry.max_open_zones;
   sb.max_active_zones = geometry.max_active_zones;
-  sb.data_offset = emufmt::DataOffsetFor(geometry.nr_zones);
+  if (geometry.hybrid()) {
+    sb.nr_realms = geometry.nr_realms;
+    sb.cmr_zones_per_realm = geometry.cmr_zones_per_realm;
+    sb.smr_zones_per_realm = geometry.smr_zones_per_realm;
+    sb.conversion_ms = geometry.conversion_ms;
+    sb.initial_domain = geometry.initial_domain;
+    sb.realm_table_offset = emufmt::RealmTableOffsetFor(geometry.nr_zones);
+  }
+  sb.data_offset = emufmt::DataOffsetFor(geometry.nr_zones, sb.nr_realms);
   std::string block(emufmt::kSuperblockSize, '\0');
   emufmt::EncodeSuperblock(sb, block.data());
   const uint64_t file_size = sb.data_offset + uint64_t{sb.nr_zones} * sb.zone_size;
@@ -157,6 +227,13 @@ Result<std::unique_ptr<EmulatedZonedDevice>> EmulatedZonedDevice::Open(const std
   g.logical_block_size = sb->logical_block_size;
   g.max_open_zones = sb->max_open_zones;
   g.max_active_zones = sb->max_active_zones;
+  if (sb->nr_realms > 0) {
+    g.nr_realms = sb->nr_realms;
+    g.cmr_zones_per_realm = sb->cmr_zones_per_realm;
+    g.smr_zones_per_realm = sb->smr_zones_per_realm;
+    g.conversion_ms = sb->conversion_ms;
+    g.initial_domain = sb->initial_domain;
+  }
   if (static_cast<uint64_t>(st.st_size) < sb->data_offset + g.nr_zones * g.zone_size) {
     ::close(fd);
     return Status::Corruption(path + ": drive file is shorter than its geometry");
@@ -173,7 +250,9 @@ Status EmulatedZonedDevice::LoadState() {
   MutexLock lock(&mu_);
   zones_ = std::make_unique<ZoneStateMachine>(info_);
   slots_.assign(nz, SlotCursor{});
+  if (info_.hybrid()) SMR_RETURN_IF_ERROR(LoadRealms());
   for (uint32_t z = geometry_.nr_conventional; z < nz; ++z) {
+    if (zones_->is_conventional(z)) continue;  // the CMR domain of a hybrid drive
     std::optional<emufmt::Slot> best;
     uint8_t best_index = 0;
     for (uint8_t s = 0; s < emufmt::kSlotsPerZone; ++s) {
@@ -187,11 +266,49 @@ Status EmulatedZonedDevice::LoadState() {
     if (!best) continue;  // never written: empty
     slots_[z].seq = best->seq;
     slots_[z].next_slot = static_cast<uint8_t>(1 - best_index);
+    // An inactive zone is empty whatever its last slot says (the slots are rewritten empty
+    // before its domain becomes active again).
+    if (zones_->is_inactive(z)) continue;
     // The drive outlives the process that opened it: open zones stay open (only a power
     // cycle, FaultInjectionDevice::PowerCut, closes them).
     SMR_RETURN_IF_ERROR(zones_->Restore(z, best->wp, best->cond).WithContext(path_));
   }
   return Status::OK();
+}
+
+Status EmulatedZonedDevice::LoadRealms() {
+  const uint32_t nr = geometry_.nr_realms;
+  std::string table(nr * emufmt::kSlotsPerRealm * emufmt::kSlotSize, '\0');
+  SMR_RETURN_IF_ERROR(PreadFull(realm_offset_, table.data(), table.size()));
+  realms_.assign(nr, Realm{});
+  for (uint32_t r = 0; r < nr; ++r) {
+    Realm& realm = realms_[r];
+    realm.domain = geometry_.initial_domain;
+    std::optional<emufmt::RealmSlot> best;
+    uint8_t best_index = 0;
+    for (uint8_t s = 0; s < emufmt::kSlotsPerRealm; ++s) {
+      const char* src = table.data() + (r * emufmt::kSlotsPerRealm + s) * emufmt::kSlotSize;
+      auto slot = emufmt::DecodeRealmSlot(src, r);
+      if (slot && (!best || slot->seq > best->seq)) {
+        best = slot;
+        best_index = s;
+      }
+    }
+    if (best) {
+      realm.domain = best->domain;
+      realm.slot.seq = best->seq;
+      realm.slot.next_slot = static_cast<uint8_t>(1 - best_index);
+    }
+    SetDomainInactive(r, Other(realm.domain), true);
+  }
+  return Status::OK();
+}
+
+void EmulatedZonedDevice::SetDomainInactive(uint32_t r, ZoneDomain domain, bool inactive) {
+  const RealmInfo g = RealmGeometry(info_, r);
+  const uint32_t first = domain == ZoneDomain::kCmr ? g.cmr_first : g.smr_first;
+  const uint32_t count = domain == ZoneDomain::kCmr ? g.cmr_count : g.smr_count;
+  for (uint32_t z = first; z < first + count; ++z) zones_->SetInactive(z, inactive);
 }
 
 Status EmulatedZonedDevice::PersistZones(const std::vector<uint32_t>& zones) {
@@ -292,8 +409,13 @@ Status EmulatedZonedDevice::Read(uint64_t offset, void* buf, size_t len) {
     size_t len;
   };
   std::vector<Piece> pieces;
+  std::vector<uint32_t> realms;  // hybrid drives: realms the read is counted in flight in
   {
     MutexLock lock(&mu_);
+    if (info_.hybrid()) {
+      SMR_RETURN_IF_ERROR(BeginRealmIo(ZoneIndexOf(offset), ZoneIndexOf(offset + len - 1),
+                                       "read", &realms));
+    }
     uint64_t off = offset;
     const uint64_t end = offset + len;
     while (off < end) {
@@ -311,24 +433,41 @@ Status EmulatedZonedDevice::Read(uint64_t offset, void* buf, size_t len) {
     }
   }
   auto* p = static_cast<char*>(buf);
+  Status io;
   for (const Piece& piece : pieces) {
     if (piece.valid > 0) {
-      SMR_RETURN_IF_ERROR(PreadFull(data_offset_ + piece.off, p, piece.valid));
+      io = PreadFull(data_offset_ + piece.off, p, piece.valid);
+      if (!io.ok()) break;
     }
     if (piece.valid < piece.len) std::memset(p + piece.valid, 0, piece.len - piece.valid);
     p += piece.len;
   }
+  EndRealmIo(realms);
+  SMR_RETURN_IF_ERROR(io);
   ChargeTime(offset, len, /*read=*/true);
   return Status::OK();
 }
 
 Status EmulatedZonedDevice::WriteConventional(uint64_t offset, const void* buf, size_t len) {
-  const uint64_t last = offset + len - 1;
-  if (last / geometry_.zone_size >= geometry_.nr_conventional) {
-    return Status::IOError("write [" + std::to_string(offset) + ", +" + std::to_string(len) +
-                           ") crosses from a conventional into a sequential zone");
+  const uint32_t first = ZoneIndexOf(offset);
+  const uint32_t last = ZoneIndexOf(offset + len - 1);
+  std::vector<uint32_t> realms;  // hybrid drives: realms the write is counted in flight in
+  if (last >= geometry_.nr_conventional) {
+    auto crossing = [&] {
+      return Status::IOError(path_ + ": write [" + std::to_string(offset) + ", +" +
+                             std::to_string(len) +
+                             ") crosses from a conventional into a sequential zone");
+    };
+    if (!info_.hybrid()) return crossing();
+    MutexLock lock(&mu_);
+    for (uint32_t z = first; z <= last; ++z) {
+      if (!zones_->is_conventional(z)) return crossing();
+    }
+    SMR_RETURN_IF_ERROR(BeginRealmIo(first, last, "write", &realms));
   }
-  SMR_RETURN_IF_ERROR(PwriteFull(data_offset_ + offset, buf, len));
+  Status io = PwriteFull(data_offset_ + offset, buf, len);
+  EndRealmIo(realms);
+  SMR_RETURN_IF_ERROR(io);
   ChargeTime(offset, len, /*read=*/false);
   return Status::OK();
 }
@@ -337,6 +476,9 @@ Status EmulatedZonedDevice::Write(uint64_t offset, const void* buf, size_t len) 
   SMR_RETURN_IF_ERROR(CheckIoRange(info_, offset, len, "write"));
   const auto z = static_cast<uint32_t>(offset / geometry_.zone_size);
   if (z < geometry_.nr_conventional) return WriteConventional(offset, buf, len);
+  if (auto realm = RealmOfZone(info_, z); realm && realm->domain == ZoneDomain::kCmr) {
+    return WriteConventional(offset, buf, len);
+  }
   {
     MutexLock lock(&mu_);
     std::vector<uint32_t> changed, to_close;
@@ -367,6 +509,205 @@ Status EmulatedZonedDevice::Write(uint64_t offset, const void* buf, size_t len) 
   }
   ChargeTime(offset, len, /*read=*/false);  // outside the state lock: the head may sleep
   return persisted;
+}
+
+Status EmulatedZonedDevice::BeginRealmIo(uint32_t first, uint32_t last, const char* op,
+                                         std::vector<uint32_t>* realms) {
+  for (uint32_t z = first; z <= last; ++z) {
+    if (zones_->is_inactive(z)) return Status::IOError(InactiveZoneError(z, op));
+  }
+  for (uint32_t z = first; z <= last; ++z) {
+    auto realm = RealmOfZone(info_, z);
+    if (!realm) continue;
+    if (std::find(realms->begin(), realms->end(), realm->realm) != realms->end()) continue;
+    realms->push_back(realm->realm);
+    ++realms_[realm->realm].inflight;
+  }
+  return Status::OK();
+}
+
+void EmulatedZonedDevice::EndRealmIo(const std::vector<uint32_t>& realms) {
+  if (realms.empty()) return;
+  MutexLock lock(&mu_);
+  for (uint32_t r : realms) --realms_[r].inflight;
+}
+
+std::string EmulatedZonedDevice::InactiveZoneError(uint32_t zone, const char* op) const {
+  auto realm = RealmOfZone(info_, zone);
+  std::string why = "inactive";
+  if (realm) {
+    const Realm& rs = realms_[realm->realm];
+    why = rs.converting ? "inactive: realm " + std::to_string(realm->realm) + " is converting"
+                        : std::string("inactive: realm ") + std::to_string(realm->realm) +
+                              " is active in the " + ZoneDomainName(rs.domain) + " domain";
+  }
+  return path_ + ": " + op + ": zone " + std::to_string(zone) + " is " + why;
+}
+
+Result<std::vector<RealmInfo>> EmulatedZonedDevice::ReportRealms(uint32_t first, uint32_t count) {
+  SMR_RETURN_IF_ERROR(CheckRealmRange(info_, first, 1, "report realms"));
+  uint32_t end = info_.nr_realms;
+  if (count != 0 && count < end - first) end = first + count;
+  std::vector<RealmInfo> out;
+  out.reserve(end - first);
+  MutexLock lock(&mu_);
+  for (uint32_t r = first; r < end; ++r) {
+    RealmInfo ri = RealmGeometry(info_, r);
+    ri.domain = realms_[r].domain;
+    out.push_back(ri);
+  }
+  return out;
+}
+
+Status EmulatedZonedDevice::CheckConvertible(uint32_t r, ZoneDomain domain) const {
+  const Realm& realm = realms_[r];
+  const std::string what = path_ + ": activate realms: realm " + std::to_string(r);
+  if (realm.converting) return Status::IOError(what + " is already converting");
+  if (realm.domain == domain || realm.domain != ZoneDomain::kSmr) return Status::OK();
+  // Leaving SMR: every sequential zone of the realm must be empty.
+  const RealmInfo g = RealmGeometry(info_, r);
+  for (uint32_t z = g.smr_first; z < g.smr_first + g.smr_count; ++z) {
+    const ZoneInfo zi = zones_->Info(z);
+    if (zi.cond == ZoneCondition::kReadOnly || zi.cond == ZoneCondition::kOffline) {
+      return Status::IOError(what + ": zone " + std::to_string(z) + " is " +
+                             ZoneConditionName(zi.cond));
+    }
+    if (zi.cond != ZoneCondition::kEmpty) {
+      return Status::NotEmpty(what + " cannot leave the smr domain: zone " +
+                              std::to_string(z) + " is " + ZoneConditionName(zi.cond) +
+                              " (reset it first)");
+    }
+  }
+  return Status::OK();
+}
+
+Status EmulatedZonedDevice::ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) {
+  SMR_RETURN_IF_ERROR(CheckRealmRange(info_, first, count, "activate realms"));
+  if (domain != ZoneDomain::kCmr && domain != ZoneDomain::kSmr) {
+    return Status::InvalidArgument(path_ + ": activate realms: unknown domain " +
+                                   std::to_string(static_cast<int>(domain)));
+  }
+  {
+    // Every realm of the range first, so a refusal changes nothing.
+    MutexLock lock(&mu_);
+    for (uint32_t r = first; r < first + count; ++r) {
+      SMR_RETURN_IF_ERROR(CheckConvertible(r, domain));
+    }
+  }
+  for (uint32_t r = first; r < first + count; ++r) SMR_RETURN_IF_ERROR(ConvertRealm(r, domain));
+  return Status::OK();
+}
+
+Status EmulatedZonedDevice::ConvertRealm(uint32_t r, ZoneDomain domain) {
+  ZoneDomain old;
+  {
+    MutexLock lock(&mu_);
+    // Checked again: the host may have written to the realm since ActivateRealms checked.
+    SMR_RETURN_IF_ERROR(CheckConvertible(r, domain));
+    old = realms_[r].domain;
+    if (old == domain) return Status::OK();
+    realms_[r].converting = true;
+    SetDomainInactive(r, old, true);  // its SMR zones, if any, are empty (checked)
+  }
+  // I/O admitted before the realm turned inactive finishes before its area changes.
+  for (;;) {
+    {
+      MutexLock lock(&mu_);
+      if (realms_[r].inflight == 0) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  auto stop_after = [&](int step) { return stop_after_step_.load() == step; };
+  auto stopped = [&](int step) {
+    return Status::IOError(path_ + ": activate realms: realm " + std::to_string(r) +
+                           " conversion stopped after step " + std::to_string(step) +
+                           " (test hook; discard this device object)");
+  };
+  auto undo = [&](Status s) {
+    // Before the commit point: the realm stays in its old domain, data intact.
+    MutexLock lock(&mu_);
+    realms_[r].converting = false;
+    SetDomainInactive(r, old, false);
+    return s;
+  };
+  if (stop_after(0)) return stopped(0);
+
+  // Step 1: the new domain's area reads as zeros, its zones' slots say empty.
+  PunchDomain(r, domain);
+  if (domain == ZoneDomain::kSmr) {
+    MutexLock lock(&mu_);
+    if (Status s = PersistEmptySmrZones(r); !s.ok()) return undo(s);
+  }
+  if (::fdatasync(fd_) != 0) return undo(Status::FromErrno(errno, path_ + ": activate realms"));
+  if (stop_after(1)) return stopped(1);
+
+  // The conversion time, without the device mutex: other realms' I/O proceeds.
+  std::this_thread::sleep_for(std::chrono::milliseconds(geometry_.conversion_ms));
+
+  // Step 2, the commit point.
+  {
+    MutexLock lock(&mu_);
+    if (Status s = PersistRealm(r, domain); !s.ok()) return undo(s);
+  }
+  if (::fdatasync(fd_) != 0) return undo(Status::FromErrno(errno, path_ + ": activate realms"));
+  if (stop_after(2)) return stopped(2);
+
+  // Step 3: the old domain's data is destroyed.
+  PunchDomain(r, old);
+  if (stop_after(3)) return stopped(3);
+
+  MutexLock lock(&mu_);
+  realms_[r].domain = domain;
+  realms_[r].converting = false;
+  SetDomainInactive(r, domain, false);  // SMR zones come up empty, CMR zones read zeros
+  return Status::OK();
+}
+
+void EmulatedZonedDevice::PunchDomain(uint32_t r, ZoneDomain domain) {
+  const RealmInfo g = RealmGeometry(info_, r);
+  const uint32_t first = domain == ZoneDomain::kCmr ? g.cmr_first : g.smr_first;
+  const uint32_t count = domain == ZoneDomain::kCmr ? g.cmr_count : g.smr_count;
+  // Best effort, like PunchZoneTail: on a file system without hole punching a CMR zone
+  // would read its old bytes (tests run where punching works).
+  ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+              static_cast<off_t>(data_offset_ + uint64_t{first} * geometry_.zone_size),
+              static_cast<off_t>(uint64_t{count} * geometry_.zone_size));
+}
+
+Status EmulatedZonedDevice::PersistEmptySmrZones(uint32_t r) {
+  const RealmInfo g = RealmGeometry(info_, r);
+  for (uint32_t z = g.smr_first; z < g.smr_first + g.smr_count; ++z) {
+    SlotCursor& cur = slots_[z];
+    emufmt::Slot slot;
+    slot.seq = cur.seq + 1;
+    slot.wp = 0;
+    slot.cond = ZoneCondition::kEmpty;
+    slot.zone = z;
+    char buf[emufmt::kSlotSize];
+    emufmt::EncodeSlot(slot, buf);
+    const uint64_t off =
+        state_offset_ + (uint64_t{z} * emufmt::kSlotsPerZone + cur.next_slot) * emufmt::kSlotSize;
+    SMR_RETURN_IF_ERROR(PwriteFull(off, buf, sizeof(buf)));
+    cur.seq = slot.seq;
+    cur.next_slot = static_cast<uint8_t>(1 - cur.next_slot);
+  }
+  return Status::OK();
+}
+
+Status EmulatedZonedDevice::PersistRealm(uint32_t r, ZoneDomain domain) {
+  SlotCursor& cur = realms_[r].slot;
+  emufmt::RealmSlot slot;
+  slot.seq = cur.seq + 1;
+  slot.domain = domain;
+  slot.realm = r;
+  char buf[emufmt::kSlotSize];
+  emufmt::EncodeRealmSlot(slot, buf);
+  const uint64_t off = realm_offset_ +
+                       (uint64_t{r} * emufmt::kSlotsPerRealm + cur.next_slot) * emufmt::kSlotSize;
+  SMR_RETURN_IF_ERROR(PwriteFull(off, buf, sizeof(buf)));
+  cur.seq = slot.seq;
+  cur.next_slot = static_cast<uint8_t>(1 - cur.next_slot);
+  return Status::OK();
 }
 
 Status EmulatedZonedDevice::Flush() {

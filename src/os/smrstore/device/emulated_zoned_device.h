@@ -21,6 +21,30 @@
 //   may write back a state slot before the data under it); the loss of unflushed writes at a
 //   power cut is modelled deterministically by FaultInjectionDevice instead.
 //
+// Hybrid drives (EmulatedGeometry::nr_realms > 0; the rules are in zoned_device.h):
+//   Zone layout: [0, nr_conventional) permanent conventional zones, then the CMR domain
+//   (nr_realms * cmr_zones_per_realm conventional zones), then the SMR domain
+//   (nr_realms * smr_zones_per_realm sequential zones); realm r owns the r-th group of each.
+//   The file keeps the data area of both domains (sparse: an inactive domain's area is
+//   punched out) and, in version 2 of the format, a realm slot table: two 32-byte slots per
+//   realm (seq + crc32c, written like the zone slots) holding the realm's active domain.
+//   ActivateRealms converts one realm after the other; per realm:
+//     the realm's zones of both domains turn inactive (new I/O to them fails with kIOError)
+//     and the conversion waits for I/O already admitted to them to finish; then
+//     step 1: the new domain's area of the file is punched out and, for SMR, its zones'
+//             state slots are written empty; fdatasync;
+//     the conversion time (conversion_ms of wall time) passes, without the device mutex:
+//             I/O to other realms proceeds;
+//     step 2: the realm slot is written with the new domain (the commit point); fdatasync;
+//     step 3: the old domain's area is punched out (its data is destroyed).
+//   A process killed at any instant therefore reopens the realm either in its old domain
+//   with its data intact (before step 2) or in the new one, empty (after it); a torn realm
+//   slot fails its crc and the other slot (the previous domain) is used. A completed
+//   conversion has been fdatasync'ed: it survives a power cut too.
+//   SetConversionStopAfterStepForTest(k) makes ActivateRealms return kIOError right after
+//   step k of its first conversion (k = 0: before step 1), leaving the rest undone, like a
+//   kill -9 at that point; the object must then be discarded and the file reopened.
+//
 // Zone rules (write pointer, capacity, open/active limits) come from ZoneStateMachine, the
 // same code the libzbd backend uses.
 // The file is the drive and the process is the host: when the process exits or crashes,
@@ -62,9 +86,11 @@ namespace smr {
 
 struct EmulatedGeometry {
   static constexpr uint64_t kMiB = 1ull << 20;
-  static constexpr uint32_t kDefaultConventional = UINT32_MAX;  // "about 1 % of the zones"
+  static constexpr uint32_t kDefaultConventional = UINT32_MAX;  // "about 1 % of the zones",
+                                                                // 2 on a hybrid drive
+  static constexpr uint32_t kDefaultZones = UINT32_MAX;  // 64, or derived on a hybrid drive
 
-  uint32_t nr_zones = 64;
+  uint32_t nr_zones = kDefaultZones;
   uint64_t zone_size = 256 * kMiB;
   uint64_t zone_capacity = 0;  // 0 = zone_size (HM-SMR); less for ZNS-like zones
   uint32_t nr_conventional = kDefaultConventional;  // the first zones of the device
@@ -72,9 +98,25 @@ struct EmulatedGeometry {
   uint32_t max_open_zones = 128;  // 0 = no limit
   uint32_t max_active_zones = 0;  // 0 = no limit
 
-  // Fills defaults (capacity, conventional count) and checks consistency:
+  // Hybrid drives (zoned_device.h, "Hybrid drives"); nr_realms = 0: not hybrid (the other
+  // hybrid fields are then ignored and not stored).
+  uint32_t nr_realms = 0;
+  uint32_t cmr_zones_per_realm = 4;  // the CMR : SMR ratio 4 : 5, i.e. SMR holds 1.25x
+  uint32_t smr_zones_per_realm = 5;
+  uint32_t conversion_ms = 50;  // wall time one realm's conversion takes
+  ZoneDomain initial_domain = ZoneDomain::kCmr;  // the domain of every realm at creation
+
+  bool hybrid() const { return nr_realms > 0; }
+
+  // Fills defaults (zone count, capacity, conventional count) and checks consistency:
   // zone_size a multiple of the block size, capacity <= size, conventional < nr_zones...
+  // Hybrid drives: smr_zones_per_realm >= cmr_zones_per_realm >= 1, nr_conventional >= 2,
+  // conversion_ms <= 600000, and nr_zones = nr_conventional + nr_realms * (cmr + smr) —
+  // derived when left at kDefaultZones, else it must match (kInvalidArgument).
   Status Normalize();
+
+ private:
+  Status NormalizeHybrid();
 };
 
 struct TimingModel {
@@ -108,18 +150,47 @@ class EmulatedZonedDevice final : public ZonedDevice {
   Status Read(uint64_t offset, void* buf, size_t len) override;
   Status Write(uint64_t offset, const void* buf, size_t len) override;
   Status Flush() override;
+  Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override;
+  Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override;
 
   const EmulatedGeometry& geometry() const { return geometry_; }
   const TimingModel& timing() const { return timing_; }
+
+  // Test hook (see "Hybrid drives" above): the next conversion stops right after step
+  // `step` (0..3) and ActivateRealms returns kIOError; -1 turns the hook off.
+  void SetConversionStopAfterStepForTest(int step) { stop_after_step_ = step; }
 
  private:
   struct SlotCursor {
     uint64_t seq = 0;       // sequence of the newest valid slot
     uint8_t next_slot = 0;  // slot to write next (the older one)
   };
+  struct Realm {
+    ZoneDomain domain = ZoneDomain::kCmr;  // the committed active domain
+    bool converting = false;               // all its zones refuse I/O meanwhile
+    uint32_t inflight = 0;                 // admitted Reads/conventional Writes running
+    SlotCursor slot;
+  };
 
   EmulatedZonedDevice(std::string path, int fd, EmulatedGeometry geometry, TimingModel timing);
   Status LoadState();
+  Status LoadRealms() SMR_REQUIRES(mu_);
+  // kNotEmpty / kIOError when realm r cannot leave its domain for `domain` now.
+  Status CheckConvertible(uint32_t r, ZoneDomain domain) const SMR_REQUIRES(mu_);
+  Status ConvertRealm(uint32_t r, ZoneDomain domain);
+  // Marks the zones of realm r's `domain` inactive (or active again).
+  void SetDomainInactive(uint32_t r, ZoneDomain domain, bool inactive) SMR_REQUIRES(mu_);
+  // Punches the file area of realm r's zones in `domain` (best effort, like PunchZoneTail).
+  void PunchDomain(uint32_t r, ZoneDomain domain);
+  // Writes an empty state slot for each of realm r's SMR zones.
+  Status PersistEmptySmrZones(uint32_t r) SMR_REQUIRES(mu_);
+  Status PersistRealm(uint32_t r, ZoneDomain domain) SMR_REQUIRES(mu_);
+  // Admits I/O to zones [first, last]: kIOError for an inactive zone; counts it in flight in
+  // the zones' realms (appended to `realms`, for EndRealmIo).
+  Status BeginRealmIo(uint32_t first, uint32_t last, const char* op,
+                      std::vector<uint32_t>* realms) SMR_REQUIRES(mu_);
+  void EndRealmIo(const std::vector<uint32_t>& realms);
+  std::string InactiveZoneError(uint32_t zone, const char* op) const SMR_REQUIRES(mu_);
   // Writes the state slots of `zones` (deduplicated), in order.
   Status PersistZones(const std::vector<uint32_t>& zones) SMR_REQUIRES(mu_);
   using ZoneOpFn = void (ZoneStateMachine::*)(uint32_t, std::vector<uint32_t>*);
@@ -139,10 +210,13 @@ class EmulatedZonedDevice final : public ZonedDevice {
   TimingModel timing_;
   uint64_t data_offset_ = 0;   // file offset of device byte 0
   uint64_t state_offset_ = 0;  // file offset of zone slot table
+  uint64_t realm_offset_ = 0;  // file offset of the realm slot table (hybrid drives)
+  std::atomic<int> stop_after_step_{-1};
 
   mutable Mutex mu_;
   std::unique_ptr<ZoneStateMachine> zones_ SMR_PT_GUARDED_BY(mu_);
   std::vector<SlotCursor> slots_ SMR_GUARDED_BY(mu_);
+  std::vector<Realm> realms_ SMR_GUARDED_BY(mu_);
 
   Mutex head_mu_;  // timing model
   uint64_t head_pos_ SMR_GUARDED_BY(head_mu_) = 0;

@@ -28,6 +28,11 @@ void FaultInjectionDevice::FailNthWrite(uint64_t n, bool sticky) {
   write_fail_ = Trigger{n, sticky, false};
 }
 
+void FaultInjectionDevice::FailNthActivate(uint64_t n, bool sticky) {
+  MutexLock lock(&mu_);
+  activate_fail_ = Trigger{n, sticky, false};
+}
+
 void FaultInjectionDevice::CorruptReads(uint64_t offset, uint64_t len) {
   MutexLock lock(&mu_);
   corrupt_.emplace_back(offset, len);
@@ -47,6 +52,7 @@ void FaultInjectionDevice::ClearFaults() {
   MutexLock lock(&mu_);
   read_fail_ = Trigger{};
   write_fail_ = Trigger{};
+  activate_fail_ = Trigger{};
   corrupt_.clear();
   zone_faults_.clear();
 }
@@ -207,7 +213,7 @@ Status FaultInjectionDevice::Read(uint64_t offset, void* buf, size_t len) {
 Status FaultInjectionDevice::Write(uint64_t offset, const void* buf, size_t len) {
   SMR_RETURN_IF_ERROR(CheckIoRange(info(), offset, len, "write"));
   const uint32_t zone = ZoneIndexOf(offset);
-  const bool conventional = zone < info().nr_conventional;
+  const bool conventional = IsConventional(zone);
   MutexLock lock(&mu_);
   SMR_RETURN_IF_ERROR(CheckZoneFaults(offset, len, /*write=*/true));
   if (Tick(&write_fail_)) {
@@ -244,6 +250,80 @@ Status FaultInjectionDevice::Flush() {
   conv_undo_.clear();
   unflushed_ = 0;
   return Status::OK();
+}
+
+bool FaultInjectionDevice::IsConventional(uint32_t zone) const {
+  if (zone < info().nr_conventional) return true;
+  auto realm = RealmOfZone(info(), zone);
+  return realm && realm->domain == ZoneDomain::kCmr;
+}
+
+Result<std::vector<RealmInfo>> FaultInjectionDevice::ReportRealms(uint32_t first,
+                                                                  uint32_t count) {
+  return base_->ReportRealms(first, count);
+}
+
+Status FaultInjectionDevice::ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) {
+  SMR_RETURN_IF_ERROR(CheckRealmRange(info(), first, count, "activate realms"));
+  SMR_ASSIGN_OR_RETURN(std::vector<RealmInfo> before, base_->ReportRealms(first, count));
+  {
+    MutexLock lock(&mu_);
+    for (const RealmInfo& r : before) {
+      if (r.domain == domain) continue;  // left as it is
+      for (const auto& [zone, cond] : zone_faults_) {
+        const bool in_cmr = zone >= r.cmr_first && zone < r.cmr_first + r.cmr_count;
+        const bool in_smr = zone >= r.smr_first && zone < r.smr_first + r.smr_count;
+        if (!in_cmr && !in_smr) continue;
+        return Status::IOError(info().path + ": activate realms: realm " +
+                               std::to_string(r.realm) + ": zone " + std::to_string(zone) +
+                               " is " + ZoneConditionName(cond));
+      }
+    }
+    if (Tick(&activate_fail_)) {
+      ++injected_errors_;
+      return Status::IOError(info().path + ": activate realms [" + std::to_string(first) +
+                             ", +" + std::to_string(count) + "): injected failure");
+    }
+  }
+  // Not under mu_: a conversion takes its time, and I/O to other realms goes on meanwhile.
+  Status s = base_->ActivateRealms(first, count, domain);
+  // Realms converted (all of them, or those before a failure part-way) lose their
+  // unflushed-write log: the conversion is durable and destroyed the old domain's data.
+  auto after = base_->ReportRealms(first, count);
+  if (!after.ok()) return s.ok() ? after.status() : s;
+  MutexLock lock(&mu_);
+  for (size_t i = 0; i < before.size() && i < after->size(); ++i) {
+    if (before[i].domain != (*after)[i].domain) DropUnflushedOfRealm(before[i].realm);
+  }
+  return s;
+}
+
+void FaultInjectionDevice::DropUnflushedOfRealm(uint32_t realm) {
+  const RealmInfo g = RealmGeometry(info(), realm);
+  for (uint32_t z = g.smr_first; z < g.smr_first + g.smr_count; ++z) durable_wp_.erase(z);
+  // Cut the CMR zones' byte range out of the conventional undo log, keeping the rest of
+  // each write (a write may span a permanent conventional zone or another realm too).
+  const uint64_t lo = ZoneStart(g.cmr_first);
+  const uint64_t hi = ZoneStart(g.cmr_first + g.cmr_count);
+  std::vector<ConvUndo> kept;
+  for (ConvUndo& u : conv_undo_) {
+    const uint64_t end = u.offset + u.old_bytes.size();
+    if (end <= lo || u.offset >= hi) {
+      kept.push_back(std::move(u));
+      continue;
+    }
+    if (u.offset < lo) {
+      kept.push_back(ConvUndo{u.offset, std::vector<char>(u.old_bytes.begin(),
+                                                          u.old_bytes.begin() + (lo - u.offset))});
+    }
+    if (end > hi) {
+      kept.push_back(ConvUndo{hi, std::vector<char>(u.old_bytes.begin() + (hi - u.offset),
+                                                    u.old_bytes.end())});
+    }
+    const uint64_t dropped = std::min(end, hi) - std::max(u.offset, lo);
+    unflushed_ -= std::min(unflushed_, dropped);
+  }
+  conv_undo_ = std::move(kept);
 }
 
 Status FaultInjectionDevice::RollBackSequential(uint32_t zone, uint64_t keep_wp) {

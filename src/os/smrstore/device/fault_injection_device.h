@@ -4,7 +4,7 @@
 //   With no fault armed it is transparent: every call is forwarded and the wrapper passes
 //   the device conformance suite. Faults:
 //   * FailNthRead(n) / FailNthWrite(n): the n-th Read/Write from now (1 = the next one)
-//     fails with kIOError and has no effect. With `sticky`, it and every later one fail
+//     fails with kIOError and has no effect (FailNthActivate: see hybrid drives below). With `sticky`, it and every later one fail
 //     until ClearFaults().
 //   * CorruptReads(offset, len): every Read overlapping [offset, offset+len) returns data
 //     with one bit flipped in each overlapping logical block (the device itself is
@@ -20,6 +20,14 @@
 //     a power cycle. The wrapper stays usable: callers remount their upper layers on it.
 //     PowerCut rewrites the surviving prefix of each affected zone (read, reset, rewrite),
 //     so it is meant for test-sized zones.
+//   * Hybrid drives: ReportRealms and ActivateRealms are forwarded. ActivateRealms fails
+//     with kIOError and changes nothing when a zone (of either domain) of a realm it would
+//     convert has a zone fault, and when FailNthActivate(n) fires: the n-th ActivateRealms
+//     from now (1 = the next one; `sticky`: it and every later one until ClearFaults()).
+//     A completed conversion is durable, like a zone operation: PowerCut neither undoes it
+//     nor touches the realm's zones for writes made before it (their data is gone with the
+//     old domain): the unflushed-write log of a converted realm's zones is dropped, and
+//     unflushed_bytes() no longer counts its conventional writes.
 //   * PauseNextRead(offset, len): the next Read overlapping [offset, offset+len) is held
 //     before it reaches the base device until ResumePausedRead() (one-shot). WaitForPausedRead()
 //     blocks until a read is held and returns its offset. A ResetZones of the zone a held read
@@ -60,16 +68,21 @@ class FaultInjectionDevice final : public ZonedDevice {
   Status Read(uint64_t offset, void* buf, size_t len) override;
   Status Write(uint64_t offset, const void* buf, size_t len) override;
   Status Flush() override;
+  Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override;
+  Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override;
 
-  // Reads and writes failed by FailNthRead/FailNthWrite so far (whether a fault fired).
+  // Reads, writes and activations failed by FailNthRead/FailNthWrite/FailNthActivate so
+  // far (whether a fault fired).
   uint64_t injected_errors() const;
   void FailNthRead(uint64_t n, bool sticky = false);
   void FailNthWrite(uint64_t n, bool sticky = false);
+  void FailNthActivate(uint64_t n, bool sticky = false);
   void CorruptReads(uint64_t offset, uint64_t len);
   // REQUIRES: cond is kReadOnly or kOffline.
   void SetZoneFault(uint32_t zone, ZoneCondition cond);
   void ClearZoneFault(uint32_t zone);
-  // Clears read/write failures, corruptions and zone faults (not the unflushed log).
+  // Clears read/write/activate failures, corruptions and zone faults (not the unflushed
+  // log).
   void ClearFaults();
 
   void PauseNextRead(uint64_t offset, uint64_t len);
@@ -106,11 +119,15 @@ class FaultInjectionDevice final : public ZonedDevice {
   Status ZoneOp(uint32_t first, uint32_t count, const char* op,
                 Status (ZonedDevice::*fn)(uint32_t, uint32_t));
   Status RollBackSequential(uint32_t zone, uint64_t keep_wp);
+  bool IsConventional(uint32_t zone) const;
+  // Forgets the unflushed-write log of realm `realm`'s zones (it was converted).
+  void DropUnflushedOfRealm(uint32_t realm) SMR_REQUIRES(mu_);
 
   const std::unique_ptr<ZonedDevice> base_;
   mutable Mutex mu_;
   Trigger read_fail_ SMR_GUARDED_BY(mu_);
   Trigger write_fail_ SMR_GUARDED_BY(mu_);
+  Trigger activate_fail_ SMR_GUARDED_BY(mu_);
   std::vector<std::pair<uint64_t, uint64_t>> corrupt_ SMR_GUARDED_BY(mu_);
   std::map<uint32_t, ZoneCondition> zone_faults_ SMR_GUARDED_BY(mu_);
   // Sequential zone -> its write pointer at the last flush (or zone op), for zones written

@@ -16,8 +16,25 @@ bool IsActive(ZoneCondition c) { return IsOpen(c) || c == ZoneCondition::kClosed
 }  // namespace
 
 ZoneStateMachine::ZoneStateMachine(const DeviceInfo& info)
-    : info_(info), zones_(info.nr_zones), conventional_(info.nr_zones, false) {
+    : info_(info),
+      zones_(info.nr_zones),
+      conventional_(info.nr_zones, false),
+      inactive_(info.nr_zones, false) {
   for (uint32_t z = 0; z < info_.nr_conventional && z < info_.nr_zones; ++z) MarkConventional(z);
+  if (info_.hybrid()) {
+    const uint64_t cmr_end =
+        info_.cmr_first_zone + uint64_t{info_.nr_realms} * info_.cmr_zones_per_realm;
+    for (uint64_t z = info_.cmr_first_zone; z < cmr_end && z < info_.nr_zones; ++z) {
+      MarkConventional(static_cast<uint32_t>(z));
+    }
+  }
+}
+
+void ZoneStateMachine::SetInactive(uint32_t zone, bool inactive) {
+  inactive_[zone] = inactive;
+  if (is_conventional(zone)) return;
+  zones_[zone].wp = 0;
+  SetCondition(zone, ZoneCondition::kEmpty);
 }
 
 void ZoneStateMachine::MarkConventional(uint32_t zone) {
@@ -62,6 +79,13 @@ ZoneInfo ZoneStateMachine::Info(uint32_t zone) const {
   ZoneInfo zi;
   zi.start = zone * info_.zone_size;
   zi.length = info_.zone_size;
+  if (inactive_[zone]) {
+    zi.type = is_conventional(zone) ? ZoneType::kConventional : ZoneType::kSequentialRequired;
+    zi.capacity = is_conventional(zone) ? info_.zone_size : info_.zone_capacity;
+    zi.cond = ZoneCondition::kInactive;
+    zi.wp = zi.start;
+    return zi;
+  }
   if (is_conventional(zone)) {
     zi.type = ZoneType::kConventional;
     zi.capacity = info_.zone_size;
@@ -115,6 +139,10 @@ Status ZoneStateMachine::BeginWrite(uint64_t offset, uint64_t len, std::vector<u
   const auto z = static_cast<uint32_t>(offset / info_.zone_size);
   const uint64_t zstart = z * info_.zone_size;
   Zone& zs = zones_[z];
+  if (inactive_[z]) {
+    return Status::IOError("write at " + std::to_string(offset) + ": " + ZoneName(z) +
+                           " is inactive (its realm is active in the other domain)");
+  }
   if (zs.cond == ZoneCondition::kReadOnly || zs.cond == ZoneCondition::kOffline) {
     return Status::IOError("write at " + std::to_string(offset) + ": " + ZoneName(z) + " is " +
                            ZoneConditionName(zs.cond));
@@ -157,6 +185,10 @@ void ZoneStateMachine::EndWrite(uint32_t zone, uint64_t len, bool ok,
 
 Status ZoneStateMachine::CheckZoneOp(uint32_t first, uint32_t count, const char* op) const {
   for (uint32_t z = first; z < first + count; ++z) {
+    if (inactive_[z]) {
+      return Status::IOError(std::string(op) + ": " + ZoneName(z) +
+                             " is inactive (its realm is active in the other domain)");
+    }
     if (is_conventional(z)) {
       return Status::InvalidArgument(std::string(op) + ": " + ZoneName(z) + " is conventional");
     }

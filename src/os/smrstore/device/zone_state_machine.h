@@ -9,6 +9,10 @@
 //   issues BLKCLOSEZONE for them before its own I/O). On error nothing changed.
 //   Writes are two-phase: BeginWrite admits a write at the write pointer and marks the zone
 //   busy; the caller transfers the data without holding its lock, then calls EndWrite.
+//   Hybrid drives: the constructor also marks the CMR domain conventional; SetInactive
+//   marks zones of an inactive domain (or a converting realm): Info reports kInactive
+//   (wp = start), writes and zone operations fail with kIOError, and an inactive sequential
+//   zone is empty, so it never counts against the open/active limits.
 //
 // Thread safety: not thread-safe; the owning backend guards it with its own mutex.
 #pragma once
@@ -35,8 +39,13 @@ class ZoneStateMachine {
   // Errors: kCorruption when the state is impossible (wp past capacity, misaligned, etc.).
   Status Restore(uint32_t zone, uint64_t wp, ZoneCondition cond);
   // Declares a zone conventional (real drives may have them anywhere; the constructor
-  // marks the first info.nr_conventional zones).
+  // marks the first info.nr_conventional zones and, on hybrid drives, the CMR domain).
   void MarkConventional(uint32_t zone);
+  // Hybrid drives: makes a zone inactive or active again. A sequential zone comes out of
+  // either change empty (write pointer at its start).
+  // REQUIRES: a sequential zone is empty (kEmpty) or inactive, with no write in flight.
+  void SetInactive(uint32_t zone, bool inactive);
+  bool is_inactive(uint32_t zone) const { return inactive_[zone]; }
 
   ZoneInfo Info(uint32_t zone) const;
   uint32_t nr_open() const { return nr_open_; }
@@ -50,8 +59,9 @@ class ZoneStateMachine {
   // `changed`.
   void EndWrite(uint32_t zone, uint64_t len, bool ok, std::vector<uint32_t>* changed);
 
-  // Checks a zone operation on [first, first+count) without changing anything:
-  // kInvalidArgument for conventional zones, kIOError for a zone with a write in flight.
+  // Checks a zone operation on [first, first+count) without changing anything: kIOError for
+  // an inactive zone, kInvalidArgument for conventional zones, kIOError for a zone with a
+  // write in flight or read-only/offline.
   Status CheckZoneOp(uint32_t first, uint32_t count, const char* op) const;
   // Apply one zone operation to one zone (after CheckZoneOp). Open may fail with
   // kTooManyOpenZones / kTooManyActiveZones.
@@ -81,6 +91,7 @@ class ZoneStateMachine {
   const DeviceInfo info_;
   std::vector<Zone> zones_;
   std::vector<bool> conventional_;
+  std::vector<bool> inactive_;
   std::list<uint32_t> implicit_lru_;  // front = least recently written
   uint32_t nr_open_ = 0;
   uint32_t nr_active_ = 0;

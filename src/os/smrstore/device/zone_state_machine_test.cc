@@ -112,5 +112,49 @@ TEST(ZoneStateMachine, ClosingAnImplicitlyOpenZoneWithNothingWrittenMakesItEmpty
   EXPECT_EQ(m.nr_open(), 1u);
 }
 
+// Hybrid drives: the CMR domain is conventional; inactive zones report kInactive, refuse
+// writes and zone operations with kIOError and never count as open or active.
+TEST(ZoneStateMachine, InactiveZonesOfAHybridDrive) {
+  DeviceInfo info = SmallDrive();
+  info.nr_conventional = 2;
+  info.nr_realms = 1;
+  info.cmr_zones_per_realm = 2;
+  info.smr_zones_per_realm = 3;
+  info.cmr_first_zone = 2;
+  info.smr_first_zone = 4;
+  info.nr_zones = 7;
+  info.max_active_zones = 1;
+  ZoneStateMachine m(info);
+  EXPECT_TRUE(m.is_conventional(2));
+  EXPECT_TRUE(m.is_conventional(3));
+  EXPECT_FALSE(m.is_conventional(4));
+
+  m.SetInactive(3, true);
+  m.SetInactive(5, true);
+  const ZoneInfo cmr = m.Info(3);
+  EXPECT_EQ(cmr.cond, ZoneCondition::kInactive);
+  EXPECT_EQ(cmr.type, ZoneType::kConventional);
+  EXPECT_EQ(cmr.wp, cmr.start);
+  const ZoneInfo smr = m.Info(5);
+  EXPECT_EQ(smr.cond, ZoneCondition::kInactive);
+  EXPECT_EQ(smr.type, ZoneType::kSequentialRequired);
+  EXPECT_EQ(smr.wp, smr.start);
+  std::vector<uint32_t> changed, to_close;
+  EXPECT_CODE(m.BeginWrite(5 * kZone, 4096, &changed, &to_close), kIOError);
+  EXPECT_CODE(m.CheckZoneOp(5, 1, "open"), kIOError);
+  EXPECT_CODE(m.CheckZoneOp(3, 1, "open"), kIOError);      // inactive before conventional
+  EXPECT_CODE(m.CheckZoneOp(2, 1, "open"), kInvalidArgument);
+  EXPECT_EQ(m.nr_active(), 0u);
+
+  // Active again: an empty sequential zone, within the active limit.
+  m.SetInactive(5, false);
+  EXPECT_EQ(m.Info(5).cond, ZoneCondition::kEmpty);
+  ASSERT_OK(WriteAtWp(&m, 5, 4096));
+  EXPECT_EQ(m.nr_active(), 1u);
+  EXPECT_CODE(WriteAtWp(&m, 6, 4096), kTooManyActiveZones);
+  m.SetInactive(3, false);
+  EXPECT_EQ(m.Info(3).cond, ZoneCondition::kNotWritePointer);
+}
+
 }  // namespace
 }  // namespace smr

@@ -32,6 +32,18 @@ const char* ZoneConditionName(ZoneCondition cond) {
       return "read-only";
     case ZoneCondition::kOffline:
       return "offline";
+    case ZoneCondition::kInactive:
+      return "inactive";
+  }
+  return "unknown";
+}
+
+const char* ZoneDomainName(ZoneDomain domain) {
+  switch (domain) {
+    case ZoneDomain::kCmr:
+      return "cmr";
+    case ZoneDomain::kSmr:
+      return "smr";
   }
   return "unknown";
 }
@@ -57,6 +69,19 @@ uint64_t ZoneInfo::remaining() const {
     default:
       return 0;
   }
+}
+
+bool RealmInfo::operator==(const RealmInfo& o) const {
+  return realm == o.realm && domain == o.domain && cmr_first == o.cmr_first &&
+         cmr_count == o.cmr_count && smr_first == o.smr_first && smr_count == o.smr_count;
+}
+
+Result<std::vector<RealmInfo>> ZonedDevice::ReportRealms(uint32_t, uint32_t) {
+  return Status::NotSupported(info().path + ": not a hybrid drive (no zone realms)");
+}
+
+Status ZonedDevice::ActivateRealms(uint32_t, uint32_t, ZoneDomain) {
+  return Status::NotSupported(info().path + ": not a hybrid drive (no zone realms)");
 }
 
 bool ZoneInfo::operator==(const ZoneInfo& o) const {
@@ -88,6 +113,44 @@ Status CheckZoneRange(const DeviceInfo& info, uint32_t first, uint32_t count, co
                                    std::to_string(info.nr_zones));
   }
   return Status::OK();
+}
+
+Status CheckRealmRange(const DeviceInfo& info, uint32_t first, uint32_t count, const char* op) {
+  if (!info.hybrid()) {
+    return Status::NotSupported(std::string(op) + ": " + info.path +
+                                " is not a hybrid drive (no zone realms)");
+  }
+  if (count == 0 || first >= info.nr_realms || count > info.nr_realms - first) {
+    return Status::InvalidArgument(std::string(op) + ": realm range [" +
+                                   std::to_string(first) + ", +" + std::to_string(count) +
+                                   ") outside 0.." + std::to_string(info.nr_realms));
+  }
+  return Status::OK();
+}
+
+std::optional<ZoneRealm> RealmOfZone(const DeviceInfo& info, uint32_t zone) {
+  if (!info.hybrid()) return std::nullopt;
+  const uint64_t cmr_end =
+      info.cmr_first_zone + uint64_t{info.nr_realms} * info.cmr_zones_per_realm;
+  const uint64_t smr_end =
+      info.smr_first_zone + uint64_t{info.nr_realms} * info.smr_zones_per_realm;
+  if (zone >= info.cmr_first_zone && zone < cmr_end) {
+    return ZoneRealm{(zone - info.cmr_first_zone) / info.cmr_zones_per_realm, ZoneDomain::kCmr};
+  }
+  if (zone >= info.smr_first_zone && zone < smr_end) {
+    return ZoneRealm{(zone - info.smr_first_zone) / info.smr_zones_per_realm, ZoneDomain::kSmr};
+  }
+  return std::nullopt;
+}
+
+RealmInfo RealmGeometry(const DeviceInfo& info, uint32_t realm) {
+  RealmInfo r;
+  r.realm = realm;
+  r.cmr_first = info.cmr_first_zone + realm * info.cmr_zones_per_realm;
+  r.cmr_count = info.cmr_zones_per_realm;
+  r.smr_first = info.smr_first_zone + realm * info.smr_zones_per_realm;
+  r.smr_count = info.smr_zones_per_realm;
+  return r;
 }
 
 }  // namespace smr

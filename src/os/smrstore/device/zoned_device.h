@@ -35,6 +35,29 @@
 //     crashes. Only Flush() makes it survive a power cut (the fault-injection wrapper models
 //     the loss of unflushed writes; see there).
 //
+//   Hybrid drives (CMR<->SMR convertible media; the model of T10 ZBC-2 zone domains and
+//   realms). Neither the Linux kernel, QEMU nor Debian's libzbc models zone domains, so in
+//   this project hybrid drives exist only in the emulator (emulated_zoned_device.h) and the
+//   wrappers around it; the libzbd backend reports "not hybrid".
+//   * A hybrid drive's zone index space holds, in order: nr_conventional permanent
+//     conventional zones (never converted), the CMR domain (conventional zones) and the SMR
+//     domain (sequential zones). The media under the two domains is the same: it is cut into
+//     nr_realms realms; realm r owns cmr_zones_per_realm zones of the CMR domain and
+//     smr_zones_per_realm zones of the SMR domain (SMR holds more: 5:4 = 1.25x by default),
+//     and is *active* in exactly one domain at a time.
+//   * Zones of a realm's inactive domain report condition kInactive; Read, Write and zone
+//     operations touching them fail with kIOError and change nothing.
+//   * ActivateRealms(first, count, domain) converts realms into `domain`. Every sequential
+//     zone of a realm leaving the SMR domain must be empty, else kNotEmpty and nothing
+//     changed (the drive cannot know what a CMR zone holds: leaving CMR destroys its data,
+//     the host moves what it needs first). Zones of the newly active domain come up empty
+//     (SMR: kEmpty; CMR: reading zeros). A realm already in `domain` is left as it is.
+//     Each realm converted takes the drive's conversion time; I/O to other realms proceeds
+//     meanwhile, while the converting realm's zones (both domains) report kInactive and
+//     refuse I/O and zone operations with kIOError, as does a second ActivateRealms of it. Per realm the conversion is atomic at a crash or power cut: afterwards the
+//     realm is either in its old domain with its data intact, or in the new one, empty.
+//     Open/active zone limits count only active sequential zones.
+//
 // Thread safety: all methods may be called concurrently from any thread. Writes to one
 // zone are serialized by the caller's ordering (two concurrent writes to the same zone race
 // for the write pointer exactly as on a real device: one of them fails).
@@ -44,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,7 +90,15 @@ enum class ZoneCondition : uint8_t {
   kFull,
   kReadOnly,
   kOffline,
+  kInactive,  // hybrid drives: the zone's realm is active in the other domain
 };
+
+// Hybrid drives: the two zone domains a realm can be active in.
+enum class ZoneDomain : uint8_t {
+  kCmr = 0,  // conventional zones: random writes, less capacity
+  kSmr = 1,  // sequential-write-required zones: more capacity
+};
+const char* ZoneDomainName(ZoneDomain domain);  // "cmr" / "smr"
 
 enum class ZonedModel : uint8_t {
   kHostManaged = 1,
@@ -110,7 +142,33 @@ struct DeviceInfo {
   uint32_t max_open_zones = 0;    // 0 = no limit
   uint32_t max_active_zones = 0;  // 0 = no limit
 
+  // Hybrid drives only (nr_realms > 0); see the contract above. Zone index ranges:
+  // CMR domain [cmr_first_zone, + nr_realms * cmr_zones_per_realm),
+  // SMR domain [smr_first_zone, + nr_realms * smr_zones_per_realm).
+  uint32_t nr_realms = 0;
+  uint32_t cmr_zones_per_realm = 0;
+  uint32_t smr_zones_per_realm = 0;
+  uint32_t cmr_first_zone = 0;
+  uint32_t smr_first_zone = 0;
+  uint32_t conversion_ms = 0;  // time one realm's conversion takes
+
+  bool hybrid() const { return nr_realms > 0; }
+  // Index space of all zones (both domains); the media holds less on a hybrid drive.
   uint64_t capacity_bytes() const { return static_cast<uint64_t>(nr_zones) * zone_size; }
+};
+
+// One realm of a hybrid drive (ReportRealms).
+struct RealmInfo {
+  uint32_t realm = 0;
+  ZoneDomain domain = ZoneDomain::kCmr;  // the active domain
+  uint32_t cmr_first = 0;                // its zones in the CMR domain
+  uint32_t cmr_count = 0;
+  uint32_t smr_first = 0;                // its zones in the SMR domain
+  uint32_t smr_count = 0;
+
+  uint32_t active_first() const { return domain == ZoneDomain::kCmr ? cmr_first : smr_first; }
+  uint32_t active_count() const { return domain == ZoneDomain::kCmr ? cmr_count : smr_count; }
+  bool operator==(const RealmInfo& o) const;
 };
 
 class ZonedDevice {
@@ -149,6 +207,17 @@ class ZonedDevice {
   // Makes every completed write durable (survives a power cut). Errors: kIOError.
   virtual Status Flush() = 0;
 
+  // Hybrid drives (see the contract). Realms [first, first + count) clipped to the drive;
+  // count 0 means "to the end". Errors: kNotSupported (not a hybrid drive; the default),
+  // kInvalidArgument (first >= nr_realms), kIOError.
+  virtual Result<std::vector<RealmInfo>> ReportRealms(uint32_t first = 0, uint32_t count = 0);
+  // Converts realms [first, first + count) into `domain`. Errors: kNotSupported (the
+  // default), kInvalidArgument (range), kNotEmpty (a sequential zone leaving SMR is not
+  // empty; nothing changed), kIOError (a zone of the realm offline/read-only, device
+  // failure, the realm is converting already). Realms are converted in order; a failure
+  // part-way leaves earlier realms converted.
+  virtual Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain);
+
   // Convenience: the zone that holds byte `offset` (REQUIRES: offset < capacity_bytes()).
   uint32_t ZoneIndexOf(uint64_t offset) const {
     return static_cast<uint32_t>(offset / info().zone_size);
@@ -161,5 +230,17 @@ class ZonedDevice {
 Status CheckIoRange(const DeviceInfo& info, uint64_t offset, size_t len, const char* op);
 // Checks first < nr_zones and first + count <= nr_zones (count 0 is invalid).
 Status CheckZoneRange(const DeviceInfo& info, uint32_t first, uint32_t count, const char* op);
+// Hybrid drives: kNotSupported unless info.hybrid(); then first < nr_realms and
+// first + count <= nr_realms (count 0 is invalid), else kInvalidArgument.
+Status CheckRealmRange(const DeviceInfo& info, uint32_t first, uint32_t count, const char* op);
+// The realm zone `zone` belongs to and its domain; nullopt for permanent conventional
+// zones and on drives that are not hybrid.
+struct ZoneRealm {
+  uint32_t realm = 0;
+  ZoneDomain domain = ZoneDomain::kCmr;
+};
+std::optional<ZoneRealm> RealmOfZone(const DeviceInfo& info, uint32_t zone);
+// RealmInfo of realm `realm` from the geometry (its domain left kCmr).
+RealmInfo RealmGeometry(const DeviceInfo& info, uint32_t realm);
 
 }  // namespace smr

@@ -7,7 +7,9 @@
 //     ToString()); timing values are exactly the same;
 //   * each size key's value, as written in the input, times its unit equals the parsed
 //     size (checked in 128-bit arithmetic: a value that does not fit must be refused, not
-//     wrapped); each count key equals the parsed count;
+//     wrapped); each count key equals the parsed count (the hybrid keys realms, realm_cmr,
+//     realm_smr, convert_ms too); realm_init=cmr|smr names the parsed initial domain, and
+//     the hybrid-only keys are accepted only with realms > 0;
 //   * the geometry of an accepted spec normalizes (EmulatedGeometry::Normalize is ok).
 #include <cstdint>
 #include <string>
@@ -47,6 +49,14 @@ void CheckValuesAsWritten(std::string_view text, const DeviceSpec& spec) {
     const std::string_view key = kv.substr(0, eq);
     unsigned __int128 v = 0;
     if (key == "mbps" || key == "seek_ms") continue;
+    if (key == "realm_init") {
+      const std::string_view value = kv.substr(eq + 1);
+      FUZZ_CHECK(value == "cmr" || value == "smr");
+      FUZZ_CHECK(spec.geometry.initial_domain ==
+                 (value == "cmr" ? ZoneDomain::kCmr : ZoneDomain::kSmr));
+      FUZZ_CHECK(spec.geometry.nr_realms > 0);
+      continue;
+    }
     FUZZ_CHECK(Digits128(kv.substr(eq + 1), &v));
     const EmulatedGeometry& g = spec.geometry;
     const unsigned __int128 kib = 1024, mib = 1024 * 1024;
@@ -59,6 +69,10 @@ void CheckValuesAsWritten(std::string_view text, const DeviceSpec& spec) {
     if (key == "max_open") FUZZ_CHECK(v == g.max_open_zones);
     if (key == "max_active") FUZZ_CHECK(v == g.max_active_zones);
     if (key == "lbs") FUZZ_CHECK(v == g.logical_block_size);
+    if (key == "realms") FUZZ_CHECK(v == g.nr_realms);
+    if (key == "realm_cmr") FUZZ_CHECK(v == g.cmr_zones_per_realm && g.nr_realms > 0);
+    if (key == "realm_smr") FUZZ_CHECK(v == g.smr_zones_per_realm && g.nr_realms > 0);
+    if (key == "convert_ms") FUZZ_CHECK(v == g.conversion_ms && g.nr_realms > 0);
   }
 }
 
@@ -66,7 +80,10 @@ bool SameGeometry(const EmulatedGeometry& a, const EmulatedGeometry& b) {
   return a.nr_zones == b.nr_zones && a.zone_size == b.zone_size &&
          a.zone_capacity == b.zone_capacity && a.nr_conventional == b.nr_conventional &&
          a.logical_block_size == b.logical_block_size && a.max_open_zones == b.max_open_zones &&
-         a.max_active_zones == b.max_active_zones;
+         a.max_active_zones == b.max_active_zones && a.nr_realms == b.nr_realms &&
+         a.cmr_zones_per_realm == b.cmr_zones_per_realm &&
+         a.smr_zones_per_realm == b.smr_zones_per_realm && a.conversion_ms == b.conversion_ms &&
+         a.initial_domain == b.initial_domain;
 }
 
 }  // namespace
