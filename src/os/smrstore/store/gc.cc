@@ -93,7 +93,7 @@ Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done) {
   // after it, only the reset can fail), and its victim waits in quarantine: the store
   // keeps taking writes and GC cleans other zones meanwhile.
   const ZoneAddress victim = gc_cursor->victim.addr;
-  auto r = GcSlice(max_live, zone_done);
+  auto r = GcSlice(&gc_cursor, max_live, zone_done);
   if (!r.ok()) {
     gc_cursor.reset();
     Quarantine(victim, r.status());
@@ -127,6 +127,9 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
     const ZoneStatus& z = snap[i];
     if (z.state != ZoneState::kSealed || z.written == 0) continue;
     if (z.stream == StreamId::kJournal) continue;  // freed by checkpoints, not by GC
+    if (conversion && conversion->cursor && conversion->cursor->victim.addr == z.addr) {
+      continue;  // being emptied by a hybrid conversion (store/hybrid.cc)
+    }
     if (auto q = quarantine.find(z.addr); q != quarantine.end() && gc_picks < q->second.retry_at_pick) {
       continue;
     }
@@ -160,12 +163,13 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
 // Relocates the live extents of the cursor's victim, from the cursor on, until about
 // `max_live` payload bytes moved or the zone's end; commits them; at the end resets the
 // victim (after the read fence).
-Result<GcReport> Store::Impl::GcSlice(uint64_t max_live, bool* zone_done) {
+Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
+                                      bool* zone_done) {
   // Until its commit, a failing slice rolls its allocations back (zone write pointers and
   // space as before; zones a failed write left bytes in are sealed or reset).
   const ZoneManager::AllocationMark mark = zones->MarkAllocations();
   bool committed = false;
-  auto result = GcSliceOrFail(max_live, zone_done, &committed);
+  auto result = GcSliceOrFail(cursor, max_live, zone_done, &committed);
   if (!result.ok() && !committed) {
     Status rb = zones->RollBack(mark);
     if (rb.ok()) {
@@ -189,9 +193,9 @@ Result<GcReport> Store::Impl::GcSlice(uint64_t max_live, bool* zone_done) {
   return result;
 }
 
-Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
-                                            bool* committed) {
-  const ZoneStatus victim = gc_cursor->victim;
+Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
+                                            bool* zone_done, bool* committed) {
+  const ZoneStatus victim = (*cursor)->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
   GcReport report;
@@ -206,7 +210,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
   std::map<uint64_t, Touched> touched;  // by nid
   std::string header(kBlock, '\0');
   const uint64_t end = victim.start + victim.committed_wp;
-  uint64_t pos = gc_cursor->pos;
+  uint64_t pos = (*cursor)->pos;
   bool at_end = false;
   for (;;) {
     if (pos + kBlock > end) {
@@ -308,9 +312,9 @@ Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
     counters.gc_live_moved += report.live_moved;
     counters.gc_slices++;
   }
-  gc_cursor->pos = pos;
+  (*cursor)->pos = pos;
   if (!at_end) return report;
-  gc_cursor.reset();
+  cursor->reset();
   *zone_done = true;
 
   // Safety: reset only a zone nothing references any more.
@@ -330,7 +334,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(uint64_t max_live, bool* zone_done,
     fence = ++epoch;
   }
   WaitForReadersBefore(fence);
-  SMR_RETURN_IF_ERROR(dev->ResetZones(victim.addr.zone, 1));
+  SMR_RETURN_IF_ERROR(zones->ResetZone(victim.addr.drive, victim.addr.zone));
   zones->ReleaseZone(victim.addr.drive, victim.addr.zone);
   if (quarantine.erase(victim.addr)) {
     MutexLock lock(&counters_mu);
@@ -404,6 +408,10 @@ void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
 
 void Store::Impl::EnsureSpace(uint64_t bytes) {
   if (zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
+  // Hybrid drives grow first (store/hybrid.cc): converting a CMR realm gains capacity for
+  // good, cleaning only gives dead space back.
+  GrowForSpace(bytes);
+  if (!gc_auto || zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
   int failures = 0;

@@ -218,7 +218,7 @@ Status Store::Impl::Checkpoint() {
   for (const auto& [addr, zm] : zones->TakeDirtyZones()) freed->PutZone(addr.drive, addr.zone, zm);
   SMR_RETURN_IF_ERROR(meta->Commit(freed.get(), /*sync=*/true));
   for (const ZoneAddress& z : obsolete) {
-    Status s = devices[z.drive]->ResetZones(z.zone, 1);
+    Status s = zones->ResetZone(z.drive, z.zone);
     if (!s.ok()) {
       // Free in the metadata but not empty on the drive: never allocate it this mount
       // (the next mount resets it, or reports the drive).

@@ -38,6 +38,7 @@ constexpr char kMapSealed0 = 'a';  // + live tenths: 'a'..'k'
 constexpr char kMapOffline = 'X';
 constexpr char kMapReadOnly = '!';
 constexpr char kMapConventional = '=';
+constexpr char kMapInactive = '_';
 constexpr int kMaxTenths = 10;
 
 }  // namespace
@@ -48,6 +49,8 @@ char ZoneMapChar(const ZoneStatus& zone, ZoneMapRole role) {
       return kMapReserved;
     case ZoneMapRole::kConventional:
       return kMapConventional;
+    case ZoneMapRole::kInactive:
+      return kMapInactive;
     case ZoneMapRole::kData:
       break;
   }
@@ -62,6 +65,8 @@ char ZoneMapChar(const ZoneStatus& zone, ZoneMapRole role) {
       return static_cast<char>(kMapSealed0 + LiveTenths(zone.live_bytes, zone.capacity));
     case ZoneState::kReserved:
       return kMapReserved;
+    case ZoneState::kInactive:
+      return kMapInactive;
   }
   return '?';
 }
@@ -82,6 +87,8 @@ const char* ZoneMapStateName(ZoneMapState state) {
       return "readonly";
     case ZoneMapState::kConventional:
       return "conventional";
+    case ZoneMapState::kInactive:
+      return "inactive";
     case ZoneMapState::kUnknown:
       break;
   }
@@ -106,6 +113,8 @@ ZoneMapCode DecodeZoneMapChar(char c) {
     code.state = ZoneMapState::kReadOnly;
   } else if (c == kMapConventional) {
     code.state = ZoneMapState::kConventional;
+  } else if (c == kMapInactive) {
+    code.state = ZoneMapState::kInactive;
   }
   return code;
 }
@@ -140,9 +149,79 @@ double Ratio(uint64_t num, uint64_t den) {
 struct DriveTally {
   uint64_t capacity = 0, written = 0, live = 0;
   uint64_t free = 0, open = 0, sealed = 0, superblock = 0, offline = 0, readonly = 0,
-           conventional = 0;
+           conventional = 0, inactive = 0;
   DriveZoneMaps maps;
 };
+
+// A drive's `hybrid` block (doc/stats-schema.md).
+Json HybridJson(uint16_t drive, const DeviceInfo& info, const std::vector<RealmStatus>& realms,
+                const HybridCounters& h, const StoreOptions& options) {
+  Json j = {{"supported", info.hybrid()},
+            {"state", "none"},
+            {"cmr_bytes", 0},
+            {"smr_bytes", 0},
+            {"converting_zones", 0},
+            {"progress", 0.0},
+            {"latency_bound_ms", nullptr},
+            {"realms", info.nr_realms},
+            {"realms_cmr", 0},
+            {"realms_smr", 0},
+            {"realms_pending", 0},
+            {"realmmap", ""},
+            {"quantum_bytes", 0},
+            {"quantum_ms_p99", nullptr},
+            {"quantum_ms_max", nullptr},
+            {"bound_violations", 0},
+            {"conversions", 0},
+            {"migrated_bytes", 0},
+            {"stall_reason", nullptr}};
+  if (!info.hybrid()) return j;
+  uint64_t cmr = 0, smr = 0, cmr_realms = 0, smr_realms = 0, pending = 0, converting_zones = 0;
+  std::string map;
+  for (const RealmStatus& r : realms) {
+    if (r.drive != drive) continue;
+    const bool is_cmr = r.domain == ZoneDomain::kCmr;
+    (is_cmr ? cmr : smr) += r.capacity;
+    ++(is_cmr ? cmr_realms : smr_realms);
+    char c = is_cmr ? 'C' : 'S';
+    if (r.draining) c = is_cmr ? 'c' : 's';
+    if (r.taken) c = '>';
+    if (r.draining || r.taken) {
+      ++pending;
+      converting_zones += is_cmr ? info.cmr_zones_per_realm : info.smr_zones_per_realm;
+    }
+    map.push_back(c);
+  }
+  const bool here = h.drive == drive;
+  std::string state = "idle";
+  if (here && h.active) state = h.stalled ? "stalled" : "converting";
+  if (here && !h.active && h.stalled) state = "stalled";
+  j["state"] = state;
+  j["cmr_bytes"] = cmr;
+  j["smr_bytes"] = smr;
+  j["converting_zones"] = converting_zones;
+  j["progress"] = here && h.active ? JsonFixed(h.progress, 3) : Json(0.0);
+  j["latency_bound_ms"] = options.hybrid_latency_bound_ms;
+  j["realms_cmr"] = cmr_realms;
+  j["realms_smr"] = smr_realms;
+  j["realms_pending"] = pending;
+  j["realmmap"] = map;
+  j["quantum_bytes"] = h.quantum_bytes;
+  if (!h.recent_quantum_ms.empty()) {
+    std::vector<double> q = h.recent_quantum_ms;
+    const size_t k = std::min(q.size() - 1, static_cast<size_t>(0.99 * static_cast<double>(q.size())));
+    std::nth_element(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(k), q.end());
+    j["quantum_ms_p99"] = JsonFixed(q[k], 3);
+    j["quantum_ms_max"] = JsonFixed(h.max_quantum_ms, 3);
+  }
+  j["bound_violations"] = h.bound_violations;
+  if (auto it = h.done_by_drive.find(drive); it != h.done_by_drive.end()) {
+    j["conversions"] = it->second;
+  }
+  j["migrated_bytes"] = h.migrated_bytes;
+  if (here && h.stalled) j["stall_reason"] = h.stall_reason;
+  return j;
+}
 
 }  // namespace
 
@@ -188,6 +267,8 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
       role = ZoneMapRole::kSuperblock;
     } else if (z.state == ZoneState::kReserved) {
       role = ZoneMapRole::kConventional;  // the only other zones the manager keeps out
+    } else if (z.state == ZoneState::kInactive) {
+      role = ZoneMapRole::kInactive;
     }
     t.maps.zonemap.push_back(ZoneMapChar(z, role));
     t.maps.streams.push_back(ZoneStreamChar(z, role));
@@ -197,6 +278,10 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
     }
     if (role == ZoneMapRole::kConventional) {
       ++t.conventional;
+      continue;
+    }
+    if (role == ZoneMapRole::kInactive) {
+      ++t.inactive;
       continue;
     }
     t.capacity += z.capacity;
@@ -265,6 +350,8 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                {"failures", c.gc_failures},
                {"quarantined_zones", c.gc_quarantined_zones}};
   doc["drives"] = Json::array();
+  const std::vector<RealmStatus> realms = impl_->zones->Realms();
+  const HybridCounters hybrid = Hybrid();
   for (size_t d = 0; d < nr_drives; ++d) {
     const DeviceInfo& info = impl_->devices[d]->info();
     const DriveTally& t = drives[d];
@@ -291,15 +378,9 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                     {"reserved", t.superblock},
                     {"offline", t.offline},
                     {"readonly", t.readonly},
-                    {"conventional", t.conventional}}},
-                  {"hybrid",
-                   {{"supported", false},
-                    {"state", "none"},
-                    {"cmr_bytes", 0},
-                    {"smr_bytes", 0},
-                    {"converting_zones", 0},
-                    {"progress", 0.0},
-                    {"latency_bound_ms", nullptr}}}};
+                    {"conventional", t.conventional},
+                    {"inactive", t.inactive}}},
+                  {"hybrid", HybridJson(static_cast<uint16_t>(d), info, realms, hybrid, impl_->options)}};
     if (options.zone_maps) {
       drive["zonemap"] = t.maps.zonemap;
       drive["streams"] = t.maps.streams;

@@ -19,13 +19,15 @@ enum class ZoneMapRole : uint8_t {
   kData,          // a data zone (free, open or sealed)
   kSuperblock,    // one of the store's superblock-log zones
   kConventional,  // a conventional zone the store does not use
+  kInactive,      // hybrid drive: a zone of its realm's inactive domain
 };
 
 // Live bytes of `capacity` in tenths, rounded to the nearest tenth (0..10).
 int LiveTenths(uint64_t live_bytes, uint64_t capacity);
 
 // The `zonemap` character of a zone: '#' superblock, '=' unused conventional, 'X' offline,
-// '!' read-only, '.' free, 'A'..'K' open and 'a'..'k' sealed by live tenths.
+// '!' read-only, '.' free, 'A'..'K' open and 'a'..'k' sealed by live tenths, '_' inactive
+// (hybrid drives: a zone of its realm's other domain).
 char ZoneMapChar(const ZoneStatus& zone, ZoneMapRole role);
 
 // The `streams` character of a zone: '-' none (free, superblock, conventional, offline),
@@ -42,6 +44,7 @@ enum class ZoneMapState : uint8_t {
   kOffline,       // 'X'
   kReadOnly,      // '!'
   kConventional,  // '='
+  kInactive,      // '_'
   kUnknown,       // no zone-map character
 };
 

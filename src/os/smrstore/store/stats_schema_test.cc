@@ -85,13 +85,13 @@ std::string Show(char c) {
 }
 
 constexpr ZoneMapRole kRoles[] = {ZoneMapRole::kData, ZoneMapRole::kSuperblock,
-                                  ZoneMapRole::kConventional};
+                                  ZoneMapRole::kConventional, ZoneMapRole::kInactive};
 constexpr ZoneState kStates[] = {ZoneState::kReserved, ZoneState::kFree, ZoneState::kOpen,
-                                 ZoneState::kSealed};
+                                 ZoneState::kSealed, ZoneState::kInactive};
 constexpr ZoneCondition kConditions[] = {
     ZoneCondition::kNotWritePointer, ZoneCondition::kEmpty,  ZoneCondition::kImplicitOpen,
     ZoneCondition::kExplicitOpen,    ZoneCondition::kClosed, ZoneCondition::kFull,
-    ZoneCondition::kReadOnly,        ZoneCondition::kOffline};
+    ZoneCondition::kReadOnly,        ZoneCondition::kOffline, ZoneCondition::kInactive};
 constexpr StreamId kStreams[] = {StreamId::kUser,   StreamId::kSmall,   StreamId::kGc,
                                  StreamId::kGcCold, StreamId::kUserHot, StreamId::kJournal};
 constexpr uint64_t kCapacity = 1000;
@@ -123,6 +123,7 @@ void ForEveryZone(F f) {
 std::pair<std::string, int> ZoneMeaning(const ZoneStatus& z, ZoneMapRole role) {
   if (role == ZoneMapRole::kSuperblock) return {"reserved", -1};
   if (role == ZoneMapRole::kConventional) return {"conventional", -1};
+  if (role == ZoneMapRole::kInactive) return {"inactive", -1};
   if (z.device_cond == ZoneCondition::kOffline) return {"offline", -1};
   if (z.device_cond == ZoneCondition::kReadOnly) return {"readonly", -1};
   // Live data rounded to the nearest tenth of the capacity (halves up), at most 10:
@@ -138,6 +139,8 @@ std::pair<std::string, int> ZoneMeaning(const ZoneStatus& z, ZoneMapRole role) {
       return {"sealed", tenths};
     case ZoneState::kReserved:
       return {"reserved", -1};
+    case ZoneState::kInactive:
+      return {"inactive", -1};
   }
   return {"?", -1};
 }
@@ -220,7 +223,7 @@ TEST(StatsSchemaCodes, StateNamesAreTheSchemasAndTheDrivesZoneCounts) {
   std::vector<std::string> engine;
   for (ZoneMapState s : {ZoneMapState::kReserved, ZoneMapState::kFree, ZoneMapState::kOpen,
                          ZoneMapState::kSealed, ZoneMapState::kOffline, ZoneMapState::kReadOnly,
-                         ZoneMapState::kConventional}) {
+                         ZoneMapState::kConventional, ZoneMapState::kInactive}) {
     engine.push_back(ZoneMapStateName(s));
   }
   std::vector<std::string> schema;

@@ -41,7 +41,11 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\ngc_urgent_free=" + std::to_string(o.gc_urgent_free) +
          "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
          "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) +
-         "\njournal=" + (o.journal ? "1" : "0") + "\n";
+         "\njournal=" + (o.journal ? "1" : "0") +
+         "\nhybrid_auto=" + (o.hybrid_auto ? "1" : "0") +
+         "\nhybrid_convert_free=" + std::to_string(o.hybrid_convert_free) +
+         "\nhybrid_shrink_free=" + std::to_string(o.hybrid_shrink_free) +
+         "\nhybrid_latency_bound_ms=" + std::to_string(o.hybrid_latency_bound_ms) + "\n";
 }
 
 Result<StoreOptions> DecodeOptions(const std::string& text) {
@@ -70,6 +74,10 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_reserve_zones") o.gc_reserve_zones = static_cast<uint32_t>(v);
     if (k == "journal") o.journal = v != 0;
+    if (k == "hybrid_auto") o.hybrid_auto = v != 0;
+    if (k == "hybrid_convert_free") o.hybrid_convert_free = std::strtod(val.c_str(), nullptr);
+    if (k == "hybrid_shrink_free") o.hybrid_shrink_free = std::strtod(val.c_str(), nullptr);
+    if (k == "hybrid_latency_bound_ms") o.hybrid_latency_bound_ms = static_cast<uint32_t>(v);
   }
   if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0) {
     return Status::Corruption("stored store options are invalid: " + text);
@@ -89,6 +97,18 @@ Status CheckOptions(const StoreOptions& o) {
   if (!(o.gc_urgent_free >= 0 && o.gc_urgent_free <= o.gc_start_free &&
         o.gc_start_free <= o.gc_stop_free && o.gc_stop_free < 1)) {
     return Status::InvalidArgument("GC watermarks must satisfy 0 <= urgent <= start <= stop < 1");
+  }
+  if (!(o.hybrid_convert_free >= 0 && o.hybrid_convert_free < 1)) {
+    return Status::InvalidArgument("hybrid_convert_free must be in [0, 1)");
+  }
+  if (!(o.hybrid_shrink_free == 0 ||
+        (o.hybrid_shrink_free >= o.hybrid_convert_free + 0.1 && o.hybrid_shrink_free < 1))) {
+    return Status::InvalidArgument(
+        "hybrid_shrink_free must be 0 (never convert back to CMR) or at least "
+        "hybrid_convert_free + 0.1 and below 1");
+  }
+  if (o.hybrid_latency_bound_ms == 0 || o.hybrid_latency_bound_ms > 60000) {
+    return Status::InvalidArgument("hybrid_latency_bound_ms must be 1..60000");
   }
   return Status::OK();
 }
@@ -534,8 +554,34 @@ void Store::Impl::CommitLoop() {
     bool queued_more = false;
     {
       std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return stopping || !queue.empty(); });
-      if (queue.empty() && stopping) return;
+      if (converting() || convert_request) {
+        // A hybrid conversion goes on while idle (store/hybrid.cc): one quantum per wakeup.
+        cv.wait_for(lock, std::chrono::milliseconds(converting() ? 5 : 0),
+                    [&] { return stopping || !queue.empty(); });
+        if (queue.empty() && !stopping) {
+          lock.unlock();
+          MaybeConvert(/*queued=*/false);
+          continue;
+        }
+      } else {
+        cv.wait(lock, [&] { return stopping || !queue.empty() || convert_request.has_value(); });
+        if (queue.empty() && !stopping) continue;  // a conversion request: handled above
+      }
+      if (queue.empty() && stopping) {
+        lock.unlock();
+        FinishActivation();  // a drive converting a realm: wait for it, record it
+        conversion.reset();  // a drain in progress resumes (from scratch) at the next mount
+        if (pending_request_done) {
+          pending_request_done->set_value(Status::Busy("store unmounted during the conversion"));
+          pending_request_done.reset();
+        }
+        lock.lock();
+        if (convert_request) {
+          convert_request->done.set_value(Status::Busy("store is unmounting"));
+          convert_request.reset();
+        }
+        return;
+      }
       // A GC request runs alone, in queue order.
       if (queue.front().gc_done) {
         Pending req = std::move(queue.front());
@@ -579,10 +625,11 @@ void Store::Impl::CommitLoop() {
       queued_more = !queue.empty();
       lock.unlock();
       MaybeGc(/*queued=*/true);
-      if (gc_auto) EnsureSpace(need);
+      if (gc_auto || options.hybrid_auto) EnsureSpace(need);
     }
     CommitGroup(&group);
     MaybeCheckpoint();
+    MaybeConvert(queued_more);
     if (!queued_more) MaybeGc(/*queued=*/false);
   }
 }
@@ -809,7 +856,7 @@ Status Store::Impl::WriteGroup(GroupWrites* w) {
     if (!s.bytes.empty()) {
       SMR_RETURN_IF_ERROR(devices[s.drive]->Write(s.offset, s.bytes.data(), s.bytes.size()));
     }
-    SMR_RETURN_IF_ERROR(devices[s.drive]->FinishZones(s.zone, 1));
+    SMR_RETURN_IF_ERROR(zones->FinishZone(s.drive, s.zone));
   }
   for (size_t d = 0; d < devices.size(); ++d) {
     if (touched[d]) SMR_RETURN_IF_ERROR(devices[d]->Flush());

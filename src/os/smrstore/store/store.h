@@ -73,6 +73,47 @@ struct StoreOptions {
   // The metadata journal in the zones (store/journal.cc): what `smrstore-tool rebuild-meta`
   // rebuilds the metadata database from. Off only to measure what it costs.
   bool journal = true;
+
+  // --- Hybrid drives (store/hybrid.cc; only emulated drives are hybrid here). ---
+  // New space is CMR; a CMR realm converts to SMR (1.25x its capacity by default) when the
+  // free fraction of the data zones falls below hybrid_convert_free, and, when
+  // hybrid_shrink_free > 0, an empty SMR realm converts back to CMR when the free fraction
+  // stays above it even after the conversion. Keep hybrid_convert_free above gc_start_free
+  // (the store then grows before it cleans); hybrid_shrink_free, when set, must be at least
+  // hybrid_convert_free + 0.1 (no back and forth).
+  bool hybrid_auto = true;
+  double hybrid_convert_free = 0.15;
+  double hybrid_shrink_free = 0;
+  // Bound on the foreground latency one migration quantum adds (the quantum is sized from
+  // the measured relocation rate so that it takes at most this long).
+  uint32_t hybrid_latency_bound_ms = 100;
+};
+
+// Hybrid conversions since mount (store/hybrid.cc) and the one in progress.
+struct HybridCounters {
+  uint64_t conversions_started = 0;
+  uint64_t conversions_done = 0;    // realms the drives converted
+  uint64_t conversions_failed = 0;  // activations the drive refused or failed
+  uint64_t to_smr = 0;              // of the done ones, CMR -> SMR
+  uint64_t to_cmr = 0;              // ... and SMR -> CMR
+  uint64_t quanta = 0;              // migration quanta run
+  uint64_t migrated_bytes = 0;      // live payload bytes moved out of converting realms
+  uint64_t quantum_bytes = 0;       // live bytes the next quantum may move
+  double last_quantum_ms = 0;
+  double max_quantum_ms = 0;
+  uint64_t bound_violations = 0;    // quanta that took longer than the latency bound
+  std::vector<double> recent_quantum_ms;  // the last (up to) 1024 quanta, oldest first
+  double last_activation_ms = 0;    // the drive's conversion command, last one
+  std::map<uint16_t, uint64_t> done_by_drive;  // conversions done, per drive index
+  // The conversion in progress (active), else the last one.
+  bool active = false;
+  bool activating = false;          // the drive is converting it (data all moved)
+  bool stalled = false;             // no progress for a while (stall_reason says why)
+  std::string stall_reason;
+  uint16_t drive = 0;
+  uint32_t realm = 0;
+  std::string to;                   // "smr" / "cmr"
+  double progress = 0;              // 0..1
 };
 
 struct ObjectStat {
@@ -283,6 +324,13 @@ class Store {
 
   StoreStatfs Statfs();
   StoreCounters Counters();
+  HybridCounters Hybrid();
+  // Converts realm `realm` of drive `drive` into `to` now (operator command; the policy of
+  // StoreOptions does it on its own): moves its live data out in quanta, then has the drive
+  // convert it; returns when done. Errors: kNotSupported (not a hybrid drive),
+  // kInvalidArgument (no such realm), kBusy (another conversion in progress), kNoSpace
+  // (its live data does not fit elsewhere), the drive's errors.
+  Status ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to);
   // The store's own view for `smrstore-tool stats` / `zones`: {"store": {dir, uuid, drives,
   // mount_count}, "statfs": {...}, "counters": {...}, "zones": {"<state>[_<stream>]": n}}
   // (doc/tools/smrstore-tool.md). StatsJson() is that document as indented JSON text.

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -175,13 +177,15 @@ struct Store::Impl {
   // it and commits; *zone_done when the victim was reset.
   Result<GcReport> GcStep(uint64_t max_live, bool* zone_done);
   Result<ZoneStatus> PickVictim();
-  Result<GcReport> GcSlice(uint64_t max_live, bool* zone_done);
-  // GcSlice's work; *committed once its relocations are durable (no rollback after that).
-  Result<GcReport> GcSliceOrFail(uint64_t max_live, bool* zone_done, bool* committed);
   struct GcCursor {
     ZoneStatus victim;
     uint64_t pos;  // device offset of the next record to look at
   };
+  // One slice of cleaning `cursor`'s victim (the GC's own cursor, or a hybrid conversion's).
+  Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done);
+  // GcSlice's work; *committed once its relocations are durable (no rollback after that).
+  Result<GcReport> GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
+                                 bool* zone_done, bool* committed);
   std::optional<GcCursor> gc_cursor;
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
@@ -197,6 +201,49 @@ struct Store::Impl {
   std::map<ZoneAddress, Quarantined> quarantine;
   uint64_t gc_picks = 0;
   void Quarantine(const ZoneAddress& zone, const Status& why);
+  // Hybrid drives (store/hybrid.cc), commit thread only: at most one realm converts at a
+  // time. Draining: its live data moves out in quanta (GC slices of `quantum` live bytes,
+  // sized from the measured relocation rate so one quantum takes at most the latency
+  // bound); activating: the drive converts it on `activation`'s thread.
+  struct Conversion {
+    uint16_t drive = 0;
+    uint32_t realm = 0;
+    ZoneDomain to = ZoneDomain::kSmr;
+    bool activating = false;
+    uint64_t live_at_start = 0;
+    uint64_t moved = 0;
+    std::optional<GcCursor> cursor;
+    std::future<Status> activation;
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point last_progress;
+  };
+  std::optional<Conversion> conversion;
+  // Store::ConvertRealm's request (guarded by mu), taken by MaybeConvert when no conversion
+  // runs; its promise is kept in pending_request_done (commit thread) until the end.
+  struct ConvertRequest {
+    uint16_t drive = 0;
+    uint32_t realm = 0;
+    ZoneDomain to = ZoneDomain::kSmr;
+    std::promise<Status> done;
+  };
+  std::optional<ConvertRequest> convert_request;
+  std::optional<std::promise<Status>> pending_request_done;
+  Mutex hybrid_mu;  // guards `hybrid` (read by Stats from any thread)
+  HybridCounters hybrid SMR_GUARDED_BY(hybrid_mu);
+  std::chrono::steady_clock::time_point hybrid_retry_at SMR_GUARDED_BY(hybrid_mu);
+  double relocate_bytes_per_ms = 0;  // EWMA of quanta (0: not measured yet)
+  // Starts, advances or completes a conversion per the options' policy; one quantum at
+  // most per call. `queued`: foreground work is waiting (the quantum adds to its latency).
+  // `for_space`: a commit group needs room now: convert whatever CMR realm can grow the
+  // store, whatever the watermark, and wait for the drive's conversion.
+  void MaybeConvert(bool queued, bool for_space = false);
+  // Converts CMR realms until users can write `bytes` (or nothing can be converted); true
+  // when a realm was converted. EnsureSpace calls it before cleaning (group_mu not held).
+  bool GrowForSpace(uint64_t bytes);
+  // Waits for an activation in flight and records its outcome (Close).
+  void FinishActivation();
+  bool converting() const { return conversion.has_value(); }
+
   // Metadata journal (store/journal.cc), commit thread only.
   bool has_checkpoint = false;
   uint64_t checkpoint_id = 0;

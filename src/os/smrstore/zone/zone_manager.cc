@@ -21,6 +21,8 @@ const char* ZoneStateName(ZoneState s) {
       return "open";
     case ZoneState::kSealed:
       return "sealed";
+    case ZoneState::kInactive:
+      return "inactive";
   }
   return "unknown";
 }
@@ -59,8 +61,21 @@ Status ZoneManager::Attach() {
         zone.state = ZoneState::kReserved;
         continue;
       }
-      // Other conventional zones are left to the hybrid layer (CMR buffer); not data zones.
+      if (auto r = RealmOfZone(info, z)) {
+        // A hybrid drive's realm zone: a data zone while its domain is active (CMR ones
+        // written with a software write pointer), else inactive.
+        zone.cmr = r->domain == ZoneDomain::kCmr;
+        zone.state = zi.cond == ZoneCondition::kInactive ? ZoneState::kInactive : ZoneState::kFree;
+        continue;
+      }
+      // Other (permanent) conventional zones are not data zones.
       zone.state = zi.is_conventional() ? ZoneState::kReserved : ZoneState::kFree;
+    }
+    if (info.hybrid()) {
+      auto realms = drive.dev->ReportRealms(0, 0);
+      if (!realms.ok()) return realms.status();
+      drive.realms.assign(realms->size(), Realm{});
+      for (const RealmInfo& r : *realms) drive.realms[r.realm].domain = r.domain;
     }
     uint32_t data_zones = 0;
     for (const Zone& z : drive.zones) data_zones += z.state == ZoneState::kFree;
@@ -83,7 +98,7 @@ Status ZoneManager::Format() {
     Drive& drive = state_[d];
     for (uint32_t z = 0; z < drive.zones.size(); ++z) {
       Zone& zone = drive.zones[z];
-      if (zone.state != ZoneState::kFree) continue;
+      if (zone.state != ZoneState::kFree || zone.cmr) continue;
       if (zone.device_cond != ZoneCondition::kEmpty) {
         SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
         zone.device_cond = ZoneCondition::kEmpty;
@@ -105,9 +120,32 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
     for (uint32_t z = 0; z < drive.zones.size(); ++z) {
       Zone& zone = drive.zones[z];
       if (zone.state == ZoneState::kReserved) continue;
-      const ZoneInfo& zi = (*report)[z];
-      const uint64_t device_written = zi.written_bytes();
       auto it = persisted.find({d, z});
+      if (zone.state == ZoneState::kInactive) {
+        // Its realm is active in the other domain: nothing of it may be referenced. A
+        // conversion commits the zones free before the drive converts the realm.
+        if (it != persisted.end() && it->second.stream != 0) {
+          if (it->second.live_bytes != 0) {
+            return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
+                                      " holds " + std::to_string(it->second.live_bytes) +
+                                      " live bytes per the metadata, but its realm is active "
+                                      "in the other domain (converted under live data)");
+          }
+          if (modify) MarkDirty(d, z);  // stale: persist it free
+        }
+        continue;
+      }
+      ZoneInfo zi = (*report)[z];
+      if (zone.cmr) {
+        // No write pointer on the drive: the committed one is where writing resumes (bytes
+        // a crash left past it are overwritten, never referenced).
+        const uint64_t wp = it != persisted.end() && it->second.stream != 0
+                                ? std::min(it->second.committed_wp, zi.capacity)
+                                : 0;
+        zi.wp = zi.start + wp;
+        zi.cond = wp == 0 ? ZoneCondition::kEmpty : ZoneCondition::kClosed;
+      }
+      const uint64_t device_written = zi.written_bytes();
       if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly) {
         // Keep what we know; GC/repair decides. Never allocate in it.
         zone.state = ZoneState::kSealed;
@@ -122,9 +160,10 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
         if (device_written > 0 || zi.cond != ZoneCondition::kEmpty) {
           // Only data of transactions that never committed: reclaim it.
           dead_on_mount_ += device_written;
-          if (modify) SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
+          if (modify && !zone.cmr) SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
         }
         zone.state = ZoneState::kFree;
+        zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
         continue;
       }
       const ZoneMeta& m = it->second;
@@ -136,10 +175,11 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
       if (m.sealed && m.live_bytes == 0 && m.stream != static_cast<uint8_t>(StreamId::kJournal)) {
         // Cleaned by GC (its relocations committed), maybe not yet reset when the process
         // died: nothing references it, so it is free (reset now unless read-only).
-        if (modify && zi.cond != ZoneCondition::kEmpty) {
+        if (modify && zi.cond != ZoneCondition::kEmpty && !zone.cmr) {
           SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
         }
         zone.state = ZoneState::kFree;
+        zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
         if (modify) MarkDirty(d, z);
         continue;
       }
@@ -161,7 +201,7 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
       zone.committed_wp = m.committed_wp;
       zone.opened_seq = m.opened_seq;
       zone.written = device_written;
-      zone.device_cond = zi.cond;
+      zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : zi.cond;
       zone.footer_ok = false;
       std::optional<uint32_t>& slot = OpenSlot(drive, zone.stream);
       // Resume only a zone whose device write pointer is exactly where committed data ends:
@@ -176,7 +216,7 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
         slot = z;
       } else {
         zone.state = ZoneState::kSealed;
-        if (zi.cond != ZoneCondition::kFull && modify) {
+        if (zi.cond != ZoneCondition::kFull && modify && !zone.cmr) {
           SMR_RETURN_IF_ERROR(drive.dev->FinishZones(z, 1));
           zone.device_cond = ZoneCondition::kFull;
         }
@@ -205,10 +245,12 @@ void ZoneManager::ReleaseZone(uint16_t drive, uint32_t zone) {
   MutexLock lock(&mu_);
   Zone& z = state_[drive].zones[zone];
   const uint64_t capacity = z.capacity;
+  const bool cmr = z.cmr;
   z = Zone{};
   z.capacity = capacity;
+  z.cmr = cmr;
   z.state = ZoneState::kFree;
-  z.device_cond = ZoneCondition::kEmpty;
+  z.device_cond = cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
   for (auto& slot : state_[drive].open) {
     if (slot == zone) slot.reset();
   }
@@ -221,10 +263,12 @@ double ZoneManager::free_fraction() const {
   uint64_t free = 0, total = 0;
   for (const Drive& drive : state_) {
     uint64_t drive_free = 0, drive_total = 0;
-    for (const Zone& zone : drive.zones) {
-      if (zone.state == ZoneState::kReserved) continue;
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      const Zone& zone = drive.zones[z];
+      if (zone.state == ZoneState::kReserved || zone.state == ZoneState::kInactive) continue;
       ++drive_total;
-      if (zone.state == ZoneState::kFree) ++drive_free;
+      // A draining realm's free zones take no data: not free for anyone.
+      if (zone.state == ZoneState::kFree && !InDrainingRealm(drive, z)) ++drive_free;
     }
     free += drive_free > reserve_ ? drive_free - reserve_ : 0;
     total += drive_total > reserve_ ? drive_total - reserve_ : 0;
@@ -242,7 +286,9 @@ void ZoneManager::MarkDirty(uint16_t drive, uint32_t zone) { dirty_[{drive, zone
 bool ZoneManager::InReserve(const Drive& drive) const {
   if (reserve_ == 0 && journal_reserve_ == 0) return false;
   uint32_t free = 0;
-  for (const Zone& zone : drive.zones) free += zone.state == ZoneState::kFree;
+  for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+    free += drive.zones[z].state == ZoneState::kFree && !InDrainingRealm(drive, z);
+  }
   return free <= reserve_ + journal_reserve_;
 }
 
@@ -253,10 +299,13 @@ std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, ui
   if (!MayUseReserve(stream) && InReserve(drive)) return std::nullopt;
   for (uint32_t z = 0; z < drive.zones.size(); ++z) {
     Zone& zone = drive.zones[z];
-    if (zone.state != ZoneState::kFree) continue;
+    if (zone.state != ZoneState::kFree || InDrainingRealm(drive, z)) continue;
     const uint64_t capacity = zone.capacity;
+    const bool cmr = zone.cmr;
     zone = Zone{};
     zone.capacity = capacity;
+    zone.cmr = cmr;
+    zone.device_cond = cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
     zone.state = ZoneState::kOpen;
     zone.stream = stream;
     zone.opened_seq = seq;
@@ -369,7 +418,7 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
   uint64_t faulted = 0;
   for (const Drive& drive : state_) {
     for (const Zone& zone : drive.zones) {
-      if (zone.state != ZoneState::kReserved &&
+      if (zone.state != ZoneState::kReserved && zone.state != ZoneState::kInactive &&
           (zone.device_cond == ZoneCondition::kOffline ||
            zone.device_cond == ZoneCondition::kReadOnly)) {
         ++faulted;
@@ -468,7 +517,11 @@ Status ZoneManager::RollBack(const AllocationMark& mark) {
     if (!report.ok()) return report.status();
     for (uint32_t z = 0; z < drive.zones.size(); ++z) {
       Zone& zone = drive.zones[z];
-      if (zone.state == ZoneState::kReserved) continue;
+      // CMR zones: the restored software write pointer is where writing resumes; whatever
+      // a failed write left past it is overwritten.
+      if (zone.state == ZoneState::kReserved || zone.state == ZoneState::kInactive || zone.cmr) {
+        continue;
+      }
       const ZoneInfo& zi = (*report)[z];
       if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly) continue;
       const uint64_t device_written = zi.written_bytes();
@@ -507,7 +560,9 @@ bool ZoneManager::RetireIfFaulted(uint16_t d, uint32_t z, ZoneCondition cond) {
   const bool faulted = cond == ZoneCondition::kOffline || cond == ZoneCondition::kReadOnly;
   const bool was_faulted = zone.device_cond == ZoneCondition::kOffline ||
                            zone.device_cond == ZoneCondition::kReadOnly;
-  if (!faulted || zone.state == ZoneState::kReserved) return false;
+  if (!faulted || zone.state == ZoneState::kReserved || zone.state == ZoneState::kInactive) {
+    return false;
+  }
   zone.device_cond = cond;  // read-only may turn offline: stats and fsck follow the drive
   if (was_faulted) return false;
   for (auto& slot : state_[d].open) {
@@ -592,6 +647,8 @@ std::vector<ZoneStatus> ZoneManager::Snapshot() const {
       s.committed_wp = zone.committed_wp;
       s.opened_seq = zone.opened_seq;
       s.device_cond = zone.device_cond;
+      s.cmr = zone.cmr;
+      if (auto r = RealmOfZone(drive.dev->info(), z)) s.realm = r->realm;
       out.push_back(s);
     }
   }
@@ -625,8 +682,9 @@ uint64_t ZoneManager::free_bytes() const {
   MutexLock lock(&mu_);
   uint64_t free = 0;
   for (const Drive& drive : state_) {
-    for (const Zone& zone : drive.zones) {
-      if (zone.state == ZoneState::kFree) free += zone.capacity;
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      const Zone& zone = drive.zones[z];
+      if (zone.state == ZoneState::kFree && !InDrainingRealm(drive, z)) free += zone.capacity;
       if (zone.state == ZoneState::kOpen) free += zone.capacity - zone.written;
     }
   }
@@ -638,8 +696,9 @@ uint64_t ZoneManager::user_free_bytes(uint64_t max_record_bytes) const {
   uint64_t bytes = 0;
   for (const Drive& drive : state_) {
     uint64_t free_zones = 0;
-    for (const Zone& zone : drive.zones) {
-      if (zone.state == ZoneState::kFree) ++free_zones;
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      const Zone& zone = drive.zones[z];
+      if (zone.state == ZoneState::kFree && !InDrainingRealm(drive, z)) ++free_zones;
       if (zone.state == ZoneState::kOpen && IsUserStream(zone.stream)) {
         const uint64_t room = zone.capacity - std::min(zone.capacity, zone.written);
         bytes += room > max_record_bytes ? room - max_record_bytes : 0;
@@ -663,7 +722,9 @@ uint64_t ZoneManager::data_capacity() const {
   uint64_t total = 0;
   for (const Drive& drive : state_) {
     for (const Zone& zone : drive.zones) {
-      if (zone.state != ZoneState::kReserved) total += zone.capacity;
+      if (zone.state != ZoneState::kReserved && zone.state != ZoneState::kInactive) {
+        total += zone.capacity;
+      }
     }
   }
   return total;
@@ -672,6 +733,159 @@ uint64_t ZoneManager::data_capacity() const {
 uint64_t ZoneManager::dead_on_mount_bytes() const {
   MutexLock lock(&mu_);
   return dead_on_mount_;
+}
+
+// ---------------------------------------------------------------------------------------
+// Hybrid drives
+
+bool ZoneManager::InDrainingRealm(const Drive& drive, uint32_t z) const {
+  if (drive.realms.empty()) return false;
+  auto r = RealmOfZone(drive.dev->info(), z);
+  if (!r) return false;
+  const Realm& realm = drive.realms[r->realm];
+  return realm.draining || realm.taken;
+}
+
+std::vector<RealmStatus> ZoneManager::Realms() const {
+  MutexLock lock(&mu_);
+  std::vector<RealmStatus> out;
+  for (uint16_t d = 0; d < state_.size(); ++d) {
+    const Drive& drive = state_[d];
+    const DeviceInfo& info = drive.dev->info();
+    for (uint32_t r = 0; r < drive.realms.size(); ++r) {
+      RealmStatus rs;
+      rs.drive = d;
+      rs.realm = r;
+      rs.domain = drive.realms[r].domain;
+      rs.draining = drive.realms[r].draining;
+      rs.taken = drive.realms[r].taken;
+      RealmInfo geo = RealmGeometry(info, r);
+      geo.domain = rs.domain;
+      for (uint32_t z = geo.active_first(); z < geo.active_first() + geo.active_count(); ++z) {
+        const Zone& zone = drive.zones[z];
+        if (zone.state == ZoneState::kInactive) continue;
+        ++rs.zones;
+        rs.free_zones += zone.state == ZoneState::kFree;
+        rs.capacity += zone.capacity;
+        if (zone.state == ZoneState::kOpen || zone.state == ZoneState::kSealed) {
+          rs.written += zone.written;
+          rs.live_bytes += zone.live;
+          rs.has_journal |= zone.stream == StreamId::kJournal;
+        }
+        rs.faulted |= zone.device_cond == ZoneCondition::kOffline ||
+                      zone.device_cond == ZoneCondition::kReadOnly;
+      }
+      out.push_back(rs);
+    }
+  }
+  return out;
+}
+
+Status ZoneManager::BeginDrain(uint16_t d, uint32_t realm) {
+  MutexLock lock(&mu_);
+  if (d >= state_.size() || realm >= state_[d].realms.size()) {
+    return Status::InvalidArgument("drive " + std::to_string(d) + " has no realm " +
+                                   std::to_string(realm));
+  }
+  Drive& drive = state_[d];
+  Realm& r = drive.realms[realm];
+  if (r.taken) {
+    return Status::InvalidArgument("realm " + std::to_string(realm) + " of drive " +
+                                   std::to_string(d) + " is being converted");
+  }
+  r.draining = true;
+  for (auto& slot : drive.open) {
+    if (slot && InDrainingRealm(drive, *slot)) Seal(d, *slot);
+  }
+  return Status::OK();
+}
+
+void ZoneManager::CancelDrain(uint16_t d, uint32_t realm) {
+  MutexLock lock(&mu_);
+  if (d < state_.size() && realm < state_[d].realms.size()) state_[d].realms[realm].draining = false;
+}
+
+Status ZoneManager::TakeRealm(uint16_t d, uint32_t realm) {
+  MutexLock lock(&mu_);
+  if (d >= state_.size() || realm >= state_[d].realms.size() ||
+      !state_[d].realms[realm].draining) {
+    return Status::InvalidArgument("realm " + std::to_string(realm) + " of drive " +
+                                   std::to_string(d) + " is not draining");
+  }
+  Drive& drive = state_[d];
+  RealmInfo geo = RealmGeometry(drive.dev->info(), realm);
+  geo.domain = drive.realms[realm].domain;
+  const uint32_t first = geo.active_first(), end = first + geo.active_count();
+  for (uint32_t z = first; z < end; ++z) {
+    if (drive.zones[z].state != ZoneState::kFree) {
+      return Status::Busy("realm " + std::to_string(realm) + " of drive " + std::to_string(d) +
+                          ": zone " + std::to_string(z) + " is " +
+                          ZoneStateName(drive.zones[z].state) + ", not free");
+    }
+  }
+  for (uint32_t z = first; z < end; ++z) {
+    Zone& zone = drive.zones[z];
+    const bool cmr = zone.cmr;
+    zone = Zone{};
+    zone.cmr = cmr;
+    zone.state = ZoneState::kInactive;
+    zone.device_cond = ZoneCondition::kInactive;
+    MarkDirty(d, z);
+  }
+  drive.realms[realm].draining = false;
+  drive.realms[realm].taken = true;
+  return Status::OK();
+}
+
+void ZoneManager::ApplyRealm(Drive& drive, uint32_t realm, const std::vector<ZoneInfo>& report) {
+  const RealmInfo geo = RealmGeometry(drive.dev->info(), realm);
+  auto apply = [&](uint32_t first, uint32_t count, bool cmr) SMR_REQUIRES(mu_) {
+    for (uint32_t z = first; z < first + count; ++z) {
+      const ZoneInfo& zi = report[z];
+      Zone& zone = drive.zones[z];
+      zone = Zone{};
+      zone.cmr = cmr;
+      zone.capacity = zi.capacity;
+      zone.device_cond = zi.cond;
+      zone.state = zi.cond == ZoneCondition::kInactive ? ZoneState::kInactive : ZoneState::kFree;
+    }
+  };
+  apply(geo.cmr_first, geo.cmr_count, true);
+  apply(geo.smr_first, geo.smr_count, false);
+}
+
+Status ZoneManager::RefreshRealm(uint16_t d, uint32_t realm) {
+  MutexLock lock(&mu_);
+  if (d >= state_.size() || realm >= state_[d].realms.size() || !state_[d].realms[realm].taken) {
+    return Status::Busy("realm " + std::to_string(realm) + " of drive " + std::to_string(d) +
+                        " was not taken for conversion");
+  }
+  Drive& drive = state_[d];
+  SMR_ASSIGN_OR_RETURN(auto realms, drive.dev->ReportRealms(realm, 1));
+  SMR_ASSIGN_OR_RETURN(auto report, drive.dev->ReportZones(0, 0));
+  ApplyRealm(drive, realm, report);
+  drive.realms[realm] = Realm{};
+  drive.realms[realm].domain = realms.at(0).domain;
+  const RealmInfo geo = RealmGeometry(drive.dev->info(), realm);
+  for (uint32_t z = geo.cmr_first; z < geo.cmr_first + geo.cmr_count; ++z) MarkDirty(d, z);
+  for (uint32_t z = geo.smr_first; z < geo.smr_first + geo.smr_count; ++z) MarkDirty(d, z);
+  return Status::OK();
+}
+
+Status ZoneManager::ResetZone(uint16_t d, uint32_t zone) {
+  {
+    MutexLock lock(&mu_);
+    if (state_[d].zones[zone].cmr) return Status::OK();
+  }
+  return drives_[d]->ResetZones(zone, 1);
+}
+
+Status ZoneManager::FinishZone(uint16_t d, uint32_t zone) {
+  {
+    MutexLock lock(&mu_);
+    if (state_[d].zones[zone].cmr) return Status::OK();
+  }
+  return drives_[d]->FinishZones(zone, 1);
 }
 
 }  // namespace smr

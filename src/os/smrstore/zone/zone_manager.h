@@ -21,6 +21,18 @@
 //   allocated before the seal. Live bytes per zone are adjusted by the caller as extents
 //   are created and dropped; dirty zones are reported by TakeDirtyZones() for persisting.
 //
+//   Hybrid drives (device/zoned_device.h, "Hybrid drives"): the zones of each realm's active
+//   domain are data zones. CMR data zones (conventional) are written exactly like sequential
+//   ones — records in order from the zone start — but the write pointer is the manager's:
+//   kept here and persisted as ZoneMeta::committed_wp; they are never reset or finished on
+//   the drive (ResetZone/FinishZone skip them) and bytes past committed_wp are simply
+//   overwritten. Zones of a realm's inactive domain are kInactive: no data, no capacity.
+//   Converting a realm (store/hybrid.cc drives it): BeginDrain stops allocation in it (its
+//   open zones are sealed); once the caller has moved every live byte out and each of its
+//   zones is free, TakeRealm takes them out (kInactive, ZoneMeta free: the caller commits
+//   that before converting the drive), and RefreshRealm after the drive's ActivateRealms —
+//   done or failed — makes the realm's active domain's zones free data zones again.
+//
 //   Load() reconciles persisted ZoneMeta with the drives' zone reports at mount:
 //   - device write pointer beyond committed_wp: bytes from a transaction that never
 //     committed — dead space, counted in dead_on_mount_bytes(), never referenced;
@@ -82,7 +94,9 @@ struct OpenedZone {
   uint64_t opened_seq = 0;
 };
 
-enum class ZoneState : uint8_t { kReserved, kFree, kOpen, kSealed };
+// kInactive: a zone of a hybrid drive's realm that is active in the other domain (or is
+// being converted): holds nothing, never allocated, counts in no capacity.
+enum class ZoneState : uint8_t { kReserved, kFree, kOpen, kSealed, kInactive };
 const char* ZoneStateName(ZoneState s);
 
 // One zone as the manager sees it (for df, stats, GC and fsck).
@@ -97,6 +111,24 @@ struct ZoneStatus {
   uint64_t committed_wp = 0;  // persisted
   uint64_t opened_seq = 0;
   ZoneCondition device_cond = ZoneCondition::kEmpty;  // as last seen
+  bool cmr = false;  // a CMR data zone of a hybrid drive (conventional; software write pointer)
+  std::optional<uint32_t> realm;  // hybrid drives: the realm the zone belongs to
+};
+
+// One realm of a hybrid drive as the manager sees it (ZoneManager::Realms).
+struct RealmStatus {
+  uint16_t drive = 0;
+  uint32_t realm = 0;
+  ZoneDomain domain = ZoneDomain::kCmr;  // active domain
+  bool draining = false;  // BeginDrain: no allocation in it, being emptied
+  bool taken = false;     // TakeRealm: its zones are out, the drive converts it
+  uint32_t zones = 0;         // zones of its active domain
+  uint32_t free_zones = 0;
+  uint64_t capacity = 0;      // bytes of its active domain's zones
+  uint64_t written = 0;       // bytes written in them
+  uint64_t live_bytes = 0;
+  bool has_journal = false;   // a journal zone is in it (freed by checkpoints, not by GC)
+  bool faulted = false;       // one of its zones is offline or read-only
 };
 
 class ZoneManager {
@@ -190,6 +222,26 @@ class ZoneManager {
   // User records placed in another user stream's zone for want of a zone (since load).
   uint64_t borrowed_allocations() const;
 
+  // --- Hybrid drives (see the contract). ---
+  // Realms of every hybrid drive (empty when none is hybrid).
+  std::vector<RealmStatus> Realms() const;
+  // Stops allocation in the realm: its open zones are sealed (footers queued as for any
+  // seal) and none of its free zones is opened until CancelDrain or a conversion.
+  // Errors: kInvalidArgument (no such realm, or it is taken).
+  Status BeginDrain(uint16_t drive, uint32_t realm);
+  void CancelDrain(uint16_t drive, uint32_t realm);
+  // Takes the drained realm's zones out (kInactive; their ZoneMeta marked dirty as free).
+  // Errors: kInvalidArgument (not draining), kBusy (a zone of it is not free).
+  Status TakeRealm(uint16_t drive, uint32_t realm);
+  // Re-reads the realm from the drive (after ActivateRealms, whether it succeeded or not):
+  // the zones of its active domain become free data zones, the others kInactive; it is no
+  // longer draining or taken. Errors: the drive's reports; kBusy if it is not taken.
+  Status RefreshRealm(uint16_t drive, uint32_t realm);
+  // The drive operations on a data zone, skipped for CMR zones (conventional: nothing to
+  // reset or finish; their write pointer is the manager's).
+  Status ResetZone(uint16_t drive, uint32_t zone);
+  Status FinishZone(uint16_t drive, uint32_t zone);
+
   // Reserved (superblock) zones of a drive, in order.
   std::vector<uint32_t> ReservedZones(uint16_t drive) const;
   size_t nr_drives() const { return drives_.size(); }
@@ -216,6 +268,12 @@ class ZoneManager {
     bool footer_ok = true;  // footer entries complete (false for zones resumed at mount)
     std::vector<ZoneFooterEntry> footer;
     ZoneCondition device_cond = ZoneCondition::kEmpty;
+    bool cmr = false;  // hybrid drive: CMR data zone (software write pointer)
+  };
+  struct Realm {
+    ZoneDomain domain = ZoneDomain::kCmr;
+    bool draining = false;
+    bool taken = false;
   };
   struct Drive {
     ZonedDevice* dev = nullptr;
@@ -223,7 +281,13 @@ class ZoneManager {
     std::vector<uint32_t> reserved;
     std::array<std::optional<uint32_t>, kNumStreams> open;  // stream -> open zone
     bool shared_open = false;  // open limit too small, or shared placement: open[0] only
+    std::vector<Realm> realms;  // hybrid drives only
   };
+  // Whether zone `z` of `drive` lies in a realm that is draining or taken.
+  bool InDrainingRealm(const Drive& drive, uint32_t z) const SMR_REQUIRES(mu_);
+  // Sets the zones of one realm from a zone report of the drive (Attach, RefreshRealm).
+  void ApplyRealm(Drive& drive, uint32_t realm, const std::vector<ZoneInfo>& report)
+      SMR_REQUIRES(mu_);
 
   std::optional<uint32_t>& OpenSlot(Drive& d, StreamId s) SMR_REQUIRES(mu_);
   // Seals the zone (queues its footer) and frees the stream's slot.

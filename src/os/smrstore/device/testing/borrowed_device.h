@@ -36,6 +36,12 @@ class BorrowedDevice : public ZonedDevice {
     return base_->Write(offset, buf, len);
   }
   Status Flush() override { return base_->Flush(); }
+  Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override {
+    return base_->ReportRealms(first, count);
+  }
+  Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override {
+    return base_->ActivateRealms(first, count, domain);
+  }
 
  private:
   ZonedDevice* const base_;

@@ -1,0 +1,445 @@
+// Hybrid drives: elastic CMR/SMR capacity, converted with bounded foreground latency.
+//
+// Contract
+//   A hybrid drive (device/zoned_device.h, "Hybrid drives"; only the emulator models them)
+//   keeps its realms as the drive has them at mkfs (the emulator's default: all CMR, so new
+//   space is CMR first). The store writes CMR zones like sequential ones
+//   (zone/zone_manager.h). Between commit groups, on the commit thread, the policy of
+//   StoreOptions::hybrid_* decides:
+//   * grow: the free fraction of the data zones is below hybrid_convert_free and a CMR realm
+//     exists -> convert the CMR realm cheapest to empty (least live bytes; none of its zones
+//     a journal zone or faulted) to SMR, if its live data fits in the free space outside it;
+//   * shrink (hybrid_shrink_free > 0): the free fraction would still be above
+//     hybrid_shrink_free without one SMR realm -> convert the SMR realm with the least live
+//     bytes back to CMR.
+//   One realm converts at a time, in four steps:
+//   (1) drain: ZoneManager::BeginDrain (no allocation in it, its open zones sealed); its
+//       zones are emptied by GC slices (store/gc.cc) of at most `quantum` live bytes, one
+//       per commit group while foreground work is queued, back to back while idle. The
+//       quantum is sized from the measured relocation rate (EWMA of bytes per ms of earlier
+//       quanta) so that one quantum takes about half the latency bound; each quantum's
+//       duration is recorded (the latency it added to a waiting commit group) and counted
+//       as a violation when it exceeds the bound.
+//   (2) take: every zone of it free -> ZoneManager::TakeRealm, their ZoneMeta committed free
+//       (sync), then reads of older epochs are waited for (a read that found an extent in
+//       it before it moved must end before the drive destroys the data).
+//   (3) activate: the drive's ActivateRealms runs on its own thread (it takes the drive's
+//       conversion time; commit groups go on meanwhile, none can allocate in the realm).
+//   (4) RefreshRealm + commit: the new domain's zones are free data zones (on failure the
+//       old domain's zones are free again and the failure is counted).
+//   A crash at any step loses nothing: (1) is GC (relocations commit before a zone is given
+//   up); after (2)'s commit nothing the metadata references lies in the realm; the drive's
+//   conversion is atomic per realm; mount takes every realm's domain from the drive.
+//   A drain that cannot proceed (a slice fails: no room, a bad record) is abandoned: the
+//   realm takes data again, `stalled` says why, and the policy retries after kRetryAfter.
+//
+// Thread safety: commit thread only (group_mu held for slices and commits), except the
+// activation thread, which touches only the drive; `hybrid` is guarded by hybrid_mu.
+#include <algorithm>
+#include <cstdio>
+
+#include "store/store_internal.h"
+
+namespace smr {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kMinQuantum = 64ull << 10;
+constexpr uint64_t kMaxQuantum = 64ull << 20;
+constexpr uint64_t kFirstQuantum = 256ull << 10;  // until a rate was measured
+constexpr double kRateAlpha = 0.3;
+constexpr size_t kRecentQuanta = 1024;
+constexpr auto kStallAfter = std::chrono::seconds(30);
+constexpr auto kRetryAfter = std::chrono::seconds(10);
+
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+void Store::Impl::MaybeConvert(bool queued, bool for_space) {
+  if (read_only) return;
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    if (!fatal.ok()) {
+      // The store stopped taking writes: so does a conversion (a drive converting a realm
+      // is waited for at unmount); an operator's request gets the reason.
+      const Status why = fatal.WithContext("store stopped taking writes");
+      if (convert_request) {
+        convert_request->done.set_value(why);
+        convert_request.reset();
+      }
+      lock.unlock();
+      if (conversion && !conversion->activating) {
+        zones->CancelDrain(conversion->drive, conversion->realm);
+        conversion.reset();
+        MutexLock hlock(&hybrid_mu);
+        hybrid.active = false;
+      }
+      if (!conversion && pending_request_done) {
+        pending_request_done->set_value(why);
+        pending_request_done.reset();
+      }
+      return;
+    }
+  }
+  if (!conversion) {
+    std::optional<ConvertRequest> request;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      request.swap(convert_request);
+    }
+    const std::vector<RealmStatus> realms = zones->Realms();
+    if (realms.empty()) return;
+    const double free = zones->free_fraction();
+    const RealmStatus* pick = nullptr;
+    ZoneDomain to = ZoneDomain::kSmr;
+    if (request) {
+      for (const RealmStatus& r : realms) {
+        if (r.drive == request->drive && r.realm == request->realm) pick = &r;
+      }
+      Status refuse;
+      if (!pick) {
+        refuse = Status::InvalidArgument("drive " + std::to_string(request->drive) +
+                                         " has no realm " + std::to_string(request->realm));
+      } else if (pick->domain == request->to) {
+        refuse = Status::InvalidArgument("realm " + std::to_string(request->realm) + " of drive " +
+                                         std::to_string(request->drive) + " is " +
+                                         ZoneDomainName(request->to) + " already");
+      } else if (pick->faulted) {
+        refuse = Status::Busy("realm " + std::to_string(request->realm) + " of drive " +
+                              std::to_string(request->drive) +
+                              " has a zone the drive reports offline or read-only; it cannot "
+                              "be emptied");
+      } else if (pick->live_bytes + pick->live_bytes / 8 + 4 * MaxRecordBytes() >
+                 zones->free_bytes()) {
+        refuse = Status::NoSpace("the live data of realm " + std::to_string(request->realm) +
+                                 " does not fit in the free space of the other realms");
+      }
+      if (!refuse.ok()) {
+        request->done.set_value(refuse);
+        return;
+      }
+      to = request->to;
+      pending_request_done = std::move(request->done);
+    } else {
+      if (!options.hybrid_auto) return;
+      MutexLock lock(&hybrid_mu);
+      if (!for_space && hybrid.stalled && Clock::now() < hybrid_retry_at) return;
+    }
+    if (request) {
+      // the operator's pick stands
+    } else if (free < options.hybrid_convert_free || for_space) {
+      const uint64_t outside_free = zones->free_bytes();
+      for (const RealmStatus& r : realms) {
+        if (r.domain != ZoneDomain::kCmr || r.taken || r.faulted) continue;
+        const uint64_t realm_free = uint64_t{r.free_zones} * (r.zones ? r.capacity / r.zones : 0);
+        const uint64_t room = outside_free > realm_free ? outside_free - realm_free : 0;
+        // Its live data plus a header block per record's worth must fit elsewhere.
+        if (r.live_bytes + r.live_bytes / 8 + 4 * MaxRecordBytes() > room) continue;
+        // Cheapest first: least live data; a realm holding journal zones costs a checkpoint.
+        auto cost = [](const RealmStatus& x) { return x.live_bytes + (x.has_journal ? 1 : 0); };
+        if (!pick || cost(r) < cost(*pick)) pick = &r;
+      }
+    } else if (options.hybrid_shrink_free > 0 && free > options.hybrid_shrink_free) {
+      const uint64_t data = zones->data_capacity();
+      for (const RealmStatus& r : realms) {
+        if (r.domain != ZoneDomain::kSmr || r.taken || r.faulted) continue;
+        // Free fraction without this realm's SMR zones and with its CMR ones (empty).
+        const uint64_t cmr_cap = uint64_t{devices[r.drive]->info().cmr_zones_per_realm} *
+                                 devices[r.drive]->info().zone_size;
+        const double data_after = static_cast<double>(data - r.capacity + cmr_cap);
+        const double free_after =
+            (free * static_cast<double>(data) - static_cast<double>(r.capacity) +
+             static_cast<double>(cmr_cap)) / data_after;
+        if (free_after <= options.hybrid_shrink_free) continue;
+        if (!pick || r.live_bytes < pick->live_bytes) pick = &r;
+      }
+      to = ZoneDomain::kCmr;
+    }
+    if (!pick) return;
+    Status st = zones->BeginDrain(pick->drive, pick->realm);
+    if (!st.ok()) {
+      if (pending_request_done) {
+        pending_request_done->set_value(st);
+        pending_request_done.reset();
+      }
+      return;
+    }
+    Conversion c;
+    c.drive = pick->drive;
+    c.realm = pick->realm;
+    c.to = to;
+    c.live_at_start = pick->live_bytes;
+    c.started = c.last_progress = Clock::now();
+    conversion = std::move(c);
+    MutexLock lock(&hybrid_mu);
+    hybrid.conversions_started++;
+    hybrid.active = true;
+    hybrid.activating = false;
+    hybrid.stalled = false;
+    hybrid.stall_reason.clear();
+    hybrid.drive = pick->drive;
+    hybrid.realm = pick->realm;
+    hybrid.to = ZoneDomainName(to);
+    hybrid.progress = 0;
+    std::fprintf(stderr, "smrstore: converting realm %u of drive %u to %s (%llu live bytes to move)\n",
+                 pick->realm, pick->drive, ZoneDomainName(to),
+                 static_cast<unsigned long long>(pick->live_bytes));
+  }
+  Conversion& c = *conversion;
+
+  if (c.activating) {
+    // Step (4) once the drive is done (for space: wait for it).
+    if (!for_space &&
+        c.activation.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      return;
+    }
+    FinishActivation();
+    return;
+  }
+
+  // Step (1): one quantum of the drain.
+  std::lock_guard<std::mutex> glock(group_mu);
+  RealmStatus now{};
+  for (const RealmStatus& r : zones->Realms()) {
+    if (r.drive == c.drive && r.realm == c.realm) now = r;
+  }
+  if (!c.cursor) {
+    // The realm's next zone holding data: a sealed one (BeginDrain sealed the open ones).
+    if (gc_cursor && gc_cursor->victim.realm == c.realm && gc_cursor->victim.addr.drive == c.drive) {
+      c.cursor = std::move(gc_cursor);  // GC was cleaning one of them: carry on with it
+      gc_cursor.reset();
+    } else {
+      bool journal = false;
+      for (const ZoneStatus& z : zones->Snapshot()) {
+        if (z.addr.drive != c.drive || z.realm != c.realm) continue;
+        if (z.state != ZoneState::kSealed && z.state != ZoneState::kOpen) continue;
+        if (z.stream == StreamId::kJournal) {
+          journal = true;  // not relocatable: a checkpoint frees it (below)
+          continue;
+        }
+        c.cursor = GcCursor{z, z.start};
+        break;
+      }
+      if (!c.cursor && journal) {
+        // Only journal zones left (BeginDrain sealed the open one): a checkpoint, written
+        // outside the realm, makes them obsolete and frees them.
+        const Clock::time_point t0 = Clock::now();
+        Status st = Checkpoint();
+        if (!st.ok()) {
+          std::fprintf(stderr, "smrstore: checkpoint to free realm %u of drive %u: %s\n",
+                       c.realm, c.drive, st.ToString().c_str());
+        }
+        c.last_progress = Clock::now();
+        MutexLock lock(&hybrid_mu);
+        hybrid.last_quantum_ms = MsSince(t0);
+        return;
+      }
+    }
+  }
+  if (!c.cursor) {
+    // Step (2): nothing left in it.
+    if (now.free_zones != now.zones) return;  // (cannot happen: no zone in use, all free)
+    Status st = zones->TakeRealm(c.drive, c.realm);
+    if (st.ok()) {
+      auto batch = meta->NewBatch();
+      for (const auto& [addr, zm] : zones->TakeDirtyZones()) batch->PutZone(addr.drive, addr.zone, zm);
+      st = meta->Commit(batch.get(), /*sync=*/true);
+    }
+    if (!st.ok()) {
+      std::fprintf(stderr, "smrstore: conversion of realm %u of drive %u: %s\n", c.realm, c.drive,
+                   st.ToString().c_str());
+      std::lock_guard<std::mutex> lock(mu);
+      fatal = st;  // the metadata could not be written: stop writes, as a commit would
+      return;
+    }
+    uint64_t fence;
+    {
+      std::lock_guard<std::mutex> lock(epoch_mu);
+      fence = ++epoch;
+    }
+    WaitForReadersBefore(fence);
+    // Step (3), on its own thread.
+    ZonedDevice* dev = devices[c.drive].get();
+    const uint32_t realm = c.realm;
+    const ZoneDomain to = c.to;
+    c.activating = true;
+    c.activation = std::async(std::launch::async, [dev, realm, to] {
+      return dev->ActivateRealms(realm, 1, to);
+    });
+    c.last_progress = Clock::now();
+    MutexLock lock(&hybrid_mu);
+    hybrid.activating = true;
+    hybrid.progress = 0.95;
+    return;
+  }
+
+  uint64_t quantum;
+  {
+    MutexLock lock(&hybrid_mu);
+    quantum = relocate_bytes_per_ms > 0
+                  ? static_cast<uint64_t>(relocate_bytes_per_ms *
+                                          options.hybrid_latency_bound_ms / 2)
+                  : kFirstQuantum;
+    quantum = std::clamp(quantum, kMinQuantum, kMaxQuantum);
+    hybrid.quantum_bytes = quantum;
+  }
+  const Clock::time_point t0 = Clock::now();
+  bool zone_done = false;
+  auto r = GcSlice(&c.cursor, quantum, &zone_done);
+  const double ms = MsSince(t0);
+  if (!r.ok()) {
+    // Abandon the drain: the realm takes data again; retry later.
+    const std::string why = r.status().ToString();
+    std::fprintf(stderr, "smrstore: conversion of realm %u of drive %u abandoned: %s\n", c.realm,
+                 c.drive, why.c_str());
+    zones->CancelDrain(c.drive, c.realm);
+    conversion.reset();
+    if (pending_request_done) {
+      pending_request_done->set_value(r.status().WithContext("converting the realm"));
+      pending_request_done.reset();
+    }
+    MutexLock lock(&hybrid_mu);
+    hybrid.active = false;
+    hybrid.stalled = true;
+    hybrid.stall_reason = why;
+    hybrid_retry_at = Clock::now() + kRetryAfter;
+    return;
+  }
+  c.moved += r->live_moved;
+  if (r->live_moved > 0 || zone_done) c.last_progress = Clock::now();
+  if (r->live_moved >= kMinQuantum && ms > 0) {
+    const double rate = static_cast<double>(r->live_moved) / ms;
+    relocate_bytes_per_ms = relocate_bytes_per_ms > 0
+                                ? (1 - kRateAlpha) * relocate_bytes_per_ms + kRateAlpha * rate
+                                : rate;
+  }
+  {
+    MutexLock lock(&counters_mu);
+    counters.gc_throttle_ns += queued ? static_cast<uint64_t>(ms * 1e6) : 0;
+  }
+  MutexLock lock(&hybrid_mu);
+  hybrid.quanta++;
+  hybrid.migrated_bytes += r->live_moved;
+  hybrid.last_quantum_ms = ms;
+  hybrid.max_quantum_ms = std::max(hybrid.max_quantum_ms, ms);
+  if (ms > options.hybrid_latency_bound_ms) hybrid.bound_violations++;
+  if (hybrid.recent_quantum_ms.size() == kRecentQuanta) {
+    hybrid.recent_quantum_ms.erase(hybrid.recent_quantum_ms.begin());
+  }
+  hybrid.recent_quantum_ms.push_back(ms);
+  const uint64_t left = std::min(now.live_bytes, c.live_at_start);
+  hybrid.progress = c.live_at_start == 0
+                        ? 0.9
+                        : 0.9 * (1.0 - static_cast<double>(left) /
+                                           static_cast<double>(c.live_at_start));
+  hybrid.stalled = Clock::now() - c.last_progress > kStallAfter;
+  if (hybrid.stalled) hybrid.stall_reason = "no live bytes moved for 30 s";
+}
+
+bool Store::Impl::GrowForSpace(uint64_t bytes) {
+  if (!options.hybrid_auto || read_only) return false;
+  bool grew = false;
+  // Each round is a quantum, a checkpoint, a take or an activation: bounded; a conversion
+  // that stops advancing ends (abandoned: `conversion` is reset) and so does this loop.
+  for (int rounds = 0; rounds < 100000; ++rounds) {
+    if (zones->user_free_bytes(MaxRecordBytes()) >= bytes) break;
+    const bool had = converting();
+    const uint64_t done = [&] {
+      MutexLock lock(&hybrid_mu);
+      return hybrid.conversions_done;
+    }();
+    MaybeConvert(/*queued=*/true, /*for_space=*/true);
+    if (!had && !converting()) break;  // nothing to convert
+    MutexLock lock(&hybrid_mu);
+    grew |= hybrid.conversions_done > done;
+  }
+  return grew;
+}
+
+void Store::Impl::FinishActivation() {
+  if (!conversion || !conversion->activating) return;
+  Conversion& c = *conversion;
+  const Clock::time_point t0 = c.last_progress;
+  const Status st = c.activation.get();
+  const double ms = MsSince(t0);
+  std::lock_guard<std::mutex> glock(group_mu);
+  Status refresh = zones->RefreshRealm(c.drive, c.realm);
+  if (refresh.ok()) {
+    auto batch = meta->NewBatch();
+    for (const auto& [addr, zm] : zones->TakeDirtyZones()) batch->PutZone(addr.drive, addr.zone, zm);
+    refresh = meta->Commit(batch.get(), /*sync=*/true);
+  }
+  if (!refresh.ok()) {
+    std::fprintf(stderr, "smrstore: after converting realm %u of drive %u: %s\n", c.realm,
+                 c.drive, refresh.ToString().c_str());
+    std::lock_guard<std::mutex> lock(mu);
+    fatal = refresh;
+  }
+  MutexLock lock(&hybrid_mu);
+  hybrid.last_activation_ms = ms;
+  hybrid.active = false;
+  hybrid.activating = false;
+  if (st.ok()) {
+    hybrid.conversions_done++;
+    hybrid.done_by_drive[c.drive]++;
+    (c.to == ZoneDomain::kSmr ? hybrid.to_smr : hybrid.to_cmr)++;
+    hybrid.progress = 1.0;
+    hybrid.stalled = false;
+    hybrid.stall_reason.clear();
+    std::fprintf(stderr, "smrstore: realm %u of drive %u is %s now (%.0f ms)\n", c.realm, c.drive,
+                 ZoneDomainName(c.to), ms);
+  } else {
+    hybrid.conversions_failed++;
+    hybrid.stalled = true;
+    hybrid.stall_reason = "the drive failed the conversion: " + st.ToString();
+    hybrid_retry_at = Clock::now() + kRetryAfter;
+    std::fprintf(stderr, "smrstore: the drive failed converting realm %u of drive %u: %s\n",
+                 c.realm, c.drive, st.ToString().c_str());
+  }
+  conversion.reset();
+  if (pending_request_done) {
+    pending_request_done->set_value(st.ok() ? refresh : st);
+    pending_request_done.reset();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Public API
+
+Status Store::ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to) {
+  if (impl_->read_only) return Status::ReadOnly("store is mounted read-only");
+  if (drive >= impl_->devices.size()) {
+    return Status::InvalidArgument("the store has no drive " + std::to_string(drive));
+  }
+  const DeviceInfo& info = impl_->devices[drive]->info();
+  if (!info.hybrid()) {
+    return Status::NotSupported("drive " + std::to_string(drive) + " (" + info.path +
+                                ") is not a hybrid drive");
+  }
+  std::future<Status> f;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopping || impl_->closed) return Status::Busy("store is unmounting");
+    if (impl_->convert_request) return Status::Busy("another conversion request is queued");
+    Impl::ConvertRequest req;
+    req.drive = drive;
+    req.realm = realm;
+    req.to = to;
+    f = req.done.get_future();
+    impl_->convert_request = std::move(req);
+  }
+  impl_->cv.notify_all();
+  return f.get();
+}
+
+HybridCounters Store::Hybrid() {
+  MutexLock lock(&impl_->hybrid_mu);
+  return impl_->hybrid;
+}
+
+}  // namespace smr

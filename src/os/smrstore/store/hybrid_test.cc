@@ -1,0 +1,324 @@
+// The store on hybrid drives (store/hybrid.cc; device/zoned_device.h "Hybrid drives"): new
+// space is CMR first and CMR zones survive remounts with their software write pointers;
+// converting a realm moves its data out in quanta and gains capacity; back to CMR; the
+// policy converts on its own when space runs low; a crash or fault at any step of a
+// conversion loses nothing; the stats document shows it all.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "common/json.h"
+#include "common/testing/test_util.h"
+#include "device/device_spec.h"
+#include "device/emulated_zoned_device.h"
+#include "device/fault_injection_device.h"
+#include "device/testing/borrowed_device.h"
+#include "store/store.h"
+#include "store/testing/gc_test_fixture.h"
+
+namespace smr {
+namespace {
+
+using gc_test::Data;
+using gc_test::kMiB;
+using gc_test::Obj;
+using testing::ScratchDir;
+
+constexpr char kColl[] = "1.0_head";
+constexpr uint32_t kRealms = 6;
+constexpr uint32_t kCmrPerRealm = 4;
+constexpr uint32_t kSmrPerRealm = 5;
+
+// One hybrid drive: 2 permanent conventional zones, 6 realms of 4 CMR / 5 SMR zones of
+// 4 MiB (all CMR at first: 24 CMR data zones, 96 MiB), under a fault-injecting wrapper
+// that survives remounts. Objects of 1 MiB checked against a model.
+class HybridStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    spec_ = "emu:" + dir_.path() + "/h0.img?zone_mib=4&conv=2&realms=6&realm_cmr=4&realm_smr=5"
+            "&convert_ms=20&max_open=16";
+    options_.gc_auto = false;
+    options_.hybrid_auto = false;
+    options_.hybrid_latency_bound_ms = 50;
+    ASSERT_OK(Store::Mkfs(dir_.path() + "/st", {spec_}, options_));
+    auto dev = OpenDevice(spec_);
+    ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+    fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
+    Mount();
+    Transaction t;
+    t.MkColl(kColl, 0);
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  void TearDown() override {
+    if (store_) (void)store_->Close();
+  }
+  void Mount() {
+    auto s = Store::Open(dir_.path() + "/st", [this](const std::string&) {
+      return Result<std::unique_ptr<ZonedDevice>>(
+          std::make_unique<testing::BorrowedDevice>(fault_.get()));
+    });
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(*s);
+  }
+  void Remount() {
+    ASSERT_OK(store_->Close());
+    store_.reset();
+    Mount();
+  }
+  Status Put(uint64_t i, uint64_t seed) {
+    Transaction t;
+    t.Write(kColl, Obj(i), 0, Data(seed, kMiB));
+    Status s = store_->Apply(std::move(t));
+    if (s.ok()) model_[i] = seed;
+    return s;
+  }
+  Status Remove(uint64_t i) {
+    Transaction t;
+    t.Remove(kColl, Obj(i));
+    Status s = store_->Apply(std::move(t));
+    if (s.ok()) model_.erase(i);
+    return s;
+  }
+  void ExpectModel() {
+    for (const auto& [i, seed] : model_) {
+      auto got = store_->Read(kColl, Obj(i), 0, 0);
+      ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
+      ASSERT_EQ(*got, Data(seed, kMiB)) << "object " << i;
+    }
+    auto r = store_->Fsck(/*deep=*/true, /*repair=*/false);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(r->ok()) << (r->errors.empty() ? "" : r->errors.front());
+    EXPECT_EQ(r->objects, model_.size());
+  }
+  Json HybridBlock() {
+    return store_->StatsDocumentJson("t").at("drives").at(0).at("hybrid");
+  }
+  std::string ZoneMap() {
+    return store_->StatsDocumentJson("t").at("drives").at(0).at("zonemap").get<std::string>();
+  }
+  // Zones [first, first + count) of the zone map.
+  std::string Zones(uint32_t first, uint32_t count) { return ZoneMap().substr(first, count); }
+  static uint32_t CmrZone(uint32_t realm, uint32_t i) { return 2 + realm * kCmrPerRealm + i; }
+  static uint32_t SmrZone(uint32_t realm, uint32_t i) {
+    return 2 + kRealms * kCmrPerRealm + realm * kSmrPerRealm + i;
+  }
+
+  ScratchDir dir_;
+  std::string spec_;
+  StoreOptions options_;
+  std::unique_ptr<FaultInjectionDevice> fault_;
+  std::unique_ptr<Store> store_;
+  std::map<uint64_t, uint64_t> model_;
+};
+
+TEST_F(HybridStoreTest, NewSpaceIsCmrAndCmrZonesResumeAfterRemount) {
+  const Json h = HybridBlock();
+  EXPECT_TRUE(h.at("supported").get<bool>());
+  EXPECT_EQ(h.at("state").get<std::string>(), "idle");
+  EXPECT_EQ(h.at("realmmap").get<std::string>(), "CCCCCC");
+  EXPECT_EQ(h.at("cmr_bytes").get<uint64_t>(), kRealms * kCmrPerRealm * 4 * kMiB);
+  EXPECT_EQ(h.at("smr_bytes").get<uint64_t>(), 0u);
+  EXPECT_EQ(Zones(SmrZone(0, 0), kRealms * kSmrPerRealm), std::string(30, '_'));
+  EXPECT_EQ(store_->Statfs().total, kRealms * kCmrPerRealm * 4 * kMiB);
+  for (uint64_t i = 0; i < 5; ++i) ASSERT_OK(Put(i, i + 1));
+  // The data went to CMR zones (the first realm's), none of which the drive could reset.
+  EXPECT_NE(Zones(CmrZone(0, 0), 1), ".");
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+  // Remounted, writing resumes at the software write pointer of the open CMR zone.
+  Remount();
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+  for (uint64_t i = 5; i < 12; ++i) ASSERT_OK(Put(i, i + 100));
+  ASSERT_OK(Remove(2));
+  ASSERT_OK(Put(3, 333));  // an overwrite
+  Remount();
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+TEST_F(HybridStoreTest, ConvertingARealmMovesItsDataOutAndGainsCapacity) {
+  for (uint64_t i = 0; i < 14; ++i) ASSERT_OK(Put(i, i + 1));
+  for (uint64_t i = 0; i < 14; i += 3) ASSERT_OK(Remove(i));
+  const uint64_t total_before = store_->Statfs().total;
+  ASSERT_NE(Zones(CmrZone(0, 0), kCmrPerRealm), "....") << "realm 0 holds nothing to move";
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));
+  const Json h = HybridBlock();
+  EXPECT_EQ(h.at("realmmap").get<std::string>(), "SCCCCC");
+  EXPECT_EQ(h.at("smr_bytes").get<uint64_t>(), kSmrPerRealm * 4 * kMiB);
+  EXPECT_EQ(h.at("conversions").get<uint64_t>(), 1u);
+  EXPECT_GT(h.at("migrated_bytes").get<uint64_t>(), 0u);
+  EXPECT_FALSE(h.at("quantum_ms_p99").is_null());
+  EXPECT_EQ(store_->Statfs().total, total_before + (kSmrPerRealm - kCmrPerRealm) * 4 * kMiB);
+  EXPECT_EQ(Zones(CmrZone(0, 0), kCmrPerRealm), "____");
+  EXPECT_EQ(Zones(SmrZone(0, 0), kSmrPerRealm), ".....");
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+  // The new SMR zones take data (fill the store past what the CMR realms hold).
+  for (uint64_t i = 100; i < 160; ++i) {
+    Status s = Put(i, i);
+    if (s.IsNoSpace()) break;
+    ASSERT_OK(s);
+  }
+  // (the last free zones are the GC reserve: 2 zones)
+  const std::string smr = Zones(SmrZone(0, 0), kSmrPerRealm);
+  EXPECT_LE(std::count(smr.begin(), smr.end(), '.'), 2) << "the SMR realm was not written: "
+                                                        << ZoneMap();
+  Remount();
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+  EXPECT_EQ(HybridBlock().at("realmmap").get<std::string>(), "SCCCCC");
+}
+
+TEST_F(HybridStoreTest, ARealmConvertsBackToCmr) {
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));
+  for (uint64_t i = 6; i < 12; ++i) ASSERT_OK(Put(i, i + 1));
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kCmr));
+  EXPECT_EQ(HybridBlock().at("realmmap").get<std::string>(), "CCCCCC");
+  EXPECT_EQ(Zones(SmrZone(0, 0), kSmrPerRealm), "_____");
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+  Remount();
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+TEST_F(HybridStoreTest, OperatorRequestsThatCannotBeDoneAreRefusedClearly) {
+  EXPECT_CODE(store_->ConvertRealm(0, 0, ZoneDomain::kCmr), kInvalidArgument);  // CMR already
+  EXPECT_CODE(store_->ConvertRealm(0, kRealms, ZoneDomain::kSmr), kInvalidArgument);
+  EXPECT_CODE(store_->ConvertRealm(1, 0, ZoneDomain::kSmr), kInvalidArgument);  // no drive 1
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+// The policy grows the store on its own: below hybrid_convert_free, CMR realms convert to
+// SMR while the writes go on, and no write fails while capacity can still grow.
+TEST_F(HybridStoreTest, ThePolicyConvertsWhenSpaceRunsLow) {
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  StoreOptions o = options_;
+  o.hybrid_auto = true;
+  o.hybrid_convert_free = 0.3;
+  o.gc_auto = true;
+  fault_.reset();
+  ASSERT_OK(Store::Mkfs(dir_.path() + "/st2", {spec_}, o, /*force=*/true));
+  auto dev = OpenDevice(spec_);
+  ASSERT_TRUE(dev.ok());
+  fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
+  auto s = Store::Open(dir_.path() + "/st2", [this](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<testing::BorrowedDevice>(fault_.get()));
+  });
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  store_ = std::move(*s);
+  Transaction t;
+  t.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(t)));
+  // 70 MiB of live data: more than 70 % of the 96 MiB of CMR zones.
+  for (uint64_t i = 0; i < 70; ++i) ASSERT_OK(Put(i, i + 1));
+  // Conversions run between commit groups and while idle: wait for the first to end.
+  for (int i = 0; i < 400 && store_->Hybrid().conversions_done == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  const HybridCounters h = store_->Hybrid();
+  EXPECT_GE(h.conversions_done, 1u) << "no realm converted; stalled: " << h.stall_reason;
+  EXPECT_EQ(h.to_smr, h.conversions_done);
+  EXPECT_NE(HybridBlock().at("realmmap").get<std::string>().find('S'), std::string::npos);
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+// A device write failing at any step of a conversion (the drain's relocations, their
+// commits, the zones given up), then a power cut: after remount nothing is lost, and the
+// conversion can be done afterwards.
+TEST_F(HybridStoreTest, CrashAtAnyWriteOfAConversionLosesNothing) {
+  for (uint64_t i = 0; i < 10; ++i) ASSERT_OK(Put(i, i + 1));
+  for (uint64_t i = 0; i < 10; i += 4) ASSERT_OK(Remove(i));
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  bool completed = false;
+  for (uint64_t n = 1; n < 64 && !completed; ++n) {
+    SCOPED_TRACE("fail write " + std::to_string(n));
+    Mount();
+    const uint64_t fired_before = fault_->injected_errors();
+    fault_->FailNthWrite(n, /*sticky=*/true);
+    Status st = store_->ConvertRealm(0, 0, ZoneDomain::kSmr);
+    completed = fault_->injected_errors() == fired_before;  // fewer than n writes
+    if (completed) {
+      ASSERT_OK(st);
+    } else {
+      EXPECT_FALSE(st.ok()) << "the conversion reported success although write " << n
+                            << " failed";
+    }
+    ASSERT_OK(fault_->PowerCut(FaultInjectionDevice::PowerCutMode::kTornUnflushed, n));
+    store_.reset();
+    fault_->ClearFaults();
+    Mount();
+    ASSERT_NO_FATAL_FAILURE(ExpectModel());
+    const std::string map = HybridBlock().at("realmmap").get<std::string>();
+    if (!completed) {
+      EXPECT_EQ(map, "CCCCCC");
+      ASSERT_OK(store_->Close());
+      store_.reset();
+    }
+  }
+  EXPECT_TRUE(completed) << "a conversion made 63 writes or more";
+  EXPECT_EQ(HybridBlock().at("realmmap").get<std::string>(), "SCCCCC");
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+// The drive failing the conversion command itself: the realm stays CMR and takes data again;
+// the failure is counted and shown; a retry converts it.
+TEST_F(HybridStoreTest, TheDriveFailingTheConversionLeavesTheRealmUsable) {
+  for (uint64_t i = 0; i < 8; ++i) ASSERT_OK(Put(i, i + 1));
+  fault_->FailNthActivate(1);
+  Status st = store_->ConvertRealm(0, 0, ZoneDomain::kSmr);
+  EXPECT_TRUE(st.IsIOError()) << st.ToString();
+  const HybridCounters h = store_->Hybrid();
+  EXPECT_EQ(h.conversions_failed, 1u);
+  const Json block = HybridBlock();
+  EXPECT_EQ(block.at("state").get<std::string>(), "stalled");
+  EXPECT_FALSE(block.at("stall_reason").is_null());
+  EXPECT_EQ(block.at("realmmap").get<std::string>(), "CCCCCC");
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));
+  EXPECT_EQ(HybridBlock().at("realmmap").get<std::string>(), "SCCCCC");
+  Remount();
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+// The process killed at each step inside the drive's conversion (the emulator's hook stops
+// it there, as kill -9 would): the store mounts with the realm in its old or its new
+// domain, nothing lost, and converts it when asked again.
+TEST_F(HybridStoreTest, KilledInsideTheDrivesConversionLosesNothing) {
+  for (uint64_t i = 0; i < 8; ++i) ASSERT_OK(Put(i, i + 1));
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  for (int step = 0; step <= 3; ++step) {
+    SCOPED_TRACE("stop after step " + std::to_string(step));
+    Mount();
+    auto* emu = dynamic_cast<EmulatedZonedDevice*>(fault_->base());
+    ASSERT_NE(emu, nullptr);
+    emu->SetConversionStopAfterStepForTest(step);
+    (void)store_->ConvertRealm(0, 0, ZoneDomain::kSmr);
+    store_.reset();
+    // The "killed" drive file is reopened, as after a crash.
+    fault_.reset();
+    auto dev = OpenDevice(spec_);
+    ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+    fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
+    Mount();
+    ASSERT_NO_FATAL_FAILURE(ExpectModel());
+    const std::string map = HybridBlock().at("realmmap").get<std::string>();
+    EXPECT_TRUE(map == "CCCCCC" || map == "SCCCCC") << map;
+    if (map == "SCCCCC") {
+      ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kCmr));
+    }
+    ASSERT_OK(store_->Close());
+    store_.reset();
+  }
+  Mount();
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+}  // namespace
+}  // namespace smr
