@@ -1,5 +1,7 @@
 #include "objectstore/smrstore_perf.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <chrono>
 #include <string>
@@ -170,10 +172,19 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_statfs_available, st.available);
   logger_->set(l_smrstore_statfs_stored, st.stored);
   logger_->set(l_smrstore_statfs_reclaimable, st.reclaimable);
-  logger_->set(l_smrstore_conversion_state, 0);  // no hybrid drive: "none"
-
   std::vector<DriveZoneMaps> maps;
   const Json doc = engine_->StatsDocumentJson(name_, StatsDocumentOptions{false}, &maps);
+  // The store's conversion state: the most pressing of its drives' hybrid states
+  // (converting, then stalled, then idle; none when no drive is hybrid).
+  uint64_t conversion = 0;
+  for (const Json& dr : doc.at("drives")) {
+    const std::string state = dr.at("hybrid").at("state").get<std::string>();
+    const uint64_t code = state == "converting" ? 3 : state == "stalled" ? 2 : state == "idle" ? 1 : 0;
+    conversion = std::max(conversion, code);
+  }
+  // Perf counter numbering: 0 none, 1 idle, 2 converting, 3 stalled.
+  logger_->set(l_smrstore_conversion_state,
+               conversion == 3 ? 2 : conversion == 2 ? 3 : conversion);
   // The engine's own state (its gc_auto option, then `smrstore gc start|stop`), as the
   // document's gc.auto says it.
   logger_->set(l_smrstore_gc_auto, doc.at("gc").at("auto").get<bool>() ? 1 : 0);
