@@ -45,8 +45,75 @@ Json DeviceJson(const std::string& spec, const DeviceInfo& info) {
           {"physical_block_size", info.physical_block_size},
           {"max_open_zones", info.max_open_zones},
           {"max_active_zones", info.max_active_zones},
-          {"capacity_bytes", info.capacity_bytes()}};
+          {"capacity_bytes", info.capacity_bytes()},
+          {"hybrid", info.hybrid()},
+          {"nr_realms", info.nr_realms},
+          {"cmr_zones_per_realm", info.cmr_zones_per_realm},
+          {"smr_zones_per_realm", info.smr_zones_per_realm},
+          {"cmr_first_zone", info.cmr_first_zone},
+          {"smr_first_zone", info.smr_first_zone},
+          {"conversion_ms", info.conversion_ms}};
 }
+
+// "[first, end)" of a zone range.
+std::string Range(uint32_t first, uint32_t count) {
+  return "[" + std::to_string(first) + ", " + std::to_string(uint64_t{first} + count) + ")";
+}
+
+}  // namespace
+
+std::string HybridGeometryLine(const DeviceInfo& info) {
+  if (!info.hybrid()) return "not hybrid";
+  const uint64_t cmr_mib = uint64_t{info.cmr_zones_per_realm} * info.zone_capacity >> 20;
+  const uint64_t smr_mib = uint64_t{info.smr_zones_per_realm} * info.zone_capacity >> 20;
+  std::ostringstream o;
+  o << "hybrid: " << info.nr_realms << " realms of " << info.cmr_zones_per_realm
+    << " CMR zones (" << cmr_mib << " MiB) or " << info.smr_zones_per_realm << " SMR zones ("
+    << smr_mib << " MiB); CMR domain zones "
+    << Range(info.cmr_first_zone, info.nr_realms * info.cmr_zones_per_realm)
+    << ", SMR domain zones "
+    << Range(info.smr_first_zone, info.nr_realms * info.smr_zones_per_realm) << "; conversion "
+    << info.conversion_ms << " ms per realm";
+  return o.str();
+}
+
+Result<std::vector<RealmInfo>> DeviceRealms(ZonedDevice* dev) {
+  if (!dev->info().hybrid()) return std::vector<RealmInfo>{};
+  return dev->ReportRealms(0, 0);
+}
+
+Json RealmsJson(const std::vector<RealmInfo>& realms) {
+  Json list = Json::array();
+  for (const RealmInfo& r : realms) {
+    list.push_back({{"realm", r.realm},
+                    {"domain", ZoneDomainName(r.domain)},
+                    {"cmr_first", r.cmr_first},
+                    {"cmr_count", r.cmr_count},
+                    {"smr_first", r.smr_first},
+                    {"smr_count", r.smr_count}});
+  }
+  return list;
+}
+
+std::string RealmTable(const std::vector<RealmInfo>& realms) {
+  if (realms.empty()) return "";
+  std::ostringstream o;
+  o << "realm  domain  cmr zones         smr zones\n";
+  uint32_t cmr = 0, smr = 0;
+  for (const RealmInfo& r : realms) {
+    char line[120];
+    std::snprintf(line, sizeof(line), "%5u  %-6s  %-16s  %s\n", static_cast<unsigned>(r.realm),
+                  ZoneDomainName(r.domain), Range(r.cmr_first, r.cmr_count).c_str(),
+                  Range(r.smr_first, r.smr_count).c_str());
+    o << line;
+    ++(r.domain == ZoneDomain::kCmr ? cmr : smr);
+  }
+  o << "realms: " << cmr << " cmr, " << smr << " smr (zones of a realm's other domain are "
+    << "inactive)\n";
+  return o.str();
+}
+
+namespace {
 
 // Bytes written below the write pointer of a sequential zone (capacity when full).
 uint64_t WrittenBytes(const ZoneInfo& z) {
@@ -64,6 +131,14 @@ int CmdMkdev(const Args& args) {
             << (info.zone_size >> 20) << " MiB (capacity " << (info.zone_capacity >> 20)
             << " MiB), " << info.nr_conventional << " conventional, max open "
             << info.max_open_zones << ", max active " << info.max_active_zones << "\n";
+  if (info.hybrid()) {
+    auto realms = DeviceRealms(dev->get());
+    if (!realms.ok()) return Fail("mkdev", realms.status());
+    size_t cmr = 0;
+    for (const RealmInfo& r : *realms) cmr += r.domain == ZoneDomain::kCmr ? 1 : 0;
+    std::cout << HybridGeometryLine(info) << "; " << cmr << " realms cmr, "
+              << realms->size() - cmr << " smr\n";
+  }
   return 0;
 }
 
@@ -312,25 +387,37 @@ Result<Json> ZoneReportJson(const std::string& spec, ZonedDevice* dev, uint64_t 
   SMR_ASSIGN_OR_RETURN(ZoneReportData r, ReadZoneReport(dev, first, count));
   Json summary = Json::object();
   for (const char* c : {"not-write-pointer", "empty", "implicit-open", "explicit-open",
-                        "closed", "full", "read-only", "offline"}) {
+                        "closed", "full", "read-only", "offline", "inactive"}) {
     summary[c] = r.by_cond[c];
   }
   summary["zones_reported"] = r.zones.size();
   summary["written_bytes"] = r.written;
   Json list = Json::array();
   const uint32_t base = static_cast<uint32_t>(first);
+  const DeviceInfo& info = dev->info();
   for (size_t i = 0; i < r.zones.size(); ++i) {
     const ZoneInfo& z = r.zones[i];
-    list.push_back({{"zone", base + i},
-                    {"start", z.start},
-                    {"length", z.length},
-                    {"capacity", z.capacity},
-                    {"wp", z.wp},
-                    {"written", WrittenBytes(z)},
-                    {"type", ZoneTypeName(z.type)},
-                    {"cond", ZoneConditionName(z.cond)}});
+    Json zone = {{"zone", base + i},
+                 {"start", z.start},
+                 {"length", z.length},
+                 {"capacity", z.capacity},
+                 {"wp", z.wp},
+                 {"written", WrittenBytes(z)},
+                 {"type", ZoneTypeName(z.type)},
+                 {"cond", ZoneConditionName(z.cond)}};
+    // Hybrid drives: the realm and domain of each realm zone (absent for the permanent
+    // conventional zones and on other drives).
+    if (auto rz = RealmOfZone(info, static_cast<uint32_t>(base + i))) {
+      zone["realm"] = rz->realm;
+      zone["domain"] = ZoneDomainName(rz->domain);
+    }
+    list.push_back(std::move(zone));
   }
-  return Json{{"device", DeviceJson(spec, dev->info())}, {"summary", summary}, {"zones", list}};
+  SMR_ASSIGN_OR_RETURN(std::vector<RealmInfo> realms, DeviceRealms(dev));
+  return Json{{"device", DeviceJson(spec, info)},
+              {"summary", summary},
+              {"realms", RealmsJson(realms)},
+              {"zones", list}};
 }
 
 Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64_t first,
@@ -348,15 +435,28 @@ Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64
     << " zones x " << (info.zone_size >> 20) << " MiB, capacity " << (info.zone_capacity >> 20)
     << " MiB, lbs " << info.logical_block_size << ", max open " << info.max_open_zones
     << ", max active " << info.max_active_zones << "\n";
+  if (info.hybrid()) {
+    SMR_ASSIGN_OR_RETURN(std::vector<RealmInfo> realms, DeviceRealms(dev));
+    o << HybridGeometryLine(info) << "\n" << RealmTable(realms);
+  }
   for (size_t i = 0; i < zones.size(); ++i) {
     const ZoneInfo& z = zones[i];
-    char line[200];
-    std::snprintf(line, sizeof(line), "zone %6u  start %s  len %s  cap %s  wptr %s  %-18s %s\n",
+    char line[240];
+    std::snprintf(line, sizeof(line), "zone %6u  start %s  len %s  cap %s  wptr %s  %-18s %s",
                   static_cast<unsigned>(base + i), Hex(z.start).c_str(), Hex(z.length).c_str(),
                   Hex(z.capacity).c_str(),
                   z.is_conventional() ? "    -      " : Hex(z.wp - z.start).c_str(),
                   ZoneTypeName(z.type), ZoneConditionName(z.cond));
     o << line;
+    // Hybrid drives: which realm and domain the zone belongs to; zones of a realm's
+    // inactive domain are marked.
+    if (auto rz = RealmOfZone(info, static_cast<uint32_t>(base + i))) {
+      const int pad = 17 - static_cast<int>(std::string(ZoneConditionName(z.cond)).size());
+      o << std::string(pad > 0 ? pad : 1, ' ') << "realm " << rz->realm << " "
+        << ZoneDomainName(rz->domain);
+      if (z.cond == ZoneCondition::kInactive) o << " (inactive)";
+    }
+    o << "\n";
   }
   o << "summary:";
   for (const auto& [c, n] : r.by_cond) o << " " << c << "=" << n;
@@ -367,13 +467,17 @@ Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64
 void AddDeviceCommands(Cli* cli) {
   cli->Add({"mkdev", "SPEC", "create an emulated zoned drive",
             "SPEC is emu:PATH?key=value&... (keys: zones, zone_mib|zone_kib, cap_mib|cap_kib,\n"
-            "conv, max_open, max_active, lbs, mbps, seek_ms). Fails if PATH exists.",
+            "conv, max_open, max_active, lbs, mbps, seek_ms; hybrid drives, emulator only:\n"
+            "realms, realm_cmr, realm_smr, convert_ms, realm_init). Fails if PATH exists.",
             1, 1, {}, CmdMkdev});
   cli->Add({"zones", "SPEC|STORE", "report the zones of a device or of a store's drives",
             "Prints one line per zone and a summary, or JSON with --json (format in\n"
             "doc/tools/smrstore-tool.md). A target without an emu:/zbd: scheme that is a\n"
             "directory is a store: it is mounted and every drive's zones are reported, with\n"
-            "the store's zone states (free/open/sealed per stream) as a summary.",
+            "the store's zone states (free/open/sealed per stream) as a summary. Hybrid\n"
+            "drives: a realm table (realm, active domain, CMR and SMR zone ranges) and each\n"
+            "realm zone's realm/domain, zones of a realm's inactive domain marked; --json\n"
+            "adds `realms`.",
             1,
             1,
             {{"json", "", "print JSON"},

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 #include "common/json.h"
@@ -19,6 +20,18 @@ void AddDevbenchCommand(Cli* cli);
 // !force: then kAlreadyExists "PATH holds smrstore UUID (refusing ...; use --force ...)".
 // Raw commands that change a drive call it first.
 Status RefuseStoreDrive(ZonedDevice* dev, bool force);
+
+// Hybrid drives: "hybrid: N realms of C CMR zones (.. MiB) or S SMR zones (..); CMR domain
+// zones [a, b), SMR domain zones [c, d); conversion T ms per realm" ("not hybrid" else).
+std::string HybridGeometryLine(const DeviceInfo& info);
+// The drive's realms (ReportRealms of all), empty for a drive that is not hybrid.
+Result<std::vector<RealmInfo>> DeviceRealms(ZonedDevice* dev);
+// `realms` as the zone report's JSON array: {realm, domain, cmr_first, cmr_count,
+// smr_first, smr_count} each.
+Json RealmsJson(const std::vector<RealmInfo>& realms);
+// The zone report's realm table (one line per realm: realm, active domain, CMR zone range,
+// SMR zone range, then a count line); empty for no realms.
+std::string RealmTable(const std::vector<RealmInfo>& realms);
 
 // The zone report of `dev` (named `spec`) that `zones` prints: zones [first, first+count)
 // (count 0 = to the end), as text or as the JSON documented in doc/tools/smrstore-tool.md.
