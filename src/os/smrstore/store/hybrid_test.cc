@@ -130,8 +130,14 @@ TEST_F(HybridStoreTest, NewSpaceIsCmrAndCmrZonesResumeAfterRemount) {
   // The data went to CMR zones (the first realm's), none of which the drive could reset.
   EXPECT_NE(Zones(CmrZone(0, 0), 1), ".");
   ASSERT_NO_FATAL_FAILURE(ExpectModel());
-  // Remounted, writing resumes at the software write pointer of the open CMR zone.
+  // Remounted, writing resumes at the software write pointer of the open CMR zone: it is
+  // still open (not sealed with a dead tail) and nothing counts as dead on mount.
+  // (zone 0 of realm 0: the journal's; zone 1: three objects, sealed; zone 2: two, open)
+  const char before = Zones(CmrZone(0, 2), 1)[0];
+  ASSERT_TRUE(before >= 'A' && before <= 'K') << "CMR zone 2 of realm 0 is not open: " << ZoneMap();
   Remount();
+  EXPECT_EQ(store_->Counters().dead_on_mount_bytes, 0u);
+  EXPECT_EQ(Zones(CmrZone(0, 2), 1)[0], before) << ZoneMap();
   ASSERT_NO_FATAL_FAILURE(ExpectModel());
   for (uint64_t i = 5; i < 12; ++i) ASSERT_OK(Put(i, i + 100));
   ASSERT_OK(Remove(2));

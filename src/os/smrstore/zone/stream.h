@@ -30,6 +30,14 @@ inline bool IsUserStream(StreamId s) {
 // Streams that may take the zones kept for GC: GC itself, and the journal GC's own
 // commits write to (a store too full for its journal could not clean).
 inline bool MayUseReserve(StreamId s) { return IsGcStream(s) || s == StreamId::kJournal; }
+// Hybrid drives: streams whose data is small, short-lived or metadata prefer CMR zones (the
+// CMR space buffers it); large user data and GC's cold relocations prefer SMR zones
+// (zone/zone_manager.h). GC's young relocations stay in CMR: data relocated out of an SMR
+// zone while young moves into the buffer, cold data out of a CMR zone moves to SMR.
+inline bool PrefersCmr(StreamId s) {
+  return s == StreamId::kSmall || s == StreamId::kUserHot || s == StreamId::kGc ||
+         s == StreamId::kJournal;
+}
 inline bool ValidStream(uint8_t v) { return v >= 1 && v <= kNumStreams; }
 
 inline const char* StreamName(StreamId s) {

@@ -297,24 +297,37 @@ std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, ui
   // Users leave the GC reserve (and `journal_reserve_` zones more); GC and the journal,
   // which GC's own commits write to, may take the reserve.
   if (!MayUseReserve(stream) && InReserve(drive)) return std::nullopt;
-  for (uint32_t z = 0; z < drive.zones.size(); ++z) {
-    Zone& zone = drive.zones[z];
-    if (zone.state != ZoneState::kFree || InDrainingRealm(drive, z)) continue;
-    const uint64_t capacity = zone.capacity;
-    const bool cmr = zone.cmr;
-    zone = Zone{};
-    zone.capacity = capacity;
-    zone.cmr = cmr;
-    zone.device_cond = cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
-    zone.state = ZoneState::kOpen;
-    zone.stream = stream;
-    zone.opened_seq = seq;
-    OpenSlot(drive, stream) = z;
-    MarkDirty(d, z);
-    opened_.push_back({d, z, stream, seq});
-    return z;
-  }
-  return std::nullopt;
+  // Hybrid drives: small, hot and metadata streams take CMR zones first (the CMR space is
+  // their buffer: rewritten in place, cheap to clean), large and cold ones SMR zones first;
+  // either falls back to the other domain. Without CMR data zones this is one pass.
+  auto first_free = [&](bool cmr) -> std::optional<uint32_t> {
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      const Zone& zone = drive.zones[z];
+      if (zone.state == ZoneState::kFree && zone.cmr == cmr && !InDrainingRealm(drive, z)) {
+        return z;
+      }
+    }
+    return std::nullopt;
+  };
+  const bool prefer_cmr = PrefersCmr(stream);
+  std::optional<uint32_t> found = first_free(prefer_cmr);
+  if (!found) found = first_free(!prefer_cmr);
+  if (!found) return std::nullopt;
+  const uint32_t z = *found;
+  Zone& zone = drive.zones[z];
+  const uint64_t capacity = zone.capacity;
+  const bool cmr = zone.cmr;
+  zone = Zone{};
+  zone.capacity = capacity;
+  zone.cmr = cmr;
+  zone.device_cond = cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
+  zone.state = ZoneState::kOpen;
+  zone.stream = stream;
+  zone.opened_seq = seq;
+  OpenSlot(drive, stream) = z;
+  MarkDirty(d, z);
+  opened_.push_back({d, z, stream, seq});
+  return z;
 }
 
 void ZoneManager::Seal(uint16_t d, uint32_t z) {

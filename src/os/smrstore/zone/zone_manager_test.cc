@@ -299,3 +299,41 @@ TEST_F(ZoneManagerTest, MountResetsOnlyZonesHoldingUncommittedBytes) {
 
 }  // namespace
 }  // namespace smr
+
+namespace smr {
+namespace {
+
+// Hybrid drives: small/hot streams open CMR zones first, large/cold ones SMR zones first,
+// each falling back to the other domain; inactive zones are never data zones.
+TEST(ZoneManagerHybridTest, StreamsPreferTheirDomainAndFallBack) {
+  testing::ScratchDir dir;
+  auto dev = CreateDevice("emu:" + dir.path() +
+                          "/h.img?zone_mib=4&conv=2&realms=2&realm_cmr=2&realm_smr=3"
+                          "&convert_ms=0&max_open=16");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  // Realm 1 to SMR: zones 2-3 CMR (realm 0), 4-5 inactive, 6-8 inactive, 9-11 SMR.
+  ASSERT_OK((*dev)->ActivateRealms(1, 1, ZoneDomain::kSmr));
+  ZoneManager zm({dev->get()});
+  ASSERT_OK(zm.Format());
+  constexpr uint64_t kRec = 64 << 10;
+  auto zone_of = [&](StreamId s) {
+    auto a = zm.Allocate(s, kRec, {}, 1);
+    EXPECT_TRUE(a.ok()) << a.status().ToString();
+    return a.ok() ? a->zone : UINT32_MAX;
+  };
+  EXPECT_EQ(zone_of(StreamId::kSmall), 2u);   // CMR
+  EXPECT_EQ(zone_of(StreamId::kUser), 9u);    // SMR
+  EXPECT_EQ(zone_of(StreamId::kGcCold), 10u); // SMR
+  EXPECT_EQ(zone_of(StreamId::kGc), 3u);      // CMR
+  EXPECT_EQ(zone_of(StreamId::kUserHot), 11u);  // CMR full of streams: falls back to SMR
+  for (const ZoneStatus& z : zm.Snapshot()) {
+    if (z.addr.zone >= 4 && z.addr.zone <= 8) {
+      EXPECT_EQ(z.state, ZoneState::kInactive) << "zone " << z.addr.zone;
+    }
+    EXPECT_EQ(z.cmr, z.addr.zone == 2 || z.addr.zone == 3 || (z.addr.zone >= 4 && z.addr.zone <= 5))
+        << "zone " << z.addr.zone;
+  }
+}
+
+}  // namespace
+}  // namespace smr
