@@ -328,3 +328,29 @@ TEST_F(HybridStoreTest, KilledInsideTheDrivesConversionLosesNothing) {
 
 }  // namespace
 }  // namespace smr
+
+namespace smr {
+namespace {
+
+// rebuild-meta cannot walk CMR zones (no write pointer to tell current records from stale
+// ones): it refuses a hybrid store's drives, names why, and writes nothing.
+TEST_F(HybridStoreTest, RebuildMetaRefusesHybridDrivesAndWritesNothing) {
+  ASSERT_OK(Put(1, 1));
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  fault_.reset();
+  const std::string dir = dir_.path() + "/rebuilt";
+  auto r = Store::RebuildMeta(dir, {spec_});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsNotSupported()) << r.status().ToString();
+  EXPECT_NE(r.status().ToString().find("hybrid"), std::string::npos) << r.status().ToString();
+  EXPECT_FALSE(testing::PathExists(dir + "/meta"));
+  auto dev = OpenDevice(spec_);
+  ASSERT_TRUE(dev.ok());
+  fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
+  Mount();
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+}  // namespace
+}  // namespace smr

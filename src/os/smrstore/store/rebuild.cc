@@ -98,6 +98,15 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   }
   std::vector<ZonedDevice*> raw;
   for (auto& d : opened) raw.push_back(d.get());
+  for (size_t d = 0; d < raw.size(); ++d) {
+    // CMR zones have no write pointer: a walk cannot tell the records of a zone's current
+    // use from those of an earlier one. Refused rather than rebuilt wrong (issue 17).
+    if (raw[d]->info().hybrid()) {
+      return Status::NotSupported(specs[d] +
+                                  ": a hybrid drive; rebuild-meta does not cover the CMR zones "
+                                  "of hybrid drives yet (not built). Nothing was written.");
+    }
+  }
   ZoneManager probe(raw);
   SMR_RETURN_IF_ERROR(probe.Attach());
   std::vector<std::optional<StoreSuperblock>> sbs(raw.size());
