@@ -7,6 +7,7 @@ from pydantic import BaseModel
 
 from . import views
 from .auth import TokenRecord
+from .stats import REALMMAP_CODES
 
 FORMATS = ("plain", "json", "json-pretty")
 
@@ -89,14 +90,15 @@ def zones_text(zs: List[views.DriveZones], width: int = 64) -> str:
         r = z.reported
         out.append(f"{z.daemon} drive {z.index}: {geo}; free {r.free}, open {r.open}, "
                    f"sealed {r.sealed}, reserved {r.reserved}, offline {r.offline}, "
-                   f"read-only {r.readonly}")
+                   f"read-only {r.readonly}"
+                   + (f", inactive {r.inactive}" if r.inactive else ""))
         if not z.available:
             out.append(f"  (no zone map: {z.zonemap_error or 'none reported'})")
             continue
         for i in range(0, len(z.zonemap), width):
             out.append(f"  {i:>6}  {z.zonemap[i:i + width]}")
     out.append("legend: # reserved  . free  A-K open / a-k sealed (live 0-100 %)  "
-               "X offline  ! read-only  = conventional")
+               "X offline  ! read-only  = conventional  _ inactive (hybrid)")
     return "\n".join(out)
 
 
@@ -128,13 +130,42 @@ def gc_text(g: views.GcOut) -> str:
                   "FAILURES", "QUARANTINED", "FREE_ZONES", f"RESETS({g.window}s)", "GC_RATE", "THROTTLED"], rows)
 
 
+def _ms(v: Optional[float]) -> str:
+    return "-" if v is None else f"{v:g}"
+
+
+def _realms(c: views.ConversionDrive) -> str:
+    if not c.supported or c.realms_cmr is None or c.realms_smr is None:
+        return "-"
+    return f"{c.realms_cmr}C/{c.realms_smr}S"
+
+
 def conversion_text(cs: List[views.ConversionDrive]) -> str:
+    """The hybrid drives' table (every drive: non-hybrid ones say 'no'), then each hybrid
+    drive's realm map with the legend of the schema's x-realmmap-codes, and stall reasons."""
     rows = [[c.daemon, str(c.drive), "yes" if c.supported else "no", c.state,
-             iec(c.cmr_bytes), iec(c.smr_bytes),
+             iec(c.cmr_bytes), iec(c.smr_bytes), _realms(c),
              "-" if c.progress is None else f"{c.progress * 100:.0f}%",
-             "-" if c.latency_bound_ms is None else f"{c.latency_bound_ms:g} ms"] for c in cs]
-    return table(["DAEMON", "DRIVE", "HYBRID", "STATE", "CMR", "SMR", "PROGRESS",
-                  "LATENCY_BOUND"], rows)
+             iec(c.quantum_bytes) if c.supported else "-",
+             f"{_ms(c.quantum_ms_p99)}/{_ms(c.quantum_ms_max)}" if c.supported else "-",
+             "-" if c.latency_bound_ms is None else f"{c.latency_bound_ms:g} ms",
+             "-" if c.bound_violations is None or not c.supported
+             else str(c.bound_violations) + (" OVER" if c.bound_exceeded else "")]
+            for c in cs]
+    out = [table(["DAEMON", "DRIVE", "HYBRID", "STATE", "CMR", "SMR", "REALMS", "PROGRESS",
+                  "QUANTUM", "P99/MAX_MS", "LATENCY_BOUND", "VIOL"], rows)]
+    maps = [c for c in cs if c.supported and c.realmmap]
+    if maps:
+        legend = "  ".join(f"{ch} {code.label}" for ch, code in REALMMAP_CODES.items())
+        out.append("")
+        out.append(f"realms ({legend}):")
+        for c in maps:
+            pending = f"  ({c.realms_pending} pending)" if c.realms_pending else ""
+            out.append(f"  {c.daemon} drive {c.drive}: {c.realmmap}{pending}")
+    for c in cs:
+        if c.stall_reason:
+            out.append(f"stalled: {c.daemon} drive {c.drive}: {c.stall_reason}")
+    return "\n".join(out)
 
 
 def tokens_text(ts: List[TokenRecord]) -> str:

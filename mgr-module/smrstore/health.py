@@ -1,20 +1,27 @@
 """Health checks raised from the model, the history and the thresholds (module options).
 
-| check                        | raised when                                                   |
-|------------------------------|---------------------------------------------------------------|
-| SMRSTORE_SPACE_LOW           | (statfs available + reclaimable) / total < space_low_ratio    |
-| SMRSTORE_GC_BEHIND           | a drive's free zones < gc_free_zones_min while GC ran in the   |
-|                              | last gc_window s, or GC throttle time grew by more than        |
-|                              | gc_throttle_ratio of the wall time in that window              |
-| SMRSTORE_ZONE_OFFLINE        | a drive reports offline zones (error)                         |
-| SMRSTORE_ZONE_READONLY       | a drive reports read-only zones                               |
-| SMRSTORE_CONVERSION_STALLED  | a drive's hybrid state is "stalled", or it is "converting"     |
-|                              | with no progress for conversion_stall_seconds                 |
-| SMRSTORE_GC_QUARANTINE       | a daemon reports gc.quarantined_zones > 0: a GC cleaning      |
-|                              | failed (read/crc/write error) and was rolled back; the zone   |
-|                              | is left out of GC's victims for a while: look at the media    |
-| SMRSTORE_DAEMON_STALE        | a daemon's last update is older than stale_seconds            |
-| SMRSTORE_STATUS_INVALID      | a daemon publishes a status the module cannot read            |
+| check                               | raised when                                                    |
+|-------------------------------------|----------------------------------------------------------------|
+| SMRSTORE_SPACE_LOW                  | (statfs available + reclaimable) / total < space_low_ratio     |
+| SMRSTORE_GC_BEHIND                  | a drive's free zones < gc_free_zones_min while GC ran in the   |
+|                                     | last gc_window s, or GC throttle time grew by more than        |
+|                                     | gc_throttle_ratio of the wall time in that window              |
+| SMRSTORE_ZONE_OFFLINE               | a drive reports offline zones (error)                          |
+| SMRSTORE_ZONE_READONLY              | a drive reports read-only zones                                |
+| SMRSTORE_CONVERSION_STALLED         | a drive's hybrid state is "stalled", or it is "converting"     |
+|                                     | with no progress for conversion_stall_seconds                  |
+| SMRSTORE_CONVERSION_BOUND_VIOLATED  | a hybrid drive's bound_violations (migration quanta longer     |
+|                                     | than latency_bound_ms) grew since the daemon's previous        |
+|                                     | sample, or its quantum_ms_p99 > latency_bound_ms: conversion   |
+|                                     | adds more foreground latency than its bound (one-off overruns  |
+|                                     | show for one sample; a p99 over the bound stays until it       |
+|                                     | falls). The engine's quantum figures are store-wide: every     |
+|                                     | hybrid drive of the store reports the same ones                |
+| SMRSTORE_GC_QUARANTINE              | a daemon reports gc.quarantined_zones > 0: a GC cleaning       |
+|                                     | failed (read/crc/write error) and was rolled back; the zone    |
+|                                     | is left out of GC's victims for a while: look at the media     |
+| SMRSTORE_DAEMON_STALE               | a daemon's last update is older than stale_seconds             |
+| SMRSTORE_STATUS_INVALID             | a daemon publishes a status the module cannot read             |
 """
 
 from dataclasses import dataclass, field
@@ -22,6 +29,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .history import History
 from .model import SOURCE_OSD, Snapshot
+from .stats import Hybrid
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,7 @@ def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthChe
     offline: List[str] = []
     readonly: List[str] = []
     stalled: List[str] = []
+    bound: List[str] = []
     stale: List[str] = []
     quarantined: List[Tuple[str, int]] = []
     quarantine: List[str] = []
@@ -117,6 +126,9 @@ def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthChe
             h = dr.hybrid
             if h is None:
                 continue
+            over = _bound_violated(history, name, doc.time, dr.index, h)
+            if over is not None:
+                bound.append(f"{name} drive {dr.index}: {over}")
             if h.state == "stalled":
                 stalled.append(f"{name} drive {dr.index}: conversion reported stalled")
             elif h.state == "converting":
@@ -135,6 +147,8 @@ def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthChe
     add("SMRSTORE_ZONE_OFFLINE", "error", "{n} smrstore drive(s) have offline zones", offline)
     add("SMRSTORE_ZONE_READONLY", "warning", "{n} smrstore drive(s) have read-only zones", readonly)
     add("SMRSTORE_CONVERSION_STALLED", "warning", "{n} smrstore drive conversion(s) stalled", stalled)
+    add("SMRSTORE_CONVERSION_BOUND_VIOLATED", "warning",
+        "{n} smrstore drive conversion(s) over their latency bound", bound)
     if quarantine:
         zones = sum(q for _, q in quarantined)
         checks.append(HealthCheck(
@@ -175,6 +189,34 @@ def _converting_without_progress(history: History, name: str, drive: int,
         if last_progress is None or entry[2] != last_progress:
             last_progress, since = entry[2], s.t
     return None if since is None else now - since
+
+
+def _ms(v: Optional[float]) -> str:
+    return "-" if v is None else f"{v:g} ms"
+
+
+def _bound_violated(history: History, name: str, t: float, drive: int,
+                    h: Hybrid) -> Optional[str]:
+    """Why a hybrid drive's conversion is over its latency bound, or None: its
+    bound_violations grew since the daemon's previous sample (the newest one older than this
+    document), or the p99 of its recent migration quanta is above the bound."""
+    why: List[str] = []
+    prev = next((s for s in reversed(history.samples(name)) if s.t < t), None)
+    if prev is not None and h.bound_violations is not None:
+        entry = next((c for c in prev.conversion if c[0] == drive), None)
+        before = entry[3] if entry is not None else None
+        if before is not None and h.bound_violations > before:
+            n = h.bound_violations - before
+            why.append(f"{n} migration quant{'um' if n == 1 else 'a'} over the "
+                       f"{_ms(h.latency_bound_ms)} latency bound since the previous sample "
+                       f"({h.bound_violations} since mount)")
+    if h.quantum_ms_p99 is not None and h.latency_bound_ms is not None \
+            and h.quantum_ms_p99 > h.latency_bound_ms:
+        why.append(f"migration quanta p99 {_ms(h.quantum_ms_p99)} > latency bound "
+                   f"{_ms(h.latency_bound_ms)}")
+    if not why:
+        return None
+    return "; ".join(why) + f" (max {_ms(h.quantum_ms_max)})"
 
 
 def to_mgr_checks(checks: List[HealthCheck]) -> Dict[str, Dict[str, Any]]:

@@ -25,7 +25,8 @@ class Sample:
     zones_reset: int
     gc_runs: int
     throttle_ns: int
-    conversion: Tuple[Tuple[int, str, Optional[float]], ...]   # (drive, state, progress)
+    # (drive, state, progress, bound_violations) of each drive with a hybrid block
+    conversion: Tuple[Tuple[int, str, Optional[float], Optional[int]], ...]
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class Rates:
 
 def sample_of(d: DaemonState) -> Sample:
     doc = d.doc
-    conv = tuple((dr.index, dr.hybrid.state, dr.hybrid.progress)
+    conv = tuple((dr.index, dr.hybrid.state, dr.hybrid.progress, dr.hybrid.bound_violations)
                  for dr in doc.drives if dr.hybrid is not None)
     return Sample(t=doc.time, user_bytes=doc.io.lifetime_user_bytes,
                   device_bytes=doc.io.lifetime_device_bytes,

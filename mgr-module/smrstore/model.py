@@ -343,9 +343,11 @@ def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
     if len(c.drives) != len(full.drives):
         raise StatsError(f"{osd}: {len(c.drives)} drive loggers but smrstore stats lists "
                          f"{len(full.drives)} drives")
+    # The counters have no inactive-zone count (hybrid drives): the document's is kept.
     drives = [fd.copy(update={"capacity_bytes": cd.capacity_bytes,
                               "written_bytes": cd.written_bytes, "live_bytes": cd.live_bytes,
-                              "zones": cd.zones})
+                              "zones": cd.zones if cd.zones.inactive is not None
+                              else cd.zones.copy(update={"inactive": fd.zones.inactive})})
               for cd, fd in zip(c.drives, full.drives)]
     doc = StatsDoc(
         schema=SCHEMA_V1, name=osd, time=c.time, store=full.store,

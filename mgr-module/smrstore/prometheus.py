@@ -4,6 +4,7 @@
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .model import Snapshot
+from .stats import HYBRID_STATES, ZONE_STATES
 
 Labels = Tuple[Tuple[str, str], ...]
 
@@ -33,6 +34,26 @@ _META: Dict[str, Tuple[str, str]] = {
     "smrstore_drive_live_bytes": ("gauge", "Live bytes on the drive"),
     "smrstore_drive_zones": ("gauge", "Zones by state"),
     "smrstore_drive_conversion_progress": ("gauge", "Hybrid conversion progress (0..1)"),
+    # Hybrid drives only (hybrid.supported): the realms and the migration quanta.
+    "smrstore_drive_conversion_state": ("gauge", "1 for the hybrid drive's conversion state "
+                                        "(idle, converting, stalled), 0 for the others"),
+    "smrstore_drive_cmr_bytes": ("gauge", "Capacity of the hybrid drive's CMR realms"),
+    "smrstore_drive_smr_bytes": ("gauge", "Capacity of the hybrid drive's SMR realms"),
+    "smrstore_drive_realms": ("gauge", "Realms of the hybrid drive by active domain"),
+    "smrstore_drive_realms_pending": ("gauge", "Realms being emptied or converted now"),
+    "smrstore_drive_conversion_latency_bound_ms": (
+        "gauge", "Bound on the foreground latency one migration quantum adds (ms)"),
+    "smrstore_drive_conversion_quantum_bytes": (
+        "gauge", "Live bytes the next migration quantum may move"),
+    "smrstore_drive_conversion_quantum_ms_p99": (
+        "gauge", "p99 duration of the store's recent migration quanta (ms; absent: none ran)"),
+    "smrstore_drive_conversion_quantum_ms_max": (
+        "gauge", "Longest migration quantum since mount (ms; absent: none ran)"),
+    "smrstore_drive_conversion_bound_violations_total": (
+        "counter", "Migration quanta since mount that took longer than the latency bound"),
+    "smrstore_drive_conversions_total": ("counter", "Realm conversions the drive completed"),
+    "smrstore_drive_conversion_migrated_bytes_total": (
+        "counter", "Live bytes moved out of converting realms since mount (store-wide)"),
 }
 
 
@@ -83,10 +104,29 @@ def render(snap: Snapshot, stale_seconds: float) -> str:
             put("smrstore_drive_capacity_bytes", dl, dr.capacity_bytes)
             put("smrstore_drive_written_bytes", dl, dr.written_bytes)
             put("smrstore_drive_live_bytes", dl, dr.live_bytes)
-            for state in ("free", "open", "sealed", "reserved", "offline", "readonly"):
+            # Every zone state of the schema (x-zonemap-states) the daemon reports (put skips
+            # None: conventional / inactive from a daemon that predates them).
+            for state in ZONE_STATES:
                 put("smrstore_drive_zones", dl + (("state", state),), getattr(dr.zones, state))
-            if dr.hybrid is not None:
-                put("smrstore_drive_conversion_progress", dl, dr.hybrid.progress)
+            h = dr.hybrid
+            if h is not None:
+                put("smrstore_drive_conversion_progress", dl, h.progress)
+            if h is not None and h.supported:
+                for st in (x for x in HYBRID_STATES if x != "none"):   # the drive is hybrid
+                    put("smrstore_drive_conversion_state", dl + (("state", st),),
+                        1 if h.state == st else 0)
+                put("smrstore_drive_cmr_bytes", dl, h.cmr_bytes)
+                put("smrstore_drive_smr_bytes", dl, h.smr_bytes)
+                put("smrstore_drive_realms", dl + (("domain", "cmr"),), h.realms_cmr)
+                put("smrstore_drive_realms", dl + (("domain", "smr"),), h.realms_smr)
+                put("smrstore_drive_realms_pending", dl, h.realms_pending)
+                put("smrstore_drive_conversion_latency_bound_ms", dl, h.latency_bound_ms)
+                put("smrstore_drive_conversion_quantum_bytes", dl, h.quantum_bytes)
+                put("smrstore_drive_conversion_quantum_ms_p99", dl, h.quantum_ms_p99)
+                put("smrstore_drive_conversion_quantum_ms_max", dl, h.quantum_ms_max)
+                put("smrstore_drive_conversion_bound_violations_total", dl, h.bound_violations)
+                put("smrstore_drive_conversions_total", dl, h.conversions)
+                put("smrstore_drive_conversion_migrated_bytes_total", dl, h.migrated_bytes)
     return "".join(_lines(rows))
 
 

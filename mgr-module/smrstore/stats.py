@@ -54,6 +54,18 @@ ZONEMAP_CODES: Dict[str, ZoneCode] = {
 STREAM_CODES: Dict[str, str] = {c["char"]: c["stream"] for c in STATS_SCHEMA["x-streams-codes"]}
 
 
+class RealmCode(NamedTuple):
+    """What one realm-map character (a hybrid drive's ``realmmap``) means."""
+    label: str
+    description: str
+
+
+# Realm-map characters -> meaning (x-realmmap-codes: C, S, c, s, >), in the schema's order.
+REALMMAP_CODES: Dict[str, RealmCode] = {
+    c["char"]: RealmCode(c["label"], c["description"]) for c in STATS_SCHEMA["x-realmmap-codes"]}
+REALMMAP_CHARS: FrozenSet[str] = frozenset(REALMMAP_CODES)
+
+
 def _fill_chars(state: str) -> str:
     """The characters of an open or sealed zone, by live tenths 0..10."""
     codes = sorted((code.live_tenths or 0, ch) for ch, code in ZONEMAP_CODES.items()
@@ -136,6 +148,9 @@ class ZoneCounts(_Doc):
     readonly: int = Field(..., ge=0)
     conventional: Optional[int] = Field(
         None, ge=0, description="conventional zones the store does not use ('=')")
+    inactive: Optional[int] = Field(
+        None, ge=0, description="hybrid drives: zones of their realm's inactive domain ('_'; "
+                                "null: not reported, a daemon from before hybrid drives)")
 
 
 class Hybrid(_Doc):
@@ -146,11 +161,49 @@ class Hybrid(_Doc):
     converting_zones: Optional[int] = Field(None, ge=0)
     progress: Optional[float] = Field(None, ge=0.0, le=1.0)
     latency_bound_ms: Optional[float] = Field(None, ge=0)
+    # Added within v1 (hybrid drives in the engine): null when a daemon does not report them.
+    realms: Optional[int] = Field(None, ge=0, description="realms of the drive (0: not hybrid)")
+    realms_cmr: Optional[int] = Field(None, ge=0, description="realms active in the CMR domain")
+    realms_smr: Optional[int] = Field(None, ge=0, description="realms active in the SMR domain")
+    realms_pending: Optional[int] = Field(
+        None, ge=0, description="realms being emptied or converted now")
+    realmmap: Optional[str] = Field(
+        None, description="one character per realm, in realm order (C CMR, S SMR, c/s "
+                          "emptying, > converting; doc/stats-schema.md)")
+    quantum_bytes: Optional[int] = Field(
+        None, ge=0, description="live bytes the next migration quantum may move")
+    quantum_ms_p99: Optional[float] = Field(
+        None, ge=0, description="p99 duration of the store's last (up to) 1024 migration "
+                                "quanta, ms (null: none ran)")
+    quantum_ms_max: Optional[float] = Field(
+        None, ge=0, description="longest migration quantum since mount, ms (null: none ran)")
+    bound_violations: Optional[int] = Field(
+        None, ge=0, description="migration quanta since mount longer than the latency bound")
+    conversions: Optional[int] = Field(
+        None, ge=0, description="realm conversions the drive completed since mount")
+    migrated_bytes: Optional[int] = Field(
+        None, ge=0, description="live bytes moved out of converting realms since mount "
+                                "(store-wide)")
+    stall_reason: Optional[str] = Field(
+        None, description="why the drive's last conversion stalled (null: it did not)")
 
     @validator("state")
     def _state_known(cls, v: str) -> str:
         if v not in HYBRID_STATES:
             raise ValueError(f"unknown hybrid state {v!r} (expected one of {', '.join(HYBRID_STATES)})")
+        return v
+
+    @validator("realmmap")
+    def _realmmap_codes(cls, v: Optional[str], values: Dict[str, Any]) -> Optional[str]:
+        if v is None:
+            return v
+        bad = sorted(set(v) - REALMMAP_CHARS)
+        if bad:
+            raise ValueError(f"unknown realm-map character(s) {''.join(bad)!r} "
+                             f"(expected {''.join(REALMMAP_CODES)})")
+        realms = values.get("realms")
+        if realms is not None and len(v) != realms:
+            raise ValueError(f"{len(v)} characters for {realms} realms")
         return v
 
 
@@ -282,13 +335,15 @@ def check_zone_string(s: str, allowed: frozenset, nr_zones: Optional[int], what:
     return s
 
 
-def zonemap_counts(zonemap: str) -> Tuple[int, int, int, int, int, int, int]:
-    """(reserved, free, open, sealed, offline, readonly, conventional) counted from a map,
-    each character decoded by the schema's table (unknown characters count nowhere)."""
+def zonemap_counts(zonemap: str) -> Tuple[int, int, int, int, int, int, int, int]:
+    """(reserved, free, open, sealed, offline, readonly, conventional, inactive) counted from a
+    map (the schema's x-zonemap-states order), each character decoded by the schema's table
+    (unknown characters count nowhere)."""
     per_state: Dict[str, int] = dict.fromkeys(ZONE_STATES, 0)
     for ch, n in Counter(zonemap).items():
         code = ZONEMAP_CODES.get(ch)
         if code is not None:
             per_state[code.state] += n
     return (per_state["reserved"], per_state["free"], per_state["open"], per_state["sealed"],
-            per_state["offline"], per_state["readonly"], per_state["conventional"])
+            per_state["offline"], per_state["readonly"], per_state["conventional"],
+            per_state["inactive"])

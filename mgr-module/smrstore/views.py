@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from .health import HealthCheck
 from .history import History
 from .model import SOURCE_OSD, DaemonState, Snapshot
-from .stats import StatsDoc, ZoneCounts, zonemap_counts
+from .stats import Drive, Hybrid, StatsDoc, ZoneCounts, zonemap_counts
 
 
 class _Out(BaseModel):
@@ -92,6 +92,8 @@ class ZoneMapCounts(_Out):
     offline: int
     readonly: int
     conventional: int
+    inactive: int = Field(..., description="hybrid drives: zones of a realm's inactive "
+                          "domain ('_')")
 
 
 class DriveZones(_Out):
@@ -178,12 +180,42 @@ class ConversionDrive(_Out):
     daemon: str
     drive: int
     supported: bool
-    state: str
-    cmr_bytes: Optional[int]
-    smr_bytes: Optional[int]
-    converting_zones: Optional[int]
-    progress: Optional[float]
-    latency_bound_ms: Optional[float]
+    state: str = Field(..., description="none (not hybrid), idle, converting or stalled")
+    cmr_bytes: Optional[int] = Field(None, description="capacity of the drive's CMR realms")
+    smr_bytes: Optional[int] = Field(None, description="capacity of the drive's SMR realms")
+    converting_zones: Optional[int] = Field(
+        None, description="zones of the realm(s) being emptied or converted")
+    progress: Optional[float] = Field(
+        None, description="progress of the conversion in progress on this drive, 0..1")
+    latency_bound_ms: Optional[float] = Field(
+        None, description="bound on the foreground latency one migration quantum adds, ms")
+    realms: Optional[int] = Field(None, description="realms of the drive; null: not reported")
+    realms_cmr: Optional[int] = Field(None, description="realms active in the CMR domain")
+    realms_smr: Optional[int] = Field(None, description="realms active in the SMR domain")
+    realms_pending: Optional[int] = Field(
+        None, description="realms being emptied or converted now")
+    realmmap: Optional[str] = Field(
+        None, description="one character per realm (x-realmmap-codes of the stats schema: C "
+                          "CMR, S SMR, c CMR emptying, s SMR emptying, > converting)")
+    quantum_bytes: Optional[int] = Field(
+        None, description="live bytes the next migration quantum may move")
+    quantum_ms_p99: Optional[float] = Field(
+        None, description="p99 duration of the store's recent migration quanta, ms (null: "
+                          "none ran)")
+    quantum_ms_max: Optional[float] = Field(
+        None, description="longest migration quantum since mount, ms (null: none ran)")
+    bound_violations: Optional[int] = Field(
+        None, description="migration quanta since mount that took longer than the latency "
+                          "bound")
+    bound_exceeded: Optional[bool] = Field(
+        None, description="quantum_ms_p99 > latency_bound_ms (SMRSTORE_CONVERSION_BOUND_"
+                          "VIOLATED); null when either is unknown")
+    conversions: Optional[int] = Field(
+        None, description="realm conversions the drive completed since mount")
+    migrated_bytes: Optional[int] = Field(
+        None, description="live bytes moved out of converting realms since mount (store-wide)")
+    stall_reason: Optional[str] = Field(
+        None, description="why the drive's last conversion stalled (null: it did not)")
 
 
 def health_out(checks: List[HealthCheck]) -> List[HealthCheckOut]:
@@ -249,9 +281,9 @@ def drive_zones(d: DaemonState, index: int) -> Optional[DriveZones]:
     st = d.streams.get(index, "")
     counts = None
     if zm is not None:
-        r, f, o, s, off, ro, c = zonemap_counts(zm)
+        r, f, o, s, off, ro, c, ina = zonemap_counts(zm)
         counts = ZoneMapCounts(reserved=r, free=f, open=o, sealed=s, offline=off, readonly=ro,
-                               conventional=c)
+                               conventional=c, inactive=ina)
     stream_counts = {name: st.count(ch) for ch, name in _STREAM_NAMES.items()}
     return DriveZones(daemon=d.name, index=index, nr_zones=dr.nr_zones, zone_size=dr.zone_size,
                       zone_capacity=dr.zone_capacity, conventional_zones=dr.conventional_zones,
@@ -292,21 +324,28 @@ def gc(snap: Snapshot, hist: History, window: int) -> GcOut:
     return GcOut(time=snap.time, window=window, daemons=out)
 
 
+def bound_exceeded(h: Hybrid) -> Optional[bool]:
+    """Whether the recent migration quanta's p99 is over the latency bound (None: unknown)."""
+    if h.quantum_ms_p99 is None or h.latency_bound_ms is None:
+        return None
+    return h.quantum_ms_p99 > h.latency_bound_ms
+
+
+def conversion_drive(name: str, dr: Drive) -> ConversionDrive:
+    h = dr.hybrid
+    if h is None:
+        return ConversionDrive(daemon=name, drive=dr.index, supported=False, state="none")
+    return ConversionDrive(
+        daemon=name, drive=dr.index, supported=h.supported, state=h.state,
+        cmr_bytes=h.cmr_bytes, smr_bytes=h.smr_bytes, converting_zones=h.converting_zones,
+        progress=h.progress, latency_bound_ms=h.latency_bound_ms, realms=h.realms,
+        realms_cmr=h.realms_cmr, realms_smr=h.realms_smr, realms_pending=h.realms_pending,
+        realmmap=h.realmmap, quantum_bytes=h.quantum_bytes, quantum_ms_p99=h.quantum_ms_p99,
+        quantum_ms_max=h.quantum_ms_max, bound_violations=h.bound_violations,
+        bound_exceeded=bound_exceeded(h), conversions=h.conversions,
+        migrated_bytes=h.migrated_bytes, stall_reason=h.stall_reason)
+
+
 def conversion(snap: Snapshot) -> List[ConversionDrive]:
-    out = []
-    for name, d in sorted(snap.daemons.items()):
-        for dr in d.doc.drives:
-            h = dr.hybrid
-            if h is None:
-                out.append(ConversionDrive(daemon=name, drive=dr.index, supported=False,
-                                           state="none", cmr_bytes=None, smr_bytes=None,
-                                           converting_zones=None, progress=None,
-                                           latency_bound_ms=None))
-            else:
-                out.append(ConversionDrive(daemon=name, drive=dr.index, supported=h.supported,
-                                           state=h.state, cmr_bytes=h.cmr_bytes,
-                                           smr_bytes=h.smr_bytes,
-                                           converting_zones=h.converting_zones,
-                                           progress=h.progress,
-                                           latency_bound_ms=h.latency_bound_ms))
-    return out
+    return [conversion_drive(name, dr)
+            for name, d in sorted(snap.daemons.items()) for dr in d.doc.drives]

@@ -4,7 +4,7 @@ import copy
 import json
 import os
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -27,13 +27,71 @@ def drive(index: int, nr_zones: int = 16, zonemap: Optional[str] = None,
         "zones": {"free": zm.count("."), "open": sum(zm.count(c) for c in "ABCDEFGHIJK"),
                   "sealed": sum(zm.count(c) for c in "abcdefghijk"), "reserved": zm.count("#"),
                   "offline": zm.count("X"), "readonly": zm.count("!"),
-                  "conventional": zm.count("=")},
-        "hybrid": {"supported": False, "state": "none", "cmr_bytes": 0, "smr_bytes": 0,
-                   "converting_zones": 0, "progress": 0.0, "latency_bound_ms": None},
+                  "conventional": zm.count("="), "inactive": zm.count("_")},
+        "hybrid": dict(NOT_HYBRID),
         "zonemap": zm, "streams": st,
     }
     d.update(over)
     return d
+
+
+# A drive's hybrid block as the engine writes it for a drive that is not hybrid.
+NOT_HYBRID: Dict[str, Any] = {
+    "supported": False, "state": "none", "cmr_bytes": 0, "smr_bytes": 0, "converting_zones": 0,
+    "progress": 0.0, "latency_bound_ms": None, "realms": 0, "realms_cmr": 0, "realms_smr": 0,
+    "realms_pending": 0, "realmmap": "", "quantum_bytes": 0, "quantum_ms_p99": None,
+    "quantum_ms_max": None, "bound_violations": 0, "conversions": 0, "migrated_bytes": 0,
+    "stall_reason": None}
+
+
+def hybrid(realmmap: str = "CCcSS", state: str = "converting", progress: float = 0.4,
+           zones_per_realm: Tuple[int, int] = (4, 5), realm_cmr_bytes: int = 64 * MiB,
+           realm_smr_bytes: int = 80 * MiB, latency_bound_ms: float = 100.0,
+           p99: Optional[float] = 12.5, qmax: Optional[float] = 40.25, violations: int = 0,
+           conversions: int = 1, migrated: int = 48 * MiB, stall_reason: Optional[str] = None,
+           quantum_bytes: int = 4 * MiB) -> Dict[str, Any]:
+    """The hybrid block of a hybrid drive, counts derived from its realm map as the engine
+    derives them (stats_document.cc): c/s/> realms are pending, each counted in its domain."""
+    cmr = sum(realmmap.count(c) for c in "Cc")
+    smr = sum(realmmap.count(c) for c in "Ss")
+    # '>' realms: converting, counted in their (old) domain; here CMR -> SMR.
+    cmr += realmmap.count(">")
+    pending = sum(realmmap.count(c) for c in "cs>")
+    conv_zones = (sum(realmmap.count(c) for c in "c>") * zones_per_realm[0]
+                  + realmmap.count("s") * zones_per_realm[1])
+    return {"supported": True, "state": state, "cmr_bytes": cmr * realm_cmr_bytes,
+            "smr_bytes": smr * realm_smr_bytes, "converting_zones": conv_zones,
+            "progress": progress, "latency_bound_ms": latency_bound_ms,
+            "realms": len(realmmap), "realms_cmr": cmr, "realms_smr": smr,
+            "realms_pending": pending, "realmmap": realmmap, "quantum_bytes": quantum_bytes,
+            "quantum_ms_p99": p99, "quantum_ms_max": qmax, "bound_violations": violations,
+            "conversions": conversions, "migrated_bytes": migrated,
+            "stall_reason": stall_reason}
+
+
+def without_added_in_v1(d: Dict[str, Any]) -> Dict[str, Any]:
+    """Document d as a build from before the fields added within v1 wrote it (every
+    optional field of the schema, stats.ADDED_IN_V1, left out)."""
+    from smrstore.stats import ADDED_IN_V1
+    d = copy.deepcopy(d)
+    for path in ADDED_IN_V1:
+        # "drives[].hybrid.realms" -> ["drives", "[]", "hybrid", "realms"]
+        _strip(d, path.replace("[]", ".[]").split("."))
+    return d
+
+
+def _strip(node: Any, path: List[str]) -> None:
+    if not path:
+        return
+    key, rest = path[0], path[1:]
+    if key == "[]":
+        for item in node if isinstance(node, list) else ():
+            _strip(item, rest)
+    elif isinstance(node, dict) and key in node:
+        if rest:
+            _strip(node[key], rest)
+        else:
+            del node[key]
 
 
 def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str, Any]]] = None,

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
-from conftest import GiB, doc, drive, osd_counters, status
+from conftest import GiB, doc, drive, hybrid, osd_counters, status, without_added_in_v1
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -52,10 +52,11 @@ def build(web_root: Optional[str] = None, tokens: Optional[TokenStore] = None) -
         da = doc(t=t, user=(10 + i) * GiB, device=(12 + 2 * i) * GiB, runs=3 + i,
                  zones_reset=5 + 2 * i, gc_bytes=(2 + i) * GiB, gc_failures=3,
                  quarantined_zones=2)
-        # demo-b: a publisher from before gc.failures / gc.quarantined_zones.
+        # demo-b: a publisher from before the fields added within v1 (gc.failures,
+        # gc.quarantined_zones, statfs.reclaimable, the hybrid realms and quanta, ...).
         statuses = {"demo-a": status(da),
-                    "demo-b": status(doc(name="demo-b", t=t, total=10 * GiB, available=GiB // 2,
-                                         gc_failures=None, quarantined_zones=None))}
+                    "demo-b": status(without_added_in_v1(
+                        doc(name="demo-b", t=t, total=10 * GiB, available=GiB // 2)))}
         hist.add(merge(t, statuses, {}).daemons, now=t)
     bad = status(doc(name="broken"))
     bad["stats"] = "{"
@@ -124,7 +125,7 @@ def test_zones() -> None:
     z = c.get("/api/v1/daemons/demo-a/drives/1/zones", headers=AUTH).json()
     assert z["available"] is True and len(z["zonemap"]) == z["nr_zones"] == 16
     assert z["counts"] == {"reserved": 1, "free": 6, "open": 1, "sealed": 8, "offline": 0,
-                           "readonly": 0, "conventional": 0}
+                           "readonly": 0, "conventional": 0, "inactive": 0}
     assert z["stream_counts"]["user"] == 8 and z["stream_counts"]["small"] == 1
     assert z["reported"]["sealed"] == 8
     o = c.get("/api/v1/daemons/osd.5/drives/0/zones", headers=AUTH).json()
@@ -186,11 +187,48 @@ def test_conversion_and_health() -> None:
     assert len(cs) == 6 and cs[0] == {"daemon": "demo-a", "drive": 0, "supported": False,
                                       "state": "none", "cmr_bytes": 0, "smr_bytes": 0,
                                       "converting_zones": 0, "progress": 0.0,
-                                      "latency_bound_ms": None}
+                                      "latency_bound_ms": None, "realms": 0, "realms_cmr": 0,
+                                      "realms_smr": 0, "realms_pending": 0, "realmmap": "",
+                                      "quantum_bytes": 0, "quantum_ms_p99": None,
+                                      "quantum_ms_max": None, "bound_violations": 0,
+                                      "bound_exceeded": None, "conversions": 0,
+                                      "migrated_bytes": 0, "stall_reason": None}
+    # demo-b: a publisher from before the hybrid fields (all null), osd.5 counters only.
+    assert cs[2]["daemon"] == "demo-b" and cs[2]["realms"] is None and cs[2]["realmmap"] is None
     assert cs[4]["daemon"] == "osd.5" and cs[4]["cmr_bytes"] is None
     h = c.get("/api/v1/health", headers=AUTH).json()
     low = next(x for x in h if x["name"] == "SMRSTORE_SPACE_LOW")
     assert low["count"] == 1 and low["detail"][0].startswith("demo-b: 5.0% available")
+
+
+def test_conversion_of_a_hybrid_drive() -> None:
+    # A hybrid drive converting realm 3 (drained) while realm 1 waits: every field of the
+    # document's hybrid block, and whether the quanta's p99 is over the bound.
+    d0 = drive(0, nr_zones=8, zonemap="##A.b___", streams="--uu----",
+               hybrid=hybrid("CcS>", violations=2, p99=150.0, qmax=400.0))
+    stalled = hybrid("CS", state="stalled", progress=0.0, p99=10.0,
+                     stall_reason="no room for realm 0's live data")
+    snap = merge(1001.0, {"h": status(doc(name="h", drives=[d0, drive(1, hybrid=stalled)]))},
+                 {})
+    c = TestClient(create_app(Provider(snap, History(), Thresholds(stale_seconds=1e6))))
+    cs = c.get("/api/v1/conversion", headers=AUTH).json()
+    assert [(x["drive"], x["state"], x["realmmap"]) for x in cs] == [
+        (0, "converting", "CcS>"), (1, "stalled", "CS")]
+    a = cs[0]
+    assert (a["realms"], a["realms_cmr"], a["realms_smr"], a["realms_pending"]) == (4, 3, 1, 2)
+    assert (a["quantum_bytes"], a["quantum_ms_p99"], a["quantum_ms_max"]) == (4 << 20, 150.0,
+                                                                             400.0)
+    assert (a["latency_bound_ms"], a["bound_violations"], a["bound_exceeded"]) == (100.0, 2, True)
+    assert (a["conversions"], a["migrated_bytes"], a["progress"]) == (1, 48 << 20, 0.4)
+    assert a["converting_zones"] == 2 * 4 and a["stall_reason"] is None
+    assert cs[1]["bound_exceeded"] is False
+    assert cs[1]["stall_reason"] == "no room for realm 0's live data"
+    h = {x["name"]: x for x in c.get("/api/v1/health", headers=AUTH).json()}
+    assert h["SMRSTORE_CONVERSION_STALLED"]["detail"] == ["h drive 1: conversion reported stalled"]
+    assert h["SMRSTORE_CONVERSION_BOUND_VIOLATED"]["detail"] == [
+        "h drive 0: migration quanta p99 150 ms > latency bound 100 ms (max 400 ms)"]
+    z = c.get("/api/v1/daemons/h/drives/0/zones", headers=AUTH).json()
+    assert z["counts"]["inactive"] == 3 and z["reported"]["inactive"] == 3
 
 
 def test_metrics() -> None:

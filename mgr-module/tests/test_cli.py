@@ -1,7 +1,7 @@
 import json
 
 import pytest
-from conftest import doc, osd_counters, status
+from conftest import doc, drive, hybrid, osd_counters, status
 
 from smrstore import cli, views
 from smrstore.auth import TokenRecord
@@ -64,3 +64,45 @@ def test_gc_text_failures_and_quarantined_columns() -> None:
     # iec() values take two words ("2.0 GiB"): count the columns from the end instead.
     assert a[0] == "demo-a" and a[-6:-4] == ["3", "1"]
     assert o[0] == "osd.2" and o[-6:-4] == ["-", "-"]      # not reported by the OSD
+
+
+def test_conversion_text_of_hybrid_drives() -> None:
+    d0 = drive(0, hybrid=hybrid("CcSS>", violations=2, p99=150.0, qmax=400.5))
+    d1 = drive(1, hybrid=hybrid("CS", state="stalled", progress=0.0, p99=10.0, qmax=20.0,
+                                stall_reason="no room for realm 0's live data"))
+    s = merge(1001.0, {"h": status(doc(name="h", drives=[d0, d1, drive(2)]))}, {})
+    text = cli.conversion_text(views.conversion(s))
+    lines = text.splitlines()
+    assert lines[0].split() == ["DAEMON", "DRIVE", "HYBRID", "STATE", "CMR", "SMR", "REALMS",
+                                "PROGRESS", "QUANTUM", "P99/MAX_MS", "LATENCY_BOUND", "VIOL"]
+    assert [line.split() for line in lines[1:4]] == [
+        ["h", "0", "yes", "converting", "192.0", "MiB", "160.0", "MiB", "3C/2S", "40%", "4.0",
+         "MiB", "150/400.5", "100", "ms", "2", "OVER"],          # p99 over the bound
+        ["h", "1", "yes", "stalled", "64.0", "MiB", "80.0", "MiB", "1C/1S", "0%", "4.0", "MiB",
+         "10/20", "100", "ms", "0"],
+        ["h", "2", "no", "none", "0", "B", "0", "B", "-", "0%", "-", "-", "-", "-"]]
+    i = lines.index("") + 1
+    assert lines[i] == ("realms (C CMR  S SMR  c CMR, emptying  s SMR, emptying  "
+                        "> converting):")
+    assert lines[i + 1:i + 3] == ["  h drive 0: CcSS>  (2 pending)", "  h drive 1: CS"]
+    assert lines[-1] == "stalled: h drive 1: no room for realm 0's live data"
+
+
+def test_conversion_text_without_hybrid_drives_has_no_realm_lines() -> None:
+    text = cli.conversion_text(views.conversion(snap()))
+    assert "realms (" not in text and "stalled:" not in text
+    assert all(line.split()[2] == "no" for line in text.splitlines()[1:])
+
+
+def test_zones_text_counts_and_explains_inactive_zones() -> None:
+    zm = "##A.b___"
+    d0 = drive(0, nr_zones=8, zonemap=zm, streams="--uu----", hybrid=hybrid("CS"))
+    s = merge(1001.0, {"h": status(doc(name="h", drives=[d0]))}, {})
+    z = views.drive_zones(s.daemons["h"], 0)
+    assert z is not None
+    text = cli.zones_text([z])
+    assert text.splitlines()[0].endswith("read-only 0, inactive 3")
+    assert "_ inactive (hybrid)" in text.splitlines()[-1]
+    # A drive without inactive zones keeps the short line.
+    assert cli.zones_text([views.drive_zones(snap().daemons["demo-a"], 0)]  # type: ignore[list-item]
+                          ).splitlines()[0].endswith("read-only 0")

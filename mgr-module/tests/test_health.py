@@ -1,7 +1,7 @@
 from typing import Dict, List, Optional, Tuple
 
 import pytest
-from conftest import GiB, doc, drive, status
+from conftest import GiB, doc, drive, hybrid, status, without_added_in_v1
 
 from smrstore.health import HealthCheck, Thresholds, evaluate, to_mgr_checks
 from smrstore.history import History
@@ -182,14 +182,15 @@ def test_to_mgr_shape() -> None:
 
 
 def test_every_check_severity_and_summary() -> None:
-    # One cluster raising all eight checks: names, severities and summaries as ceph shows them.
+    # One cluster raising all nine checks: names, severities and summaries as ceph shows them.
     low = doc(name="low", total=100 * GiB, available=GiB)
     zones = doc(name="zones", drives=[drive(0, zonemap="#..XX!!" + "k" * 9),
                                       drive(1, zonemap="#..X" + "k" * 12)])
     stalled = doc(name="stall", drives=[drive(0), _conv_drive("stalled", 0.5) | {"index": 1}])
     old = doc(name="old", t=900.0)
     quar = doc(name="quar", gc_failures=2, quarantined_zones=2)
-    s = snap_of(1001.0, low, zones, stalled, old, quar)
+    slow = doc(name="slow", drives=[drive(0, hybrid=hybrid("CS>", p99=250.0, qmax=900.0))])
+    s = snap_of(1001.0, low, zones, stalled, old, quar, slow)
     s.errors.append(DaemonError("bad", "service", "bad: no stats"))
     h = History()
     for i, r in enumerate((1, 3, 6)):
@@ -203,6 +204,8 @@ def test_every_check_severity_and_summary() -> None:
         ("SMRSTORE_ZONE_OFFLINE", "error", "2 smrstore drive(s) have offline zones"),
         ("SMRSTORE_ZONE_READONLY", "warning", "1 smrstore drive(s) have read-only zones"),
         ("SMRSTORE_CONVERSION_STALLED", "warning", "1 smrstore drive conversion(s) stalled"),
+        ("SMRSTORE_CONVERSION_BOUND_VIOLATED", "warning",
+         "1 smrstore drive conversion(s) over their latency bound"),
         ("SMRSTORE_GC_QUARANTINE", "warning",
          "2 smrstore zones quarantined after failed GC cleanings on quar"),
         ("SMRSTORE_DAEMON_STALE", "warning", "1 smrstore daemon(s) not reporting"),
@@ -213,6 +216,8 @@ def test_every_check_severity_and_summary() -> None:
                                            "zones drive 1: 1 offline zone"]
     assert by["SMRSTORE_ZONE_READONLY"] == ["zones drive 0: 2 read-only zones"]
     assert by["SMRSTORE_CONVERSION_STALLED"] == ["stall drive 1: conversion reported stalled"]
+    assert by["SMRSTORE_CONVERSION_BOUND_VIOLATED"] == [
+        "slow drive 0: migration quanta p99 250 ms > latency bound 100 ms (max 900 ms)"]
     assert by["SMRSTORE_DAEMON_STALE"] == ["old: last update 101 s ago (limit 60 s)"]
 
 
@@ -337,3 +342,72 @@ def test_gc_failures_without_quarantine_raise_nothing() -> None:
     # Failed cleanings whose zones left quarantine (retried and cleaned): no warning.
     assert evaluate(snap_of(1001.0, doc(gc_failures=9, quarantined_zones=0)), History(),
                     Thresholds()) == []
+
+
+# ---------------------------------------------------------------------------------------
+# SMRSTORE_CONVERSION_BOUND_VIOLATED
+
+def _bound(violations: List[Optional[int]], p99: Optional[float] = 40.0,
+           bound: Optional[float] = 100.0, qmax: Optional[float] = 180.0,
+           in_history: bool = True) -> List[str]:
+    """The check's detail after samples of drive 0's bound_violations (None: the daemon did
+    not report the field), 10 s apart; the last is the snapshot.  in_history: the module
+    adds the snapshot to the history before it evaluates (module.sample); the check must
+    not depend on it."""
+    h = History()
+    d: Dict = {}
+    for i, v in enumerate(violations):
+        hy = hybrid("CcS", violations=v or 0, p99=p99, qmax=qmax, latency_bound_ms=100.0)
+        hy["latency_bound_ms"] = bound
+        d = doc(t=1000.0 + 10 * i, drives=[drive(0, hybrid=hy), drive(1)])
+        if v is None:
+            d = without_added_in_v1(d)
+        if i < len(violations) - 1 or in_history:
+            h.add({"demo-a": parse_service_status("demo-a", status(d))}, now=d["time"])
+    s = snap_of(d["time"], d)
+    return [x for c in evaluate(s, h, Thresholds(stale_seconds=1e6))
+            if c.name == "SMRSTORE_CONVERSION_BOUND_VIOLATED" for x in c.detail]
+
+
+@pytest.mark.parametrize("in_history", [True, False])
+def test_bound_violations_that_grew_since_the_previous_sample(in_history: bool) -> None:
+    assert _bound([0, 0, 3], in_history=in_history) == [
+        "demo-a drive 0: 3 migration quanta over the 100 ms latency bound since the previous "
+        "sample (3 since mount) (max 180 ms)"]
+    assert _bound([2, 3], in_history=in_history) == [
+        "demo-a drive 0: 1 migration quantum over the 100 ms latency bound since the previous "
+        "sample (3 since mount) (max 180 ms)"]
+
+
+def test_bound_violations_that_did_not_grow_raise_nothing() -> None:
+    assert _bound([3, 3, 3]) == []          # old violations: the previous sample had them
+    assert _bound([7, 2]) == []             # fewer: a remount restarted the count
+    assert _bound([5]) == []                # no previous sample to compare with
+    assert _bound([None, 4]) == []          # the previous sample did not report the field
+    assert _bound([4, None]) == []          # ... nor does this one
+
+
+def test_quanta_p99_over_the_latency_bound() -> None:
+    # Exclusive: a p99 exactly at the bound is within it.
+    assert _bound([0, 0], p99=100.0) == []
+    assert _bound([0, 0], p99=100.5) == [
+        "demo-a drive 0: migration quanta p99 100.5 ms > latency bound 100 ms (max 180 ms)"]
+    # Unknown p99 (no quantum ran) or bound: nothing to compare.
+    assert _bound([0, 0], p99=None, qmax=None) == []
+    assert _bound([0, 0], p99=500.0, bound=None) == []
+    # Both at once: one line.
+    assert _bound([1, 2], p99=120.0) == [
+        "demo-a drive 0: 1 migration quantum over the 100 ms latency bound since the previous "
+        "sample (2 since mount); migration quanta p99 120 ms > latency bound 100 ms "
+        "(max 180 ms)"]
+
+
+def test_bound_violated_names_each_drive_and_daemon() -> None:
+    a = doc(name="a", drives=[drive(0, hybrid=hybrid("CS", p99=300.0)),
+                              drive(1, hybrid=hybrid("SS", p99=300.0)), drive(2)])
+    b = doc(name="b", drives=[drive(0, hybrid=hybrid("CC", p99=30.0))])
+    checks = evaluate(snap_of(1001.0, a, b), History(), Thresholds())
+    assert [(c.name, c.severity, c.summary, c.count) for c in checks] == [
+        ("SMRSTORE_CONVERSION_BOUND_VIOLATED", "warning",
+         "2 smrstore drive conversion(s) over their latency bound", 2)]
+    assert [x.split(":")[0] for x in checks[0].detail] == ["a drive 0", "a drive 1"]

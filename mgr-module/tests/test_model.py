@@ -2,7 +2,7 @@ import json
 from typing import Any, Dict
 
 import pytest
-from conftest import GiB, doc, drive, osd_counters, status
+from conftest import GiB, doc, drive, hybrid, osd_counters, status, without_added_in_v1
 
 from smrstore.model import (OsdReading, SOURCE_OSD, SOURCE_SERVICE, merge, parse_osd_counters,
                             parse_service_status, service_daemon_names)
@@ -175,3 +175,52 @@ def test_osd_gc_failure_counters_read_when_present() -> None:
     # An OSD library from before the counters: absent (None), not an error.
     d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
     assert d is not None and (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (None, None)
+
+
+def test_a_hybrid_drive_parses_with_its_realms_and_quanta() -> None:
+    d0 = drive(0, nr_zones=8, zonemap="##A.b___", streams="--uu-" + "---",
+               hybrid=hybrid("CcS>", violations=3, p99=120.0, qmax=300.5,
+                             stall_reason=None))
+    st = parse_service_status("demo-a", status(doc(drives=[d0, drive(1)])))
+    h = st.doc.drives[0].hybrid
+    assert h is not None and h.supported and h.state == "converting"
+    assert (h.realms, h.realms_cmr, h.realms_smr, h.realms_pending) == (4, 3, 1, 2)
+    assert (h.realmmap, h.bound_violations, h.quantum_ms_p99, h.quantum_ms_max) == (
+        "CcS>", 3, 120.0, 300.5)
+    assert st.doc.drives[0].zones.inactive == 3 and st.zonemaps[0] == "##A.b___"
+
+
+def test_a_document_from_before_hybrid_drives_parses_with_nulls() -> None:
+    st = parse_service_status("demo-a", status(without_added_in_v1(
+        doc(drives=[drive(0, hybrid=hybrid())]))))
+    h = st.doc.drives[0].hybrid
+    assert h is not None and h.state == "converting" and h.progress == 0.4
+    assert (h.realms, h.realmmap, h.quantum_ms_p99, h.bound_violations, h.stall_reason) == (
+        None, None, None, None, None)
+    assert st.doc.drives[0].zones.inactive is None
+
+
+def test_a_bad_realm_map_is_an_unreadable_status() -> None:
+    h = hybrid("CCSS")
+    h["realmmap"] = "CCSZ"
+    with pytest.raises(StatsError, match=r"demo-a.*drives\.0\.hybrid\.realmmap: unknown "
+                                         r"realm-map character\(s\) 'Z'"):
+        parse_service_status("demo-a", status(doc(drives=[drive(0, hybrid=h)])))
+
+
+def test_an_osd_keeps_its_documents_inactive_zones_and_hybrid_block() -> None:
+    # The perf counters have no inactive-zone count nor realms: the document gives them.
+    raw = doc(name="smrstore", drives=[
+        drive(0, nr_zones=8, zonemap="##A.b___", streams="--uu----", hybrid=hybrid("CS")),
+        drive(1)])
+    st = merge(10.0, {}, {"osd.4": OsdReading(osd_counters(conv=1), document=raw)})
+    d = st.daemons["osd.4"]
+    assert st.errors == []
+    dr = d.doc.drives[0]
+    assert dr.zones.free == 10 and dr.zones.inactive == 3      # counters, then the document
+    assert dr.hybrid is not None and dr.hybrid.realmmap == "CS" and dr.hybrid.state == "converting"
+    # Counters only (no document yet): the conversion state on every drive, nothing else.
+    c = merge(10.0, {}, {"osd.4": OsdReading(osd_counters(conv=3))}).daemons["osd.4"]
+    hc = c.doc.drives[1].hybrid
+    assert hc is not None and hc.state == "stalled" and hc.realmmap is None
+    assert c.doc.drives[1].zones.inactive is None

@@ -1,6 +1,6 @@
 from typing import Dict, Tuple
 
-from conftest import GiB, doc, drive, osd_counters, status
+from conftest import GiB, doc, drive, hybrid, osd_counters, status, without_added_in_v1
 from prometheus_client.parser import text_string_to_metric_families
 
 from smrstore.model import OsdReading, merge
@@ -52,8 +52,9 @@ def test_empty_cluster() -> None:
 
 
 def test_every_zone_state_is_a_label_with_its_count() -> None:
-    # Distinct counts per state: 1 reserved, 2 free, 3 open, 4 sealed, 5 offline, 6 read-only.
-    zm = "#" + ".." + "ABC" + "abck" + "XXXXX" + "!!!!!!"
+    # Distinct counts per state: 1 reserved, 2 free, 3 open, 4 sealed, 5 offline, 6 read-only,
+    # 7 conventional, 8 inactive (a hybrid drive's other domain).
+    zm = "#" + ".." + "ABC" + "abck" + "XXXXX" + "!!!!!!" + "=" * 7 + "_" * 8
     snap = merge(1000.0, {"demo-a": status(doc(drives=[drive(0, nr_zones=len(zm), zonemap=zm),
                                                        drive(1)]))}, {})
     text = render(snap, 30.0)
@@ -63,8 +64,83 @@ def test_every_zone_state_is_a_label_with_its_count() -> None:
             if s.name == "smrstore_drive_zones" and s.labels["drive"] == "0":
                 zones[s.labels["state"]] = s.value
     assert zones == {"reserved": 1, "free": 2, "open": 3, "sealed": 4, "offline": 5,
-                     "readonly": 6}
+                     "readonly": 6, "conventional": 7, "inactive": 8}
     assert 'smrstore_drive_zones{daemon="demo-a",drive="0",state="offline"} 5\n' in text
+    assert 'smrstore_drive_zones{daemon="demo-a",drive="0",state="inactive"} 8\n' in text
+
+
+def test_zone_states_a_daemon_does_not_report_have_no_sample() -> None:
+    # An OSD seen through its counters (no inactive-zone counter) and a publisher from
+    # before zones.inactive: no inactive sample, not a made-up 0.
+    snap = merge(1000.0, {"old": status(without_added_in_v1(doc(name="old")))},
+                 {"osd.1": OsdReading(osd_counters())})
+    m = parse(render(snap, 30.0))
+    for daemon in ("old", "osd.1"):
+        states = {dict(lab)["state"] for (n, lab), _ in m.items()
+                  if n == "smrstore_drive_zones" and dict(lab)["daemon"] == daemon}
+        assert states == {"reserved", "free", "open", "sealed", "offline", "readonly",
+                          "conventional"}, daemon
+
+
+def hybrid_snapshot() -> Dict[Tuple[str, Tuple[Tuple[str, str], ...]], float]:
+    d0 = drive(0, hybrid=hybrid("CcSS>", violations=5, p99=42.5, qmax=180.25,
+                                conversions=3, migrated=96 << 20, quantum_bytes=2 << 20))
+    snap = merge(1000.0, {"demo-a": status(doc(drives=[d0, drive(1)]))}, {})
+    return parse(render(snap, 30.0))
+
+
+def test_hybrid_drive_metrics() -> None:
+    m = hybrid_snapshot()
+    dl = (("daemon", "demo-a"), ("drive", "0"))
+
+    def at(name: str, *extra: Tuple[str, str]) -> float:
+        return m[(name, tuple(sorted(dl + extra)))]
+    assert at("smrstore_drive_cmr_bytes") == 3 * 64 * 2 ** 20      # C, c and > realms
+    assert at("smrstore_drive_smr_bytes") == 2 * 80 * 2 ** 20
+    assert at("smrstore_drive_realms", ("domain", "cmr")) == 3
+    assert at("smrstore_drive_realms", ("domain", "smr")) == 2
+    assert at("smrstore_drive_realms_pending") == 2
+    assert at("smrstore_drive_conversion_latency_bound_ms") == 100.0
+    assert at("smrstore_drive_conversion_quantum_bytes") == 2 << 20
+    assert at("smrstore_drive_conversion_quantum_ms_p99") == 42.5
+    assert at("smrstore_drive_conversion_quantum_ms_max") == 180.25
+    assert at("smrstore_drive_conversion_bound_violations_total") == 5
+    assert at("smrstore_drive_conversions_total") == 3
+    assert at("smrstore_drive_conversion_migrated_bytes_total") == 96 << 20
+    assert at("smrstore_drive_conversion_progress") == 0.4
+    assert {s: at("smrstore_drive_conversion_state", ("state", s))
+            for s in ("idle", "converting", "stalled")} == {"idle": 0, "converting": 1,
+                                                            "stalled": 0}
+
+
+def test_hybrid_metrics_only_for_hybrid_drives() -> None:
+    m = hybrid_snapshot()
+    hybrid_only = {n for n, _ in m if n.startswith("smrstore_drive_") and (
+        "realm" in n or "quantum" in n or "cmr" in n or "smr_bytes" in n or "violations" in n
+        or n in ("smrstore_drive_conversion_state", "smrstore_drive_conversions_total",
+                 "smrstore_drive_conversion_migrated_bytes_total",
+                 "smrstore_drive_conversion_latency_bound_ms"))}
+    assert len(hybrid_only) == 12
+    for n, lab in m:
+        if n in hybrid_only:
+            assert dict(lab)["drive"] == "0", (n, lab)      # drive 1 is not hybrid
+    # No quantum ran yet (p99/max null): no sample, the counters are 0.
+    d0 = drive(0, hybrid=hybrid("CCCC", state="idle", progress=0.0, p99=None, qmax=None))
+    m = parse(render(merge(1000.0, {"demo-a": status(doc(drives=[d0]))}, {}), 30.0))
+    names = {n for n, _ in m}
+    assert "smrstore_drive_conversion_quantum_ms_p99" not in names
+    assert "smrstore_drive_conversion_quantum_ms_max" not in names
+    assert "smrstore_drive_conversion_bound_violations_total" in names
+
+
+def test_hybrid_types_are_prometheus_conventions() -> None:
+    d0 = drive(0, hybrid=hybrid())
+    text = render(merge(1000.0, {"demo-a": status(doc(drives=[d0]))}, {}), 30.0)
+    types = dict(line.split()[2:4] for line in text.splitlines() if line.startswith("# TYPE"))
+    for name, typ in types.items():
+        assert (typ == "counter") == name.endswith("_total"), (name, typ)
+    assert types["smrstore_drive_conversion_bound_violations_total"] == "counter"
+    assert types["smrstore_drive_conversion_quantum_ms_p99"] == "gauge"
 
 
 def test_every_metric_of_a_service_daemon() -> None:

@@ -14,13 +14,14 @@ from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, T
 
 import jsonschema
 import pytest
-from conftest import MiB, doc, drive, status
+from conftest import MiB, doc, drive, hybrid, status, without_added_in_v1
 from pydantic import BaseModel
 
 from smrstore import stats
-from smrstore.stats import (ADDED_IN_V1, HYBRID_STATES, SCHEMA_V1, STREAM_CHARS, ZONE_STATES,
-                            ZONEMAP_CHARS, ZONEMAP_OPEN, ZONEMAP_SEALED, StatsDoc, StatsError,
-                            check_zone_string, parse_stats, zonemap_counts)
+from smrstore.stats import (ADDED_IN_V1, HYBRID_STATES, REALMMAP_CHARS, REALMMAP_CODES,
+                            SCHEMA_V1, STREAM_CHARS, ZONE_STATES, ZONEMAP_CHARS, ZONEMAP_OPEN,
+                            ZONEMAP_SEALED, StatsDoc, StatsError, check_zone_string,
+                            parse_stats, zonemap_counts)
 
 MODULE_DIR = Path(__file__).resolve().parent.parent
 REPO = MODULE_DIR.parent
@@ -96,6 +97,28 @@ def test_code_tables_are_well_formed() -> None:
     assert list(SCHEMA["$defs"]["drive"]["properties"]["zones"]["properties"]) == states
 
 
+def realmmap_code_table() -> Dict[str, str]:
+    return {c["char"]: c["label"] for c in SCHEMA["x-realmmap-codes"]}
+
+
+def test_realm_map_codes_are_well_formed_and_the_patterns() -> None:
+    codes = SCHEMA["x-realmmap-codes"]
+    chars = [c["char"] for c in codes]
+    assert all(len(c) == 1 for c in chars) and len(set(chars)) == len(chars)
+    assert all(c["label"] and c["description"] for c in codes)
+    pattern = re.compile(SCHEMA["$defs"]["drive"]["properties"]["hybrid"]["properties"]
+                         ["realmmap"]["pattern"])
+    for ch in map(chr, range(256)):
+        assert bool(pattern.fullmatch(ch)) == (ch in chars), f"realmmap pattern vs table at {ch!r}"
+    assert pattern.fullmatch("") and pattern.fullmatch("".join(chars))
+
+
+def test_realm_map_codes_are_the_schemas() -> None:
+    assert list(REALMMAP_CODES) == list(realmmap_code_table())
+    assert {ch: c.label for ch, c in REALMMAP_CODES.items()} == realmmap_code_table()
+    assert REALMMAP_CHARS == set(realmmap_code_table())
+
+
 def test_zone_string_patterns_accept_exactly_the_codes() -> None:
     props = SCHEMA["$defs"]["drive"]["properties"]
     tables: List[Tuple[str, Set[str]]] = [("zonemap", set(zonemap_code_table())),
@@ -125,6 +148,12 @@ def all_codes_drive(index: int) -> Dict[str, Any]:
     ("without the fields added within v1", doc(gc_failures=None, quarantined_zones=None)),
     ("every zone-map code", doc(drives=[all_codes_drive(0)])),
     ("no drives, nothing written", doc(drives=[], user=0, device=0, total=0, available=0)),
+    ("a hybrid drive", doc(drives=[drive(0, nr_zones=8, zonemap="##A.b___",
+                                         streams="--uu-" + "---", hybrid=hybrid()), drive(1)])),
+    ("a stalled hybrid drive", doc(drives=[drive(0, hybrid=hybrid(
+        "CS", state="stalled", progress=0.0, stall_reason="no room for the realm's data"))])),
+    ("a hybrid block without the fields added within v1",
+     without_added_in_v1(doc(drives=[drive(0, hybrid=hybrid())]))),
 ])
 def test_the_test_documents_validate(name: str, document: Dict[str, Any]) -> None:
     assert errors(document) == [], name
@@ -214,7 +243,53 @@ def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> No
     for dr, raw in zip(parsed.drives, d["drives"]):
         assert zonemap_counts(raw["zonemap"]) == (
             dr.zones.reserved, dr.zones.free, dr.zones.open, dr.zones.sealed, dr.zones.offline,
-            dr.zones.readonly, dr.zones.conventional)
+            dr.zones.readonly, dr.zones.conventional, dr.zones.inactive)
+
+
+@pytest.fixture(scope="module")
+def engine_hybrid_document(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The document the engine writes for a store on an emulated hybrid drive (4 realms of
+    4 CMR / 5 SMR zones of 4 MiB, all CMR at mkfs) filled until its policy converted a realm
+    to SMR (free fraction below hybrid_convert_free)."""
+    tool = find_tool()
+    if tool is None:
+        pytest.skip("no smrstore-tool (build/src/tools/smrstore-tool or $SMRSTORE_TOOL)")
+    work = tmp_path_factory.mktemp("engine-hybrid-doc")
+
+    def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+        return subprocess.run([str(tool), *args], input=stdin, capture_output=True, cwd=work,
+                              timeout=120)
+
+    st = str(work / "st")
+    for args in (("mkfs", st, f"emu:{work}/h.img?zone_mib=4&conv=2&realms=4&convert_ms=0"),
+                 ("mkcoll", st, "1.0_head")):
+        p = run(*args)
+        assert p.returncode == 0, (args, p.stderr.decode(errors="replace"))
+    for i in range(4):      # 40 MiB into 64 MiB of CMR: below 15 % free, a realm converts
+        p = run("put", st, "1.0_head", f"o{i}", "-", stdin=os.urandom(10 * MiB))
+        assert p.returncode == 0, p.stderr.decode(errors="replace")
+    p = run("stats", st, "--document")
+    assert p.returncode == 0, p.stderr.decode(errors="replace")
+    return p.stdout.decode()
+
+
+def test_the_engines_hybrid_document_validates(engine_hybrid_document: str) -> None:
+    d = json.loads(engine_hybrid_document)
+    assert errors(d) == []
+    raw = d["drives"][0]
+    h = raw["hybrid"]
+    assert h["supported"] is True and h["state"] in ("idle", "converting", "stalled")
+    # Every field, the ones added within v1 too; one character per realm.
+    assert set(h) == set(SCHEMA["$defs"]["drive"]["properties"]["hybrid"]["properties"])
+    assert h["realms"] == 4 == len(h["realmmap"]) == h["realms_cmr"] + h["realms_smr"]
+    assert h["realms_smr"] >= 1 and "S" in h["realmmap"], h
+    assert raw["zones"]["inactive"] > 0 and "_" in raw["zonemap"]
+    # ... and this module reads it whole, the inactive zones counted from the map.
+    full = dict(d, drives=[{k: v for k, v in raw.items() if k not in ("zonemap", "streams")}])
+    parsed = parse_stats(full).drives[0]
+    assert parsed.hybrid is not None and parsed.hybrid.realmmap == h["realmmap"]
+    assert zonemap_counts(raw["zonemap"]) == tuple(raw["zones"][s] for s in ZONE_STATES)
+    assert parsed.hybrid.cmr_bytes == h["cmr_bytes"] and parsed.zones.inactive == raw["zones"]["inactive"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -228,14 +303,14 @@ def test_zonemap_counts_decodes_every_character_as_the_schema_says() -> None:
         ch = chr(i)
         got = zonemap_counts(ch * 3)
         if ch in table:
-            want = [0] * 7
+            want = [0] * 8
             # zonemap_counts' tuple order: reserved, free, open, sealed, offline, readonly,
-            # conventional — the schema's state names.
+            # conventional, inactive — the schema's state names.
             want[["reserved", "free", "open", "sealed", "offline", "readonly",
-                  "conventional"].index(table[ch][0])] = 3
+                  "conventional", "inactive"].index(table[ch][0])] = 3
             assert got == tuple(want), f"{ch!r} is {table[ch][0]} in the schema"
         else:
-            assert got == (0,) * 7, f"{ch!r} is no zone-map code in the schema"
+            assert got == (0,) * 8, f"{ch!r} is no zone-map code in the schema"
 
 
 def test_accepted_characters_are_the_schemas() -> None:
@@ -283,17 +358,58 @@ def optional_paths(node: Dict[str, Any], path: str) -> Iterator[str]:
 
 def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
     assert ADDED_IN_V1 == set(optional_paths(SCHEMA, ""))
-    assert ADDED_IN_V1 == {"statfs.reclaimable", "gc.failures", "gc.quarantined_zones"}
-    # ... and parse_stats accepts a document without each of them, and names any other.
+    hybrid_fields = {"realms", "realms_cmr", "realms_smr", "realms_pending", "realmmap",
+                     "quantum_bytes", "quantum_ms_p99", "quantum_ms_max", "bound_violations",
+                     "conversions", "migrated_bytes", "stall_reason"}
+    assert ADDED_IN_V1 == {"statfs.reclaimable", "gc.failures", "gc.quarantined_zones",
+                           "drives[].zones.inactive"} | {f"drives[].hybrid.{f}"
+                                                         for f in hybrid_fields}
+    # ... and parse_stats accepts a document without each of them (alone, and all at once:
+    # a document from before any was added), and names any other.
+    full = json.loads(status(doc(drives=[drive(0, hybrid=hybrid()), drive(1)]))["stats"])
     for path in sorted(ADDED_IN_V1):
-        d = json.loads(status(doc())["stats"])
-        obj, key = path.split(".")
-        del d[obj][key]
-        assert parse_stats(d) is not None
+        d = copy.deepcopy(full)
+        node: Any = d
+        *parents, key = path.replace("[]", ".0").split(".")
+        for p in parents:
+            node = node[int(p)] if p.isdigit() else node[p]
+        del node[key]
+        assert parse_stats(d) is not None, path
+    old = parse_stats(without_added_in_v1(full))
+    assert old.drives[0].hybrid is not None and old.drives[0].hybrid.realmmap is None
+    assert old.drives[0].zones.inactive is None and old.statfs.reclaimable is None
     d = json.loads(status(doc())["stats"])
     del d["drives"][1]["zones"]["conventional"]
     with pytest.raises(StatsError, match=r"missing field\(s\) drives\[1\]\.zones\.conventional"):
         parse_stats(d)
+    d = json.loads(status(doc())["stats"])
+    del d["drives"][0]["hybrid"]["latency_bound_ms"]
+    with pytest.raises(StatsError,
+                       match=r"missing field\(s\) drives\[0\]\.hybrid\.latency_bound_ms"):
+        parse_stats(d)
+
+
+@pytest.mark.parametrize("realmmap,realms,message", [
+    ("CCxS", 4, "unknown realm-map character(s) 'x' (expected CSc" "s>)"),
+    ("CC_S", 4, "unknown realm-map character(s) '_'"),
+    ("CCS", 4, "3 characters for 4 realms"),
+    ("CCSS>", 4, "5 characters for 4 realms"),
+])
+def test_a_bad_realm_map_names_the_field(realmmap: str, realms: int, message: str) -> None:
+    h = hybrid("CCSS")
+    h.update(realmmap=realmmap, realms=realms)
+    d = json.loads(status(doc(drives=[drive(0, hybrid=h)]))["stats"])
+    with pytest.raises(StatsError) as e:
+        parse_stats(d)
+    assert "drives.0.hybrid.realmmap" in str(e.value) and message in str(e.value)
+
+
+def test_a_realm_map_without_a_realm_count_is_checked_for_codes_only() -> None:
+    h = hybrid("CS>")
+    del h["realms"]
+    d = json.loads(status(doc(drives=[drive(0, hybrid=h)]))["stats"])
+    hy = parse_stats(d).drives[0].hybrid
+    assert hy is not None and hy.realmmap == "CS>" and hy.realms is None
 
 
 def json_type(t: Any) -> Optional[str]:
