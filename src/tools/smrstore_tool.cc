@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "device_commands.h"
 #include "gcsim_command.h"
+#include "hybrid_commands.h"
 #include "rebuild_command.h"
 #ifdef SMRSTORE_HAVE_CEPH_ADAPTER
 #include "replay_command.h"
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   smr::tool::Cli cli("smrstore-tool");
   smr::tool::AddDeviceCommands(&cli);
   smr::tool::AddStoreCommands(&cli);
+  smr::tool::AddHybridCommands(&cli);
   smr::tool::AddRebuildCommand(&cli);
   smr::tool::AddDevbenchCommand(&cli);
   smr::tool::AddStorebenchCommand(&cli);

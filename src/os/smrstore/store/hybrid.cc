@@ -437,6 +437,25 @@ Status Store::ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to) {
   return f.get();
 }
 
+std::vector<RealmUsage> Store::Realms() {
+  std::vector<RealmUsage> out;
+  for (const RealmStatus& r : impl_->zones->Realms()) {
+    RealmUsage u;
+    u.drive = r.drive;
+    u.realm = r.realm;
+    u.domain = r.domain;
+    u.converting = r.draining || r.taken;
+    u.zones = r.zones;
+    u.zones_in_use = r.zones >= r.free_zones ? r.zones - r.free_zones : 0;
+    u.capacity = r.capacity;
+    u.written = r.written;
+    u.live_bytes = r.live_bytes;
+    u.has_journal = r.has_journal;
+    out.push_back(u);
+  }
+  return out;
+}
+
 HybridCounters Store::Hybrid() {
   MutexLock lock(&impl_->hybrid_mu);
   return impl_->hybrid;

@@ -116,6 +116,21 @@ struct HybridCounters {
   double progress = 0;              // 0..1
 };
 
+// One realm of a hybrid drive as the store accounts for it (Store::Realms; read-only view,
+// e.g. for `smrstore-tool plan-conversion`).
+struct RealmUsage {
+  uint16_t drive = 0;
+  uint32_t realm = 0;
+  ZoneDomain domain = ZoneDomain::kCmr;  // the active domain
+  bool converting = false;    // being drained or converted now
+  uint32_t zones = 0;         // zones of its active domain
+  uint32_t zones_in_use = 0;  // of them, not free (holding data, open or sealed)
+  uint64_t capacity = 0;      // bytes of its active domain's zones
+  uint64_t written = 0;       // bytes written in them (dead records included)
+  uint64_t live_bytes = 0;    // live payload bytes in them (what a conversion moves)
+  bool has_journal = false;   // a metadata journal zone is in it (freed by a checkpoint)
+};
+
 struct ObjectStat {
   uint64_t size = 0;
   uint64_t nid = 0;
@@ -325,6 +340,9 @@ class Store {
   StoreStatfs Statfs();
   StoreCounters Counters();
   HybridCounters Hybrid();
+  // Every realm of every hybrid drive, as the store accounts for it now (empty when no
+  // drive is hybrid). Works on a read-only mount.
+  std::vector<RealmUsage> Realms();
   // Converts realm `realm` of drive `drive` into `to` now (operator command; the policy of
   // StoreOptions does it on its own): moves its live data out in quanta, then has the drive
   // convert it; returns when done. Errors: kNotSupported (not a hybrid drive),
