@@ -300,7 +300,7 @@ std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, ui
   // Hybrid drives: small, hot and metadata streams take CMR zones first (the CMR space is
   // their buffer: rewritten in place, cheap to clean), large and cold ones SMR zones first;
   // either falls back to the other domain. Without CMR data zones this is one pass.
-  auto first_free = [&](bool cmr) -> std::optional<uint32_t> {
+  auto first_free = [&](bool cmr) SMR_REQUIRES(mu_) -> std::optional<uint32_t> {
     for (uint32_t z = 0; z < drive.zones.size(); ++z) {
       const Zone& zone = drive.zones[z];
       if (zone.state == ZoneState::kFree && zone.cmr == cmr && !InDrainingRealm(drive, z)) {
