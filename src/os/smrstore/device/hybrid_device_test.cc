@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -95,6 +96,7 @@ struct HybridBackend {
   std::string name;
   bool wrapped = false;  // the emulator inside a FaultInjectionDevice
 };
+void PrintTo(const HybridBackend& b, std::ostream* os) { *os << b.name; }
 
 class HybridDeviceTest : public ::testing::TestWithParam<HybridBackend> {
  protected:
@@ -502,7 +504,8 @@ TEST_P(HybridDeviceTest, OpenAndActiveLimitsCountOnlyActiveSequentialZones) {
 }
 
 TEST_P(HybridDeviceTest, OtherRealmsIoProceedsDuringAConversion) {
-  Create(HybridGeometry(300));
+  constexpr auto kConversion = std::chrono::milliseconds(600);
+  Create(HybridGeometry(static_cast<uint32_t>(kConversion.count())));
   FillCmr(0, 30);
   FillCmr(1, 31);
   ASSERT_OK(dev_->ActivateRealms(2, 1, ZoneDomain::kSmr));
@@ -514,14 +517,20 @@ TEST_P(HybridDeviceTest, OtherRealmsIoProceedsDuringAConversion) {
     converted = dev_->ActivateRealms(1, 1, ZoneDomain::kSmr);
     done = true;
   });
-  // The conversion has begun once realm 1's zones report inactive.
+  // The conversion has begun once realm 1's zones report inactive; a quarter of the
+  // conversion time later it is in its wait (step 1 takes a few milliseconds).
   ASSERT_TRUE(WaitUntil([&] { return Zone(CmrZone(1, 0)).cond == ZoneCondition::kInactive; }));
-  // I/O to other realms and to permanent zones completes meanwhile...
+  std::this_thread::sleep_for(kConversion / 4);
+  // I/O to other realms and to permanent zones completes meanwhile, long before the
+  // conversion time is over (it takes milliseconds; waiting for the conversion would take
+  // most of kConversion)...
+  const auto io_start = Clock::now();
   ASSERT_OK(WritePattern(32, Start(CmrZone(0, 1)) + 64 * kB, 16 * kB));
   ASSERT_OK(WritePattern(33, Start(SmrZone(2, 0)), 16 * kB));
   ASSERT_OK(WritePattern(34, Start(0), 16 * kB));
   EXPECT_TRUE(HasPattern(30, Start(CmrZone(0, 0)), 16 * kB));
   ASSERT_OK(dev_->FinishZones(SmrZone(2, 1), 1));
+  EXPECT_LT(Clock::now() - io_start, kConversion / 2) << "other realms' I/O waited";
   EXPECT_FALSE(done.load()) << "other realms' I/O waited for the conversion";
   // ...while the converting realm's zones (both domains) refuse I/O, and a second
   // conversion of it too.
@@ -534,7 +543,7 @@ TEST_P(HybridDeviceTest, OtherRealmsIoProceedsDuringAConversion) {
   EXPECT_FALSE(done.load());
   converter.join();
   ASSERT_OK(converted);
-  EXPECT_GE(Clock::now() - t0, std::chrono::milliseconds(300));
+  EXPECT_GE(Clock::now() - t0, kConversion);
   EXPECT_EQ(DomainOf(1), ZoneDomain::kSmr);
   ExpectDomainCondition(1, ZoneDomain::kSmr, ZoneCondition::kEmpty);
   EXPECT_TRUE(HasPattern(32, Start(CmrZone(0, 1)) + 64 * kB, 16 * kB));
@@ -599,19 +608,17 @@ TEST_P(HybridDeviceTest, CrashAtEveryStepOfAConversionLeavesOldOrNewDomain) {
       } else {
         EXPECT_TRUE(HasPattern(51, Start(SmrZone(1, 0)), 8 * kB));
       }
-      // The drive goes on working: converting realm 0 to the other domain and back brings
-      // up empty zones (also after a crash left the old domain's bytes in the file).
-      const ZoneDomain now = DomainOf(0);
-      const ZoneDomain other = now == ZoneDomain::kCmr ? ZoneDomain::kSmr : ZoneDomain::kCmr;
-      ASSERT_OK(dev_->ActivateRealms(0, 1, other));
-      ASSERT_OK(dev_->ActivateRealms(0, 1, now));
-      if (now == ZoneDomain::kCmr) {
-        EXPECT_TRUE(CmrIsZero(0));
+      // The drive goes on working, and a conversion brings up empty zones also when the
+      // crash left the old domain's bytes in the file (stopped before step 3).
+      if (DomainOf(0) == ZoneDomain::kSmr) {
+        ASSERT_OK(dev_->ActivateRealms(0, 1, ZoneDomain::kCmr));
+        EXPECT_TRUE(CmrIsZero(0)) << "the old CMR data came back";
       } else {
+        ASSERT_OK(dev_->ActivateRealms(0, 1, ZoneDomain::kSmr));
         ExpectDomainCondition(0, ZoneDomain::kSmr, ZoneCondition::kEmpty);
+        ASSERT_OK(dev_->ActivateRealms(0, 1, ZoneDomain::kCmr));
+        EXPECT_TRUE(CmrIsZero(0));
       }
-      ASSERT_OK(dev_->ActivateRealms(0, 1, ZoneDomain::kCmr));
-      EXPECT_TRUE(CmrIsZero(0));
     }
   }
 }
@@ -933,6 +940,17 @@ TEST_F(HybridFaultInjectionTest, PowerCutAfterAConversionNeitherUndoesItNorResur
   ASSERT_TRUE(zones.ok()) << zones.status().ToString();
   for (const ZoneInfo& zi : *zones) EXPECT_EQ(zi.cond, ZoneCondition::kEmpty) << DescribeZone(zi);
   EXPECT_EQ(dev_->unflushed_bytes(), 0u);
+}
+
+TEST_F(HybridFaultInjectionTest, PowerCutWritesNoOldBytesIntoARealmConvertedAndBack) {
+  ASSERT_OK(WritePattern(2, Start(CmrZone(1, 0)), 8 * kB));
+  ASSERT_OK(dev_->Flush());
+  ASSERT_OK(WritePattern(12, Start(CmrZone(1, 0)), 8 * kB));  // unflushed
+  ASSERT_OK(dev_->ActivateRealms(1, 1, ZoneDomain::kSmr));
+  ASSERT_OK(dev_->ActivateRealms(1, 1, ZoneDomain::kCmr));
+  ASSERT_OK(dev_->PowerCut());
+  EXPECT_EQ(DomainOf(1), ZoneDomain::kCmr);
+  EXPECT_TRUE(IsZero(Start(CmrZone(1, 0)), kMiB)) << "the power cut resurrected old data";
 }
 
 TEST_F(HybridFaultInjectionTest, PowerCutRollsBackUnflushedSmrWritesOfOtherRealms) {
