@@ -617,7 +617,10 @@ Status EmulatedZonedDevice::ConvertRealm(uint32_t r, ZoneDomain domain) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  auto stop_after = [&](int step) { return stop_after_step_.load() == step; };
+  auto stop_after = [&](int step) {
+    int want = step;  // one-shot: the hook turns itself off when it fires
+    return stop_after_step_.compare_exchange_strong(want, -1);
+  };
   auto stopped = [&](int step) {
     return Status::IOError(path_ + ": activate realms: realm " + std::to_string(r) +
                            " conversion stopped after step " + std::to_string(step) +
@@ -633,7 +636,7 @@ Status EmulatedZonedDevice::ConvertRealm(uint32_t r, ZoneDomain domain) {
   if (stop_after(0)) return stopped(0);
 
   // Step 1: the new domain's area reads as zeros, its zones' slots say empty.
-  PunchDomain(r, domain);
+  if (Status s = ClearDomainArea(r, domain); !s.ok()) return undo(s);
   if (domain == ZoneDomain::kSmr) {
     MutexLock lock(&mu_);
     if (Status s = PersistEmptySmrZones(r); !s.ok()) return undo(s);
@@ -649,29 +652,48 @@ Status EmulatedZonedDevice::ConvertRealm(uint32_t r, ZoneDomain domain) {
     MutexLock lock(&mu_);
     if (Status s = PersistRealm(r, domain); !s.ok()) return undo(s);
   }
-  if (::fdatasync(fd_) != 0) return undo(Status::FromErrno(errno, path_ + ": activate realms"));
+  auto finish = [&] {
+    MutexLock lock(&mu_);
+    realms_[r].domain = domain;
+    realms_[r].converting = false;
+    SetDomainInactive(r, domain, false);  // SMR zones come up empty, CMR zones read zeros
+  };
+  if (::fdatasync(fd_) != 0) {
+    // The slot is written (a crash of this process keeps the new domain) but may not be
+    // durable: keep the old domain's data (not punched) for a power cut that loses it.
+    Status s = Status::FromErrno(errno, path_ + ": activate realms");
+    finish();
+    return s;
+  }
   if (stop_after(2)) return stopped(2);
 
-  // Step 3: the old domain's data is destroyed.
-  PunchDomain(r, old);
+  // Step 3: the old domain's data is destroyed. A failure leaves bytes in an inactive
+  // area only: step 1 clears it again before it becomes active.
+  (void)ClearDomainArea(r, old);
   if (stop_after(3)) return stopped(3);
 
-  MutexLock lock(&mu_);
-  realms_[r].domain = domain;
-  realms_[r].converting = false;
-  SetDomainInactive(r, domain, false);  // SMR zones come up empty, CMR zones read zeros
+  finish();
   return Status::OK();
 }
 
-void EmulatedZonedDevice::PunchDomain(uint32_t r, ZoneDomain domain) {
+Status EmulatedZonedDevice::ClearDomainArea(uint32_t r, ZoneDomain domain) {
   const RealmInfo g = RealmGeometry(info_, r);
   const uint32_t first = domain == ZoneDomain::kCmr ? g.cmr_first : g.smr_first;
   const uint32_t count = domain == ZoneDomain::kCmr ? g.cmr_count : g.smr_count;
-  // Best effort, like PunchZoneTail: on a file system without hole punching a CMR zone
-  // would read its old bytes (tests run where punching works).
-  ::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-              static_cast<off_t>(data_offset_ + uint64_t{first} * geometry_.zone_size),
-              static_cast<off_t>(uint64_t{count} * geometry_.zone_size));
+  const uint64_t off = data_offset_ + uint64_t{first} * geometry_.zone_size;
+  const uint64_t len = uint64_t{count} * geometry_.zone_size;
+  if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(off),
+                  static_cast<off_t>(len)) == 0) {
+    return Status::OK();
+  }
+  // No hole punching here. Sequential zones read zeros past their write pointer anyway;
+  // conventional zones are read from the file, so write the zeros.
+  if (domain == ZoneDomain::kSmr) return Status::OK();
+  const std::vector<char> zeros(std::min<uint64_t>(len, 1 << 20), '\0');
+  for (uint64_t done = 0; done < len; done += zeros.size()) {
+    SMR_RETURN_IF_ERROR(PwriteFull(off + done, zeros.data(), zeros.size()));
+  }
+  return Status::OK();
 }
 
 Status EmulatedZonedDevice::PersistEmptySmrZones(uint32_t r) {

@@ -40,7 +40,9 @@
 //   A process killed at any instant therefore reopens the realm either in its old domain
 //   with its data intact (before step 2) or in the new one, empty (after it); a torn realm
 //   slot fails its crc and the other slot (the previous domain) is used. A completed
-//   conversion has been fdatasync'ed: it survives a power cut too.
+//   conversion has been fdatasync'ed: it survives a power cut too. An I/O error before
+//   step 2 leaves the realm in its old domain; a failed fdatasync after it leaves the realm
+//   in the new domain, the old area not punched yet, and ActivateRealms fails with kIOError.
 //   SetConversionStopAfterStepForTest(k) makes ActivateRealms return kIOError right after
 //   step k of its first conversion (k = 0: before step 1), leaving the rest undone, like a
 //   kill -9 at that point; the object must then be discarded and the file reopened.
@@ -157,7 +159,7 @@ class EmulatedZonedDevice final : public ZonedDevice {
   const TimingModel& timing() const { return timing_; }
 
   // Test hook (see "Hybrid drives" above): the next conversion stops right after step
-  // `step` (0..3) and ActivateRealms returns kIOError; -1 turns the hook off.
+  // `step` (0..3) and ActivateRealms returns kIOError (one-shot); -1 turns the hook off.
   void SetConversionStopAfterStepForTest(int step) { stop_after_step_ = step; }
 
  private:
@@ -180,8 +182,9 @@ class EmulatedZonedDevice final : public ZonedDevice {
   Status ConvertRealm(uint32_t r, ZoneDomain domain);
   // Marks the zones of realm r's `domain` inactive (or active again).
   void SetDomainInactive(uint32_t r, ZoneDomain domain, bool inactive) SMR_REQUIRES(mu_);
-  // Punches the file area of realm r's zones in `domain` (best effort, like PunchZoneTail).
-  void PunchDomain(uint32_t r, ZoneDomain domain);
+  // Makes the file area of realm r's zones in `domain` read as zeros: punched out, or
+  // zero-filled (CMR) where the file system cannot punch holes.
+  Status ClearDomainArea(uint32_t r, ZoneDomain domain);
   // Writes an empty state slot for each of realm r's SMR zones.
   Status PersistEmptySmrZones(uint32_t r) SMR_REQUIRES(mu_);
   Status PersistRealm(uint32_t r, ZoneDomain domain) SMR_REQUIRES(mu_);
