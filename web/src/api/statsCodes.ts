@@ -5,7 +5,7 @@
 export const STATS_SCHEMA_ID = "smrstore.stats/1";
 
 /** Zone states of the zone map, in the schema's order (also the drive's `zones` count keys). */
-export const ZONE_STATES = ["reserved", "free", "open", "sealed", "offline", "readonly", "conventional"] as const;
+export const ZONE_STATES = ["reserved", "free", "open", "sealed", "offline", "readonly", "conventional", "inactive"] as const;
 export type ZoneState = (typeof ZONE_STATES)[number];
 
 export const ZONE_STATE_LABELS: Readonly<Record<ZoneState, string>> = {
@@ -16,6 +16,7 @@ export const ZONE_STATE_LABELS: Readonly<Record<ZoneState, string>> = {
   "offline": "offline",
   "readonly": "read-only",
   "conventional": "conventional (unused)",
+  "inactive": "inactive (hybrid)",
 };
 
 /** One zone-map character: the zone's state and, for open/sealed zones, its live data in tenths. */
@@ -52,6 +53,7 @@ export const ZONEMAP_CODES: Readonly<Record<string, ZoneMapCode>> = {
   "X": { state: "offline", liveTenths: null },
   "!": { state: "readonly", liveTenths: null },
   "=": { state: "conventional", liveTenths: null },
+  "_": { state: "inactive", liveTenths: null },
 };
 
 /** Streams of the streams string, in the schema's order ("none": no stream). */

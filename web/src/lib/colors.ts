@@ -9,6 +9,8 @@ const RESERVED: Rgb = [71, 85, 105];
 const OFFLINE: Rgb = [15, 15, 15];
 const READONLY: Rgb = [219, 39, 119];
 const CONVENTIONAL: Rgb = [168, 162, 158];
+// Hybrid drives: a zone of its realm's inactive domain (no media behind it now).
+const INACTIVE: Rgb = [248, 250, 252];
 const UNKNOWN: Rgb = [255, 0, 0];
 // Sealed zones: pale amber at 0 % live (cheap GC victims) to deep green at 100 % live.
 const SEALED_LO: Rgb = [254, 240, 138];
@@ -38,6 +40,8 @@ export function cellColor(cell: ZoneCell): Rgb {
       return READONLY;
     case "conventional":
       return CONVENTIONAL;
+    case "inactive":
+      return INACTIVE;
     case "open":
       return mix(OPEN_LO, OPEN_HI, cell.live ?? 0);
     case "sealed":
