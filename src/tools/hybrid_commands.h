@@ -36,12 +36,23 @@ struct ConversionReport {
 ConversionReport DiffHybrid(const HybridCounters& before, const HybridCounters& after,
                             double seconds);
 
-// How a GC slice's cost is found for plan-conversion: the drive's timing model (mbps,
-// seek_ms) when its spec sets one, else a short calibration on a scratch emulated drive
-// made in `scratch_dir` (removed afterwards); the commit's sync cost is measured in
-// `scratch_dir` in both cases. `spec` is the drive's device spec.
+// What a GC slice costs on the drive named by `spec`, for plan-conversion: GC-like slices
+// of 1, 2 and 4 records on the CMR zones of a scratch emulated hybrid drive made in
+// `scratch_dir` (removed afterwards) with the drive's timing model (mbps, seek_ms; none for
+// a zbd: drive), the commit's metadata sync measured in `scratch_dir`; about a second.
+// *how says what was measured.
 Result<RelocationCost> MeasureRelocationCost(const std::string& spec,
                                              const std::string& scratch_dir,
                                              std::string* how);
+
+// The realms plan-conversion (and hybrid-bench) would convert on `drive` into `to`: those
+// active in the other domain and not converting, least live bytes first (the order the
+// store's policy picks them in) or, with most_live, most first; at most n.
+std::vector<RealmUsage> PickRealms(const std::vector<RealmUsage>& realms, uint16_t drive,
+                                   ZoneDomain to, size_t n, bool most_live);
+// The model's view of those realms.
+std::vector<RealmLoad> LoadsOf(const std::vector<RealmUsage>& realms);
+// A plan as plan-conversion's JSON gives it (without the target fields).
+Json PlanJson(const ConversionPlan& plan, const RelocationCost& cost, const PlanParams& p);
 
 }  // namespace smr::tool

@@ -6,62 +6,77 @@
 
 namespace smr::tool {
 
-double QuantumMs(const RelocationCost& cost, uint64_t live, double live_fraction) {
-  const double moved = static_cast<double>(live);
-  return cost.fixed_ms + moved / live_fraction / cost.read_bytes_per_ms +
-         moved / cost.write_bytes_per_ms;
+double QuantumMs(const RelocationCost& cost, uint64_t moved, double live_fraction) {
+  const double m = static_cast<double>(moved);
+  return cost.fixed_ms + m / live_fraction / cost.read_bytes_per_ms + m / cost.write_bytes_per_ms;
 }
 
-uint64_t QuantumBytes(const RelocationCost& cost, double live_fraction, const PlanParams& p) {
-  // The store's rate x B/2 settles where a quantum takes B/2: fixed + q * per_byte = B/2.
-  const double per_byte =
-      1.0 / (live_fraction * cost.read_bytes_per_ms) + 1.0 / cost.write_bytes_per_ms;
-  const double room_ms = p.bound_ms / 2 - cost.fixed_ms;
-  const double q = room_ms > 0 ? room_ms / per_byte : 0;
+uint64_t QuantumFor(double rate, const PlanParams& p) {
+  if (rate <= 0) return p.first_quantum;
+  const double q = rate * p.bound_ms / 2;
   if (q >= static_cast<double>(p.max_quantum)) return p.max_quantum;
   return std::max(p.min_quantum, static_cast<uint64_t>(q));
 }
 
 double GapMs(double quantum_ms, const PlanParams& p) {
-  if (p.load > 0) {
-    const double u = std::min(p.load, 0.99);
-    return quantum_ms * u / (1 - u);
+  const double u = std::clamp(p.load, 0.0, 0.99);
+  return p.idle_gap_ms * (1 - u) + quantum_ms * u / (1 - u);
+}
+
+std::vector<Slice> DrainSlices(const RealmLoad& realm, const RelocationCost& cost,
+                               const PlanParams& p, double* rate) {
+  std::vector<Slice> out;
+  const uint64_t written = std::max(realm.written_bytes, realm.live_bytes);
+  if (written == 0) return out;
+  const uint32_t zones = std::max<uint32_t>(1, realm.zones_in_use);
+  const double f = static_cast<double>(realm.live_bytes) / static_cast<double>(written);
+  for (uint32_t z = 0; z < zones; ++z) {
+    // This zone's share (the first zones take the remainders).
+    uint64_t left = realm.live_bytes / zones + (z < realm.live_bytes % zones ? 1 : 0);
+    if (left == 0) {
+      // Nothing live: one slice walks the zone to its end; it moves too little to be rated.
+      const double zone_written = static_cast<double>(written) / zones;
+      out.push_back({0, cost.fixed_ms + zone_written / cost.read_bytes_per_ms});
+      continue;
+    }
+    while (left > 0) {
+      const uint64_t q = QuantumFor(*rate, p);
+      uint64_t m = q;
+      if (p.record_bytes > 0) m = (q + p.record_bytes - 1) / p.record_bytes * p.record_bytes;
+      m = std::min(m, left);
+      const double ms = QuantumMs(cost, m, f);
+      if (m >= p.min_quantum && ms > 0) {
+        const double r = static_cast<double>(m) / ms;
+        *rate = *rate > 0 ? (1 - p.rate_alpha) * *rate + p.rate_alpha * r : r;
+      }
+      out.push_back({m, ms});
+      left -= m;
+    }
   }
-  return p.gap_ms;
+  return out;
 }
 
 ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const RelocationCost& cost,
                               const PlanParams& p) {
   ConversionPlan plan;
+  double rate = p.initial_rate;
+  double quantum_ms_sum = 0;
   for (const RealmLoad& r : realms) {
     RealmPlan rp;
     rp.realm = r.realm;
     rp.live_bytes = r.live_bytes;
-    const uint64_t written = std::max(r.written_bytes, r.live_bytes);
-    if (written > 0) {
-      const double n = std::max<uint32_t>(1, r.zones_in_use);
-      const double zone_written = static_cast<double>(written) / n;
-      if (r.live_bytes == 0) {
-        // Nothing live: one slice per zone in use walks it to its end.
-        rp.quantum_ms = cost.fixed_ms + zone_written / cost.read_bytes_per_ms;
-        rp.quanta = static_cast<uint64_t>(n);
-        rp.drain_ms = n * (rp.quantum_ms + GapMs(rp.quantum_ms, p));
-        plan.added_latency_ms = std::max(plan.added_latency_ms, rp.quantum_ms);
-      } else {
-        const double f = static_cast<double>(r.live_bytes) / static_cast<double>(written);
-        rp.quantum_bytes = QuantumBytes(cost, f, p);
-        const double q = static_cast<double>(rp.quantum_bytes);
-        const double zone_live = static_cast<double>(r.live_bytes) / n;
-        const double per_zone = std::max(1.0, std::ceil(zone_live / q));
-        const double rest = zone_live - (per_zone - 1) * q;  // the zone's last quantum
-        const double full_ms = QuantumMs(cost, rp.quantum_bytes, f);
-        const double last_ms = QuantumMs(cost, static_cast<uint64_t>(std::llround(rest)), f);
-        rp.quantum_ms = per_zone > 1 ? full_ms : last_ms;
-        rp.quanta = static_cast<uint64_t>(n * per_zone);
-        rp.drain_ms = n * ((per_zone - 1) * (full_ms + GapMs(full_ms, p)) + last_ms +
-                           GapMs(last_ms, p));
-        plan.added_latency_ms = std::max(plan.added_latency_ms, rp.quantum_ms);
-      }
+    uint64_t moved = 0;
+    double ms_sum = 0;
+    for (const Slice& s : DrainSlices(r, cost, p, &rate)) {
+      ++rp.quanta;
+      moved += s.moved;
+      ms_sum += s.ms;
+      rp.max_quantum_ms = std::max(rp.max_quantum_ms, s.ms);
+      rp.drain_ms += s.ms + GapMs(s.ms, p);
+    }
+    if (rp.quanta > 0) {
+      rp.mean_quantum_bytes = static_cast<double>(moved) / static_cast<double>(rp.quanta);
+      rp.mean_quantum_ms = ms_sum / static_cast<double>(rp.quanta);
     }
     rp.total_ms = rp.drain_ms + p.conversion_ms;
     plan.live_bytes += rp.live_bytes;
@@ -69,8 +84,11 @@ ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const Reloca
     plan.drain_ms += rp.drain_ms;
     plan.conversion_ms += p.conversion_ms;
     plan.total_ms += rp.total_ms;
+    plan.added_latency_ms = std::max(plan.added_latency_ms, rp.max_quantum_ms);
+    quantum_ms_sum += ms_sum;
     plan.realms.push_back(rp);
   }
+  if (plan.quanta > 0) plan.mean_quantum_ms = quantum_ms_sum / static_cast<double>(plan.quanta);
   plan.bound_held = plan.added_latency_ms <= p.bound_ms;
   return plan;
 }
