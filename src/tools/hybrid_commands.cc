@@ -168,6 +168,11 @@ Result<RelocationCost> CalibrateSlices(const std::string& dir, const TimingModel
   const auto [write_fixed, write_per_byte] = FitLine(writes);
   RelocationCost cost;
   cost.fixed_ms = std::max(0.0, read_fixed + write_fixed);
+  // Each slice's deviation from the two fits, in the order measured.
+  for (size_t i = 0; i < reads.size(); ++i) {
+    cost.jitter_ms.push_back(reads[i].second - (read_fixed + read_per_byte * reads[i].first) +
+                             writes[i].second - (write_fixed + write_per_byte * writes[i].first));
+  }
   // A slope at or below zero is noise over a tiny cost: take the fastest sample then.
   auto rate = [](double per_byte, const std::vector<std::pair<double, double>>& pts) {
     if (per_byte > 0) return 1 / per_byte;
@@ -228,7 +233,10 @@ std::vector<RealmLoad> LoadsOf(const std::vector<RealmUsage>& realms) {
   return out;
 }
 
-Json PlanJson(const ConversionPlan& plan, const RelocationCost& cost, const PlanParams& p) {
+Json PlanJson(const PlanRange& range, const RelocationCost& cost, const PlanParams& p) {
+  const ConversionPlan& plan = range.expected;
+  Json jitter = Json::array();
+  for (double j : cost.jitter_ms) jitter.push_back(JsonNum(j));
   Json realms = Json::array();
   for (const RealmPlan& r : plan.realms) {
     realms.push_back({{"realm", r.realm},
@@ -247,7 +255,8 @@ Json PlanJson(const ConversionPlan& plan, const RelocationCost& cost, const Plan
           {"record_bytes", p.record_bytes},
           {"relocation", {{"fixed_ms", JsonNum(cost.fixed_ms)},
                           {"read_mbps", JsonNum(cost.read_bytes_per_ms / 1e3)},
-                          {"write_mbps", JsonNum(cost.write_bytes_per_ms / 1e3)}}},
+                          {"write_mbps", JsonNum(cost.write_bytes_per_ms / 1e3)},
+                          {"jitter_ms", jitter}}},
           {"realms", realms},
           {"live_bytes", plan.live_bytes},
           {"quanta", plan.quanta},
@@ -256,7 +265,15 @@ Json PlanJson(const ConversionPlan& plan, const RelocationCost& cost, const Plan
           {"total_ms", JsonNum(plan.total_ms)},
           {"mean_quantum_ms", JsonNum(plan.mean_quantum_ms)},
           {"added_latency_ms", JsonNum(plan.added_latency_ms)},
-          {"bound_held", plan.bound_held}};
+          {"bound_held", plan.bound_held},
+          {"range", {{"fastest_total_ms", JsonNum(range.fastest.total_ms)},
+                     {"fastest_quanta", range.fastest.quanta},
+                     {"slowest_total_ms", JsonNum(range.slowest.total_ms)},
+                     {"slowest_quanta", range.slowest.quanta},
+                     {"added_latency_ms_max",
+                      JsonNum(std::max({range.expected.added_latency_ms,
+                                        range.fastest.added_latency_ms,
+                                        range.slowest.added_latency_ms}))}}}};
 }
 
 namespace {
@@ -525,7 +542,8 @@ int CmdPlanConversion(const Args& args) {
   p.idle_gap_ms = *gap;
   p.load = *load;
   p.record_bytes = record;
-  const ConversionPlan plan = PlanConversion(LoadsOf(picked), cost, p);
+  const PlanRange range = PlanConversionRange(LoadsOf(picked), cost, p);
+  const ConversionPlan& plan = range.expected;
 
   if (args.has("json")) {
     Json j = {{"target", target},
@@ -536,7 +554,7 @@ int CmdPlanConversion(const Args& args) {
               {"realms_of_drive", info.nr_realms},
               {"assumed", !is_store},
               {"relocation_source", how}};
-    const Json model = PlanJson(plan, cost, p);
+    const Json model = PlanJson(range, cost, p);
     for (const auto& [k, v] : model.items()) j[k] = v;
     for (size_t i = 0; i < picked.size(); ++i) {
       j["realms"][i]["written_bytes"] = picked[i].written;
@@ -554,9 +572,12 @@ int CmdPlanConversion(const Args& args) {
     o << "live data assumed: CMR realms written full, SMR realms as their write pointers; "
       << Num(*live_fraction * 100) << " % of that live (--live-fraction)\n";
   }
-  o << "relocation: fixed " << Fixed(cost.fixed_ms, 1) << " ms per quantum, read "
-    << Fixed(cost.read_bytes_per_ms / 1e3, 1) << " MB/s, write "
-    << Fixed(cost.write_bytes_per_ms / 1e3, 1) << " MB/s (" << how << ")\n";
+  double spread = 0;
+  for (double j : cost.jitter_ms) spread = std::max(spread, std::abs(j));
+  o << "relocation: fixed " << Fixed(cost.fixed_ms, 1) << " ms per quantum (slices within +-"
+    << Fixed(spread, 1) << " ms), read " << Fixed(cost.read_bytes_per_ms / 1e3, 1)
+    << " MB/s, write " << Fixed(cost.write_bytes_per_ms / 1e3, 1) << " MB/s (" << how
+    << ")\n";
   o << "gap after each quantum: " << Num(p.idle_gap_ms) << " ms idle wait";
   if (p.load > 0) {
     o << " x (1 - U) + quantum x U/(1 - U) of foreground commits (load U = " << Num(p.load)
@@ -581,6 +602,12 @@ int CmdPlanConversion(const Args& args) {
     << " quanta: drain " << Fixed(plan.drain_ms / 1e3, 2) << " s + conversions "
     << Fixed(plan.conversion_ms / 1e3, 2) << " s = " << Fixed(plan.total_ms / 1e3, 2)
     << " s\n";
+  if (range.fastest.total_ms < range.slowest.total_ms) {
+    o << "range: " << Fixed(range.fastest.total_ms / 1e3, 2) << " s (" << range.fastest.quanta
+      << " quanta) to " << Fixed(range.slowest.total_ms / 1e3, 2) << " s ("
+      << range.slowest.quanta << " quanta) with the measured scatter of the slices "
+      << "fastest / slowest first\n";
+  }
   o << "foreground latency added per quantum: mean " << Fixed(plan.mean_quantum_ms, 1)
     << " ms, at most " << Fixed(plan.added_latency_ms, 1) << " ms (bound " << Num(bound_ms)
     << " ms: " << (plan.bound_held ? "held" : "NOT held") << ")\n";

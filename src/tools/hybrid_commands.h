@@ -53,6 +53,6 @@ std::vector<RealmUsage> PickRealms(const std::vector<RealmUsage>& realms, uint16
 // The model's view of those realms.
 std::vector<RealmLoad> LoadsOf(const std::vector<RealmUsage>& realms);
 // A plan as plan-conversion's JSON gives it (without the target fields).
-Json PlanJson(const ConversionPlan& plan, const RelocationCost& cost, const PlanParams& p);
+Json PlanJson(const PlanRange& range, const RelocationCost& cost, const PlanParams& p);
 
 }  // namespace smr::tool

@@ -24,7 +24,12 @@ double GapMs(double quantum_ms, const PlanParams& p) {
 }
 
 std::vector<Slice> DrainSlices(const RealmLoad& realm, const RelocationCost& cost,
-                               const PlanParams& p, double* rate) {
+                               const PlanParams& p, DrainState* state) {
+  double* rate = &state->rate;
+  auto jitter = [&] {
+    const uint64_t i = state->slices++;
+    return cost.jitter_ms.empty() ? 0.0 : cost.jitter_ms[i % cost.jitter_ms.size()];
+  };
   std::vector<Slice> out;
   const uint64_t written = std::max(realm.written_bytes, realm.live_bytes);
   if (written == 0) return out;
@@ -36,7 +41,8 @@ std::vector<Slice> DrainSlices(const RealmLoad& realm, const RelocationCost& cos
     if (left == 0) {
       // Nothing live: one slice walks the zone to its end; it moves too little to be rated.
       const double zone_written = static_cast<double>(written) / zones;
-      out.push_back({0, cost.fixed_ms + zone_written / cost.read_bytes_per_ms});
+      out.push_back(
+          {0, std::max(0.0, cost.fixed_ms + zone_written / cost.read_bytes_per_ms + jitter())});
       continue;
     }
     while (left > 0) {
@@ -44,7 +50,7 @@ std::vector<Slice> DrainSlices(const RealmLoad& realm, const RelocationCost& cos
       uint64_t m = q;
       if (p.record_bytes > 0) m = (q + p.record_bytes - 1) / p.record_bytes * p.record_bytes;
       m = std::min(m, left);
-      const double ms = QuantumMs(cost, m, f);
+      const double ms = std::max(0.0, QuantumMs(cost, m, f) + jitter());
       if (m >= p.min_quantum && ms > 0) {
         const double r = static_cast<double>(m) / ms;
         *rate = *rate > 0 ? (1 - p.rate_alpha) * *rate + p.rate_alpha * r : r;
@@ -59,7 +65,8 @@ std::vector<Slice> DrainSlices(const RealmLoad& realm, const RelocationCost& cos
 ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const RelocationCost& cost,
                               const PlanParams& p) {
   ConversionPlan plan;
-  double rate = p.initial_rate;
+  DrainState state;
+  state.rate = p.initial_rate;
   double quantum_ms_sum = 0;
   for (const RealmLoad& r : realms) {
     RealmPlan rp;
@@ -67,7 +74,7 @@ ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const Reloca
     rp.live_bytes = r.live_bytes;
     uint64_t moved = 0;
     double ms_sum = 0;
-    for (const Slice& s : DrainSlices(r, cost, p, &rate)) {
+    for (const Slice& s : DrainSlices(r, cost, p, &state)) {
       ++rp.quanta;
       moved += s.moved;
       ms_sum += s.ms;
@@ -91,6 +98,21 @@ ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const Reloca
   if (plan.quanta > 0) plan.mean_quantum_ms = quantum_ms_sum / static_cast<double>(plan.quanta);
   plan.bound_held = plan.added_latency_ms <= p.bound_ms;
   return plan;
+}
+
+PlanRange PlanConversionRange(const std::vector<RealmLoad>& realms, const RelocationCost& cost,
+                              const PlanParams& p) {
+  PlanRange r;
+  r.expected = r.fastest = r.slowest = PlanConversion(realms, cost, p);
+  RelocationCost sorted = cost;
+  std::sort(sorted.jitter_ms.begin(), sorted.jitter_ms.end());
+  for (int order = 0; order < 2; ++order) {
+    if (order == 1) std::reverse(sorted.jitter_ms.begin(), sorted.jitter_ms.end());
+    ConversionPlan plan = PlanConversion(realms, sorted, p);
+    if (plan.total_ms < r.fastest.total_ms) r.fastest = plan;
+    if (plan.total_ms > r.slowest.total_ms) r.slowest = std::move(plan);
+  }
+  return r;
 }
 
 RealmLoad AssumedRealm(uint32_t realm, uint64_t capacity, uint32_t zones, double live_fraction) {

@@ -18,7 +18,9 @@
 //   model simulates the drain quantum by quantum, with the rate carried from realm to realm
 //   (one mount): quantum q -> the slice moves m = whole records until >= q
 //   (ceil(q / record_bytes) records; m = q when record_bytes is 0), at most what is left
-//   in the zone -> T(m) -> the rate. With a known rate the quantum settles where T = B/2:
+//   in the zone -> T(m) (plus the next of jitter_ms: real slices scatter around T, and
+//   near a record boundary that decides whether the store moves one record or two) ->
+//   the rate. With a known rate the quantum settles where T = B/2:
 //       q* = (B/2 - fixed_ms) / (1 / (f * read_bytes_per_ms) + 1 / write_bytes_per_ms),
 //   i.e. quantum = rate x B/2 and quanta ~ live / quantum. When even one record takes more
 //   than B/2 (T(record) > B/2), every slice moves one record and adds T(record). A zone that
@@ -48,6 +50,9 @@ struct RelocationCost {
   double fixed_ms = 0;            // per slice: positioning, journal, flush, metadata sync
   double read_bytes_per_ms = 0;   // walking the realm's zones (live and dead records)
   double write_bytes_per_ms = 0;  // writing the moved records elsewhere
+  // How single slices deviate from that (the calibration's residuals, mean ~0): slice i of
+  // the simulation costs T + jitter_ms[i % size] (at least 0). Empty: no deviation.
+  std::vector<double> jitter_ms;
 };
 
 // One realm to convert, as the store accounts for it (Store::Realms) or as assumed.
@@ -76,6 +81,12 @@ struct PlanParams {
 struct Slice {
   uint64_t moved = 0;  // live bytes
   double ms = 0;       // T
+};
+
+// What the store carries from quantum to quantum (one mount).
+struct DrainState {
+  double rate = 0;      // bytes/ms measured (0: none yet)
+  uint64_t slices = 0;  // quanta simulated so far (indexes jitter_ms)
 };
 
 struct RealmPlan {
@@ -107,12 +118,21 @@ double QuantumMs(const RelocationCost& cost, uint64_t moved, double live_fractio
 uint64_t QuantumFor(double rate, const PlanParams& p);
 // The gap after a quantum of `quantum_ms` (idle wait and foreground commits).
 double GapMs(double quantum_ms, const PlanParams& p);
-// The quanta that drain `realm`, in order; *rate is the store's rate before (0: none) and
-// after.
+// The quanta that drain `realm`, in order, from and updating *state.
 std::vector<Slice> DrainSlices(const RealmLoad& realm, const RelocationCost& cost,
-                               const PlanParams& p, double* rate);
+                               const PlanParams& p, DrainState* state);
 ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const RelocationCost& cost,
                               const PlanParams& p);
+// The plan with the slices' jitter in the measured order (`expected`), and the fastest and
+// slowest total of it and of the same jitter sorted ascending and descending: the store's
+// quantum can settle in more than one state (e.g. one record or two a quantum when one
+// record takes about B/2, decided by how fast the first quanta happen to be).
+struct PlanRange {
+  ConversionPlan expected, fastest, slowest;
+};
+PlanRange PlanConversionRange(const std::vector<RealmLoad>& realms, const RelocationCost& cost,
+                              const PlanParams& p);
+
 // A realm of `capacity` bytes over `zones` zones when nothing better is known (a bare
 // device): every zone written full, `live_fraction` of it live.
 RealmLoad AssumedRealm(uint32_t realm, uint64_t capacity, uint32_t zones, double live_fraction);

@@ -71,9 +71,9 @@ TEST(PlanModel, AtTheSettledRateQuantaTimeAndConversionAddUp) {
 }
 
 TEST(PlanModel, AFreshMountStartsAt256KiBAndSettlesAtHalfTheBound) {
-  double rate = 0;
+  DrainState state;
   const std::vector<Slice> s =
-      DrainSlices(Realm(0, 1000000000, 1000000000, 1), Hdd(), Bound(100), &rate);
+      DrainSlices(Realm(0, 1000000000, 1000000000, 1), Hdd(), Bound(100), &state);
   ASSERT_GT(s.size(), 20u);
   EXPECT_EQ(s[0].moved, 262144u);
   EXPECT_DOUBLE_EQ(s[0].ms, 20 + 262144 * 8e-6);
@@ -91,8 +91,8 @@ TEST(PlanModel, SlicesMoveWholeRecords) {
   // At the settled rate a 3.75 MB quantum takes 4 records of 1 MiB: 20 + 33.55 ms.
   PlanParams p = Bound(100, 75000);
   p.record_bytes = 1 << 20;
-  double rate = p.initial_rate;
-  const std::vector<Slice> s = DrainSlices(Realm(0, 40 << 20, 40 << 20, 1), Hdd(), p, &rate);
+  DrainState state{p.initial_rate};
+  const std::vector<Slice> s = DrainSlices(Realm(0, 40 << 20, 40 << 20, 1), Hdd(), p, &state);
   ASSERT_GE(s.size(), 2u);
   EXPECT_EQ(s[0].moved, 4u << 20);
   EXPECT_DOUBLE_EQ(s[0].ms, 20 + (4 << 20) * 8e-6);
@@ -113,9 +113,9 @@ TEST(PlanModel, SlicesNeverCrossZones) {
   // 7.5 MB live of 15 MB written in 2 zones: 3.75 MB live a zone, 1.2e-5 ms a byte moved;
   // settled at 50000 B/ms: 2.5 MB (50 ms), then the zone's rest 1.25 MB (35 ms), which
   // lowers the rate to 0.7 * 50000 + 0.3 * 1.25e6 / 35 for the second zone.
-  double rate = 50000;
+  DrainState state{50000};
   const std::vector<Slice> s =
-      DrainSlices(Realm(0, 7500000, 15000000, 2), Hdd(), Bound(100), &rate);
+      DrainSlices(Realm(0, 7500000, 15000000, 2), Hdd(), Bound(100), &state);
   ASSERT_EQ(s.size(), 4u);
   EXPECT_EQ(s[0].moved, 2500000u);
   EXPECT_DOUBLE_EQ(s[0].ms, 50.0);
@@ -129,12 +129,12 @@ TEST(PlanModel, SlicesNeverCrossZones) {
 TEST(PlanModel, ZonesWithNothingLiveAreWalkedInOneQuantumEach) {
   // Quanta are bounded by the live bytes they move, not by what they read: 25 MB of dead
   // records per zone take 20 + 100 ms, over a 100 ms bound; no rate comes of them.
-  double rate = 0;
-  const std::vector<Slice> s = DrainSlices(Realm(1, 0, 50000000, 2), Hdd(), Bound(100), &rate);
+  DrainState state;
+  const std::vector<Slice> s = DrainSlices(Realm(1, 0, 50000000, 2), Hdd(), Bound(100), &state);
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].moved, 0u);
   EXPECT_DOUBLE_EQ(s[0].ms, 120.0);
-  EXPECT_EQ(rate, 0.0);
+  EXPECT_EQ(state.rate, 0.0);
   const ConversionPlan plan = PlanConversion({Realm(1, 0, 50000000, 2)}, Hdd(), Bound(100));
   EXPECT_EQ(plan.quanta, 2u);
   EXPECT_DOUBLE_EQ(plan.drain_ms, 2 * (120.0 + 5.0));
@@ -154,8 +154,9 @@ TEST(PlanModel, AFixedCostOverTheBoundIsReportedNotHeld) {
   EXPECT_FALSE(plan.bound_held);
   // A fixed cost over B/2 shrinks the quantum to the store's smallest.
   slow.fixed_ms = 60;
-  double rate = 0;
-  const std::vector<Slice> s = DrainSlices(Realm(0, 100 << 20, 100 << 20, 1), slow, Bound(100), &rate);
+  DrainState state;
+  const std::vector<Slice> s =
+      DrainSlices(Realm(0, 100 << 20, 100 << 20, 1), slow, Bound(100), &state);
   EXPECT_EQ(s[s.size() - 2].moved, 64u << 10);
 }
 
@@ -174,10 +175,53 @@ TEST(PlanModel, TheRateCarriesFromRealmToRealm) {
   const ConversionPlan plan = PlanConversion(
       {Realm(0, 20 << 20, 20 << 20, 1), Realm(1, 20 << 20, 20 << 20, 1)}, Hdd(), Bound(100));
   EXPECT_LT(plan.realms[1].quanta, plan.realms[0].quanta);
-  double rate = 0;
-  DrainSlices(Realm(0, 20 << 20, 20 << 20, 1), Hdd(), Bound(100), &rate);
-  const std::vector<Slice> second = DrainSlices(Realm(1, 20 << 20, 20 << 20, 1), Hdd(), Bound(100), &rate);
+  DrainState state;
+  DrainSlices(Realm(0, 20 << 20, 20 << 20, 1), Hdd(), Bound(100), &state);
+  const std::vector<Slice> second =
+      DrainSlices(Realm(1, 20 << 20, 20 << 20, 1), Hdd(), Bound(100), &state);
   EXPECT_GT(second[0].moved, 256u << 10);
+}
+
+TEST(PlanModel, JitterNearARecordBoundaryDecidesOneRecordOrTwo) {
+  // One record takes 48 + 8.39 ms, over B/2 = 50: without jitter every slice moves one
+  // record. With slices alternately 10 ms faster and slower, the first (46.39 ms) makes the
+  // rate 1 MiB / 46.39 ms, a quantum of 1 MiB x 50 / 46.39 > 1 MiB: two records next.
+  RelocationCost c = Hdd();
+  c.fixed_ms = 48;
+  PlanParams p = Bound(100);
+  p.record_bytes = 1 << 20;
+  DrainState plain;
+  const std::vector<Slice> a = DrainSlices(Realm(0, 8 << 20, 8 << 20, 1), c, p, &plain);
+  ASSERT_EQ(a.size(), 8u);
+  EXPECT_EQ(plain.slices, 8u);
+  c.jitter_ms = {-10, +10};
+  DrainState jittery;
+  const std::vector<Slice> b = DrainSlices(Realm(0, 8 << 20, 8 << 20, 1), c, p, &jittery);
+  ASSERT_GE(b.size(), 2u);
+  EXPECT_EQ(b[0].moved, 1u << 20);
+  EXPECT_DOUBLE_EQ(b[0].ms, 48 + (1 << 20) * 8e-6 - 10);  // first jitter value
+  EXPECT_EQ(b[1].moved, 2u << 20);                         // 1 MiB / 46.39 ms x 50 > 1 MiB
+  EXPECT_DOUBLE_EQ(b[1].ms, 48 + (2 << 20) * 8e-6 + 10);
+  EXPECT_LT(b.size(), a.size());
+}
+
+TEST(PlanModel, TheRangeOrdersTheJitterFastestAndSlowestFirst) {
+  // Fast slices first: two records a quantum from the start; slow first: one record.
+  RelocationCost c = Hdd();
+  c.fixed_ms = 48;
+  c.jitter_ms = {+10, -10};
+  PlanParams p = Bound(100);
+  p.record_bytes = 1 << 20;
+  const PlanRange r = PlanConversionRange({Realm(0, 64 << 20, 64 << 20, 4)}, c, p);
+  EXPECT_LT(r.fastest.total_ms, r.slowest.total_ms);
+  EXPECT_LE(r.fastest.total_ms, r.expected.total_ms);
+  EXPECT_GE(r.slowest.total_ms, r.expected.total_ms);
+  EXPECT_LT(r.fastest.quanta, r.slowest.quanta);
+  EXPECT_EQ(r.slowest.quanta, 64u);  // one record each
+  // No jitter: one plan.
+  c.jitter_ms.clear();
+  const PlanRange one = PlanConversionRange({Realm(0, 64 << 20, 64 << 20, 4)}, c, p);
+  EXPECT_DOUBLE_EQ(one.fastest.total_ms, one.slowest.total_ms);
 }
 
 TEST(PlanModel, ABareDevicesRealmIsAssumedWrittenFull) {
