@@ -51,16 +51,18 @@ def hybrid(realmmap: str = "CCcSS", state: str = "converting", progress: float =
            conversions: int = 1, migrated: int = 48 * MiB, stall_reason: Optional[str] = None,
            quantum_bytes: int = 4 * MiB) -> Dict[str, Any]:
     """The hybrid block of a hybrid drive, counts derived from its realm map as the engine
-    derives them (stats_document.cc): c/s/> realms are pending, each counted in its domain."""
-    cmr = sum(realmmap.count(c) for c in "Cc")
+    derives them (stats_document.cc): c/s/> realms are pending, each counted in its domain;
+    a realm the drive is converting ('>', here CMR -> SMR) has no data zones, so no bytes
+    (as observed: tests/fixtures/hybrid/service-status-converting.json)."""
+    cmr_bytes = sum(realmmap.count(c) for c in "Cc") * realm_cmr_bytes
+    smr_bytes = sum(realmmap.count(c) for c in "Ss") * realm_smr_bytes
+    cmr = sum(realmmap.count(c) for c in "Cc>")
     smr = sum(realmmap.count(c) for c in "Ss")
-    # '>' realms: converting, counted in their (old) domain; here CMR -> SMR.
-    cmr += realmmap.count(">")
     pending = sum(realmmap.count(c) for c in "cs>")
     conv_zones = (sum(realmmap.count(c) for c in "c>") * zones_per_realm[0]
                   + realmmap.count("s") * zones_per_realm[1])
-    return {"supported": True, "state": state, "cmr_bytes": cmr * realm_cmr_bytes,
-            "smr_bytes": smr * realm_smr_bytes, "converting_zones": conv_zones,
+    return {"supported": True, "state": state, "cmr_bytes": cmr_bytes,
+            "smr_bytes": smr_bytes, "converting_zones": conv_zones,
             "progress": progress, "latency_bound_ms": latency_bound_ms,
             "realms": len(realmmap), "realms_cmr": cmr, "realms_smr": smr,
             "realms_pending": pending, "realmmap": realmmap, "quantum_bytes": quantum_bytes,

@@ -76,7 +76,7 @@ def test_conversion_text_of_hybrid_drives() -> None:
     assert lines[0].split() == ["DAEMON", "DRIVE", "HYBRID", "STATE", "CMR", "SMR", "REALMS",
                                 "PROGRESS", "QUANTUM", "P99/MAX_MS", "LATENCY_BOUND", "VIOL"]
     assert [line.split() for line in lines[1:4]] == [
-        ["h", "0", "yes", "converting", "192.0", "MiB", "160.0", "MiB", "3C/2S", "40%", "4.0",
+        ["h", "0", "yes", "converting", "128.0", "MiB", "160.0", "MiB", "3C/2S", "40%", "4.0",
          "MiB", "150/400.5", "100", "ms", "2", "OVER"],          # p99 over the bound
         ["h", "1", "yes", "stalled", "64.0", "MiB", "80.0", "MiB", "1C/1S", "0%", "4.0", "MiB",
          "10/20", "100", "ms", "0"],

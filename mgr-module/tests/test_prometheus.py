@@ -95,7 +95,7 @@ def test_hybrid_drive_metrics() -> None:
 
     def at(name: str, *extra: Tuple[str, str]) -> float:
         return m[(name, tuple(sorted(dl + extra)))]
-    assert at("smrstore_drive_cmr_bytes") == 3 * 64 * 2 ** 20      # C, c and > realms
+    assert at("smrstore_drive_cmr_bytes") == 2 * 64 * 2 ** 20      # C and c ('>': no data zones)
     assert at("smrstore_drive_smr_bytes") == 2 * 80 * 2 ** 20
     assert at("smrstore_drive_realms", ("domain", "cmr")) == 3
     assert at("smrstore_drive_realms", ("domain", "smr")) == 2
