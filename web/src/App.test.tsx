@@ -193,13 +193,101 @@ describe("hybrid", () => {
     const empty = await screen.findByTestId("hybrid-empty");
     expect(empty.textContent).toMatch(/^no hybrid \(CMR↔SMR convertible\) drives — all 2 drive/);
   });
-  it("lists convertible drives with progress", async () => {
+  it("lists convertible drives with progress (a daemon from before the realm fields)", async () => {
     at("#/hybrid&token=t");
     render(
       <App fetch={fakeFetch({ ...OK, "/api/v1/conversion": { body: fx.conversionHybrid } }).fetch} baseUrl={BASE} />,
     );
     const table = await screen.findByTestId("hybrid-table");
     expect(table.textContent).toMatch(/converting.*1\.00 GiB.*9\.00 GiB.*40\.0 %.*50 ms/);
+    const panel = screen.getByTestId("hybrid-drive");
+    expect(panel.textContent).toContain("does not report the drive's realms");
+    expect(panel.querySelector('[data-testid="realm-map"]')).toBeNull();
+    expect(screen.getByTestId("hybrid-latency").textContent).toContain("No migration quantum ran");
+  });
+
+  // Real data: what the module answered for a store on a converting emulated hybrid drive
+  // (web/e2e/hybrid-stack.sh on ceph-mgr 16.2.15; src/test/live/).
+  const LIVE = {
+    ...OK,
+    "/api/v1/conversion": { body: fx.liveConversion },
+    "/api/v1/summary": { body: fx.liveSummary },
+  };
+
+  it("shows a real converting drive: realm map, legend, capacity, conversion, quanta vs bound", async () => {
+    at("#/hybrid&token=t");
+    render(<App fetch={fakeFetch(LIVE).fetch} baseUrl={BASE} />);
+    const panel = await screen.findByTestId("hybrid-drive");
+    expect(panel.getAttribute("data-daemon")).toBe("hyb");
+    expect(panel.getAttribute("data-state")).toBe("converting");
+    const map = screen.getByTestId("realm-map");
+    expect(map.getAttribute("data-realmmap")).toBe("SSSSSSSScCSS");
+    const cells = Array.from(map.querySelectorAll(".realm-cell"));
+    expect(cells.map((c) => c.textContent).join("")).toBe("SSSSSSSScCSS");
+    expect(cells[8]?.getAttribute("title")).toBe(
+      "realm 8: CMR, emptying — CMR realm whose data is being moved out to convert it to SMR",
+    );
+    const legend = Array.from(screen.getByTestId("realm-legend").querySelectorAll(".legend-item"));
+    expect(legend.map((l) => l.textContent)).toEqual([
+      "C CMR (1)",
+      "S SMR (10)",
+      "c CMR, emptying (1)",
+      "s SMR, emptying (0)",
+      "> converting (0)",
+    ]);
+    const bar = screen.getByTestId("capacity-bar");
+    expect([bar.getAttribute("data-cmr"), bar.getAttribute("data-smr")]).toEqual(["134217728", "838860800"]);
+    expect(bar.textContent).toContain("CMR 128 MiB in 2 realm(s) · 14 %");
+    expect(bar.textContent).toContain("SMR 800 MiB in 10 realm(s) · 86 %");
+    const conv = screen.getByTestId("hybrid-conversion");
+    expect(conv.textContent).toMatch(/^Conversion in progress: +68\.5 % · 4 zones/);
+    expect(Array.from(conv.querySelectorAll("li")).map((l) => l.textContent)).toEqual([
+      "realm 8: emptying its data (CMR → SMR)",
+    ]);
+    const lat = screen.getByTestId("hybrid-latency");
+    expect(lat.getAttribute("data-over")).toBe("true");
+    expect(lat.textContent).toContain("p99 320.4 ms, max 376.7 ms, bound 100.0 ms p99 over the bound");
+    const viol = screen.getByTestId("hybrid-violations");
+    expect(viol.getAttribute("data-value")).toBe("57");
+    expect(viol.querySelector(".badge-warn")?.textContent).toBe("57");
+    expect(screen.getByTestId("hybrid-quantum").getAttribute("data-value")).toBe("597362");
+    expect(screen.getByTestId("hybrid-conversions").getAttribute("data-value")).toBe("10");
+    expect(screen.queryByTestId("hybrid-stall")).toBeNull();
+    expect(screen.getByTestId("hybrid-others").textContent).toBe("1 other drive(s) reported are not hybrid (zoned only).");
+    expect(screen.getByTestId("hybrid-table").textContent).toMatch(
+      /hyb0converting2 CMR \/ 10 SMR \(1 pending\)128 MiB800 MiB4 68\.5 %320\.4 ms \/ 376\.7 ms100 ms57/,
+    );
+    // The conversion checks of the module's health, not the others.
+    await waitFor(() => expect(screen.getByTestId("hybrid-health").textContent).toContain("SMRSTORE_CONVERSION_BOUND_VIOLATED"));
+    expect(screen.getByTestId("hybrid-health").textContent).not.toContain("SMRSTORE_GC_BEHIND");
+  });
+
+  it("shows why a conversion stalled", async () => {
+    at("#/hybrid&token=t");
+    render(<App fetch={fakeFetch({ ...OK, "/api/v1/conversion": { body: fx.conversionStalled } }).fetch} baseUrl={BASE} />);
+    const stall = await screen.findByTestId("hybrid-stall");
+    expect(stall.getAttribute("role")).toBe("alert");
+    expect(stall.textContent).toBe("Conversion stalled: no room for realm 0's live data outside it");
+    expect(screen.getByTestId("hybrid-drive").querySelector(".badge-err")?.textContent).toBe("stalled");
+    expect(screen.getByTestId("hybrid-conversion").textContent).toBe("No conversion in progress on this drive.");
+    expect(screen.getByTestId("hybrid-latency").getAttribute("data-over")).toBe("false");
+    expect(screen.getByTestId("hybrid-latency").textContent).toContain("within the bound");
+  });
+
+  it("shows the inactive zones of a real hybrid drive in the zone map, with a legend entry", async () => {
+    at("#/zones/hyb/0&token=t");
+    render(
+      <App
+        fetch={fakeFetch({ ...OK, "/api/v1/daemons/hyb/drives/0/zones": { body: fx.liveZones } }).fetch}
+        baseUrl={BASE}
+      />,
+    );
+    expect(await screen.findByRole("img", { name: /zone map of 110 zones/ })).toBeTruthy();
+    expect(screen.getByTestId("zones-inactive").getAttribute("data-value")).toBe(
+      String(fx.liveZones.zonemap.split("").filter((c) => c === "_").length),
+    );
+    expect(screen.getByTestId("zones-inactive").getAttribute("data-value")).toBe("54");
+    expect(document.querySelector('.legend-item[data-label="inactive (hybrid)"]')).not.toBeNull();
   });
 });
 

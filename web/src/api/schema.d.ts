@@ -163,21 +163,104 @@ export interface components {
     schemas: {
         /** ConversionDrive */
         ConversionDrive: {
-            /** Cmr Bytes */
+            /**
+             * Bound Exceeded
+             * @description quantum_ms_p99 > latency_bound_ms (SMRSTORE_CONVERSION_BOUND_VIOLATED); null when either is unknown
+             */
+            bound_exceeded?: boolean;
+            /**
+             * Bound Violations
+             * @description migration quanta since mount that took longer than the latency bound
+             */
+            bound_violations?: number;
+            /**
+             * Cmr Bytes
+             * @description capacity of the drive's CMR realms
+             */
             cmr_bytes?: number;
-            /** Converting Zones */
+            /**
+             * Conversions
+             * @description realm conversions the drive completed since mount
+             */
+            conversions?: number;
+            /**
+             * Converting Zones
+             * @description zones of the realm(s) being emptied or converted
+             */
             converting_zones?: number;
             /** Daemon */
             daemon: string;
             /** Drive */
             drive: number;
-            /** Latency Bound Ms */
+            /**
+             * Latency Bound Ms
+             * @description bound on the foreground latency one migration quantum adds, ms
+             */
             latency_bound_ms?: number;
-            /** Progress */
+            /**
+             * Migrated Bytes
+             * @description live bytes moved out of converting realms since mount (store-wide)
+             */
+            migrated_bytes?: number;
+            /**
+             * Progress
+             * @description progress of the conversion in progress on this drive, 0..1
+             */
             progress?: number;
-            /** Smr Bytes */
+            /**
+             * Quantum Bytes
+             * @description live bytes the next migration quantum may move
+             */
+            quantum_bytes?: number;
+            /**
+             * Quantum Ms Max
+             * @description longest migration quantum since mount, ms (null: none ran)
+             */
+            quantum_ms_max?: number;
+            /**
+             * Quantum Ms P99
+             * @description p99 duration of the store's recent migration quanta, ms (null: none ran)
+             */
+            quantum_ms_p99?: number;
+            /**
+             * Realmmap
+             * @description one character per realm (x-realmmap-codes of the stats schema: C CMR, S SMR, c CMR emptying, s SMR emptying, > converting)
+             */
+            realmmap?: string;
+            /**
+             * Realms
+             * @description realms of the drive; null: not reported
+             */
+            realms?: number;
+            /**
+             * Realms Cmr
+             * @description realms active in the CMR domain
+             */
+            realms_cmr?: number;
+            /**
+             * Realms Pending
+             * @description realms being emptied or converted now
+             */
+            realms_pending?: number;
+            /**
+             * Realms Smr
+             * @description realms active in the SMR domain
+             */
+            realms_smr?: number;
+            /**
+             * Smr Bytes
+             * @description capacity of the drive's SMR realms
+             */
             smr_bytes?: number;
-            /** State */
+            /**
+             * Stall Reason
+             * @description why the drive's last conversion stalled (null: it did not)
+             */
+            stall_reason?: string;
+            /**
+             * State
+             * @description none (not hybrid), idle, converting or stalled
+             */
             state: string;
             /** Supported */
             supported: boolean;
@@ -551,16 +634,76 @@ export interface components {
         };
         /** Hybrid */
         Hybrid: {
+            /**
+             * Bound Violations
+             * @description migration quanta since mount longer than the latency bound
+             */
+            bound_violations?: number;
             /** Cmr Bytes */
             cmr_bytes?: number;
+            /**
+             * Conversions
+             * @description realm conversions the drive completed since mount
+             */
+            conversions?: number;
             /** Converting Zones */
             converting_zones?: number;
             /** Latency Bound Ms */
             latency_bound_ms?: number;
+            /**
+             * Migrated Bytes
+             * @description live bytes moved out of converting realms since mount (store-wide)
+             */
+            migrated_bytes?: number;
             /** Progress */
             progress?: number;
+            /**
+             * Quantum Bytes
+             * @description live bytes the next migration quantum may move
+             */
+            quantum_bytes?: number;
+            /**
+             * Quantum Ms Max
+             * @description longest migration quantum since mount, ms (null: none ran)
+             */
+            quantum_ms_max?: number;
+            /**
+             * Quantum Ms P99
+             * @description p99 duration of the store's last (up to) 1024 migration quanta, ms (null: none ran)
+             */
+            quantum_ms_p99?: number;
+            /**
+             * Realmmap
+             * @description one character per realm, in realm order (C CMR, S SMR, c/s emptying, > converting; doc/stats-schema.md)
+             */
+            realmmap?: string;
+            /**
+             * Realms
+             * @description realms of the drive (0: not hybrid)
+             */
+            realms?: number;
+            /**
+             * Realms Cmr
+             * @description realms active in the CMR domain
+             */
+            realms_cmr?: number;
+            /**
+             * Realms Pending
+             * @description realms being emptied or converted now
+             */
+            realms_pending?: number;
+            /**
+             * Realms Smr
+             * @description realms active in the SMR domain
+             */
+            realms_smr?: number;
             /** Smr Bytes */
             smr_bytes?: number;
+            /**
+             * Stall Reason
+             * @description why the drive's last conversion stalled (null: it did not)
+             */
+            stall_reason?: string;
             /** State */
             state: string;
             /** Supported */
@@ -707,6 +850,11 @@ export interface components {
             conventional?: number;
             /** Free */
             free: number;
+            /**
+             * Inactive
+             * @description hybrid drives: zones of their realm's inactive domain ('_'; null: not reported, a daemon from before hybrid drives)
+             */
+            inactive?: number;
             /** Offline */
             offline: number;
             /** Open */
@@ -724,6 +872,11 @@ export interface components {
             conventional: number;
             /** Free */
             free: number;
+            /**
+             * Inactive
+             * @description hybrid drives: zones of a realm's inactive domain ('_')
+             */
+            inactive: number;
             /** Offline */
             offline: number;
             /** Open */

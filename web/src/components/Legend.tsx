@@ -1,13 +1,16 @@
+import { ZONE_STATES } from "../api/statsCodes";
 import { cellColor, rgbCss, STREAM_COLORS } from "../lib/colors";
 import { CONDITION_LABELS, STREAM_LABELS, type StreamKind, type ZoneCondition } from "../lib/zonemap";
 
-const FIXED: ZoneCondition[] = ["free", "reserved", "conventional", "offline", "readonly"];
+// Every zone state of the schema (api/statsCodes.ts) with one colour; open and sealed zones
+// get their live-data scales below.
+const FIXED: ZoneCondition[] = ZONE_STATES.filter((s) => s !== "open" && s !== "sealed");
 const STEPS = [0, 0.2, 0.4, 0.6, 0.8, 1];
 const STREAMS: StreamKind[] = ["user", "user-hot", "small", "gc", "gc-cold"];
 
 function Swatch({ color, label }: { color: string; label: string }) {
   return (
-    <span className="legend-item">
+    <span className="legend-item" data-label={label}>
       <span className="swatch" style={{ background: color }} />
       {label}
     </span>

@@ -9,8 +9,9 @@ const RESERVED: Rgb = [71, 85, 105];
 const OFFLINE: Rgb = [15, 15, 15];
 const READONLY: Rgb = [219, 39, 119];
 const CONVENTIONAL: Rgb = [168, 162, 158];
-// Hybrid drives: a zone of its realm's inactive domain (no media behind it now).
-const INACTIVE: Rgb = [248, 250, 252];
+// Hybrid drives: a zone of its realm's inactive domain (no media behind it now). Pale violet:
+// apart from free zones and from the page background (#f8fafc) the canvas sits on.
+const INACTIVE: Rgb = [200, 190, 245];
 const UNKNOWN: Rgb = [255, 0, 0];
 // Sealed zones: pale amber at 0 % live (cheap GC victims) to deep green at 100 % live.
 const SEALED_LO: Rgb = [254, 240, 138];

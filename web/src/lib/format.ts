@@ -50,6 +50,14 @@ export function formatNs(ns: number | null | undefined): string {
   return formatSeconds(ms / 1000);
 }
 
+/** Milliseconds → "0.250 ms", "20.6 ms", "254.5 ms", "1.5 s". */
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "–";
+  if (ms < 1) return `${ms.toFixed(3)} ms`;
+  if (ms < 1000) return `${ms.toFixed(1)} ms`;
+  return formatSeconds(ms / 1000);
+}
+
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return "–";
   if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;

@@ -75,7 +75,7 @@ export const zones: DriveZones = {
   zonemap: "##eeaaakkkB..",
   streams: "--uuusg--h.--".replace(/\./g, "-"),
   reported: { free: 2, open: 1, sealed: 8, reserved: 2, offline: 0, readonly: 0 },
-  counts: { free: 2, open: 1, sealed: 8, reserved: 2, offline: 0, readonly: 0, conventional: 0 },
+  counts: { free: 2, open: 1, sealed: 8, reserved: 2, offline: 0, readonly: 0, conventional: 0, inactive: 0 },
   stream_counts: { "-": 7, u: 3, s: 1, g: 1, h: 1 },
 };
 
@@ -199,3 +199,50 @@ export const gc: GcOut = {
     },
   ],
 };
+
+// Real answers of the module (on ceph-mgr 16.2.15) for a store on a converting emulated hybrid
+// drive, captured by web/e2e/hybrid-stack.sh (SMRSTORE_E2E_CAPTURE): GET /api/v1/conversion
+// while realm 8 was being emptied (10 realms converted to SMR, p99 of the migration quanta
+// over the 100 ms bound), the health checks of that moment, and drive 0's zones a little later.
+// Typed here, so an API change breaks the typecheck.
+import liveConversionJson from "./live/hybrid-conversion.json";
+import liveHealthJson from "./live/hybrid-summary-health.json";
+import liveZonesJson from "./live/hybrid-zones-0.json";
+
+// The module sends null for an absent optional field; the generated types say `?: T`. The
+// captures are checked against the types with null allowed there, then handed over as is.
+type Served<T> = { [K in keyof T]-?: undefined extends T[K] ? Exclude<T[K], undefined> | null : T[K] };
+const conversionServed: Served<ConversionDrive>[] = liveConversionJson;
+const zonesServed: Served<DriveZones> = liveZonesJson;
+export const liveConversion = conversionServed as unknown as ConversionDrive[];
+export const liveSummary: Summary = { ...summary, drives: 2, health: liveHealthJson.health };
+export const liveZones = zonesServed as unknown as DriveZones;
+
+// A drive whose last conversion stalled (no real store stalled in the captures: the engine's
+// stall needs a failing drain, HybridStoreTest covers it): shapes as the module serves them.
+export const conversionStalled: ConversionDrive[] = [
+  {
+    daemon: "demo-a",
+    drive: 0,
+    supported: true,
+    state: "stalled",
+    cmr_bytes: 3 * (64 << 20),
+    smr_bytes: 80 << 20,
+    converting_zones: 0,
+    progress: 0,
+    latency_bound_ms: 100,
+    realms: 4,
+    realms_cmr: 3,
+    realms_smr: 1,
+    realms_pending: 0,
+    realmmap: "CCCS",
+    quantum_bytes: 1 << 20,
+    quantum_ms_p99: 42.5,
+    quantum_ms_max: 61,
+    bound_violations: 0,
+    bound_exceeded: false,
+    conversions: 1,
+    migrated_bytes: 48 << 20,
+    stall_reason: "no room for realm 0's live data outside it",
+  },
+];

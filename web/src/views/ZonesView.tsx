@@ -62,6 +62,15 @@ function ZoneMapPanel({ z }: { z: DriveZones }) {
         <Stat label="sealed" value={formatCount(counts.sealed)} />
         <Stat label="reserved / conventional" value={`${counts.reserved} / ${counts.conventional}`} />
         <Stat label="offline / read-only" value={`${counts.offline} / ${counts.readonly}`} />
+        {counts.inactive > 0 ? (
+          <Stat
+            label="inactive (hybrid)"
+            value={formatCount(counts.inactive)}
+            exact={counts.inactive}
+            testId="zones-inactive"
+            hint="zones of their realm's other domain"
+          />
+        ) : null}
       </div>
       <p className="muted">
         Zones per stream: {streamCounts || "none in use"}
