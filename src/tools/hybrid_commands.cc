@@ -73,7 +73,8 @@ std::pair<double, double> FitLine(const std::vector<std::pair<double, double>>& 
 // header read, then the 1 MiB payload) in one zone, write them piece by piece in another
 // zone while a second thread writes an 8 KiB journal record (two pieces) in a third,
 // flush the drive, then sync a small file in `dir` (the metadata commit). k = 1, 2, 4,
-// three times each; the read and the write phases are each fitted to a + bytes / rate.
+// three times each, then 12 more of k = 1 (21 slices, ~1.5 s on the HDD model); the read
+// and the write phases are each fitted to a + bytes / rate.
 Result<RelocationCost> CalibrateSlices(const std::string& dir, const TimingModel& timing,
                                        double* sync_ms_out) {
   constexpr uint64_t kHeader = 4096, kPayload = 1u << 20, kRecord = kHeader + kPayload;
@@ -108,20 +109,26 @@ Result<RelocationCost> CalibrateSlices(const std::string& dir, const TimingModel
   if (!dev.ok()) return dev.status();
   const uint64_t zone = (*dev)->info().zone_size;
   const uint64_t src = 2 * zone, dst = 3 * zone, journal = 4 * zone;
-  constexpr int kSizes[] = {1, 2, 4};
-  constexpr int kRounds = 3;
+  // Three rounds of 1, 2 and 4 records (the fits), then 12 more one-record slices: the
+  // scatter of the shortest slices decides whether the store settles at one record or two
+  // a quantum when one takes about B/2, so it gets the most samples.
+  std::vector<int> sizes;
+  for (int round = 0; round < 3; ++round) sizes.insert(sizes.end(), {1, 2, 4});
+  sizes.insert(sizes.end(), 12, 1);
+  int records = 0;
+  for (int k : sizes) records += k;
   std::string buf(4 * kRecord, '\0');
   FillPattern(7, 0, buf.data(), buf.size());
   // The zone the slices walk: 21 records.
-  for (int i = 0; i < 21; ++i) {
+  for (int i = 0; i < records; ++i) {
     SMR_RETURN_IF_ERROR((*dev)->Write(src + i * kRecord, buf.data(), kRecord));
   }
   SMR_RETURN_IF_ERROR((*dev)->Flush());
   std::vector<std::pair<double, double>> reads, writes;
   std::vector<double> syncs;
   uint64_t rpos = 0, wpos = 0, jpos = 0;
-  for (int round = 0; round < kRounds; ++round) {
-    for (int k : kSizes) {
+  {
+    for (int k : sizes) {
       const double bytes = static_cast<double>(k * kRecord);
       Clock::time_point t0 = Clock::now();
       for (int i = 0; i < k; ++i, rpos += kRecord) {
@@ -241,6 +248,7 @@ Json PlanJson(const PlanRange& range, const RelocationCost& cost, const PlanPara
   for (const RealmPlan& r : plan.realms) {
     realms.push_back({{"realm", r.realm},
                       {"live_bytes", r.live_bytes},
+                      {"moved_bytes", r.moved_bytes},
                       {"quanta", r.quanta},
                       {"mean_quantum_bytes", JsonNum(r.mean_quantum_bytes)},
                       {"mean_quantum_ms", JsonNum(r.mean_quantum_ms)},
@@ -253,12 +261,15 @@ Json PlanJson(const PlanRange& range, const RelocationCost& cost, const PlanPara
           {"idle_gap_ms", JsonNum(p.idle_gap_ms)},
           {"load", JsonNum(p.load)},
           {"record_bytes", p.record_bytes},
+          {"overwrite_mbps", JsonNum(p.overwrite_bytes_per_ms / 1e3)},
+          {"live_total_bytes", p.live_total_bytes},
           {"relocation", {{"fixed_ms", JsonNum(cost.fixed_ms)},
                           {"read_mbps", JsonNum(cost.read_bytes_per_ms / 1e3)},
                           {"write_mbps", JsonNum(cost.write_bytes_per_ms / 1e3)},
                           {"jitter_ms", jitter}}},
           {"realms", realms},
           {"live_bytes", plan.live_bytes},
+          {"moved_bytes", plan.moved_bytes},
           {"quanta", plan.quanta},
           {"drain_ms", JsonNum(plan.drain_ms)},
           {"conversion_ms", JsonNum(plan.conversion_ms)},
@@ -424,6 +435,7 @@ int CmdPlanConversion(const Args& args) {
   auto live_fraction = Decimal(args, "live-fraction", 1, 0, 1);
   auto gap = Decimal(args, "gap-ms", PlanParams{}.idle_gap_ms, 0, 3600e3);
   auto record_arg = args.size("record", 0);
+  auto overwrite = Decimal(args, "overwrite-mbps", 0, 0, 1e6);
   auto load = Decimal(args, "load", 0, 0, 1, /*hi_open=*/true);
   auto read_mbps = Decimal(args, "read-mbps", 0, 1e-3, 1e9);
   auto write_mbps = Decimal(args, "write-mbps", 0, 1e-3, 1e9);
@@ -431,7 +443,7 @@ int CmdPlanConversion(const Args& args) {
   for (const Status* st : {&drive.status(), &nrealms.status(), &bound.status(),
                            &fraction.status(), &live_fraction.status(), &gap.status(),
                            &load.status(), &read_mbps.status(), &write_mbps.status(),
-                           &fixed_ms.status(), &record_arg.status()}) {
+                           &fixed_ms.status(), &record_arg.status(), &overwrite.status()}) {
     if (!st->ok()) return UsageFail(cmd, *st);
   }
   auto usage = [&](const std::string& why) {
@@ -467,6 +479,7 @@ int CmdPlanConversion(const Args& args) {
   std::vector<RealmUsage> realms;
   double bound_ms = *bound;
   uint64_t record = StoreOptions{}.max_record_payload;
+  uint64_t live_total = 0;  // the store's live bytes (a device: its realms' assumed ones)
   if (is_store) {
     std::vector<std::pair<std::string, ZonedDevice*>> drives;
     auto opener = [&drives](const std::string& s) -> Result<std::unique_ptr<ZonedDevice>> {
@@ -485,6 +498,7 @@ int CmdPlanConversion(const Args& args) {
     realms = (*store)->Realms();
     if (!args.has("bound-ms")) bound_ms = (*store)->options().hybrid_latency_bound_ms;
     record = (*store)->options().max_record_payload;
+    live_total = (*store)->Statfs().stored;
     scratch = target;
     if (int rc = Unmount(cmd, std::move(*store)); rc != 0) return rc;
   } else {
@@ -497,6 +511,7 @@ int CmdPlanConversion(const Args& args) {
       auto r = DeviceRealmUsage(dev->get(), *live_fraction);
       if (!r.ok()) return Fail(cmd, r.status());
       realms = std::move(*r);
+      for (const RealmUsage& u : realms) live_total += u.live_bytes;
     }
     auto parsed = DeviceSpec::Parse(target);
     scratch = parsed.ok() && parsed->kind == DeviceSpec::Kind::kEmulated
@@ -542,6 +557,8 @@ int CmdPlanConversion(const Args& args) {
   p.idle_gap_ms = *gap;
   p.load = *load;
   p.record_bytes = record;
+  p.overwrite_bytes_per_ms = *overwrite * 1e3;
+  p.live_total_bytes = live_total;
   const PlanRange range = PlanConversionRange(LoadsOf(picked), cost, p);
   const ConversionPlan& plan = range.expected;
 
@@ -586,6 +603,10 @@ int CmdPlanConversion(const Args& args) {
     o << " (no foreground load)";
   }
   o << "; quanta move whole records of " << Human(p.record_bytes) << "\n";
+  if (p.overwrite_bytes_per_ms > 0) {
+    o << "foreground overwrites " << Num(p.overwrite_bytes_per_ms / 1e3) << " MB/s of the "
+      << Human(p.live_total_bytes) << " live: live data in the realms dies before it moves\n";
+  }
   o << "realm  live         written      zones  quanta  mean quantum  mean ms  max ms   drain s   total s\n";
   for (size_t i = 0; i < plan.realms.size(); ++i) {
     const RealmPlan& r = plan.realms[i];
@@ -598,15 +619,15 @@ int CmdPlanConversion(const Args& args) {
                   r.mean_quantum_ms, r.max_quantum_ms, r.drain_ms / 1e3, r.total_ms / 1e3);
     o << line;
   }
-  o << "total: " << Human(plan.live_bytes) << " live to move in " << plan.quanta
-    << " quanta: drain " << Fixed(plan.drain_ms / 1e3, 2) << " s + conversions "
+  o << "total: " << Human(plan.live_bytes) << " live, " << Human(plan.moved_bytes)
+    << " moved in " << plan.quanta << " quanta: drain " << Fixed(plan.drain_ms / 1e3, 2) << " s + conversions "
     << Fixed(plan.conversion_ms / 1e3, 2) << " s = " << Fixed(plan.total_ms / 1e3, 2)
     << " s\n";
   if (range.fastest.total_ms < range.slowest.total_ms) {
     o << "range: " << Fixed(range.fastest.total_ms / 1e3, 2) << " s (" << range.fastest.quanta
       << " quanta) to " << Fixed(range.slowest.total_ms / 1e3, 2) << " s ("
-      << range.slowest.quanta << " quanta) with the measured scatter of the slices "
-      << "fastest / slowest first\n";
+      << range.slowest.quanta << " quanta), every quantum as fast / as slow as the "
+      << "fastest / slowest calibration slice\n";
   }
   o << "foreground latency added per quantum: mean " << Fixed(plan.mean_quantum_ms, 1)
     << " ms, at most " << Fixed(plan.added_latency_ms, 1) << " ms (bound " << Num(bound_ms)
@@ -661,6 +682,7 @@ void AddHybridCommands(Cli* cli) {
              {"gap-ms", "G", "the store's idle wait between quanta, ms (default 5)"},
              {"load", "U", "foreground utilization in [0, 1) (default 0): commits between quanta"},
              {"record", "BYTES", "live bytes per record (default: the store's max record, 1M)"},
+             {"overwrite-mbps", "X", "foreground overwrites of live data, MB/s (default 0)"},
              {"read-mbps", "X", "relocation cost given, not measured: read MB/s"},
              {"write-mbps", "X", "... write MB/s"},
              {"fixed-ms", "X", "... fixed ms per quantum"},

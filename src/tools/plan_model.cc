@@ -25,38 +25,39 @@ double GapMs(double quantum_ms, const PlanParams& p) {
 
 std::vector<Slice> DrainSlices(const RealmLoad& realm, const RelocationCost& cost,
                                const PlanParams& p, DrainState* state) {
-  double* rate = &state->rate;
   auto jitter = [&] {
     const uint64_t i = state->slices++;
     return cost.jitter_ms.empty() ? 0.0 : cost.jitter_ms[i % cost.jitter_ms.size()];
   };
+  const double k = p.overwrite_bytes_per_ms > 0 && p.live_total_bytes > 0
+                       ? p.overwrite_bytes_per_ms / static_cast<double>(p.live_total_bytes)
+                       : 0;
   std::vector<Slice> out;
   const uint64_t written = std::max(realm.written_bytes, realm.live_bytes);
   if (written == 0) return out;
   const uint32_t zones = std::max<uint32_t>(1, realm.zones_in_use);
-  const double f = static_cast<double>(realm.live_bytes) / static_cast<double>(written);
+  const double f0 = static_cast<double>(realm.live_bytes) / static_cast<double>(written);
+  const double zone_written = static_cast<double>(written) / zones;
   for (uint32_t z = 0; z < zones; ++z) {
-    // This zone's share (the first zones take the remainders).
-    uint64_t left = realm.live_bytes / zones + (z < realm.live_bytes % zones ? 1 : 0);
-    if (left == 0) {
-      // Nothing live: one slice walks the zone to its end; it moves too little to be rated.
-      const double zone_written = static_cast<double>(written) / zones;
-      out.push_back(
-          {0, std::max(0.0, cost.fixed_ms + zone_written / cost.read_bytes_per_ms + jitter())});
-      continue;
-    }
-    while (left > 0) {
-      const uint64_t q = QuantumFor(*rate, p);
-      uint64_t m = q;
-      if (p.record_bytes > 0) m = (q + p.record_bytes - 1) / p.record_bytes * p.record_bytes;
-      m = std::min(m, left);
-      const double ms = std::max(0.0, QuantumMs(cost, m, f) + jitter());
+    double walked = 0;  // of this zone's written bytes
+    while (zone_written - walked > 0.5) {
+      const double f = f0 * std::exp(-k * state->time_ms);
+      const double rest = zone_written - walked;
+      uint64_t q = QuantumFor(state->rate, p);
+      if (p.record_bytes > 0) q = (q + p.record_bytes - 1) / p.record_bytes * p.record_bytes;
+      // Walk until q bytes moved, or to the zone's end (all of it when nothing is live).
+      const double walk = f > 0 ? std::min(static_cast<double>(q) / f, rest) : rest;
+      const double moved = walk * f;
+      const double ms = std::max(0.0, cost.fixed_ms + walk / cost.read_bytes_per_ms +
+                                          moved / cost.write_bytes_per_ms + jitter());
+      const auto m = static_cast<uint64_t>(std::llround(moved));
       if (m >= p.min_quantum && ms > 0) {
         const double r = static_cast<double>(m) / ms;
-        *rate = *rate > 0 ? (1 - p.rate_alpha) * *rate + p.rate_alpha * r : r;
+        state->rate = state->rate > 0 ? (1 - p.rate_alpha) * state->rate + p.rate_alpha * r : r;
       }
       out.push_back({m, ms});
-      left -= m;
+      state->time_ms += ms + GapMs(ms, p);
+      walked += walk;
     }
   }
   return out;
@@ -81,12 +82,15 @@ ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const Reloca
       rp.max_quantum_ms = std::max(rp.max_quantum_ms, s.ms);
       rp.drain_ms += s.ms + GapMs(s.ms, p);
     }
+    rp.moved_bytes = moved;
     if (rp.quanta > 0) {
       rp.mean_quantum_bytes = static_cast<double>(moved) / static_cast<double>(rp.quanta);
       rp.mean_quantum_ms = ms_sum / static_cast<double>(rp.quanta);
     }
     rp.total_ms = rp.drain_ms + p.conversion_ms;
+    state.time_ms += p.conversion_ms;
     plan.live_bytes += rp.live_bytes;
+    plan.moved_bytes += rp.moved_bytes;
     plan.quanta += rp.quanta;
     plan.drain_ms += rp.drain_ms;
     plan.conversion_ms += p.conversion_ms;
@@ -103,15 +107,23 @@ ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const Reloca
 PlanRange PlanConversionRange(const std::vector<RealmLoad>& realms, const RelocationCost& cost,
                               const PlanParams& p) {
   PlanRange r;
-  r.expected = r.fastest = r.slowest = PlanConversion(realms, cost, p);
-  RelocationCost sorted = cost;
-  std::sort(sorted.jitter_ms.begin(), sorted.jitter_ms.end());
-  for (int order = 0; order < 2; ++order) {
-    if (order == 1) std::reverse(sorted.jitter_ms.begin(), sorted.jitter_ms.end());
-    ConversionPlan plan = PlanConversion(realms, sorted, p);
-    if (plan.total_ms < r.fastest.total_ms) r.fastest = plan;
-    if (plan.total_ms > r.slowest.total_ms) r.slowest = std::move(plan);
+  r.expected = PlanConversion(realms, cost, p);
+  if (cost.jitter_ms.empty()) {
+    r.fastest = r.slowest = r.expected;
+    return r;
   }
+  const auto [lo, hi] = std::minmax_element(cost.jitter_ms.begin(), cost.jitter_ms.end());
+  RelocationCost fast = cost, slow = cost;
+  fast.jitter_ms.clear();
+  slow.jitter_ms.clear();
+  fast.fixed_ms = std::max(0.0, cost.fixed_ms + *lo);
+  slow.fixed_ms = std::max(0.0, cost.fixed_ms + *hi);
+  r.fastest = PlanConversion(realms, fast, p);
+  r.slowest = PlanConversion(realms, slow, p);
+  // A faster slice can settle the store at smaller quanta, more of them: keep the order.
+  if (r.fastest.total_ms > r.slowest.total_ms) std::swap(r.fastest, r.slowest);
+  if (r.expected.total_ms < r.fastest.total_ms) r.fastest = r.expected;
+  if (r.expected.total_ms > r.slowest.total_ms) r.slowest = r.expected;
   return r;
 }
 

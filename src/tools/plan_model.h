@@ -26,6 +26,10 @@
 //   than B/2 (T(record) > B/2), every slice moves one record and adds T(record). A zone that
 //   holds nothing live is walked in one slice (T = fixed_ms + its written bytes / read).
 //   Per realm (live L, written W, n zones in use, each holding L/n live of W/n written):
+//   the slices walk each zone's W/n written bytes; at simulated time t the walked bytes are
+//   a fraction f(t) = (L/W) * exp(-k t) live, k = overwrite_bytes_per_ms / live_total_bytes
+//   (foreground overwrites kill live data everywhere alike); a slice walks m/f(t) bytes to
+//   move m (or the zone's rest);
 //       drain = sum over its quanta of (T + gap),   time = drain + conversion_ms;
 //   realms convert one after the other: total = sum over the realms. Between two quanta the
 //   store waits idle_gap_ms when no foreground work is queued (its commit loop's wake-up),
@@ -69,6 +73,11 @@ struct PlanParams {
   double idle_gap_ms = 5;      // the store's wait between quanta when idle (store.cc)
   double load = 0;             // foreground utilization U in [0, 1)
   uint64_t record_bytes = 0;   // live bytes per record a slice moves whole (0: any amount)
+  // Foreground overwrites of existing data (bytes/ms), spread evenly over the store's
+  // `live_total_bytes`: live bytes die at the rate overwrite / live_total (per ms) in the
+  // realms too, before and while they drain (0: none).
+  double overwrite_bytes_per_ms = 0;
+  uint64_t live_total_bytes = 0;
   double initial_rate = 0;     // bytes/ms the store measured already; 0: none yet
   // The store's constants (store/hybrid.cc).
   uint64_t min_quantum = 64ull << 10;
@@ -87,11 +96,13 @@ struct Slice {
 struct DrainState {
   double rate = 0;      // bytes/ms measured (0: none yet)
   uint64_t slices = 0;  // quanta simulated so far (indexes jitter_ms)
+  double time_ms = 0;   // since the plan's start (quanta, gaps, conversions)
 };
 
 struct RealmPlan {
   uint32_t realm = 0;
-  uint64_t live_bytes = 0;
+  uint64_t live_bytes = 0;     // at the plan's start
+  uint64_t moved_bytes = 0;    // moved by its quanta (less when overwrites kill some first)
   uint64_t quanta = 0;
   double mean_quantum_bytes = 0;
   double mean_quantum_ms = 0;
@@ -103,6 +114,7 @@ struct RealmPlan {
 struct ConversionPlan {
   std::vector<RealmPlan> realms;
   uint64_t live_bytes = 0;
+  uint64_t moved_bytes = 0;
   uint64_t quanta = 0;
   double drain_ms = 0;
   double conversion_ms = 0;     // realms x the drive's conversion time
@@ -123,10 +135,11 @@ std::vector<Slice> DrainSlices(const RealmLoad& realm, const RelocationCost& cos
                                const PlanParams& p, DrainState* state);
 ConversionPlan PlanConversion(const std::vector<RealmLoad>& realms, const RelocationCost& cost,
                               const PlanParams& p);
-// The plan with the slices' jitter in the measured order (`expected`), and the fastest and
-// slowest total of it and of the same jitter sorted ascending and descending: the store's
-// quantum can settle in more than one state (e.g. one record or two a quantum when one
-// record takes about B/2, decided by how fast the first quanta happen to be).
+// The plan with the slices' jitter in the measured order (`expected`), and the plans with
+// every slice as fast as the fastest measured one (fixed_ms + min jitter) and as slow as
+// the slowest (+ max jitter), ordered by total time and widened to include `expected`: the
+// store's quantum can settle in more than one state (e.g. one record or two a quantum when
+// one record takes about B/2, decided by how fast its first quanta happen to be).
 struct PlanRange {
   ConversionPlan expected, fastest, slowest;
 };

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace smr::tool {
 namespace {
 
@@ -205,8 +207,9 @@ TEST(PlanModel, JitterNearARecordBoundaryDecidesOneRecordOrTwo) {
   EXPECT_LT(b.size(), a.size());
 }
 
-TEST(PlanModel, TheRangeOrdersTheJitterFastestAndSlowestFirst) {
-  // Fast slices first: two records a quantum from the start; slow first: one record.
+TEST(PlanModel, TheRangeTakesEverySliceAsFastAndAsSlowAsTheMeasuredExtremes) {
+  // Every slice 10 ms faster (38 + 8.39 ms a record, under B/2): two records a quantum
+  // after the first; 10 ms slower: one record each.
   RelocationCost c = Hdd();
   c.fixed_ms = 48;
   c.jitter_ms = {+10, -10};
@@ -222,6 +225,29 @@ TEST(PlanModel, TheRangeOrdersTheJitterFastestAndSlowestFirst) {
   c.jitter_ms.clear();
   const PlanRange one = PlanConversionRange({Realm(0, 64 << 20, 64 << 20, 4)}, c, p);
   EXPECT_DOUBLE_EQ(one.fastest.total_ms, one.slowest.total_ms);
+}
+
+TEST(PlanModel, OverwritesKillLiveDataBeforeItMoves) {
+  // Live data halves every 55 ms (a 50 ms quantum and its 5 ms gap): 10 MB in one zone,
+  // 3.75 MB moved at once, then the other 6.25 MB written are half live: one quantum walks
+  // them all, moving 3.125 MB in 20 + 25 + 12.5 ms.
+  PlanParams p = Bound(100, 75000);
+  p.live_total_bytes = 10000000;
+  p.overwrite_bytes_per_ms = 10000000 * std::log(2.0) / 55;
+  DrainState state{p.initial_rate};
+  const std::vector<Slice> s = DrainSlices(Realm(0, 10000000, 10000000, 1), Hdd(), p, &state);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].moved, 3750000u);
+  EXPECT_DOUBLE_EQ(s[0].ms, 50.0);
+  EXPECT_NEAR(static_cast<double>(s[1].moved), 3125000.0, 1.0);
+  EXPECT_NEAR(s[1].ms, 57.5, 1e-6);
+  EXPECT_NEAR(state.time_ms, 55 + 57.5 + 5, 1e-6);
+  const ConversionPlan plan = PlanConversion({Realm(0, 10000000, 10000000, 1)}, Hdd(), p);
+  EXPECT_EQ(plan.live_bytes, 10000000u);
+  EXPECT_NEAR(static_cast<double>(plan.moved_bytes), 6875000.0, 1.0);
+  // Without overwrites everything live moves.
+  p.overwrite_bytes_per_ms = 0;
+  EXPECT_EQ(PlanConversion({Realm(0, 10000000, 10000000, 1)}, Hdd(), p).moved_bytes, 10000000u);
 }
 
 TEST(PlanModel, ABareDevicesRealmIsAssumedWrittenFull) {

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   smr::tool::AddDevbenchCommand(&cli);
   smr::tool::AddStorebenchCommand(&cli);
   smr::tool::AddWorkloadBenchCommand(&cli);
+  smr::tool::AddHybridBenchCommand(&cli);
   smr::tool::AddGcsimCommand(&cli);
   smr::tool::AddServeCommand(&cli);
 #ifdef SMRSTORE_HAVE_CEPH_ADAPTER
