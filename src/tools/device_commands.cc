@@ -451,7 +451,7 @@ Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64
     // Hybrid drives: which realm and domain the zone belongs to; zones of a realm's
     // inactive domain are marked.
     if (auto rz = RealmOfZone(info, static_cast<uint32_t>(base + i))) {
-      const int pad = 17 - static_cast<int>(std::string(ZoneConditionName(z.cond)).size());
+      const int pad = 18 - static_cast<int>(std::string(ZoneConditionName(z.cond)).size());
       o << std::string(pad > 0 ? pad : 1, ' ') << "realm " << rz->realm << " "
         << ZoneDomainName(rz->domain);
       if (z.cond == ZoneCondition::kInactive) o << " (inactive)";
