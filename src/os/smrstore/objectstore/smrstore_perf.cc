@@ -32,6 +32,7 @@ DriveCounts CountZones(const std::string& zonemap) {
       case ZoneMapState::kReserved: ++d.reserved; break;
       case ZoneMapState::kOffline: ++d.offline; break;
       case ZoneMapState::kReadOnly: ++d.readonly; break;
+      case ZoneMapState::kInactive: break;  // hybrid drives: no counter (the stats document's zones.inactive)
       case ZoneMapState::kUnknown: break;
     }
   }

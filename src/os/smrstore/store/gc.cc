@@ -164,12 +164,12 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
 // `max_live` payload bytes moved or the zone's end; commits them; at the end resets the
 // victim (after the read fence).
 Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                      bool* zone_done) {
+                                      bool* zone_done, Deadline deadline) {
   // Until its commit, a failing slice rolls its allocations back (zone write pointers and
   // space as before; zones a failed write left bytes in are sealed or reset).
   const ZoneManager::AllocationMark mark = zones->MarkAllocations();
   bool committed = false;
-  auto result = GcSliceOrFail(cursor, max_live, zone_done, &committed);
+  auto result = GcSliceOrFail(cursor, max_live, zone_done, &committed, deadline);
   if (!result.ok() && !committed) {
     Status rb = zones->RollBack(mark);
     if (rb.ok()) {
@@ -194,7 +194,8 @@ Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t 
 }
 
 Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                            bool* zone_done, bool* committed) {
+                                            bool* zone_done, bool* committed,
+                                            Deadline deadline) {
   const ZoneStatus victim = (*cursor)->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
@@ -218,6 +219,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
       break;
     }
     if (report.live_moved >= max_live) break;
+    if (deadline && pos > (*cursor)->pos && std::chrono::steady_clock::now() >= *deadline) break;
     SMR_RETURN_IF_ERROR(dev->Read(pos, header.data(), kBlock));
     auto h = DecodeRecordHeader(header.data());
     if (h.status().IsNotFound()) {  // nothing more was written

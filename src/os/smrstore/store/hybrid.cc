@@ -17,7 +17,10 @@
 //       zones are emptied by GC slices (store/gc.cc) of at most `quantum` live bytes, one
 //       per commit group while foreground work is queued, back to back while idle. The
 //       quantum is sized from the measured relocation rate (EWMA of bytes per ms of earlier
-//       quanta) so that one quantum takes about half the latency bound; each quantum's
+//       quanta, cut in proportion after a quantum over the bound) so that one quantum takes
+//       about half the latency bound, and its walk stops at half the bound (a zone of dead
+//       records costs header reads, not live bytes); a quantum still moves at least one
+//       record, so a bound below one record's relocation time cannot hold; each quantum's
 //       duration is recorded (the latency it added to a waiting commit group) and counted
 //       as a violation when it exceeds the bound.
 //   (2) take: every zone of it free -> ZoneManager::TakeRealm, their ZoneMeta committed free
@@ -290,7 +293,10 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   }
   const Clock::time_point t0 = Clock::now();
   bool zone_done = false;
-  auto r = GcSlice(&c.cursor, quantum, &zone_done);
+  // The walk stops at half the bound too: a zone of dead records costs reads, not moves.
+  const auto deadline = t0 + std::chrono::microseconds(
+                                 uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
+  auto r = GcSlice(&c.cursor, quantum, &zone_done, deadline);
   const double ms = MsSince(t0);
   if (!r.ok()) {
     // Abandon the drain: the realm takes data again; retry later.
@@ -317,6 +323,11 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
     relocate_bytes_per_ms = relocate_bytes_per_ms > 0
                                 ? (1 - kRateAlpha) * relocate_bytes_per_ms + kRateAlpha * rate
                                 : rate;
+  }
+  if (ms > options.hybrid_latency_bound_ms && relocate_bytes_per_ms > 0) {
+    // Over the bound: the average rate hid a slow tail (or the fixed cost of a commit);
+    // the next quantum shrinks at once in proportion, not by the EWMA's 30 %.
+    relocate_bytes_per_ms *= options.hybrid_latency_bound_ms / 2.0 / ms;
   }
   {
     MutexLock lock(&counters_mu);

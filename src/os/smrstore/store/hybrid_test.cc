@@ -354,3 +354,47 @@ TEST_F(HybridStoreTest, RebuildMetaRefusesHybridDrivesAndWritesNothing) {
 
 }  // namespace
 }  // namespace smr
+
+namespace smr {
+namespace {
+
+// A quantum's walk stops at half the latency bound: a realm zone of hundreds of dead small
+// records is walked over several quanta, not in one (bound 1 ms here: 0.5 ms per walk).
+TEST_F(HybridStoreTest, AQuantumsWalkOverDeadRecordsStopsAtHalfTheBound) {
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  StoreOptions o = options_;
+  o.hybrid_latency_bound_ms = 1;
+  fault_.reset();
+  ASSERT_OK(Store::Mkfs(dir_.path() + "/st3", {spec_}, o, /*force=*/true));
+  auto dev = OpenDevice(spec_);
+  ASSERT_TRUE(dev.ok());
+  fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
+  auto s = Store::Open(dir_.path() + "/st3", [this](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<testing::BorrowedDevice>(fault_.get()));
+  });
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  store_ = std::move(*s);
+  Transaction mk;
+  mk.MkColl(kColl, 0);
+  ASSERT_OK(store_->Apply(std::move(mk)));
+  for (uint64_t i = 0; i < 300; ++i) {
+    Transaction t;
+    t.Write(kColl, Obj(i), 0, Data(i, 8192));
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  for (uint64_t i = 1; i < 300; ++i) {
+    Transaction t;
+    t.Remove(kColl, Obj(i));
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));
+  EXPECT_GE(store_->Hybrid().quanta, 3u) << "the dead records were walked in one quantum";
+  auto got = store_->Read(kColl, Obj(0), 0, 0);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, Data(0, 8192));
+}
+
+}  // namespace
+}  // namespace smr

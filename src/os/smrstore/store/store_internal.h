@@ -181,11 +181,16 @@ struct Store::Impl {
     ZoneStatus victim;
     uint64_t pos;  // device offset of the next record to look at
   };
-  // One slice of cleaning `cursor`'s victim (the GC's own cursor, or a hybrid conversion's).
-  Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done);
+  // One slice of cleaning `cursor`'s victim (the GC's own cursor, or a hybrid conversion's):
+  // until about `max_live` live bytes moved, the zone's end, or — when given — `deadline`
+  // passed (checked before each record after the first: a walk over dead records is bounded
+  // in time too).
+  using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+  Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done,
+                           Deadline deadline = std::nullopt);
   // GcSlice's work; *committed once its relocations are durable (no rollback after that).
   Result<GcReport> GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                 bool* zone_done, bool* committed);
+                                 bool* zone_done, bool* committed, Deadline deadline);
   std::optional<GcCursor> gc_cursor;
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
