@@ -8,10 +8,14 @@
 #     client workload that overwrites and deletes 4 MiB objects (120 keys) at about 16 MB/s
 #     (qa/ceph/rados_churn.py) so zone GC is at work within about two minutes (relocating
 #     live data, WA above 1, zones reclaimed);
-#  3. beside them one store run by smrstore-tool (demo-a: 2 emulated drives) publishing to the
-#     mgr as a librados service daemon under its own churn;
+#  3. beside them two stores run by smrstore-tool, publishing to the mgr as librados service
+#     daemons under their own churn: demo-a (2 emulated drives) and demo-hybrid (one emulated
+#     hybrid drive — the emulator is the only place hybrid drives exist here — of 12 realms,
+#     all CMR at mkfs, HDD timing model 40 MB/s, 8 s per realm conversion: as its churn fills
+#     it, the engine converts CMR realms to SMR one after the other, which the console's
+#     Hybrid view shows);
 #  4. prints the console URL with an API token (http://127.0.0.1:PORT/#token=...): the
-#     console lists osd.0..2 (source osd) and demo-a (source service).
+#     console lists osd.0..2 (source osd), demo-a and demo-hybrid (source service).
 # Everything stays up until `make demo-stop` (qa/demo/stop.sh). State in $SMRSTORE_DEMO_DIR
 # (default /var/tmp/smrstore-demo); SMRSTORE_DEMO_PORT picks the console port (default
 # 8765, or a free one if that is taken); SMRSTORE_OSD_LIB the preload library (default
@@ -107,26 +111,27 @@ echo $! >"$DIR/workload/churn.pid"
 echo "workload: pid $!, log $DIR/workload/churn.log"
 
 step "beside the OSDs, a store run by smrstore-tool, publishing to ceph-mgr under churn"
-start_store() {  # NAME SPEC...
-  _n=$1; shift
+start_store() {  # NAME FILL SPEC...
+  _n=$1; _fill=$2; shift 2
   rm -rf "$DIR/$_n"; mkdir -p "$DIR/$_n"
   _specs=
   for _s in "$@"; do _specs="$_specs emu:$DIR/$_n/$_s"; done
   # shellcheck disable=SC2086
   "$TOOL" mkfs "$DIR/$_n/store" $_specs >/dev/null
   setsid "$TOOL" serve "$DIR/$_n/store" --publish "$_n" --ceph-conf "$CEPH_CONF" \
-    --workload churn --rate 20 --fill 0.7 --interval 2 --seed "$(printf '%s' "$_n" | cksum | cut -c1-5)" \
+    --workload churn --rate 20 --fill "$_fill" --interval 2 --seed "$(printf '%s' "$_n" | cksum | cut -c1-5)" \
     >"$DIR/$_n/serve.log" 2>&1 </dev/null &
   echo $! >"$DIR/$_n/serve.pid"
   echo "$_n: pid $!, log $DIR/$_n/serve.log"
 }
-start_store demo-a "d0.img?zones=64&zone_mib=16" "d1.img?zones=64&zone_mib=16"
+start_store demo-a 0.7 "d0.img?zones=64&zone_mib=16" "d1.img?zones=64&zone_mib=16"
+start_store demo-hybrid 0.8 "h0.img?zone_mib=16&conv=2&realms=12&convert_ms=8000&mbps=40"
 
 token=$(ceph smrstore token create "demo-$(date +%s)" 2>/dev/null) || die "token create failed"
 t0=$(date +%s)
-want=$((OSDS + 1))
+want=$((OSDS + 2))
 until [ "$(ceph smrstore status -f json 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["summary"]["daemons"])' 2>/dev/null)" = $want ]; do
-  [ $(( $(date +%s) - t0 )) -lt 120 ] || die "the module did not see the $OSDS OSDs and demo-a in 120 s (logs: $DIR/*/serve.log, $DIR/cluster/log)"
+  [ $(( $(date +%s) - t0 )) -lt 120 ] || die "the module did not see the $OSDS OSDs, demo-a and demo-hybrid in 120 s (logs: $DIR/*/serve.log, $DIR/cluster/log)"
   sleep 2
 done
 ceph smrstore status 2>/dev/null
@@ -139,4 +144,6 @@ The demo runs on (make demo-stop ends it):
   CLI:      CEPH_CONF=$CEPH_CONF ceph smrstore status   (zones, wa, gc, conversion)
   an OSD:   CEPH_CONF=$CEPH_CONF ceph tell osd.0 smrstore stats
 Zone GC starts on the OSDs once their drives fill, about a minute in (console: GC, Zone map).
+demo-hybrid's first CMR->SMR conversion starts once its churn has filled it below 15 % free
+(console: Hybrid; CLI: ceph smrstore conversion).
 EOT
