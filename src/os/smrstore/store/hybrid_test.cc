@@ -20,25 +20,25 @@
 #include "device/fault_injection_device.h"
 #include "device/testing/borrowed_device.h"
 #include "store/store.h"
-#include "store/testing/gc_test_fixture.h"
+#include "store/testing/store_on_faulty_drive.h"
 
 namespace smr {
 namespace {
 
-using gc_test::Data;
-using gc_test::kMiB;
-using gc_test::Obj;
-using testing::ScratchDir;
+using testing::Data;
+using testing::kColl;
+using testing::kMiB;
+using testing::Obj;
 
-constexpr char kColl[] = "1.0_head";
 constexpr uint32_t kRealms = 6;
 constexpr uint32_t kCmrPerRealm = 4;
 constexpr uint32_t kSmrPerRealm = 5;
 
 // One hybrid drive: 2 permanent conventional zones, 6 realms of 4 CMR / 5 SMR zones of
 // 4 MiB (all CMR at first: 24 CMR data zones, 96 MiB), under a fault-injecting wrapper
-// that survives remounts. Objects of 1 MiB checked against a model.
-class HybridStoreTest : public ::testing::Test {
+// that survives remounts (store/testing/store_on_faulty_drive.h). Objects of 1 MiB checked
+// against a model.
+class HybridStoreTest : public testing::StoreOnFaultyDrive {
  protected:
   void SetUp() override {
     spec_ = "emu:" + dir_.path() + "/h0.img?zone_mib=4&conv=2&realms=6&realm_cmr=4&realm_smr=5"
@@ -46,55 +46,25 @@ class HybridStoreTest : public ::testing::Test {
     options_.gc_auto = false;
     options_.hybrid_auto = false;
     options_.hybrid_latency_bound_ms = 50;
-    ASSERT_OK(Store::Mkfs(dir_.path() + "/st", {spec_}, options_));
-    auto dev = OpenDevice(spec_);
-    ASSERT_TRUE(dev.ok()) << dev.status().ToString();
-    fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
-    Mount();
+    ASSERT_NO_FATAL_FAILURE(MkfsAndMount(dir_.path() + "/st", options_));
+    MkColl();
+  }
+  void MkColl() {
     Transaction t;
     t.MkColl(kColl, 0);
     ASSERT_OK(store_->Apply(std::move(t)));
   }
-  void TearDown() override {
-    if (store_) (void)store_->Close();
-  }
-  void Mount() {
-    auto s = Store::Open(dir_.path() + "/st", [this](const std::string&) {
-      return Result<std::unique_ptr<ZonedDevice>>(
-          std::make_unique<testing::BorrowedDevice>(fault_.get()));
-    });
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
+  // A fresh store in `dir` with `options` on the same drive, mounted, kColl made.
+  void Refresh(const std::string& dir, const StoreOptions& options) {
+    ASSERT_OK(store_->Close());
+    store_.reset();
+    ASSERT_NO_FATAL_FAILURE(MkfsAndMount(dir, options, /*force=*/true));
+    MkColl();
   }
   void Remount() {
     ASSERT_OK(store_->Close());
     store_.reset();
     Mount();
-  }
-  Status Put(uint64_t i, uint64_t seed) {
-    Transaction t;
-    t.Write(kColl, Obj(i), 0, Data(seed, kMiB));
-    Status s = store_->Apply(std::move(t));
-    if (s.ok()) model_[i] = seed;
-    return s;
-  }
-  Status Remove(uint64_t i) {
-    Transaction t;
-    t.Remove(kColl, Obj(i));
-    Status s = store_->Apply(std::move(t));
-    if (s.ok()) model_.erase(i);
-    return s;
-  }
-  void ExpectModel() {
-    for (const auto& [i, seed] : model_) {
-      auto got = store_->Read(kColl, Obj(i), 0, 0);
-      ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
-      ASSERT_EQ(*got, Data(seed, kMiB)) << "object " << i;
-    }
-    auto r = store_->Fsck(/*deep=*/true, /*repair=*/false);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    EXPECT_TRUE(r->ok()) << (r->errors.empty() ? "" : r->errors.front());
-    EXPECT_EQ(r->objects, model_.size());
   }
   Json HybridBlock() {
     return store_->StatsDocumentJson("t").at("drives").at(0).at("hybrid");
@@ -109,12 +79,6 @@ class HybridStoreTest : public ::testing::Test {
     return 2 + kRealms * kCmrPerRealm + realm * kSmrPerRealm + i;
   }
 
-  ScratchDir dir_;
-  std::string spec_;
-  StoreOptions options_;
-  std::unique_ptr<FaultInjectionDevice> fault_;
-  std::unique_ptr<Store> store_;
-  std::map<uint64_t, uint64_t> model_;
 };
 
 TEST_F(HybridStoreTest, NewSpaceIsCmrAndCmrZonesResumeAfterRemount) {
@@ -199,26 +163,11 @@ TEST_F(HybridStoreTest, OperatorRequestsThatCannotBeDoneAreRefusedClearly) {
 // The policy grows the store on its own: below hybrid_convert_free, CMR realms convert to
 // SMR while the writes go on, and no write fails while capacity can still grow.
 TEST_F(HybridStoreTest, ThePolicyConvertsWhenSpaceRunsLow) {
-  ASSERT_OK(store_->Close());
-  store_.reset();
   StoreOptions o = options_;
   o.hybrid_auto = true;
   o.hybrid_convert_free = 0.3;
   o.gc_auto = true;
-  fault_.reset();
-  ASSERT_OK(Store::Mkfs(dir_.path() + "/st2", {spec_}, o, /*force=*/true));
-  auto dev = OpenDevice(spec_);
-  ASSERT_TRUE(dev.ok());
-  fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
-  auto s = Store::Open(dir_.path() + "/st2", [this](const std::string&) {
-    return Result<std::unique_ptr<ZonedDevice>>(
-        std::make_unique<testing::BorrowedDevice>(fault_.get()));
-  });
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
-  store_ = std::move(*s);
-  Transaction t;
-  t.MkColl(kColl, 0);
-  ASSERT_OK(store_->Apply(std::move(t)));
+  ASSERT_NO_FATAL_FAILURE(Refresh(dir_.path() + "/st2", o));
   // 70 MiB of live data: more than 70 % of the 96 MiB of CMR zones.
   for (uint64_t i = 0; i < 70; ++i) ASSERT_OK(Put(i, i + 1));
   // Conversions run between commit groups and while idle: wait for the first to end.
@@ -361,24 +310,9 @@ namespace {
 // A quantum's walk stops at half the latency bound: a realm zone of hundreds of dead small
 // records is walked over several quanta, not in one (bound 1 ms here: 0.5 ms per walk).
 TEST_F(HybridStoreTest, AQuantumsWalkOverDeadRecordsStopsAtHalfTheBound) {
-  ASSERT_OK(store_->Close());
-  store_.reset();
   StoreOptions o = options_;
   o.hybrid_latency_bound_ms = 1;
-  fault_.reset();
-  ASSERT_OK(Store::Mkfs(dir_.path() + "/st3", {spec_}, o, /*force=*/true));
-  auto dev = OpenDevice(spec_);
-  ASSERT_TRUE(dev.ok());
-  fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
-  auto s = Store::Open(dir_.path() + "/st3", [this](const std::string&) {
-    return Result<std::unique_ptr<ZonedDevice>>(
-        std::make_unique<testing::BorrowedDevice>(fault_.get()));
-  });
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
-  store_ = std::move(*s);
-  Transaction mk;
-  mk.MkColl(kColl, 0);
-  ASSERT_OK(store_->Apply(std::move(mk)));
+  ASSERT_NO_FATAL_FAILURE(Refresh(dir_.path() + "/st3", o));
   for (uint64_t i = 0; i < 300; ++i) {
     Transaction t;
     t.Write(kColl, Obj(i), 0, Data(i, 8192));

@@ -34,93 +34,33 @@
 #include "device/testing/borrowed_device.h"
 #include "device/testing/device_test_backends.h"
 #include "store/store.h"
+#include "store/testing/store_on_faulty_drive.h"
 
 namespace smr::gc_test {
 
+using testing::Data;
+using testing::kColl;
+using testing::kMiB;
+using testing::Obj;
 using testing::ScratchDir;
-
-inline constexpr uint64_t kMiB = 1ull << 20;
-inline constexpr char kColl[] = "1.0_head";
-
-inline ObjectId Obj(uint64_t i) {
-  ObjectId o;
-  o.pool = 1;
-  o.name = "o" + std::to_string(i);
-  o.hash = static_cast<uint32_t>(i * 2654435761u);
-  return o;
-}
-
-inline std::string Data(uint64_t seed, size_t n) {
-  std::string s(n, '\0');
-  FillPattern(seed, 0, s.data(), n);
-  return s;
-}
 
 // One drive of 24 zones x 4 MiB (1 conventional), objects of 1 MiB, over fault-injecting
 // devices that survive remounts.
-class GcTest : public ::testing::Test {
+class GcTest : public testing::StoreOnFaultyDrive {
  protected:
   void SetUp() override {
     spec_ = "emu:" + dir_.path() + "/d0.img?zones=24&zone_mib=4&conv=1&max_open=8";
     options_.gc_auto = false;
     options_.gc_reserve_zones = 2;
-    ASSERT_OK(Store::Mkfs(dir_.path() + "/st", {spec_}, options_));
-    auto dev = OpenDevice(spec_);
-    ASSERT_TRUE(dev.ok());
-    fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
-    Mount();
-  }
-  void TearDown() override {
-    if (store_) (void)store_->Close();
-  }
-  // Opens the store in `dir` on the fault-injecting drive.
-  Result<std::unique_ptr<Store>> OpenOnTheDrive(const std::string& dir, bool read_only = false) {
-    return Store::Open(
-        dir,
-        [this](const std::string&) {
-          return Result<std::unique_ptr<ZonedDevice>>(
-              std::make_unique<testing::BorrowedDevice>(fault_.get()));
-        },
-        read_only);
-  }
-  void Mount() {
-    auto s = OpenOnTheDrive(dir_.path() + "/st");
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
+    ASSERT_NO_FATAL_FAILURE(MkfsAndMount(dir_.path() + "/st", options_));
   }
   // A new store in `dir` with `options` on the same drive (whose store must be closed:
   // the drive is then free), mounted, with collection kColl made.
   void MkfsAndMountFresh(const std::string& dir, const StoreOptions& options) {
-    fault_.reset();
-    ASSERT_OK(Store::Mkfs(dir, {spec_}, options, /*force=*/true));
-    auto dev = OpenDevice(spec_);
-    ASSERT_TRUE(dev.ok());
-    fault_ = std::make_unique<FaultInjectionDevice>(std::move(*dev));
-    auto s = OpenOnTheDrive(dir);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
+    ASSERT_NO_FATAL_FAILURE(MkfsAndMount(dir, options, /*force=*/true));
     Transaction t;
     t.MkColl(kColl, 0);
     ASSERT_OK(store_->Apply(std::move(t)));
-  }
-  void Remount() {
-    (void)store_->Close();
-    store_.reset();
-    Mount();
-  }
-  Status Put(uint64_t i, uint64_t seed) {
-    Transaction t;
-    t.Write(kColl, Obj(i), 0, Data(seed, kMiB));
-    Status s = store_->Apply(std::move(t));
-    if (s.ok()) model_[i] = seed;
-    return s;
-  }
-  Status Remove(uint64_t i) {
-    Transaction t;
-    t.Remove(kColl, Obj(i));
-    Status s = store_->Apply(std::move(t));
-    if (s.ok()) model_.erase(i);
-    return s;
   }
   // Objects 0-7 of 1 MiB, then 0, 2, 3 and 5 removed: two sealed zones, half of each dead.
   void PunchTwoZones() {
@@ -135,17 +75,6 @@ class GcTest : public ::testing::Test {
     const std::string stats = store_->StatsJson();
     EXPECT_NE(stats.find("_gc\""), std::string::npos) << stats;
     EXPECT_EQ(stats.find("_gc-cold\""), std::string::npos) << stats;
-  }
-  void ExpectModel() {
-    for (const auto& [i, seed] : model_) {
-      auto got = store_->Read(kColl, Obj(i), 0, 0);
-      ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
-      ASSERT_EQ(*got, Data(seed, kMiB)) << "object " << i;
-    }
-    auto r = store_->Fsck(/*deep=*/true, /*repair=*/false);
-    ASSERT_TRUE(r.ok());
-    EXPECT_TRUE(r->ok()) << (r->errors.empty() ? "" : r->errors.front());
-    EXPECT_EQ(r->objects, model_.size());
   }
   // The device offset of the first read a Read of object `i` makes (where its data is).
   uint64_t DeviceOffsetOf(uint64_t i) {
@@ -174,13 +103,6 @@ class GcTest : public ::testing::Test {
     for (uint64_t i = 0; i < 60; ++i) ASSERT_OK(Put(i, i + 1));
     for (uint64_t i = 0; i < 60; i += 2) ASSERT_OK(Remove(i));
   }
-
-  ScratchDir dir_;
-  std::string spec_;
-  StoreOptions options_;
-  std::unique_ptr<FaultInjectionDevice> fault_;
-  std::unique_ptr<Store> store_;
-  std::map<uint64_t, uint64_t> model_;  // object -> data seed
 };
 
 }  // namespace smr::gc_test
