@@ -76,15 +76,6 @@ class GcTest : public testing::StoreOnFaultyDrive {
     EXPECT_NE(stats.find("_gc\""), std::string::npos) << stats;
     EXPECT_EQ(stats.find("_gc-cold\""), std::string::npos) << stats;
   }
-  // The device offset of the first read a Read of object `i` makes (where its data is).
-  uint64_t DeviceOffsetOf(uint64_t i) {
-    fault_->PauseNextRead(0, fault_->info().capacity_bytes());
-    std::thread reader([&] { (void)store_->Read(kColl, Obj(i), 0, 0); });
-    const uint64_t at = fault_->WaitForPausedRead();
-    fault_->ResumePausedRead();
-    reader.join();
-    return at;
-  }
   // Every zone's write pointer and condition.
   std::vector<std::pair<uint64_t, ZoneCondition>> ZoneReport() {
     auto zi = fault_->ReportZones(0, 0);

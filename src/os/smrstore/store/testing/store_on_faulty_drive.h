@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -90,6 +91,15 @@ class StoreOnFaultyDrive : public ::testing::Test {
     Status s = store_->Apply(std::move(t));
     if (s.ok()) model_.erase(i);
     return s;
+  }
+  // The device offset of the first read a Read of object `i` makes (where its data is).
+  uint64_t DeviceOffsetOf(uint64_t i) {
+    fault_->PauseNextRead(0, fault_->info().capacity_bytes());
+    std::thread reader([&] { (void)store_->Read(kColl, Obj(i), 0, 0); });
+    const uint64_t at = fault_->WaitForPausedRead();
+    fault_->ResumePausedRead();
+    reader.join();
+    return at;
   }
   void ExpectModel() {
     for (const auto& [i, seed] : model_) {
