@@ -130,6 +130,7 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
     if (conversion && conversion->cursor && conversion->cursor->victim.addr == z.addr) {
       continue;  // being emptied by a hybrid conversion (store/hybrid.cc)
     }
+    if (evict_cursor && evict_cursor->victim.addr == z.addr) continue;  // H-Buffer eviction
     if (auto q = quarantine.find(z.addr); q != quarantine.end() && gc_picks < q->second.retry_at_pick) {
       continue;
     }
@@ -164,12 +165,13 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
 // `max_live` payload bytes moved or the zone's end; commits them; at the end resets the
 // victim (after the read fence).
 Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                      bool* zone_done, Deadline deadline) {
+                                      bool* zone_done, Deadline deadline,
+                                      std::optional<StreamId> to) {
   // Until its commit, a failing slice rolls its allocations back (zone write pointers and
   // space as before; zones a failed write left bytes in are sealed or reset).
   const ZoneManager::AllocationMark mark = zones->MarkAllocations();
   bool committed = false;
-  auto result = GcSliceOrFail(cursor, max_live, zone_done, &committed, deadline);
+  auto result = GcSliceOrFail(cursor, max_live, zone_done, &committed, deadline, to);
   if (!result.ok() && !committed) {
     Status rb = zones->RollBack(mark);
     if (rb.ok()) {
@@ -195,7 +197,7 @@ Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t 
 
 Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
                                             bool* zone_done, bool* committed,
-                                            Deadline deadline) {
+                                            Deadline deadline, std::optional<StreamId> to_stream) {
   const ZoneStatus victim = (*cursor)->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
@@ -284,8 +286,9 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
           const double age = t->onode.mtime_ns && now_ns > t->onode.mtime_ns
                                  ? static_cast<double>(now_ns - t->onode.mtime_ns)
                                  : 0.0;
-          const StreamId to = mean_lifetime_ns > 0 && age > mean_lifetime_ns ? StreamId::kGcCold
-                                                                             : StreamId::kGc;
+          const StreamId to = to_stream ? *to_stream
+                              : mean_lifetime_ns > 0 && age > mean_lifetime_ns ? StreamId::kGcCold
+                                                                               : StreamId::kGc;
           Allocation at;
           SMR_RETURN_IF_ERROR(PlaceRecord(this, gc_seq, to, nh, *piece, piece, &writes, &at));
           writes.live_delta[victim.addr] -= e->length;
@@ -350,6 +353,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
   MutexLock lock(&counters_mu);
   counters.gc_runs++;
   counters.gc_zones_reset++;
+  if (!victim.cmr) counters.gc_smr_zones_reset++;
   return report;
 }
 

@@ -33,6 +33,14 @@
 //   A crash at any step loses nothing: (1) is GC (relocations commit before a zone is given
 //   up); after (2)'s commit nothing the metadata references lies in the realm; the drive's
 //   conversion is atomic per realm; mount takes every realm's domain from the drive.
+//   H-Buffer (hybrid_hbuffer, default on): the CMR space is a loop-back log for the streams
+//   that prefer it (small, hot, young GC, journal; zone/stream.h). When at most
+//   kHBufferLowZones CMR zones are free while SMR zones beyond the GC reserve are, the
+//   oldest sealed CMR zone is emptied — one quantum per commit group, the same sizing and
+//   bound as a conversion — into the SMR-preferring gc-cold stream: what survived a whole
+//   loop of the buffer is cold; hot data was rewritten at the log's head meanwhile. Not
+//   built: Zone-Swap (moving hot data out of SMR zones into CMR beyond what GC's young
+//   relocations do).
 //   A drain that cannot proceed (a slice fails: no room, a bad record) is abandoned: the
 //   realm takes data again, `stalled` says why, and the policy retries after kRetryAfter.
 //
@@ -56,12 +64,94 @@ constexpr double kRateAlpha = 0.3;
 constexpr size_t kRecentQuanta = 1024;
 constexpr auto kStallAfter = std::chrono::seconds(30);
 constexpr auto kRetryAfter = std::chrono::seconds(10);
+constexpr uint32_t kHBufferLowZones = 1;  // H-Buffer: evict when this few CMR zones are free
 
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
 }  // namespace
+
+uint64_t Store::Impl::NextQuantum() {
+  MutexLock lock(&hybrid_mu);
+  uint64_t quantum = relocate_bytes_per_ms > 0
+                         ? static_cast<uint64_t>(relocate_bytes_per_ms *
+                                                 options.hybrid_latency_bound_ms / 2)
+                         : kFirstQuantum;
+  quantum = std::clamp(quantum, kMinQuantum, kMaxQuantum);
+  hybrid.quantum_bytes = quantum;
+  return quantum;
+}
+
+void Store::Impl::NoteQuantum(uint64_t moved, double ms, bool queued) {
+  if (moved >= kMinQuantum && ms > 0) {
+    const double rate = static_cast<double>(moved) / ms;
+    relocate_bytes_per_ms = relocate_bytes_per_ms > 0
+                                ? (1 - kRateAlpha) * relocate_bytes_per_ms + kRateAlpha * rate
+                                : rate;
+  }
+  if (ms > options.hybrid_latency_bound_ms && relocate_bytes_per_ms > 0) {
+    // Over the bound: the average rate hid a slow tail (or the fixed cost of a commit);
+    // the next quantum shrinks at once in proportion, not by the EWMA's 30 %.
+    relocate_bytes_per_ms *= options.hybrid_latency_bound_ms / 2.0 / ms;
+  }
+  {
+    MutexLock lock(&counters_mu);
+    counters.gc_throttle_ns += queued ? static_cast<uint64_t>(ms * 1e6) : 0;
+  }
+  MutexLock lock(&hybrid_mu);
+  hybrid.quanta++;
+  hybrid.last_quantum_ms = ms;
+  hybrid.max_quantum_ms = std::max(hybrid.max_quantum_ms, ms);
+  if (ms > options.hybrid_latency_bound_ms) hybrid.bound_violations++;
+  if (hybrid.recent_quantum_ms.size() == kRecentQuanta) {
+    hybrid.recent_quantum_ms.erase(hybrid.recent_quantum_ms.begin());
+  }
+  hybrid.recent_quantum_ms.push_back(ms);
+}
+
+bool Store::Impl::MaybeEvict(bool queued) {
+  if (read_only || !options.hybrid_hbuffer) return false;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!fatal.ok()) return false;
+  }
+  if (!evict_cursor) {
+    // The buffer runs short: at most one free CMR zone, while SMR zones beyond the GC
+    // reserve (and one more) are free to take what is evicted.
+    const auto [cmr_free, smr_free] = zones->FreeZonesByDomain();
+    if (cmr_free > kHBufferLowZones || smr_free <= options.gc_reserve_zones + 1) return false;
+    std::optional<ZoneStatus> oldest;
+    for (const ZoneStatus& z : zones->Snapshot()) {
+      if (!z.cmr || z.state != ZoneState::kSealed || z.stream == StreamId::kJournal) continue;
+      if (z.device_cond == ZoneCondition::kOffline || z.device_cond == ZoneCondition::kReadOnly) {
+        continue;
+      }
+      if (gc_cursor && gc_cursor->victim.addr == z.addr) continue;
+      if (conversion && conversion->drive == z.addr.drive && z.realm == conversion->realm) continue;
+      if (!oldest || z.opened_seq < oldest->opened_seq) oldest = z;
+    }
+    if (!oldest) return false;
+    evict_cursor = GcCursor{*oldest, oldest->start};
+  }
+  std::lock_guard<std::mutex> glock(group_mu);
+  const uint64_t quantum = NextQuantum();
+  const Clock::time_point t0 = Clock::now();
+  const auto deadline = t0 + std::chrono::microseconds(
+                                 uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
+  bool zone_done = false;
+  auto r = GcSlice(&evict_cursor, quantum, &zone_done, deadline, StreamId::kGcCold);
+  if (!r.ok()) {
+    evict_cursor.reset();
+    std::fprintf(stderr, "smrstore: H-Buffer eviction: %s\n", r.status().ToString().c_str());
+    return false;
+  }
+  NoteQuantum(r->live_moved, MsSince(t0), queued);
+  MutexLock lock(&hybrid_mu);
+  hybrid.evicted_bytes += r->live_moved;
+  if (zone_done) hybrid.evicted_zones++;
+  return true;
+}
 
 void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   if (read_only) return;
@@ -281,16 +371,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
     return;
   }
 
-  uint64_t quantum;
-  {
-    MutexLock lock(&hybrid_mu);
-    quantum = relocate_bytes_per_ms > 0
-                  ? static_cast<uint64_t>(relocate_bytes_per_ms *
-                                          options.hybrid_latency_bound_ms / 2)
-                  : kFirstQuantum;
-    quantum = std::clamp(quantum, kMinQuantum, kMaxQuantum);
-    hybrid.quantum_bytes = quantum;
-  }
+  const uint64_t quantum = NextQuantum();
   const Clock::time_point t0 = Clock::now();
   bool zone_done = false;
   // The walk stops at half the bound too: a zone of dead records costs reads, not moves.
@@ -318,31 +399,9 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   }
   c.moved += r->live_moved;
   if (r->live_moved > 0 || zone_done) c.last_progress = Clock::now();
-  if (r->live_moved >= kMinQuantum && ms > 0) {
-    const double rate = static_cast<double>(r->live_moved) / ms;
-    relocate_bytes_per_ms = relocate_bytes_per_ms > 0
-                                ? (1 - kRateAlpha) * relocate_bytes_per_ms + kRateAlpha * rate
-                                : rate;
-  }
-  if (ms > options.hybrid_latency_bound_ms && relocate_bytes_per_ms > 0) {
-    // Over the bound: the average rate hid a slow tail (or the fixed cost of a commit);
-    // the next quantum shrinks at once in proportion, not by the EWMA's 30 %.
-    relocate_bytes_per_ms *= options.hybrid_latency_bound_ms / 2.0 / ms;
-  }
-  {
-    MutexLock lock(&counters_mu);
-    counters.gc_throttle_ns += queued ? static_cast<uint64_t>(ms * 1e6) : 0;
-  }
+  NoteQuantum(r->live_moved, ms, queued);
   MutexLock lock(&hybrid_mu);
-  hybrid.quanta++;
   hybrid.migrated_bytes += r->live_moved;
-  hybrid.last_quantum_ms = ms;
-  hybrid.max_quantum_ms = std::max(hybrid.max_quantum_ms, ms);
-  if (ms > options.hybrid_latency_bound_ms) hybrid.bound_violations++;
-  if (hybrid.recent_quantum_ms.size() == kRecentQuanta) {
-    hybrid.recent_quantum_ms.erase(hybrid.recent_quantum_ms.begin());
-  }
-  hybrid.recent_quantum_ms.push_back(ms);
   const uint64_t left = std::min(now.live_bytes, c.live_at_start);
   hybrid.progress = c.live_at_start == 0
                         ? 0.9

@@ -344,3 +344,65 @@ TEST_F(HybridStoreTest, AQuantumsWalkOverDeadRecordsStopsAtHalfTheBound) {
 
 }  // namespace
 }  // namespace smr
+
+namespace smr {
+namespace {
+
+// H-Buffer: with 2 CMR and 4 SMR realms, small objects go to CMR zones; once at most one
+// CMR zone is free, the oldest CMR zone's survivors are evicted into SMR (loop-back), and
+// the buffer keeps taking small writes; nothing lost. Off: no eviction.
+class HBufferTest : public HybridStoreTest {
+ protected:
+  // Converts realms 2-5 to SMR, then writes `n` distinct 32 KiB objects.
+  void FillSmall(bool hbuffer, uint64_t n) {
+    StoreOptions o = options_;
+    o.hybrid_hbuffer = hbuffer;
+    ASSERT_NO_FATAL_FAILURE(Refresh(dir_.path() + (hbuffer ? "/hb-on" : "/hb-off"), o));
+    for (uint32_t r = 2; r < kRealms; ++r) ASSERT_OK(store_->ConvertRealm(0, r, ZoneDomain::kSmr));
+    for (uint64_t i = 0; i < n; ++i) {
+      Transaction t;
+      t.Write(kColl, Obj(i), 0, Data(i, 32 << 10));
+      ASSERT_OK(store_->Apply(std::move(t)));
+    }
+  }
+  void ExpectSmall(uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) {
+      auto got = store_->Read(kColl, Obj(i), 0, 0);
+      ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
+      ASSERT_EQ(*got, Data(i, 32 << 10)) << "object " << i;
+    }
+    auto f = store_->Fsck(/*deep=*/true, /*repair=*/false);
+    ASSERT_TRUE(f.ok());
+    EXPECT_TRUE(f->ok()) << (f->errors.empty() ? "" : f->errors.front());
+  }
+};
+
+TEST_F(HBufferTest, SmallDataFillsCmrAndTheOldestCmrZoneIsEvictedToSmr) {
+  constexpr uint64_t kObjects = 900;  // ~32 MiB: the 8 CMR zones of realms 0-1 and more
+  ASSERT_NO_FATAL_FAILURE(FillSmall(/*hbuffer=*/true, kObjects));
+  const HybridCounters h = store_->Hybrid();
+  EXPECT_GE(h.evicted_zones, 1u);
+  EXPECT_GT(h.evicted_bytes, 0u);
+  EXPECT_EQ(store_->Counters().gc_smr_zones_reset, 0u);
+  // What was evicted is in SMR zones of the cold GC stream ('G').
+  const std::string streams =
+      store_->StatsDocumentJson("t").at("drives").at(0).at("streams").get<std::string>();
+  EXPECT_NE(streams.substr(SmrZone(0, 0)).find('G'), std::string::npos) << streams;
+  // The first objects (oldest) went to SMR; the last ones are still in the CMR buffer.
+  const std::string map = ZoneMap();
+  const std::string cmr = map.substr(CmrZone(0, 0), 2 * kCmrPerRealm);
+  EXPECT_NE(cmr.find_first_of("ABCDEFGHIJKabcdefghijk"), std::string::npos) << map;
+  ASSERT_NO_FATAL_FAILURE(ExpectSmall(kObjects));
+  Remount();
+  ASSERT_NO_FATAL_FAILURE(ExpectSmall(kObjects));
+}
+
+TEST_F(HBufferTest, OffMeansNoEviction) {
+  constexpr uint64_t kObjects = 900;
+  ASSERT_NO_FATAL_FAILURE(FillSmall(/*hbuffer=*/false, kObjects));
+  EXPECT_EQ(store_->Hybrid().evicted_zones, 0u);
+  ASSERT_NO_FATAL_FAILURE(ExpectSmall(kObjects));
+}
+
+}  // namespace
+}  // namespace smr

@@ -45,7 +45,8 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\nhybrid_auto=" + (o.hybrid_auto ? "1" : "0") +
          "\nhybrid_convert_free=" + std::to_string(o.hybrid_convert_free) +
          "\nhybrid_shrink_free=" + std::to_string(o.hybrid_shrink_free) +
-         "\nhybrid_latency_bound_ms=" + std::to_string(o.hybrid_latency_bound_ms) + "\n";
+         "\nhybrid_latency_bound_ms=" + std::to_string(o.hybrid_latency_bound_ms) +
+         "\nhybrid_hbuffer=" + (o.hybrid_hbuffer ? "1" : "0") + "\n";
 }
 
 Result<StoreOptions> DecodeOptions(const std::string& text) {
@@ -78,6 +79,7 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "hybrid_convert_free") o.hybrid_convert_free = std::strtod(val.c_str(), nullptr);
     if (k == "hybrid_shrink_free") o.hybrid_shrink_free = std::strtod(val.c_str(), nullptr);
     if (k == "hybrid_latency_bound_ms") o.hybrid_latency_bound_ms = static_cast<uint32_t>(v);
+    if (k == "hybrid_hbuffer") o.hybrid_hbuffer = v != 0;
   }
   if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0) {
     return Status::Corruption("stored store options are invalid: " + text);
@@ -373,6 +375,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   impl->zones = std::make_unique<ZoneManager>(raw);
   impl->zones->Configure(/*shared=*/!impl->options.separate_streams,
                          impl->options.gc_reserve_zones);
+  impl->zones->SetDomainPlacement(impl->options.hybrid_hbuffer);
   impl->gc_auto = impl->options.gc_auto;
   impl->gc_pacer = GcPacer(GcPaceOptions{impl->options.gc_start_free, impl->options.gc_urgent_free,
                                          impl->options.gc_stop_free});
@@ -630,6 +633,7 @@ void Store::Impl::CommitLoop() {
     CommitGroup(&group);
     MaybeCheckpoint();
     MaybeConvert(queued_more);
+    MaybeEvict(queued_more);
     if (!queued_more) MaybeGc(/*queued=*/false);
   }
 }

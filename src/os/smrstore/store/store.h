@@ -87,6 +87,10 @@ struct StoreOptions {
   // Bound on the foreground latency one migration quantum adds (the quantum is sized from
   // the measured relocation rate so that it takes at most this long).
   uint32_t hybrid_latency_bound_ms = 100;
+  // H-Buffer: small/hot/metadata streams take CMR zones first, large/cold ones SMR zones
+  // first, and when CMR zones run short (while SMR ones are free) the oldest CMR zone's
+  // survivors are evicted to SMR. false: no domain preference, no eviction (to compare).
+  bool hybrid_hbuffer = true;
 };
 
 // Hybrid conversions since mount (store/hybrid.cc) and the one in progress.
@@ -98,6 +102,8 @@ struct HybridCounters {
   uint64_t to_cmr = 0;              // ... and SMR -> CMR
   uint64_t quanta = 0;              // migration quanta run
   uint64_t migrated_bytes = 0;      // live payload bytes moved out of converting realms
+  uint64_t evicted_zones = 0;       // H-Buffer: CMR zones emptied into SMR
+  uint64_t evicted_bytes = 0;       // ... live payload bytes they moved
   uint64_t quantum_bytes = 0;       // live bytes the next quantum may move
   double last_quantum_ms = 0;
   double max_quantum_ms = 0;
@@ -175,6 +181,7 @@ struct StoreCounters {
   uint64_t gc_bytes_written = 0;   // relocated record bytes (part of device_bytes_written)
   uint64_t gc_live_moved = 0;      // live payload bytes relocated
   uint64_t gc_zones_reset = 0;
+  uint64_t gc_smr_zones_reset = 0;  // of those, sequential (SMR) zones: the drive rewrote them
   uint64_t gc_throttle_ns = 0;     // foreground time spent waiting for GC
   uint64_t gc_fence_waits = 0;     // victim resets that waited for reads still using them
   uint64_t journal_bytes_written = 0;     // metadata journal records (since mount)

@@ -185,12 +185,16 @@ struct Store::Impl {
   // until about `max_live` live bytes moved, the zone's end, or — when given — `deadline`
   // passed (checked before each record after the first: a walk over dead records is bounded
   // in time too).
+  // `to`, when given, is the stream every relocated extent goes to (the H-Buffer's
+  // eviction: SMR-preferring gc-cold); else young data to gc, old data to gc-cold.
   using Deadline = std::optional<std::chrono::steady_clock::time_point>;
   Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done,
-                           Deadline deadline = std::nullopt);
+                           Deadline deadline = std::nullopt,
+                           std::optional<StreamId> to = std::nullopt);
   // GcSlice's work; *committed once its relocations are durable (no rollback after that).
   Result<GcReport> GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                 bool* zone_done, bool* committed, Deadline deadline);
+                                 bool* zone_done, bool* committed, Deadline deadline,
+                                 std::optional<StreamId> to);
   std::optional<GcCursor> gc_cursor;
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
@@ -223,6 +227,8 @@ struct Store::Impl {
     std::chrono::steady_clock::time_point last_progress;
   };
   std::optional<Conversion> conversion;
+  // The H-Buffer's eviction (store/hybrid.cc MaybeEvict): the CMR zone being emptied.
+  std::optional<GcCursor> evict_cursor;
   // Store::ConvertRealm's request (guarded by mu), taken by MaybeConvert when no conversion
   // runs; its promise is kept in pending_request_done (commit thread) until the end.
   struct ConvertRequest {
@@ -248,6 +254,15 @@ struct Store::Impl {
   // Waits for an activation in flight and records its outcome (Close).
   void FinishActivation();
   bool converting() const { return conversion.has_value(); }
+  // H-Buffer (StoreOptions::hybrid_hbuffer): when CMR data zones run short while SMR ones
+  // are free, empties the oldest sealed CMR zone (a loop-back log: what survived a whole
+  // loop is cold) into the SMR-preferring gc-cold stream, one quantum per call. True when
+  // it ran a quantum.
+  bool MaybeEvict(bool queued);
+  // The live bytes the next migration quantum may move (rate × bound / 2), and the
+  // bookkeeping of one that ran (rate EWMA, its duration, bound violations).
+  uint64_t NextQuantum();
+  void NoteQuantum(uint64_t moved, double ms, bool queued);
 
   // Metadata journal (store/journal.cc), commit thread only.
   bool has_checkpoint = false;

@@ -241,6 +241,24 @@ void ZoneManager::Configure(bool shared, uint32_t reserve, uint32_t journal_rese
   journal_reserve_ = journal_reserve;
 }
 
+void ZoneManager::SetDomainPlacement(bool on) {
+  MutexLock lock(&mu_);
+  domain_placement_ = on;
+}
+
+std::pair<uint32_t, uint32_t> ZoneManager::FreeZonesByDomain() const {
+  MutexLock lock(&mu_);
+  uint32_t cmr = 0, smr = 0;
+  for (const Drive& drive : state_) {
+    for (uint32_t z = 0; z < drive.zones.size(); ++z) {
+      const Zone& zone = drive.zones[z];
+      if (zone.state != ZoneState::kFree || InDrainingRealm(drive, z)) continue;
+      ++(zone.cmr ? cmr : smr);
+    }
+  }
+  return {cmr, smr};
+}
+
 void ZoneManager::ReleaseZone(uint16_t drive, uint32_t zone) {
   MutexLock lock(&mu_);
   Zone& z = state_[drive].zones[zone];
@@ -311,7 +329,13 @@ std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, ui
   };
   const bool prefer_cmr = PrefersCmr(stream);
   std::optional<uint32_t> found = first_free(prefer_cmr);
-  if (!found) found = first_free(!prefer_cmr);
+  if (!found) {
+    found = first_free(!prefer_cmr);
+  } else if (!domain_placement_) {
+    // No preference: the first free zone of either domain.
+    const std::optional<uint32_t> other = first_free(!prefer_cmr);
+    if (other && *other < *found) found = other;
+  }
   if (!found) return std::nullopt;
   const uint32_t z = *found;
   Zone& zone = drive.zones[z];

@@ -209,6 +209,12 @@ class ZoneManager {
   // `journal_reserve` more free zones per drive are kept from users (not from GC) for the
   // metadata journal, which GC's commits write to.
   void Configure(bool shared, uint32_t reserve, uint32_t journal_reserve = 0);
+  // Hybrid drives: whether streams prefer their domain (stream.h PrefersCmr; the default)
+  // or take the first free zone of either (the baseline the H-Buffer is measured against).
+  void SetDomainPlacement(bool on);
+  // Free data zones in CMR and in SMR (sequential) zones over all drives, draining realms'
+  // zones not counted.
+  std::pair<uint32_t, uint32_t> FreeZonesByDomain() const;
   // Returns a reset victim zone to the free pool (its accounting zeroed).
   void ReleaseZone(uint16_t drive, uint32_t zone);
   // Free data zones / all data zones over all drives, not counting the zones kept for GC
@@ -315,6 +321,7 @@ class ZoneManager {
   uint64_t borrowed_ SMR_GUARDED_BY(mu_) = 0;
   uint32_t reserve_ SMR_GUARDED_BY(mu_) = 0;
   uint32_t journal_reserve_ SMR_GUARDED_BY(mu_) = 0;
+  bool domain_placement_ SMR_GUARDED_BY(mu_) = true;
 };
 
 }  // namespace smr
