@@ -19,6 +19,7 @@ namespace smr::tool {
 
 void AddHybridCommands(Cli* cli);
 void AddHybridBenchCommand(Cli* cli);
+void AddHBufferBenchCommand(Cli* cli);  // hbuffer_bench.cc
 
 // What one conversion did, from Store::Hybrid() before and after it.
 struct ConversionReport {

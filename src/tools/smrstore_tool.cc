@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   smr::tool::AddStorebenchCommand(&cli);
   smr::tool::AddWorkloadBenchCommand(&cli);
   smr::tool::AddHybridBenchCommand(&cli);
+  smr::tool::AddHBufferBenchCommand(&cli);
   smr::tool::AddGcsimCommand(&cli);
   smr::tool::AddServeCommand(&cli);
 #ifdef SMRSTORE_HAVE_CEPH_ADAPTER
