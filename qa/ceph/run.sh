@@ -18,7 +18,7 @@ export SMRSTORE_E2E=1
 export SMRSTORE_E2E_OUT=${SMRSTORE_E2E_OUT:-$repo/build/e2e}
 mkdir -p "$SMRSTORE_E2E_OUT"
 fail=0
-for t in 0001_cluster.sh 0002_publish.sh 0003_mgr_module.sh 0007_console_osds.sh 0004_osd_rados.sh 0005_osd_clients.sh 0008_osd_bad_input.sh; do
+for t in 0001_cluster.sh 0002_publish.sh 0003_mgr_module.sh 0007_console_osds.sh 0004_osd_rados.sh 0005_osd_clients.sh 0008_osd_bad_input.sh 0009_console_hybrid.sh; do
   echo "== qa/ceph/$t"
   start=$(date +%s)
   case $t in 0001_*) args= ;; *) args=$tool ;; esac  # 0001 tests the library alone
