@@ -406,3 +406,31 @@ TEST_F(HBufferTest, OffMeansNoEviction) {
 
 }  // namespace
 }  // namespace smr
+
+namespace smr {
+namespace {
+
+// The shrink policy (hybrid_shrink_free): on a nearly empty store whose realms are all SMR,
+// SMR realms convert back to CMR on their own while the free fraction would stay above the
+// watermark; with the policy off (0, the default) none does.
+TEST_F(HybridStoreTest, TheShrinkPolicyConvertsEmptySmrRealmsBackToCmr) {
+  for (uint32_t r = 0; r < kRealms; ++r) ASSERT_OK(store_->ConvertRealm(0, r, ZoneDomain::kSmr));
+  ASSERT_OK(Put(1, 1));
+  StoreOptions o = options_;
+  o.hybrid_auto = true;
+  o.hybrid_shrink_free = 0.6;
+  // Reopen with the policy on (options are the store's own: a fresh store on the SMR drive).
+  ASSERT_NO_FATAL_FAILURE(Refresh(dir_.path() + "/st-shrink", o));
+  model_.clear();
+  ASSERT_OK(Put(2, 2));
+  for (int i = 0; i < 400 && store_->Hybrid().to_cmr == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    ASSERT_OK(Put(3, static_cast<uint64_t>(i) + 3));  // commit groups drive the policy
+  }
+  EXPECT_GE(store_->Hybrid().to_cmr, 1u);
+  EXPECT_NE(HybridBlock().at("realmmap").get<std::string>().find('C'), std::string::npos);
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+}  // namespace
+}  // namespace smr
