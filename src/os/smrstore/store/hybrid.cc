@@ -38,9 +38,11 @@
 //   kHBufferLowZones CMR zones are free while SMR zones beyond the GC reserve are, the
 //   oldest sealed CMR zone is emptied — one quantum per commit group, the same sizing and
 //   bound as a conversion — into the SMR-preferring gc-cold stream: what survived a whole
-//   loop of the buffer is cold; hot data was rewritten at the log's head meanwhile. Not
-//   built: Zone-Swap (moving hot data out of SMR zones into CMR beyond what GC's young
-//   relocations do).
+//   loop of the buffer is cold; hot data was rewritten at the log's head meanwhile.
+//   Zone-Swap (same switch): while the buffer has kSwapRoomZones free CMR zones more than
+//   that, a sealed SMR zone opened within the last kSwapWindow transactions whose data is
+//   at least half dead holds hot data: its survivors move, in quanta, into the young GC
+//   stream, which prefers CMR.
 //   A drain that cannot proceed (a slice fails: no room, a bad record) is abandoned: the
 //   realm takes data again, `stalled` says why, and the policy retries after kRetryAfter.
 //
@@ -65,6 +67,8 @@ constexpr size_t kRecentQuanta = 1024;
 constexpr auto kStallAfter = std::chrono::seconds(30);
 constexpr auto kRetryAfter = std::chrono::seconds(10);
 constexpr uint32_t kHBufferLowZones = 1;  // H-Buffer: evict when this few CMR zones are free
+constexpr uint32_t kSwapRoomZones = 2;    // Zone-Swap only with this many more free CMR zones
+constexpr uint64_t kSwapWindow = 4096;    // ... of SMR zones opened this many txns ago at most
 
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -117,22 +121,37 @@ bool Store::Impl::MaybeEvict(bool queued) {
     if (!fatal.ok()) return false;
   }
   if (!evict_cursor) {
-    // The buffer runs short: at most one free CMR zone, while SMR zones beyond the GC
-    // reserve (and one more) are free to take what is evicted.
     const auto [cmr_free, smr_free] = zones->FreeZonesByDomain();
-    if (cmr_free > kHBufferLowZones || smr_free <= options.gc_reserve_zones + 1) return false;
-    std::optional<ZoneStatus> oldest;
-    for (const ZoneStatus& z : zones->Snapshot()) {
-      if (!z.cmr || z.state != ZoneState::kSealed || z.stream == StreamId::kJournal) continue;
-      if (z.device_cond == ZoneCondition::kOffline || z.device_cond == ZoneCondition::kReadOnly) {
-        continue;
+    auto candidate = [&](const ZoneStatus& z) {
+      return z.state == ZoneState::kSealed && z.stream != StreamId::kJournal &&
+             z.device_cond != ZoneCondition::kOffline &&
+             z.device_cond != ZoneCondition::kReadOnly &&
+             !(gc_cursor && gc_cursor->victim.addr == z.addr) &&
+             !(conversion && conversion->drive == z.addr.drive && z.realm == conversion->realm);
+    };
+    const std::vector<ZoneStatus> snap = zones->Snapshot();
+    std::optional<ZoneStatus> pick;
+    if (cmr_free <= kHBufferLowZones && smr_free > options.gc_reserve_zones + 1) {
+      // The buffer runs short (at most one free CMR zone, SMR zones beyond the GC reserve
+      // free): evict the oldest CMR zone's survivors to SMR.
+      for (const ZoneStatus& z : snap) {
+        if (z.cmr && candidate(z) && (!pick || z.opened_seq < pick->opened_seq)) pick = z;
       }
-      if (gc_cursor && gc_cursor->victim.addr == z.addr) continue;
-      if (conversion && conversion->drive == z.addr.drive && z.realm == conversion->realm) continue;
-      if (!oldest || z.opened_seq < oldest->opened_seq) oldest = z;
+      evict_to = StreamId::kGcCold;
+    } else if (cmr_free >= kHBufferLowZones + kSwapRoomZones) {
+      // Zone-Swap: the buffer has room; an SMR zone whose data is dying fast — at least half
+      // of what it holds already dead, sealed within the last kSwapWindow transactions —
+      // holds hot data: its survivors move into the buffer (the young GC stream, which
+      // prefers CMR), where their next overwrites cost no SMR zone rewrite.
+      for (const ZoneStatus& z : snap) {
+        if (z.cmr || !candidate(z) || z.written == 0 || !z.realm) continue;
+        if (z.live_bytes * 2 > z.written || seq - z.opened_seq > kSwapWindow) continue;
+        if (!pick || z.live_bytes < pick->live_bytes) pick = z;
+      }
+      evict_to = StreamId::kGc;
     }
-    if (!oldest) return false;
-    evict_cursor = GcCursor{*oldest, oldest->start};
+    if (!pick) return false;
+    evict_cursor = GcCursor{*pick, pick->start};
   }
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t quantum = NextQuantum();
@@ -140,7 +159,8 @@ bool Store::Impl::MaybeEvict(bool queued) {
   const auto deadline = t0 + std::chrono::microseconds(
                                  uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
   bool zone_done = false;
-  auto r = GcSlice(&evict_cursor, quantum, &zone_done, deadline, StreamId::kGcCold);
+  const StreamId to = evict_to;
+  auto r = GcSlice(&evict_cursor, quantum, &zone_done, deadline, to);
   if (!r.ok()) {
     evict_cursor.reset();
     std::fprintf(stderr, "smrstore: H-Buffer eviction: %s\n", r.status().ToString().c_str());
@@ -148,8 +168,13 @@ bool Store::Impl::MaybeEvict(bool queued) {
   }
   NoteQuantum(r->live_moved, MsSince(t0), queued);
   MutexLock lock(&hybrid_mu);
-  hybrid.evicted_bytes += r->live_moved;
-  if (zone_done) hybrid.evicted_zones++;
+  if (to == StreamId::kGc) {
+    hybrid.swapped_bytes += r->live_moved;
+    if (zone_done) hybrid.swapped_zones++;
+  } else {
+    hybrid.evicted_bytes += r->live_moved;
+    if (zone_done) hybrid.evicted_zones++;
+  }
   return true;
 }
 

@@ -358,7 +358,11 @@ class HBufferTest : public HybridStoreTest {
     StoreOptions o = options_;
     o.hybrid_hbuffer = hbuffer;
     ASSERT_NO_FATAL_FAILURE(Refresh(dir_.path() + (hbuffer ? "/hb-on" : "/hb-off"), o));
-    for (uint32_t r = 2; r < kRealms; ++r) ASSERT_OK(store_->ConvertRealm(0, r, ZoneDomain::kSmr));
+    const std::string map = HybridBlock().at("realmmap").get<std::string>();
+    for (uint32_t r = 0; r < kRealms; ++r) {
+      const ZoneDomain want = r < 2 ? ZoneDomain::kCmr : ZoneDomain::kSmr;
+      if (map[r] != (want == ZoneDomain::kCmr ? 'C' : 'S')) ASSERT_OK(store_->ConvertRealm(0, r, want));
+    }
     for (uint64_t i = 0; i < n; ++i) {
       Transaction t;
       t.Write(kColl, Obj(i), 0, Data(i, 32 << 10));
@@ -430,6 +434,41 @@ TEST_F(HybridStoreTest, TheShrinkPolicyConvertsEmptySmrRealmsBackToCmr) {
   EXPECT_GE(store_->Hybrid().to_cmr, 1u);
   EXPECT_NE(HybridBlock().at("realmmap").get<std::string>().find('C'), std::string::npos);
   ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+}  // namespace
+}  // namespace smr
+
+namespace smr {
+namespace {
+
+// Zone-Swap: with the CMR buffer roomy, an SMR zone whose data is mostly dead already (it
+// holds hot data) has its survivors moved into CMR; with the H-Buffer off nothing is swapped.
+TEST_F(HBufferTest, ZoneSwapMovesTheSurvivorsOfAHotSmrZoneIntoCmr) {
+  for (bool hbuffer : {true, false}) {
+    SCOPED_TRACE(hbuffer ? "H-Buffer on" : "H-Buffer off");
+    model_.clear();
+    ASSERT_NO_FATAL_FAILURE(FillSmall(hbuffer, 0));
+    // 1 MiB objects go to SMR zones first (user stream): objects 0-2 fill one zone.
+    for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+    const uint64_t zone_size = fault_->info().zone_size;
+    const uint32_t before = static_cast<uint32_t>(DeviceOffsetOf(2) / zone_size);
+    // (H-Buffer off: no domain preference, the first free zone — a CMR one — takes them)
+    if (hbuffer) ASSERT_GE(before, SmrZone(0, 0)) << "object 2 is not in an SMR zone: " << ZoneMap();
+    // Objects 0 and 1 overwritten: two thirds of that zone dead -> hot.
+    ASSERT_OK(Put(0, 100));
+    ASSERT_OK(Put(1, 101));
+    ASSERT_OK(Put(7, 7));  // one more commit group: the swap runs after groups
+    const uint32_t after = static_cast<uint32_t>(DeviceOffsetOf(2) / zone_size);
+    if (hbuffer) {
+      EXPECT_GE(store_->Hybrid().swapped_bytes, kMiB);
+      EXPECT_LT(after, SmrZone(0, 0)) << "object 2 was not swapped into CMR: " << ZoneMap();
+    } else {
+      EXPECT_EQ(store_->Hybrid().swapped_bytes, 0u);
+      EXPECT_EQ(after, before);
+    }
+    ASSERT_NO_FATAL_FAILURE(ExpectModel());
+  }
 }
 
 }  // namespace

@@ -104,6 +104,8 @@ struct HybridCounters {
   uint64_t migrated_bytes = 0;      // live payload bytes moved out of converting realms
   uint64_t evicted_zones = 0;       // H-Buffer: CMR zones emptied into SMR
   uint64_t evicted_bytes = 0;       // ... live payload bytes they moved
+  uint64_t swapped_zones = 0;       // Zone-Swap: SMR zones of hot data emptied into CMR
+  uint64_t swapped_bytes = 0;       // ... live payload bytes they moved
   uint64_t quantum_bytes = 0;       // live bytes the next quantum may move
   double last_quantum_ms = 0;
   double max_quantum_ms = 0;

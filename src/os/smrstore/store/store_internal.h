@@ -229,6 +229,7 @@ struct Store::Impl {
   std::optional<Conversion> conversion;
   // The H-Buffer's eviction (store/hybrid.cc MaybeEvict): the CMR zone being emptied.
   std::optional<GcCursor> evict_cursor;
+  StreamId evict_to = StreamId::kGcCold;  // gc-cold: eviction to SMR; gc: Zone-Swap to CMR
   // Store::ConvertRealm's request (guarded by mu), taken by MaybeConvert when no conversion
   // runs; its promise is kept in pending_request_done (commit thread) until the end.
   struct ConvertRequest {
