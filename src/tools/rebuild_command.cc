@@ -53,6 +53,8 @@ int RunRebuild(const Args& args) {
                       {"in_doubt_records", r->in_doubt_records},
                       {"torn_zones", r->torn_zones},
                       {"unreadable_zones", r->unreadable_zones},
+                      {"cmr_zones", r->cmr_zones},
+                      {"cmr_stale_records", r->cmr_stale_records},
                       {"collections", r->collections},
                       {"objects", r->objects}};
     std::printf("%s\n", out.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
@@ -80,6 +82,12 @@ int RunRebuild(const Args& args) {
     std::printf("  zones      %llu ended at a torn record, %llu at a read error\n",
                 static_cast<unsigned long long>(r->torn_zones),
                 static_cast<unsigned long long>(r->unreadable_zones));
+  }
+  if (r->cmr_zones) {
+    std::printf("  hybrid     %llu CMR zones walked to their end of records (%llu ended at an "
+                "earlier use's record)\n",
+                static_cast<unsigned long long>(r->cmr_zones),
+                static_cast<unsigned long long>(r->cmr_stale_records));
   }
   std::printf("  metadata   %llu collections, %llu objects; total %.2f s\n",
               static_cast<unsigned long long>(r->collections),

@@ -20,6 +20,8 @@ namespace {
 
 // Records are aligned to the record format's block (format/record_format.h).
 constexpr uint64_t kBlock = recfmt::kBlockSize;
+// The smallest piece a split record moves in (a piece costs a record header: 1/16 here).
+constexpr uint64_t kMinSplitPiece = 64ull << 10;
 
 uint64_t NowNs() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -87,7 +89,7 @@ Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done) {
   *zone_done = false;
   if (!gc_cursor) {
     SMR_ASSIGN_OR_RETURN(ZoneStatus victim, PickVictim());
-    gc_cursor = GcCursor{victim, victim.start};
+    gc_cursor = GcCursor{victim, victim.start, nullptr};
   }
   // A slice that fails gives back what it allocated (GcSlice rolls back before its commit;
   // after it, only the reset can fail), and its victim waits in quarantine: the store
@@ -166,12 +168,13 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
 // victim (after the read fence).
 Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
                                       bool* zone_done, Deadline deadline,
-                                      std::optional<StreamId> to) {
+                                      std::optional<StreamId> to, bool split_records) {
   // Until its commit, a failing slice rolls its allocations back (zone write pointers and
   // space as before; zones a failed write left bytes in are sealed or reset).
   const ZoneManager::AllocationMark mark = zones->MarkAllocations();
   bool committed = false;
-  auto result = GcSliceOrFail(cursor, max_live, zone_done, &committed, deadline, to);
+  auto result =
+      GcSliceOrFail(cursor, max_live, zone_done, &committed, deadline, to, split_records);
   if (!result.ok() && !committed) {
     Status rb = zones->RollBack(mark);
     if (rb.ok()) {
@@ -197,7 +200,8 @@ Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t 
 
 Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
                                             bool* zone_done, bool* committed,
-                                            Deadline deadline, std::optional<StreamId> to_stream) {
+                                            Deadline deadline, std::optional<StreamId> to_stream,
+                                            bool split_records) {
   const ZoneStatus victim = (*cursor)->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
@@ -212,6 +216,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
   };
   std::map<uint64_t, Touched> touched;  // by nid
   std::string header(kBlock, '\0');
+  std::shared_ptr<const std::string> partial_payload;  // of a record left half moved
   const uint64_t end = victim.start + victim.committed_wp;
   uint64_t pos = (*cursor)->pos;
   bool at_end = false;
@@ -256,17 +261,44 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
           if (e.drive == victim.addr.drive && e.payload_offset == payload_at) live.push_back(&e);
         }
       }
+      bool partial = false;  // this record keeps live bytes the next slice moves
       if (!live.empty()) {
-        const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
-        std::string payload(padded, '\0');
-        SMR_RETURN_IF_ERROR(dev->Read(payload_at, payload.data(), padded));
-        if (!VerifyPayload(*h, payload.data()).ok()) {
-          CountCrcError();
-          return Status::Corruption("GC: record at drive " + std::to_string(victim.addr.drive) +
-                                    " offset " + std::to_string(pos) +
-                                    " fails its checksum; not relocating (run fsck)");
+        std::shared_ptr<const std::string> kept;
+        if (pos == (*cursor)->pos) kept = std::move((*cursor)->payload);
+        if (!kept) {
+          const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
+          auto fresh = std::make_shared<std::string>(padded, '\0');
+          SMR_RETURN_IF_ERROR(dev->Read(payload_at, fresh->data(), padded));
+          if (!VerifyPayload(*h, fresh->data()).ok()) {
+            CountCrcError();
+            return Status::Corruption("GC: record at drive " +
+                                      std::to_string(victim.addr.drive) + " offset " +
+                                      std::to_string(pos) +
+                                      " fails its checksum; not relocating (run fsck)");
+          }
+          kept = std::move(fresh);
         }
+        const std::string& payload = *kept;
         for (Extent* e : live) {
+          if (split_records && report.live_moved >= max_live) {
+            partial = true;
+            break;
+          }
+          // A quantum smaller than the extent moves its first part: the rest stays an
+          // extent of the same record (payload_skip advanced), moved by the next slices.
+          const uint64_t room = max_live - report.live_moved;
+          if (split_records && e->length > room) {
+            const uint64_t n = std::max<uint64_t>(room / kBlock * kBlock, kMinSplitPiece);
+            if (n < e->length) {
+              Extent rest = *e;
+              rest.logical_offset += n;
+              rest.length = static_cast<uint32_t>(e->length - n);
+              rest.payload_skip = static_cast<uint32_t>(e->payload_skip + n);
+              e->length = static_cast<uint32_t>(n);
+              t->onode.extents.emplace(rest.logical_offset, rest);
+              partial = true;
+            }
+          }
           auto piece = std::make_shared<const std::string>(payload.substr(e->payload_skip,
                                                                            e->length));
           RecordHeader nh;
@@ -301,8 +333,11 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
           e->payload_len = nh.payload_len;
           e->payload_crc = nh.payload_crc;
           e->payload_skip = 0;
+          if (partial) break;
         }
+        if (partial) partial_payload = std::move(kept);
       }
+      if (partial) break;  // the cursor stays on this record
     }
     pos += rec_bytes;
   }
@@ -318,6 +353,7 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
     counters.gc_slices++;
   }
   (*cursor)->pos = pos;
+  (*cursor)->payload = std::move(partial_payload);
   if (!at_end) return report;
   cursor->reset();
   *zone_done = true;

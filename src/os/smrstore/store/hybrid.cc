@@ -16,13 +16,15 @@
 //   (1) drain: ZoneManager::BeginDrain (no allocation in it, its open zones sealed); its
 //       zones are emptied by GC slices (store/gc.cc) of at most `quantum` live bytes, one
 //       per commit group while foreground work is queued, back to back while idle. The
-//       quantum is sized from the measured relocation rate (EWMA of bytes per ms of earlier
-//       quanta, cut in proportion after a quantum over the bound) so that one quantum takes
-//       about half the latency bound, and its walk stops at half the bound (a zone of dead
-//       records costs header reads, not live bytes); a quantum still moves at least one
-//       record, so a bound below one record's relocation time cannot hold; each quantum's
-//       duration is recorded (the latency it added to a waiting commit group) and counted
-//       as a violation when it exceeds the bound.
+//       quantum is sized by gc/quantum_sizer.h from the quanta measured so far (a fit of
+//       a fixed cost per quantum plus a cost per byte: a third of what the fixed cost
+//       leaves of the bound is spent on bytes, the rest is margin; halved after a quantum
+//       over the bound), and its walk stops at half the bound (a zone of dead records costs
+//       header reads, not live bytes); a record larger than the quantum moves in pieces of
+//       at least 64 KiB (split_records: one record each, the object's extent split; the
+//       record is read and checked once, kept in the cursor for its next pieces); each
+//       quantum's duration is recorded (the latency it added to a waiting commit group) and
+//       counted as a violation when it exceeds the bound.
 //   (2) take: every zone of it free -> ZoneManager::TakeRealm, their ZoneMeta committed free
 //       (sync), then reads of older epochs are waited for (a read that found an extent in
 //       it before it moved must end before the drive destroys the data).
@@ -59,10 +61,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr uint64_t kMinQuantum = 64ull << 10;
-constexpr uint64_t kMaxQuantum = 64ull << 20;
-constexpr uint64_t kFirstQuantum = 256ull << 10;  // until a rate was measured
-constexpr double kRateAlpha = 0.3;
 constexpr size_t kRecentQuanta = 1024;
 constexpr auto kStallAfter = std::chrono::seconds(30);
 constexpr auto kRetryAfter = std::chrono::seconds(10);
@@ -78,35 +76,25 @@ double MsSince(Clock::time_point t0) {
 
 uint64_t Store::Impl::NextQuantum() {
   MutexLock lock(&hybrid_mu);
-  uint64_t quantum = relocate_bytes_per_ms > 0
-                         ? static_cast<uint64_t>(relocate_bytes_per_ms *
-                                                 options.hybrid_latency_bound_ms / 2)
-                         : kFirstQuantum;
-  quantum = std::clamp(quantum, kMinQuantum, kMaxQuantum);
+  const uint64_t quantum = quantum_sizer.Next(options.hybrid_latency_bound_ms);
   hybrid.quantum_bytes = quantum;
   return quantum;
 }
 
-void Store::Impl::NoteQuantum(uint64_t moved, double ms, bool queued) {
-  if (moved >= kMinQuantum && ms > 0) {
-    const double rate = static_cast<double>(moved) / ms;
-    relocate_bytes_per_ms = relocate_bytes_per_ms > 0
-                                ? (1 - kRateAlpha) * relocate_bytes_per_ms + kRateAlpha * rate
-                                : rate;
-  }
-  if (ms > options.hybrid_latency_bound_ms && relocate_bytes_per_ms > 0) {
-    // Over the bound: the average rate hid a slow tail (or the fixed cost of a commit);
-    // the next quantum shrinks at once in proportion, not by the EWMA's 30 %.
-    relocate_bytes_per_ms *= options.hybrid_latency_bound_ms / 2.0 / ms;
-  }
+void Store::Impl::NoteQuantum(uint64_t quantum, uint64_t moved, double ms, bool queued) {
   {
     MutexLock lock(&counters_mu);
     counters.gc_throttle_ns += queued ? static_cast<uint64_t>(ms * 1e6) : 0;
   }
   MutexLock lock(&hybrid_mu);
+  quantum_sizer.Note(moved, ms, options.hybrid_latency_bound_ms);
+  hybrid.fixed_quantum_ms = quantum_sizer.fixed_ms();
   hybrid.quanta++;
   hybrid.last_quantum_ms = ms;
   hybrid.max_quantum_ms = std::max(hybrid.max_quantum_ms, ms);
+  if (moved > quantum) {
+    hybrid.max_overshoot_bytes = std::max(hybrid.max_overshoot_bytes, moved - quantum);
+  }
   if (ms > options.hybrid_latency_bound_ms) hybrid.bound_violations++;
   if (hybrid.recent_quantum_ms.size() == kRecentQuanta) {
     hybrid.recent_quantum_ms.erase(hybrid.recent_quantum_ms.begin());
@@ -151,7 +139,7 @@ bool Store::Impl::MaybeEvict(bool queued) {
       evict_to = StreamId::kGc;
     }
     if (!pick) return false;
-    evict_cursor = GcCursor{*pick, pick->start};
+    evict_cursor = GcCursor{*pick, pick->start, nullptr};
   }
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t quantum = NextQuantum();
@@ -160,13 +148,13 @@ bool Store::Impl::MaybeEvict(bool queued) {
                                  uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
   bool zone_done = false;
   const StreamId to = evict_to;
-  auto r = GcSlice(&evict_cursor, quantum, &zone_done, deadline, to);
+  auto r = GcSlice(&evict_cursor, quantum, &zone_done, deadline, to, /*split_records=*/true);
   if (!r.ok()) {
     evict_cursor.reset();
     std::fprintf(stderr, "smrstore: H-Buffer eviction: %s\n", r.status().ToString().c_str());
     return false;
   }
-  NoteQuantum(r->live_moved, MsSince(t0), queued);
+  NoteQuantum(quantum, r->live_moved, MsSince(t0), queued);
   MutexLock lock(&hybrid_mu);
   if (to == StreamId::kGc) {
     hybrid.swapped_bytes += r->live_moved;
@@ -340,7 +328,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
           journal = true;  // not relocatable: a checkpoint frees it (below)
           continue;
         }
-        c.cursor = GcCursor{z, z.start};
+        c.cursor = GcCursor{z, z.start, nullptr};
         break;
       }
       if (!c.cursor && journal) {
@@ -402,7 +390,8 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   // The walk stops at half the bound too: a zone of dead records costs reads, not moves.
   const auto deadline = t0 + std::chrono::microseconds(
                                  uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
-  auto r = GcSlice(&c.cursor, quantum, &zone_done, deadline);
+  auto r = GcSlice(&c.cursor, quantum, &zone_done, deadline, std::nullopt,
+                   /*split_records=*/true);
   const double ms = MsSince(t0);
   if (!r.ok()) {
     // Abandon the drain: the realm takes data again; retry later.
@@ -424,7 +413,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   }
   c.moved += r->live_moved;
   if (r->live_moved > 0 || zone_done) c.last_progress = Clock::now();
-  NoteQuantum(r->live_moved, ms, queued);
+  NoteQuantum(quantum, r->live_moved, ms, queued);
   MutexLock lock(&hybrid_mu);
   hybrid.migrated_bytes += r->live_moved;
   const uint64_t left = std::min(now.live_bytes, c.live_at_start);

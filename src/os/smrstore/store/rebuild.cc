@@ -3,7 +3,9 @@
 // 1. Every drive's superblock log names the store and the drive's place in it.
 // 2. Every written data zone is walked record by record (headers only; journal and
 //    checkpoint payloads are read and crc-checked); a zone's walk ends at its first
-//    undecodable or torn record. That end is the zone's committed write pointer.
+//    undecodable or torn record. That end is the zone's committed write pointer. A hybrid
+//    drive's CMR zones (no write pointer on the drive) are walked up to their capacity and
+//    end also where the sequence numbers go back (the first record of an earlier use).
 // 3. Mount markers void the records a mount wrote but never committed: a record of mount m
 //    with sequence number s is void when a later mount began with committed sequence < s.
 // 4. The newest complete checkpoint is loaded, then every journal record from its
@@ -61,6 +63,7 @@ struct WalkedZone {
   uint64_t end = 0;  // bytes of valid records from the zone start
   bool journal = false;
   bool footer = false;
+  uint64_t footer_bytes = 0;  // the footer record's (not counted live: the store does not)
   bool full = false;
   uint64_t first_seq = 0;
 };
@@ -98,15 +101,6 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   }
   std::vector<ZonedDevice*> raw;
   for (auto& d : opened) raw.push_back(d.get());
-  for (size_t d = 0; d < raw.size(); ++d) {
-    // CMR zones have no write pointer: a walk cannot tell the records of a zone's current
-    // use from those of an earlier one. Refused rather than rebuilt wrong (issue 17).
-    if (raw[d]->info().hybrid()) {
-      return Status::NotSupported(specs[d] +
-                                  ": a hybrid drive; rebuild-meta does not cover the CMR zones "
-                                  "of hybrid drives yet (not built). Nothing was written.");
-    }
-  }
   ZoneManager probe(raw);
   SMR_RETURN_IF_ERROR(probe.Attach());
   std::vector<std::optional<StoreSuperblock>> sbs(raw.size());
@@ -140,21 +134,32 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   ZoneManager zones(devs);
   SMR_RETURN_IF_ERROR(zones.Attach());
 
-  // 2. Walk every written data zone.
-  std::vector<std::pair<uint16_t, ZoneInfo>> todo;
+  // 2. Walk every written data zone. A hybrid drive's CMR zones have no write pointer: the
+  //    walk goes up to the zone's capacity and a CMR zone's records end where a header does
+  //    not decode or its sequence number goes back (a zone is reused from its start, and a
+  //    free CMR zone's first block is zeroed: zone/zone_manager.h), so the records of an
+  //    earlier use of the zone past the current ones are never taken for its own.
+  struct Todo {
+    uint16_t drive;
+    ZoneInfo zi;
+    bool cmr;
+  };
+  std::vector<Todo> todo;
   RebuildProgress prog;
   for (uint16_t d = 0; d < devs.size(); ++d) {
     SMR_ASSIGN_OR_RETURN(auto report_zones, devs[d]->ReportZones(0, 0));
     const auto reserved = zones.ReservedZones(d);
     for (uint32_t z = 0; z < report_zones.size(); ++z) {
       const ZoneInfo& zi = report_zones[z];
-      if (zi.is_conventional() ||
+      if (zi.cond == ZoneCondition::kInactive ||
           std::find(reserved.begin(), reserved.end(), z) != reserved.end()) {
         continue;
       }
-      const uint64_t written = zi.written_bytes();
+      const bool cmr = zi.is_conventional() && RealmOfZone(devs[d]->info(), z).has_value();
+      if (zi.is_conventional() && !cmr) continue;  // permanent conventional: not data
+      const uint64_t written = cmr ? zi.capacity : zi.written_bytes();
       if (written == 0) continue;
-      todo.emplace_back(d, zi);
+      todo.push_back(Todo{d, zi, cmr});
       prog.bytes_total += written;
     }
   }
@@ -164,13 +169,18 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   uint64_t max_seq = 0, max_nid = 0;
   std::string header(kBlock, '\0');
   auto last_report = std::chrono::steady_clock::now();
-  for (const auto& [d, zi] : todo) {
+  for (const auto& [d, zi, cmr] : todo) {
     ZonedDevice* dev = devs[d];
-    const uint64_t written = zi.written_bytes();
+    const uint64_t written = cmr ? zi.capacity : zi.written_bytes();
     WalkedZone w;
     w.addr = {d, static_cast<uint32_t>(zi.start / dev->info().zone_size)};
     w.full = zi.cond == ZoneCondition::kFull;
+    if (cmr) ++report.cmr_zones;
     uint64_t pos = 0;
+    uint64_t last_seq = 0;
+    // In a CMR zone the end of its records is found, not known: what follows them (zeros,
+    // an earlier use's records or the middle of one) is not a torn zone.
+    auto torn = [&] { report.torn_zones += cmr ? 0 : 1; };
     while (pos + kBlock <= written) {
       Status rs = dev->Read(zi.start + pos, header.data(), kBlock);
       report.bytes_read += kBlock;
@@ -180,14 +190,19 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
       }
       auto h = DecodeRecordHeader(header.data());
       if (!h.ok()) {
-        if (!h.status().IsNotFound()) ++report.torn_zones;
+        if (!h.status().IsNotFound()) torn();
         break;
       }
       const uint64_t bytes = RecordBytes(h->payload_len);
       if (pos + bytes > written) {
-        ++report.torn_zones;
+        torn();
         break;
       }
+      if (cmr && h->type != RecordType::kZoneFooter && h->seq < last_seq) {
+        ++report.cmr_stale_records;  // the first record of an earlier use of the zone
+        break;
+      }
+      if (h->type != RecordType::kZoneFooter) last_seq = h->seq;
       ++report.records;
       if (w.first_seq == 0) w.first_seq = h->seq;
       if (h->type == RecordType::kJournal || h->type == RecordType::kCheckpoint) {
@@ -195,7 +210,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
         rs = dev->Read(zi.start + pos + kBlock, payload.data(), payload.size());
         report.bytes_read += payload.size();
         if (!rs.ok() || !VerifyPayload(*h, payload.data()).ok()) {
-          ++report.torn_zones;
+          torn();
           break;
         }
         payload.resize(h->payload_len);
@@ -213,6 +228,11 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
         report.journal_bytes += bytes;
       } else if (h->type == RecordType::kZoneFooter) {
         w.footer = true;
+        w.footer_bytes = bytes;
+      }
+      if (cmr && w.footer) {  // a sealed CMR zone: whatever follows is an earlier use's
+        pos += bytes;
+        break;
       }
       if (h->type == RecordType::kData) max_nid = std::max(max_nid, h->nid);
       max_seq = std::max(max_seq, h->seq);
@@ -465,7 +485,8 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
     zm.committed_wp = w.end;
     zm.opened_seq = s != streams.end() ? s->second.second : w.first_seq;
     zm.sealed = w.full || w.footer;
-    zm.live_bytes = w.journal ? w.end : (zone_live.count(w.addr) ? zone_live[w.addr] : 0);
+    zm.live_bytes = w.journal ? w.end - w.footer_bytes
+                              : (zone_live.count(w.addr) ? zone_live[w.addr] : 0);
     out->PutZone(w.addr.drive, w.addr.zone, zm);
   }
   out->PutCounter(kCounterSeq, max_seq);

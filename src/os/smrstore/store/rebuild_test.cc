@@ -129,6 +129,121 @@ class RebuildTest : public ::testing::Test {
     Apply(std::move(more));
   }
 
+  // The database rebuilt from the drives equals the one that was lost (journaled keys and
+  // values, counters, every data zone's accounting), the store mounts, fsck --deep is
+  // clean, every object reads back, and it keeps working. `out`: the rebuild's report.
+  void ExpectRebuildEqualsTheLostOne(RebuildReport* out) {
+    std::map<std::string, std::string> data;
+    for (const std::string coll : {"1.0_head", "1.1_head"}) {
+      std::vector<ObjectId> objs;
+      ObjectId next;
+      ASSERT_OK(store_->ListObjects(coll, ObjectId::Min(), ObjectId::Max(), 0, &objs, &next));
+      for (const ObjectId& o : objs) {
+        auto r = store_->Read(coll, o, 0, 0);
+        ASSERT_TRUE(r.ok());
+        data[coll + "/" + o.name] = *r;
+      }
+    }
+    ASSERT_GE(data.size(), 12u);
+    Unmount();
+    const Dump before = DumpMeta(store_dir() + "/meta");
+    std::filesystem::rename(store_dir() + "/meta", dir_.path() + "/meta.lost");
+
+    // Mount without the database: an error naming the fix.
+    auto refused = Store::Open(store_dir());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().ToString().find("rebuild-meta"), std::string::npos)
+        << refused.status().ToString();
+
+    int calls = 0;
+    auto report = Store::RebuildMeta(store_dir(), {specs_[1], specs_[0]},  // any order
+                                     [&](const RebuildProgress&) { ++calls; });
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    if (out != nullptr) *out = *report;
+    EXPECT_GT(calls, 0);
+    EXPECT_GT(report->zones_scanned, 0u);
+    EXPECT_GT(report->replayed_records, 0u);
+    EXPECT_EQ(report->dropped_tail_records, 0u);
+    EXPECT_EQ(report->objects, before.journaled.size() > 0 ? report->objects : 0u);
+
+    const Dump after = DumpMeta(store_dir() + "/meta");
+    EXPECT_EQ(after.journaled.size(), before.journaled.size());
+    for (const auto& [k, v] : before.journaled) {
+      auto it = after.journaled.find(k);
+      if (it == after.journaled.end()) {
+        ADD_FAILURE() << "key lost: prefix " << k[0] << " (" << k.size() << " bytes)";
+        continue;
+      }
+      EXPECT_TRUE(it->second == v) << "value differs for a key of prefix " << k[0];
+    }
+    for (const auto& [k, v] : after.journaled) {
+      EXPECT_TRUE(before.journaled.count(k)) << "key invented: prefix " << k[0];
+    }
+    EXPECT_EQ(after.counters, before.counters);
+    ExpectSameZones(before, after);
+    ASSERT_NO_FATAL_FAILURE(CheckReadBack(data));
+  }
+
+  // Zone accounting: live bytes, stream and write pointer of every zone that holds data,
+  // and no zone holds data in one database only.
+  static void ExpectSameZones(const Dump& before, const Dump& after) {
+    for (const auto& [addr, zm] : after.zones) {
+      if (zm.stream == 0) continue;
+      auto it = before.zones.find(addr);
+      EXPECT_TRUE(it != before.zones.end() && it->second.stream != 0)
+          << "zone " << addr.first << "/" << addr.second << " holds data only in the rebuilt "
+          << "database (stream " << int{zm.stream} << ", write pointer " << zm.committed_wp
+          << ")";
+    }
+    for (const auto& [addr, zm] : before.zones) {
+      if (zm.stream == 0) continue;
+      auto it = after.zones.find(addr);
+      ASSERT_NE(it, after.zones.end()) << "zone " << addr.first << "/" << addr.second;
+      EXPECT_EQ(it->second.live_bytes, zm.live_bytes)
+          << "zone " << addr.first << "/" << addr.second << " stream " << int{zm.stream}
+          << " wp " << zm.committed_wp << " / " << it->second.committed_wp << " sealed "
+          << zm.sealed << " / " << it->second.sealed;
+      EXPECT_EQ(it->second.stream, zm.stream) << "zone " << addr.first << "/" << addr.second;
+      EXPECT_EQ(it->second.committed_wp, zm.committed_wp)
+          << "zone " << addr.first << "/" << addr.second;
+    }
+  }
+
+  // After a rebuild: the store mounts, fsck --deep is clean, `data` (collection/name ->
+  // bytes) reads back, and it keeps working (writes, GC, remount).
+  void CheckReadBack(const std::map<std::string, std::string>& data) {
+    Mount();
+    auto f = store_->Fsck(/*deep=*/true, /*repair=*/false);
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    EXPECT_TRUE(f->ok()) << f->errors.front();
+    for (const auto& [key, bytes] : data) {
+      const std::string coll = key.substr(0, key.find('/'));
+      const std::string name = key.substr(key.find('/') + 1);
+      std::vector<ObjectId> objs;
+      ObjectId next;
+      ASSERT_OK(store_->ListObjects(coll, ObjectId::Min(), ObjectId::Max(), 0, &objs, &next));
+      bool seen = false;
+      for (const ObjectId& o : objs) {
+        if (o.name != name) continue;
+        seen = true;
+        auto r = store_->Read(coll, o, 0, 0);
+        ASSERT_TRUE(r.ok());
+        EXPECT_TRUE(*r == bytes) << key;
+      }
+      EXPECT_TRUE(seen) << key;
+    }
+    Transaction t;
+    t.Write("1.1_head", Obj("after", 5), 0, Data(5, 1 << 20));
+    Apply(std::move(t));
+    auto gc = store_->RunGc(2);
+    ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+    Unmount();
+    Mount();
+    auto r = store_->Read("1.1_head", Obj("after", 5), 0, 0);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(*r == Data(5, 1 << 20));
+  }
+
   ScratchDir dir_;
   std::vector<std::string> specs_;
   StoreOptions options_;
@@ -137,94 +252,7 @@ class RebuildTest : public ::testing::Test {
 
 TEST_F(RebuildTest, RebuiltDatabaseEqualsTheLostOneAndTheStoreWorks) {
   Workload();
-  std::map<std::string, std::string> data;
-  for (const std::string& coll : {"1.0_head", "1.1_head"}) {
-    std::vector<ObjectId> objs;
-    ObjectId next;
-    ASSERT_OK(store_->ListObjects(coll, ObjectId::Min(), ObjectId::Max(), 0, &objs, &next));
-    for (const ObjectId& o : objs) {
-      auto r = store_->Read(coll, o, 0, 0);
-      ASSERT_TRUE(r.ok());
-      data[coll + "/" + o.name] = *r;
-    }
-  }
-  ASSERT_GE(data.size(), 12u);
-  Unmount();
-  const Dump before = DumpMeta(store_dir() + "/meta");
-  std::filesystem::rename(store_dir() + "/meta", dir_.path() + "/meta.lost");
-
-  // Mount without the database: an error naming the fix.
-  auto refused = Store::Open(store_dir());
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().ToString().find("rebuild-meta"), std::string::npos)
-      << refused.status().ToString();
-
-  int calls = 0;
-  auto report = Store::RebuildMeta(store_dir(), {specs_[1], specs_[0]},  // any order
-                                   [&](const RebuildProgress&) { ++calls; });
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_GT(calls, 0);
-  EXPECT_GT(report->zones_scanned, 0u);
-  EXPECT_GT(report->replayed_records, 0u);
-  EXPECT_EQ(report->dropped_tail_records, 0u);
-  EXPECT_EQ(report->objects, before.journaled.size() > 0 ? report->objects : 0u);
-
-  const Dump after = DumpMeta(store_dir() + "/meta");
-  EXPECT_EQ(after.journaled.size(), before.journaled.size());
-  for (const auto& [k, v] : before.journaled) {
-    auto it = after.journaled.find(k);
-    if (it == after.journaled.end()) {
-      ADD_FAILURE() << "key lost: prefix " << k[0] << " (" << k.size() << " bytes)";
-      continue;
-    }
-    EXPECT_TRUE(it->second == v) << "value differs for a key of prefix " << k[0];
-  }
-  for (const auto& [k, v] : after.journaled) {
-    EXPECT_TRUE(before.journaled.count(k)) << "key invented: prefix " << k[0];
-  }
-  EXPECT_EQ(after.counters, before.counters);
-  // Zone accounting: live bytes and streams of every zone that holds data.
-  for (const auto& [addr, zm] : before.zones) {
-    if (zm.stream == 0) continue;
-    auto it = after.zones.find(addr);
-    ASSERT_NE(it, after.zones.end()) << "zone " << addr.first << "/" << addr.second;
-    EXPECT_EQ(it->second.live_bytes, zm.live_bytes) << "zone " << addr.first << "/" << addr.second;
-    EXPECT_EQ(it->second.stream, zm.stream) << "zone " << addr.first << "/" << addr.second;
-    EXPECT_EQ(it->second.committed_wp, zm.committed_wp)
-        << "zone " << addr.first << "/" << addr.second;
-  }
-
-  Mount();
-  auto f = store_->Fsck(/*deep=*/true, /*repair=*/false);
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
-  EXPECT_TRUE(f->ok()) << f->errors.front();
-  for (const auto& [key, bytes] : data) {
-    const std::string coll = key.substr(0, key.find('/'));
-    const std::string name = key.substr(key.find('/') + 1);
-    std::vector<ObjectId> objs;
-    ObjectId next;
-    ASSERT_OK(store_->ListObjects(coll, ObjectId::Min(), ObjectId::Max(), 0, &objs, &next));
-    bool seen = false;
-    for (const ObjectId& o : objs) {
-      if (o.name != name) continue;
-      seen = true;
-      auto r = store_->Read(coll, o, 0, 0);
-      ASSERT_TRUE(r.ok());
-      EXPECT_TRUE(*r == bytes) << key;
-    }
-    EXPECT_TRUE(seen) << key;
-  }
-  // And it keeps working: writes, GC, remount.
-  Transaction t;
-  t.Write("1.1_head", Obj("after", 5), 0, Data(5, 1 << 20));
-  Apply(std::move(t));
-  auto gc = store_->RunGc(2);
-  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
-  Unmount();
-  Mount();
-  auto r = store_->Read("1.1_head", Obj("after", 5), 0, 0);
-  ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(*r == Data(5, 1 << 20));
+  ExpectRebuildEqualsTheLostOne(nullptr);
 }
 
 // Enough commits for checkpoints that free the journal's old zones: the rebuild starts
@@ -267,7 +295,7 @@ TEST_F(RebuildTest, DamagedDatabaseRefusesToMountNamingTheFixAndRebuildRefusesTo
   // Truncate every table and the MANIFEST: RocksDB cannot open it.
   for (const auto& e : std::filesystem::directory_iterator(store_dir() + "/meta")) {
     const std::string n = e.path().filename().string();
-    if (n.rfind("MANIFEST", 0) == 0 || n.size() > 4 && n.substr(n.size() - 4) == ".sst") {
+    if (n.rfind("MANIFEST", 0) == 0 || (n.size() > 4 && n.substr(n.size() - 4) == ".sst")) {
       std::filesystem::resize_file(e.path(), 10);
     }
   }
@@ -562,6 +590,100 @@ TEST_F(RebuildTest, TheLastCommitOfACrashedMountIsInDoubtReplayedAndReported) {
   auto clean = Store::RebuildMeta(store_dir(), specs_);
   ASSERT_TRUE(clean.ok()) << clean.status().ToString();
   EXPECT_EQ(clean->in_doubt_records, 0u);
+}
+
+}  // namespace
+}  // namespace smr
+
+namespace smr {
+namespace {
+
+// Hybrid drives (emulator only: device/zoned_device.h, "Hybrid drives"). A CMR zone has no
+// write pointer on the drive: rebuild-meta walks it to its capacity, and its records end
+// where a header does not decode or the sequence numbers go back — a reused zone's earlier
+// records — while a zone freed and not reused starts with a zeroed block
+// (zone/zone_manager.h). Drive 0 starts all CMR, drive 1 all SMR; realms convert both ways.
+class HybridRebuildTest : public RebuildTest {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(
+        Make("zone_mib=4&conv=2&realms=6&realm_cmr=4&realm_smr=5&convert_ms=20&max_open=12"));
+  }
+  // A new store on two new hybrid drives of `geometry` (spec keys), mounted.
+  void Make(const std::string& geometry) {
+    if (store_) {
+      Unmount();
+      std::filesystem::remove_all(store_dir());
+    }
+    static int generation = 0;
+    const std::string g = std::to_string(generation++);
+    specs_ = {"emu:" + dir_.path() + "/h0-" + g + ".img?" + geometry,
+              "emu:" + dir_.path() + "/h1-" + g + ".img?" + geometry + "&realm_init=smr"};
+    options_.gc_auto = false;
+    options_.hybrid_auto = false;
+    ASSERT_OK(Store::Mkfs(store_dir(), specs_, options_));
+    Mount();
+  }
+};
+
+TEST_F(HybridRebuildTest, RebuiltDatabaseEqualsTheLostOneOverCmrAndSmrZonesAndConversions) {
+  Workload();  // GC of CMR zones among it: they are freed with a zeroed head
+  ASSERT_OK(store_->ConvertRealm(0, 5, ZoneDomain::kSmr));
+  ASSERT_OK(store_->ConvertRealm(1, 5, ZoneDomain::kCmr));
+  for (int i = 0; i < 10; ++i) {
+    Transaction t;
+    t.Write("1.1_head", Obj("h" + std::to_string(i), i), 0, Data(500 + i, 900000));
+    Apply(std::move(t));
+  }
+  for (int i = 0; i < 10; i += 3) {
+    Transaction t;
+    t.Remove("1.1_head", Obj("h" + std::to_string(i), i));
+    Apply(std::move(t));
+  }
+  auto gc = store_->RunGc(3);
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  RebuildReport report;
+  ASSERT_NO_FATAL_FAILURE(ExpectRebuildEqualsTheLostOne(&report));
+  EXPECT_GT(report.cmr_zones, 0u);
+  EXPECT_EQ(report.torn_zones, 0u);
+}
+
+// Checkpoints free the journal's CMR zones and the journal reuses them: the zone it writes
+// now holds its new records, then the end of its earlier life (older sequence numbers).
+// The walk must stop there, or the zone's write pointer, stream and the journal records
+// found would be wrong.
+TEST_F(HybridRebuildTest, AReusedCmrZoneEndsWhereTheSequenceGoesBack) {
+  // Few CMR zones (drive 0: 6), so that the journal comes back to the zones it freed.
+  ASSERT_NO_FATAL_FAILURE(
+      Make("zone_mib=4&conv=2&realms=2&realm_cmr=3&realm_smr=4&convert_ms=20&max_open=12"));
+  Transaction t;
+  t.MkColl("c", 0);
+  Apply(std::move(t));
+  for (int i = 0; i < 3000; ++i) {
+    Transaction w;
+    w.Touch("c", Obj("o" + std::to_string(i % 50)));
+    w.SetAttr("c", Obj("o" + std::to_string(i % 50)), "a" + std::to_string(i % 7),
+              Data(i, 400));
+    w.OmapSetKeys("c", Obj("o" + std::to_string(i % 50)), {{"k" + std::to_string(i), "v"}});
+    if (i % 50 == 49) w.Remove("c", Obj("o" + std::to_string((i / 50) % 50)));
+    if (i % 100 == 0) w.Write("c", Obj("big" + std::to_string(i % 300)), 0, Data(i, 300000));
+    Apply(std::move(w));
+  }
+  EXPECT_GE(store_->Counters().checkpoints, 2u) << "the journal never reused a zone";
+  Unmount();
+  const Dump before = DumpMeta(store_dir() + "/meta");
+  std::filesystem::remove_all(store_dir() + "/meta");
+  auto report = Store::RebuildMeta(store_dir(), specs_);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_GT(report->cmr_stale_records, 0u) << "no reused CMR zone: the case is not exercised";
+  const Dump after = DumpMeta(store_dir() + "/meta");
+  EXPECT_TRUE(after.journaled == before.journaled);
+  EXPECT_EQ(after.counters, before.counters);
+  ExpectSameZones(before, after);
+  Mount();
+  auto f = store_->Fsck(true, false);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->ok()) << f->errors.front();
 }
 
 }  // namespace

@@ -107,6 +107,8 @@ struct HybridCounters {
   uint64_t swapped_zones = 0;       // Zone-Swap: SMR zones of hot data emptied into CMR
   uint64_t swapped_bytes = 0;       // ... live payload bytes they moved
   uint64_t quantum_bytes = 0;       // live bytes the next quantum may move
+  uint64_t max_overshoot_bytes = 0; // the most a quantum moved beyond its quantum_bytes
+  double fixed_quantum_ms = 0;      // a quantum's fitted fixed cost (gc/quantum_sizer.h)
   double last_quantum_ms = 0;
   double max_quantum_ms = 0;
   uint64_t bound_violations = 0;    // quanta that took longer than the latency bound
@@ -229,6 +231,8 @@ struct RebuildReport {
   uint64_t records = 0;             // records found
   uint64_t journal_bytes = 0;       // of journal and checkpoint records
   uint64_t torn_zones = 0;          // zones whose walk ended at an undecodable record
+  uint64_t cmr_zones = 0;           // hybrid drives: CMR zones walked (to their capacity)
+  uint64_t cmr_stale_records = 0;   // CMR zones whose walk ended at an earlier use's record
   uint64_t unreadable_zones = 0;    // zones whose walk ended at a read error
   uint64_t checkpoint_id = 0;
   uint64_t checkpoint_chunks = 0;

@@ -25,6 +25,7 @@
 #include "device/zoned_device.h"
 #include "format/journal.h"
 #include "format/record.h"
+#include "gc/quantum_sizer.h"
 #include "gc/death_rate.h"
 #include "gc/lifetime_history.h"
 #include "gc/pacer.h"
@@ -180,6 +181,9 @@ struct Store::Impl {
   struct GcCursor {
     ZoneStatus victim;
     uint64_t pos;  // device offset of the next record to look at
+    // The record at `pos` as read and checked by the slice that moved part of it
+    // (split_records), for the next pieces; the victim is sealed, so it cannot change.
+    std::shared_ptr<const std::string> payload;
   };
   // One slice of cleaning `cursor`'s victim (the GC's own cursor, or a hybrid conversion's):
   // until about `max_live` live bytes moved, the zone's end, or — when given — `deadline`
@@ -187,14 +191,18 @@ struct Store::Impl {
   // in time too).
   // `to`, when given, is the stream every relocated extent goes to (the H-Buffer's
   // eviction: SMR-preferring gc-cold); else young data to gc, old data to gc-cold.
+  // `split_records` (hybrid quanta): an extent longer than what is left of `max_live` moves
+  // in pieces (at least 64 KiB each, one record per piece; the cursor stays on the record
+  // until all of it moved), so a quantum is not bounded below by the largest record.
+  // Without it a record's live extents move whole.
   using Deadline = std::optional<std::chrono::steady_clock::time_point>;
   Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done,
                            Deadline deadline = std::nullopt,
-                           std::optional<StreamId> to = std::nullopt);
+                           std::optional<StreamId> to = std::nullopt, bool split_records = false);
   // GcSlice's work; *committed once its relocations are durable (no rollback after that).
   Result<GcReport> GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
                                  bool* zone_done, bool* committed, Deadline deadline,
-                                 std::optional<StreamId> to);
+                                 std::optional<StreamId> to, bool split_records);
   std::optional<GcCursor> gc_cursor;
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
@@ -243,7 +251,7 @@ struct Store::Impl {
   Mutex hybrid_mu;  // guards `hybrid` (read by Stats from any thread)
   HybridCounters hybrid SMR_GUARDED_BY(hybrid_mu);
   std::chrono::steady_clock::time_point hybrid_retry_at SMR_GUARDED_BY(hybrid_mu);
-  double relocate_bytes_per_ms = 0;  // EWMA of quanta (0: not measured yet)
+  QuantumSizer quantum_sizer SMR_GUARDED_BY(hybrid_mu);  // migration quanta's sizes
   // Starts, advances or completes a conversion per the options' policy; one quantum at
   // most per call. `queued`: foreground work is waiting (the quantum adds to its latency).
   // `for_space`: a commit group needs room now: convert whatever CMR realm can grow the
@@ -263,7 +271,7 @@ struct Store::Impl {
   // The live bytes the next migration quantum may move (rate × bound / 2), and the
   // bookkeeping of one that ran (rate EWMA, its duration, bound violations).
   uint64_t NextQuantum();
-  void NoteQuantum(uint64_t moved, double ms, bool queued);
+  void NoteQuantum(uint64_t quantum, uint64_t moved, double ms, bool queued);
 
   // Metadata journal (store/journal.cc), commit thread only.
   bool has_checkpoint = false;

@@ -98,7 +98,11 @@ Status ZoneManager::Format() {
     Drive& drive = state_[d];
     for (uint32_t z = 0; z < drive.zones.size(); ++z) {
       Zone& zone = drive.zones[z];
-      if (zone.state != ZoneState::kFree || zone.cmr) continue;
+      if (zone.state != ZoneState::kFree) continue;
+      if (zone.cmr) {
+        SMR_RETURN_IF_ERROR(ClearCmrHead(drive.dev, z));  // an earlier store's records
+        continue;
+      }
       if (zone.device_cond != ZoneCondition::kEmpty) {
         SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
         zone.device_cond = ZoneCondition::kEmpty;
@@ -178,6 +182,7 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
         if (modify && zi.cond != ZoneCondition::kEmpty && !zone.cmr) {
           SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
         }
+        if (modify && zone.cmr) SMR_RETURN_IF_ERROR(ClearCmrHead(drive.dev, z));
         zone.state = ZoneState::kFree;
         zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
         if (modify) MarkDirty(d, z);
@@ -555,7 +560,13 @@ Status ZoneManager::RollBack(const AllocationMark& mark) {
     for (uint32_t z = 0; z < drive.zones.size(); ++z) {
       Zone& zone = drive.zones[z];
       // CMR zones: the restored software write pointer is where writing resumes; whatever
-      // a failed write left past it is overwritten.
+      // a failed write left past it is overwritten (or, in a zone free again, its head is
+      // zeroed so that a walk never finds the failed work's records).
+      if (zone.cmr && zone.state == ZoneState::kFree && touched.count({d, z})) {
+        Status s = ClearCmrHead(drive.dev, z);
+        if (!s.ok() && first.ok()) first = s;
+        continue;
+      }
       if (zone.state == ZoneState::kReserved || zone.state == ZoneState::kInactive || zone.cmr) {
         continue;
       }
@@ -910,11 +921,19 @@ Status ZoneManager::RefreshRealm(uint16_t d, uint32_t realm) {
 }
 
 Status ZoneManager::ResetZone(uint16_t d, uint32_t zone) {
+  bool cmr;
   {
     MutexLock lock(&mu_);
-    if (state_[d].zones[zone].cmr) return Status::OK();
+    cmr = state_[d].zones[zone].cmr;
   }
-  return drives_[d]->ResetZones(zone, 1);
+  return cmr ? ClearCmrHead(drives_[d], zone) : drives_[d]->ResetZones(zone, 1);
+}
+
+Status ZoneManager::ClearCmrHead(ZonedDevice* dev, uint32_t zone) {
+  static const std::string kZeros(kBlock, '\0');
+  const uint64_t start = uint64_t{zone} * dev->info().zone_size;
+  return dev->Write(start, kZeros.data(), kZeros.size())
+      .WithContext("zeroing the first block of CMR zone " + std::to_string(zone));
 }
 
 Status ZoneManager::FinishZone(uint16_t d, uint32_t zone) {

@@ -25,8 +25,13 @@
 //   domain are data zones. CMR data zones (conventional) are written exactly like sequential
 //   ones — records in order from the zone start — but the write pointer is the manager's:
 //   kept here and persisted as ZoneMeta::committed_wp; they are never reset or finished on
-//   the drive (ResetZone/FinishZone skip them) and bytes past committed_wp are simply
-//   overwritten. Zones of a realm's inactive domain are kInactive: no data, no capacity.
+//   the drive (FinishZone skips them; ResetZone zeroes their first block) and bytes past
+//   committed_wp are simply overwritten. A CMR zone that held committed records is zeroed
+//   at its first block when it becomes free (ResetZone; Load for a zone GC emptied; Format;
+//   RollBack for a zone the failed work wrote): a walk from a zone's start (rebuild-meta)
+//   meets its current records, then zeros or an earlier use's records, whose sequence
+//   numbers are smaller; records of transactions that never committed are voided by the
+//   walk's mount markers, as on sequential zones. Zones of a realm's inactive domain are kInactive: no data, no capacity.
 //   Converting a realm (store/hybrid.cc drives it): BeginDrain stops allocation in it (its
 //   open zones are sealed); once the caller has moved every live byte out and each of its
 //   zones is free, TakeRealm takes them out (kInactive, ZoneMeta free: the caller commits
@@ -243,8 +248,9 @@ class ZoneManager {
   // the zones of its active domain become free data zones, the others kInactive; it is no
   // longer draining or taken. Errors: the drive's reports; kBusy if it is not taken.
   Status RefreshRealm(uint16_t drive, uint32_t realm);
-  // The drive operations on a data zone, skipped for CMR zones (conventional: nothing to
-  // reset or finish; their write pointer is the manager's).
+  // The drive operations on a data zone. CMR zones (conventional: their write pointer is
+  // the manager's) are not finished, and "reset" zeroes their first block: a free CMR zone
+  // never starts with a record (rebuild-meta walks CMR zones from their start).
   Status ResetZone(uint16_t drive, uint32_t zone);
   Status FinishZone(uint16_t drive, uint32_t zone);
 
@@ -263,6 +269,8 @@ class ZoneManager {
   uint64_t dead_on_mount_bytes() const;
 
  private:
+  // Writes zeros over a CMR zone's first block (the zone's "reset").
+  static Status ClearCmrHead(ZonedDevice* dev, uint32_t zone);
   struct Zone {
     ZoneState state = ZoneState::kFree;
     StreamId stream = StreamId::kUser;
