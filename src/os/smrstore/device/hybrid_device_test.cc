@@ -596,7 +596,9 @@ TEST_P(HybridDeviceTest, CrashAtEveryStepOfAConversionLeavesOldOrNewDomain) {
       if (!committed && from == ZoneDomain::kCmr) {
         EXPECT_TRUE(CmrHasPattern(0, 50)) << "old domain's data lost";
       }
-      if (committed && to == ZoneDomain::kCmr) EXPECT_TRUE(CmrIsZero(0));
+      if (committed && to == ZoneDomain::kCmr) {
+        EXPECT_TRUE(CmrIsZero(0));
+      }
       if (DomainOf(0) == ZoneDomain::kSmr) {
         ExpectDomainCondition(0, ZoneDomain::kSmr, ZoneCondition::kEmpty);
         for (uint32_t i = 0; i < kSmr; ++i) EXPECT_TRUE(IsZero(Start(SmrZone(0, i)), kMiB));

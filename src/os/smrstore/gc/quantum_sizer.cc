@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace smr {
 
@@ -43,27 +44,34 @@ void QuantumSizer::Note(uint64_t bytes, double ms, double bound_ms) {
 }
 
 void QuantumSizer::Fit() {
+  // Theil-Sen: the slope is the median of the slopes between pairs of quanta of different
+  // sizes, the fixed cost the median of what each quantum took beyond slope * bytes. A few
+  // quanta that also paid for a zone's reset, a checkpoint or a stall of the host do not
+  // move it (a least-squares fit followed them).
   if (samples_.size() < 3) return;
-  double mb = 0, mm = 0, lo = samples_.front().bytes, hi = lo;
+  double lo = samples_.front().bytes, hi = lo;
   for (const Sample& s : samples_) {
-    mb += s.bytes;
-    mm += s.ms;
     lo = std::min(lo, s.bytes);
     hi = std::max(hi, s.bytes);
   }
-  const double n = static_cast<double>(samples_.size());
-  mb /= n;
-  mm /= n;
   if (hi < lo * 1.2) return;  // sizes too alike to tell fixed cost from rate
-  double cov = 0, var = 0;
-  for (const Sample& s : samples_) {
-    cov += (s.bytes - mb) * (s.ms - mm);
-    var += (s.bytes - mb) * (s.bytes - mb);
+  std::vector<double> slopes;
+  for (size_t i = 0; i < samples_.size(); ++i) {
+    for (size_t j = i + 1; j < samples_.size(); ++j) {
+      const double db = samples_[j].bytes - samples_[i].bytes;
+      if (std::fabs(db) < 0.1 * std::max(samples_[i].bytes, samples_[j].bytes)) continue;
+      slopes.push_back((samples_[j].ms - samples_[i].ms) / db);
+    }
   }
-  const double slope = cov / var;
+  if (slopes.size() < 3) return;
+  std::nth_element(slopes.begin(), slopes.begin() + slopes.size() / 2, slopes.end());
+  const double slope = slopes[slopes.size() / 2];
   if (!(slope > 0)) return;  // noise drowned the size's effect: keep the previous fit
+  std::vector<double> rest;
+  for (const Sample& s : samples_) rest.push_back(s.ms - slope * s.bytes);
+  std::nth_element(rest.begin(), rest.begin() + rest.size() / 2, rest.end());
   ms_per_byte_ = slope;
-  fixed_ms_ = std::max(0.0, mm - slope * mb);
+  fixed_ms_ = std::max(0.0, rest[rest.size() / 2]);
   fitted_ = true;
 }
 

@@ -6,8 +6,9 @@
 //   quantum, then Note(bytes_moved, ms). A quantum's duration is modelled as
 //       ms = fixed_ms + ms_per_byte * bytes
 //   (fixed: the seeks, the journal write and the sync every quantum pays whatever it moves),
-//   fitted by least squares over the last kWindow quanta that moved at least kMinSample
-//   bytes. The next quantum targets a third of what the fixed cost leaves of the bound:
+//   fitted robustly (Theil-Sen: median pairwise slope, median intercept) over the last
+//   kWindow quanta that moved at least kMinSample bytes, so that a few quanta that also
+//   paid for a zone reset or a host stall do not move it. The next quantum targets a third of what the fixed cost leaves of the bound:
 //       bytes = (bound - fixed) / 3 / ms_per_byte
 //   the other two thirds are the margin for a slow tail (on an HDD a quantum's extra seek
 //   is a step of one positioning time). Sizes are dithered by +-25 % around that
