@@ -68,6 +68,8 @@ class Window {
 struct Legs {
   double raw_write = 0, raw_read = 0, put = 0, get = 0;  // MB/s
   double put_wa = 0;  // device bytes / user bytes of the store leg's PUTs
+  double put_writes_per_mib = 0;  // device write commands per MiB the PUTs wrote
+  double put_buffers_per_mib = 0;  // ... and the buffers they gathered per MiB
 };
 
 // Sequential writes at the write pointers of all sequential zones except the first two
@@ -146,6 +148,9 @@ Status StoreLeg(const std::string& spec, const std::string& store_dir, uint64_t 
     out->put_wa = c.user_bytes_written
                       ? static_cast<double>(c.device_bytes_written) / c.user_bytes_written
                       : 0.0;
+    const double mib = static_cast<double>(c.device_bytes_written) / 1048576.0;
+    out->put_writes_per_mib = mib > 0 ? static_cast<double>(c.device_writes) / mib : 0.0;
+    out->put_buffers_per_mib = mib > 0 ? static_cast<double>(c.device_write_buffers) / mib : 0.0;
   }
   t0 = Clock::now();
   for (uint64_t i = 0; i < n; ++i) {
@@ -163,6 +168,7 @@ struct SmallResult {
   double ops = 0;
   double device_bytes_per_object = 0;  // zone bytes written per object
   double meta_bytes_per_object = 0;    // RocksDB size growth per object (after flush)
+  double device_writes_per_object = 0;  // device write commands per object
 };
 
 Result<SmallResult> SmallPuts(const std::string& spec, const std::string& store_dir,
@@ -179,8 +185,10 @@ Result<SmallResult> SmallPuts(const std::string& spec, const std::string& store_
   SMR_RETURN_IF_ERROR(PutObjects(store.get(), count, data, depth));
   SmallResult r;
   r.ops = static_cast<double>(count) / Seconds(Clock::now() - t0);
+  const StoreCounters c = store->Counters();
   r.device_bytes_per_object =
-      static_cast<double>(store->Counters().device_bytes_written) / static_cast<double>(count);
+      static_cast<double>(c.device_bytes_written) / static_cast<double>(count);
+  r.device_writes_per_object = static_cast<double>(c.device_writes) / static_cast<double>(count);
   SMR_RETURN_IF_ERROR(store->Close());
   store.reset();
   uint64_t meta_bytes = 0;
@@ -285,7 +293,7 @@ int CmdStorebench(const Args& args) {
     }
     return 0;
   }
-  std::vector<double> wr, rd, put_mbps, get_mbps, raw_w, raw_r;
+  std::vector<double> wr, rd, put_mbps, get_mbps, raw_w, raw_r, put_wpm, put_bpm;
   for (uint64_t i = 0; i <= *rounds; ++i) {
     Legs legs;
     for (int leg = 0; leg < 2; ++leg) {
@@ -312,6 +320,8 @@ int CmdStorebench(const Args& args) {
     wr.push_back(legs.put / legs.raw_write);
     rd.push_back(legs.get / legs.raw_read);
     put_mbps.push_back(legs.put);
+    put_wpm.push_back(legs.put_writes_per_mib);
+    put_bpm.push_back(legs.put_buffers_per_mib);
     get_mbps.push_back(legs.get);
     raw_w.push_back(legs.raw_write);
     raw_r.push_back(legs.raw_read);
@@ -334,6 +344,9 @@ int CmdStorebench(const Args& args) {
         {"put_mbps", JsonFixed(Quantile(put_mbps, 0.5), 1)},
         {"put_ratio", JsonFixed(Quantile(wr, 0.5), 3)},
         {"put_ratio_iqr", {JsonFixed(Quantile(wr, 0.25), 3), JsonFixed(Quantile(wr, 0.75), 3)}},
+        {"put_device_writes_per_mib", JsonFixed(Quantile(put_wpm, 0.5), 2)},
+        {"put_write_buffers_per_mib", JsonFixed(Quantile(put_bpm, 0.5), 2)},
+        {"put_4k_device_writes_per_object", JsonFixed(small4->device_writes_per_object, 2)},
         {"raw_read_mbps", JsonFixed(Quantile(raw_r, 0.5), 1)},
         {"get_mbps", JsonFixed(Quantile(get_mbps, 0.5), 1)},
         {"get_ratio", JsonFixed(Quantile(rd, 0.5), 3)},
@@ -352,9 +365,11 @@ int CmdStorebench(const Args& args) {
   std::printf(
       "storebench: %llu MiB as %llu KiB objects, %llu rounds, %llu in flight, one emulated "
       "drive in %s, timing model %s\n"
-      "  PUT %8.1f MB/s vs raw sequential write %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
+      "  PUT %8.1f MB/s vs raw sequential write %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f); "
+      "%.2f device writes per MiB written (gathering %.2f buffers)\n"
       "  GET %8.1f MB/s vs raw sequential read  %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
-      "  PUT 4 KiB objects:  %8.0f ops/s in zones (%.0f zone + %.0f RocksDB bytes each)\n"
+      "  PUT 4 KiB objects:  %8.0f ops/s in zones (%.0f zone + %.0f RocksDB bytes, %.2f "
+      "device writes each)\n"
       "                      %8.0f ops/s inline in RocksDB (%.0f zone + %.0f RocksDB bytes "
       "each)\n"
       "  PUT 64 KiB objects: %8.0f ops/s\n",
@@ -362,9 +377,9 @@ int CmdStorebench(const Args& args) {
       static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*depth),
       dir.c_str(), mbps == "0" ? "off" : (mbps + " MB/s").c_str(), Quantile(put_mbps, 0.5),
       Quantile(raw_w, 0.5), Quantile(wr, 0.5), Quantile(wr, 0.25), Quantile(wr, 0.75),
-      Quantile(get_mbps, 0.5), Quantile(raw_r, 0.5), Quantile(rd, 0.5), Quantile(rd, 0.25),
-      Quantile(rd, 0.75), small4->ops, small4->device_bytes_per_object,
-      small4->meta_bytes_per_object, small4i->ops, small4i->device_bytes_per_object,
+      Quantile(put_wpm, 0.5), Quantile(put_bpm, 0.5), Quantile(get_mbps, 0.5), Quantile(raw_r, 0.5), Quantile(rd, 0.5),
+      Quantile(rd, 0.25), Quantile(rd, 0.75), small4->ops, small4->device_bytes_per_object,
+      small4->meta_bytes_per_object, small4->device_writes_per_object, small4i->ops, small4i->device_bytes_per_object,
       small4i->meta_bytes_per_object, small64->ops);
   return 0;
 }

@@ -514,3 +514,36 @@ INSTANTIATE_TEST_SUITE_P(Backends, DeviceConformanceTest,
 
 }  // namespace device_conformance
 }  // namespace smr
+
+namespace smr {
+namespace device_conformance {
+
+// WriteV: the pieces land back to back as one Write of their concatenation would put them,
+// with more pieces than one pwritev takes (IOV_MAX 1024) and pieces of any length; not at
+// the write pointer it fails with nothing changed; no pieces is a no-op.
+TEST_P(DeviceConformanceTest, WriteVPutsThePiecesBackToBack) {
+  REQUIRE_SEQ_ZONES(1);
+  const uint32_t z = Seq(0);
+  const uint64_t s = Start(z);
+  const uint64_t len = std::min<uint64_t>(256 * lbs_, info_.zone_capacity);
+  std::string data(len, '\0');
+  FillPattern(9, s, data.data(), len);
+  std::vector<std::string_view> pieces;
+  uint64_t at = 0;
+  for (uint64_t i = 0; at < len; ++i) {
+    const uint64_t n = std::min<uint64_t>(1 + (i * 37) % 200, len - at);
+    pieces.emplace_back(data.data() + at, n);
+    at += n;
+  }
+  ASSERT_GT(pieces.size(), 1024u);
+  std::vector<ZoneInfo> before = Zones();
+  EXPECT_FAILS_UNCHANGED(dev_->WriteV(s + lbs_, pieces), kIOError);  // not at the wp
+  ASSERT_OK(dev_->WriteV(s, {}));
+  ExpectSameZones(before, Zones(), "empty WriteV");
+  ASSERT_OK(dev_->WriteV(s, pieces));
+  EXPECT_EQ(Zone(z).wp, s + len);
+  EXPECT_TRUE(ReadMatches(9, s, len));
+}
+
+}  // namespace device_conformance
+}  // namespace smr

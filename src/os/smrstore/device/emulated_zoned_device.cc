@@ -1,5 +1,8 @@
 #include "device/emulated_zoned_device.h"
 
+#include <climits>
+#include <sys/uio.h>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -448,7 +451,9 @@ Status EmulatedZonedDevice::Read(uint64_t offset, void* buf, size_t len) {
   return Status::OK();
 }
 
-Status EmulatedZonedDevice::WriteConventional(uint64_t offset, const void* buf, size_t len) {
+Status EmulatedZonedDevice::WriteConventional(uint64_t offset,
+                                              const std::vector<std::string_view>& pieces,
+                                              size_t len) {
   const uint32_t first = ZoneIndexOf(offset);
   const uint32_t last = ZoneIndexOf(offset + len - 1);
   std::vector<uint32_t> realms;  // hybrid drives: realms the write is counted in flight in
@@ -465,7 +470,7 @@ Status EmulatedZonedDevice::WriteConventional(uint64_t offset, const void* buf, 
     }
     SMR_RETURN_IF_ERROR(BeginRealmIo(first, last, "write", &realms));
   }
-  Status io = PwriteFull(data_offset_ + offset, buf, len);
+  Status io = PwritevFull(data_offset_ + offset, pieces);
   EndRealmIo(realms);
   SMR_RETURN_IF_ERROR(io);
   ChargeTime(offset, len, /*read=*/false);
@@ -473,11 +478,18 @@ Status EmulatedZonedDevice::WriteConventional(uint64_t offset, const void* buf, 
 }
 
 Status EmulatedZonedDevice::Write(uint64_t offset, const void* buf, size_t len) {
+  return WriteV(offset, {std::string_view(static_cast<const char*>(buf), len)});
+}
+
+Status EmulatedZonedDevice::WriteV(uint64_t offset, const std::vector<std::string_view>& pieces) {
+  size_t len = 0;
+  for (std::string_view piece : pieces) len += piece.size();
+  if (pieces.empty()) return Status::OK();
   SMR_RETURN_IF_ERROR(CheckIoRange(info_, offset, len, "write"));
   const auto z = static_cast<uint32_t>(offset / geometry_.zone_size);
-  if (z < geometry_.nr_conventional) return WriteConventional(offset, buf, len);
+  if (z < geometry_.nr_conventional) return WriteConventional(offset, pieces, len);
   if (auto realm = RealmOfZone(info_, z); realm && realm->domain == ZoneDomain::kCmr) {
-    return WriteConventional(offset, buf, len);
+    return WriteConventional(offset, pieces, len);
   }
   {
     MutexLock lock(&mu_);
@@ -492,7 +504,7 @@ Status EmulatedZonedDevice::Write(uint64_t offset, const void* buf, size_t len) 
     }
   }
   // Data first, then the state slot that makes it visible (crash-consistency rule above).
-  Status io = PwriteFull(data_offset_ + offset, buf, len);
+  Status io = PwritevFull(data_offset_ + offset, pieces);
   if (io.ok() && timing_.enabled()) {
     // Start writing the file back now, while the simulated head "transfers": Flush then
     // finds little left to sync, as a drive's cache flush after streaming writes would.
@@ -750,6 +762,33 @@ Status EmulatedZonedDevice::PreadFull(uint64_t file_offset, void* buf, size_t le
     p += n;
     off += static_cast<uint64_t>(n);
     len -= static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Status EmulatedZonedDevice::PwritevFull(uint64_t file_offset,
+                                        const std::vector<std::string_view>& pieces) {
+  std::vector<struct iovec> iov;
+  iov.reserve(pieces.size());
+  for (std::string_view piece : pieces) {
+    if (!piece.empty()) iov.push_back({const_cast<char*>(piece.data()), piece.size()});
+  }
+  size_t at = 0;  // first iovec not fully written
+  uint64_t off = file_offset;
+  while (at < iov.size()) {
+    const int n_iov = static_cast<int>(std::min<size_t>(iov.size() - at, IOV_MAX));
+    ssize_t n = ::pwritev(fd_, iov.data() + at, n_iov, static_cast<off_t>(off));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno(errno, path_ + ": write");
+    }
+    off += static_cast<uint64_t>(n);
+    auto left = static_cast<size_t>(n);
+    while (at < iov.size() && left >= iov[at].iov_len) left -= iov[at++].iov_len;
+    if (left > 0) {  // a short write inside iov[at]
+      iov[at].iov_base = static_cast<char*>(iov[at].iov_base) + left;
+      iov[at].iov_len -= left;
+    }
   }
   return Status::OK();
 }

@@ -151,6 +151,7 @@ class EmulatedZonedDevice final : public ZonedDevice {
   Status ResetZones(uint32_t first, uint32_t count) override;
   Status Read(uint64_t offset, void* buf, size_t len) override;
   Status Write(uint64_t offset, const void* buf, size_t len) override;
+  Status WriteV(uint64_t offset, const std::vector<std::string_view>& pieces) override;
   Status Flush() override;
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override;
   Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override;
@@ -198,10 +199,13 @@ class EmulatedZonedDevice final : public ZonedDevice {
   Status PersistZones(const std::vector<uint32_t>& zones) SMR_REQUIRES(mu_);
   using ZoneOpFn = void (ZoneStateMachine::*)(uint32_t, std::vector<uint32_t>*);
   Status ApplyZoneOp(uint32_t first, uint32_t count, const char* op, ZoneOpFn fn);
-  Status WriteConventional(uint64_t offset, const void* buf, size_t len);
+  Status WriteConventional(uint64_t offset, const std::vector<std::string_view>& pieces,
+                           size_t len);
   // Full-length pread/pwrite at a *file* offset (data_offset_ + device offset for data).
   Status PreadFull(uint64_t file_offset, void* buf, size_t len) const;
   Status PwriteFull(uint64_t file_offset, const void* buf, size_t len);
+  // The pieces back to back from `file_offset`: pwritev, IOV_MAX pieces at a time.
+  Status PwritevFull(uint64_t file_offset, const std::vector<std::string_view>& pieces);
   // Makes [zone start + from, zone end) read as zeros and frees its space.
   void PunchZoneTail(uint32_t zone, uint64_t from);
   void ChargeTime(uint64_t offset, size_t len, bool read);

@@ -62,6 +62,11 @@ uint64_t FaultInjectionDevice::injected_errors() const {
   return injected_errors_;
 }
 
+uint64_t FaultInjectionDevice::writes() const {
+  MutexLock lock(&mu_);
+  return writes_;
+}
+
 uint64_t FaultInjectionDevice::reads() const {
   MutexLock lock(&mu_);
   return reads_;
@@ -215,6 +220,7 @@ Status FaultInjectionDevice::Write(uint64_t offset, const void* buf, size_t len)
   const uint32_t zone = ZoneIndexOf(offset);
   const bool conventional = IsConventional(zone);
   MutexLock lock(&mu_);
+  ++writes_;
   SMR_RETURN_IF_ERROR(CheckZoneFaults(offset, len, /*write=*/true));
   if (Tick(&write_fail_)) {
     ++injected_errors_;

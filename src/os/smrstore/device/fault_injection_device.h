@@ -100,6 +100,8 @@ class FaultInjectionDevice final : public ZonedDevice {
   uint64_t zones_reset() const;
   // Read calls made so far (whether or not they failed): what a caller's reads cost.
   uint64_t reads() const;
+  // Write calls made so far (whether or not they failed; a WriteV is one).
+  uint64_t writes() const;
 
   ZonedDevice* base() { return base_.get(); }
 
@@ -138,6 +140,7 @@ class FaultInjectionDevice final : public ZonedDevice {
   uint64_t injected_errors_ SMR_GUARDED_BY(mu_) = 0;
   uint64_t zones_reset_ SMR_GUARDED_BY(mu_) = 0;
   uint64_t reads_ SMR_GUARDED_BY(mu_) = 0;
+  uint64_t writes_ SMR_GUARDED_BY(mu_) = 0;
 
   // The paused read (PauseNextRead); guarded by pause_mu_, never held with mu_.
   struct Pause {

@@ -80,6 +80,17 @@ Result<std::vector<RealmInfo>> ZonedDevice::ReportRealms(uint32_t, uint32_t) {
   return Status::NotSupported(info().path + ": not a hybrid drive (no zone realms)");
 }
 
+Status ZonedDevice::WriteV(uint64_t offset, const std::vector<std::string_view>& pieces) {
+  if (pieces.empty()) return Status::OK();
+  if (pieces.size() == 1) return Write(offset, pieces[0].data(), pieces[0].size());
+  std::string joined;
+  size_t len = 0;
+  for (std::string_view piece : pieces) len += piece.size();
+  joined.reserve(len);
+  for (std::string_view piece : pieces) joined.append(piece);
+  return Write(offset, joined.data(), joined.size());
+}
+
 Status ZonedDevice::ActivateRealms(uint32_t, uint32_t, ZoneDomain) {
   return Status::NotSupported(info().path + ": not a hybrid drive (no zone realms)");
 }

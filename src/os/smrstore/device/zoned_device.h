@@ -69,6 +69,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -203,6 +204,13 @@ class ZonedDevice {
   // Errors: kInvalidArgument, kIOError, kNoSpace, kTooManyOpenZones, kTooManyActiveZones.
   // On any error nothing was written and no zone state changed.
   virtual Status Write(uint64_t offset, const void* buf, size_t len) = 0;
+
+  // Writes `pieces` (any lengths) back to back from byte `offset`: exactly one Write of
+  // their concatenation (same rules and errors; on an error nothing was written). The
+  // emulator issues it as one pwritev without copying, libzbd as one write through an
+  // aligned buffer; the default concatenates and calls Write once (so wrappers that
+  // override Write, like the fault injector, see one write). Empty `pieces`: nothing.
+  virtual Status WriteV(uint64_t offset, const std::vector<std::string_view>& pieces);
 
   // Makes every completed write durable (survives a power cut). Errors: kIOError.
   virtual Status Flush() = 0;

@@ -831,21 +831,16 @@ void GroupWrites::AppendRecordPieces(const RecordHeader& h, std::string_view pay
 }
 
 Status Store::Impl::WriteGroup(GroupWrites* w) {
-  // Zones write in parallel (each zone's pieces in order, at its write pointer); then
-  // footers and finishes of sealed zones; then one flush per drive touched.
+  // Zones write in parallel (each zone's records as one device write at its write
+  // pointer: ZonedDevice::WriteV); then footers and finishes of sealed zones; then one
+  // flush per drive touched.
   std::vector<std::future<Status>> futures;
   std::vector<bool> touched(devices.size(), false);
   for (auto& zone_write : w->zones) {
     const auto& buf = zone_write.second;
     touched[buf.drive] = true;
-    auto task = std::make_shared<std::packaged_task<Status()>>([this, &buf] {
-      uint64_t off = buf.offset;
-      for (std::string_view piece : buf.pieces) {
-        SMR_RETURN_IF_ERROR(devices[buf.drive]->Write(off, piece.data(), piece.size()));
-        off += piece.size();
-      }
-      return Status::OK();
-    });
+    auto task = std::make_shared<std::packaged_task<Status()>>(
+        [this, &buf] { return devices[buf.drive]->WriteV(buf.offset, buf.pieces); });
     futures.push_back(task->get_future());
     boost::asio::post(*io_pool, [task] { (*task)(); });
   }
@@ -855,6 +850,14 @@ Status Store::Impl::WriteGroup(GroupWrites* w) {
     if (first.ok() && !s.ok()) first = s;
   }
   SMR_RETURN_IF_ERROR(first);
+  uint64_t writes = w->zones.size(), buffers = 0;
+  for (const auto& [addr, buf] : w->zones) buffers += buf.pieces.size();
+  for (const SealWrite& s : w->seals) writes += s.bytes.empty() ? 0 : 1;
+  {
+    MutexLock lock(&counters_mu);
+    counters.device_writes += writes;
+    counters.device_write_buffers += buffers + (writes - w->zones.size());
+  }
   for (const SealWrite& s : w->seals) {
     touched[s.drive] = true;
     if (!s.bytes.empty()) {

@@ -174,6 +174,11 @@ struct StoreCounters {
   uint64_t groups_committed = 0;
   uint64_t user_bytes_written = 0;    // payload bytes of write ops
   uint64_t device_bytes_written = 0;  // record bytes written to the drives
+  uint64_t device_writes = 0;         // device write commands for them (one per zone a
+                                      // commit group writes, plus zone footers)
+  uint64_t device_write_buffers = 0;  // the memory buffers those commands gathered (record
+                                      // headers, payloads, padded tails): each was a device
+                                      // write of its own before ZonedDevice::WriteV
   uint64_t inline_bytes_written = 0;  // payload bytes kept inline in RocksDB
   uint64_t bytes_read = 0;
   uint64_t crc_errors = 0;

@@ -35,6 +35,8 @@ class BorrowedDevice : public ZonedDevice {
   Status Write(uint64_t offset, const void* buf, size_t len) override {
     return base_->Write(offset, buf, len);
   }
+  // WriteV is not forwarded: the base class's goes through Write, which test wrappers
+  // deriving from this one override to inject faults.
   Status Flush() override { return base_->Flush(); }
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override {
     return base_->ReportRealms(first, count);
