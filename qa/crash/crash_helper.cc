@@ -4,10 +4,13 @@
 //     Mounts STORE read-only once and prints every object of every collection as one line
 //       obj COLL NAMEHEX GEN size=N crc=C hdr=HEX xattrs=NAMEHEX:VALHEX,... omap=KEYHEX:VALHEX,...
 //     (crc: zlib's CRC-32 of the data, as Python's zlib.crc32; values hex-encoded whole),
+//     then, for hybrid drives, one line per realm as the store accounts for it
+//       realm DRIVE REALM cmr|smr in_use=ZONES live=BYTES [converting]
 //     then "end OBJECTS". With --data, each object's bytes also go to DIR/COLL.NAMEHEX.GEN
 //     for a byte-exact comparison. One mount instead of a tool call per object and attribute.
 //
 //   smrstore-crash powercut STORE --cut-at N [--mode lose|torn] [--seed S] [--depth K]
+//                           [--cut-when activate|activated] [--trace 1]
 //     Mounts STORE with every drive wrapped in a FaultInjectionDevice, then runs the ops
 //     read from stdin (one a line, below), up to K transactions in flight (Submit). All
 //     device I/O goes through one lock; the N-th mutating device call (write, flush or zone
@@ -20,6 +23,21 @@
 //     reported success, "F i MESSAGE" on failure, "CUT N" at the cut, "DONE CALLS" (mutating
 //     device calls made) when the ops ran out before the cut (the store is then closed).
 //     --trace 1 lists every mutating call on stderr (to aim a cut at one).
+//     Hybrid drives: the drives are opened from their specs (OpenDevice), so realm keys pass
+//     through; ReportRealms and ActivateRealms are forwarded. A realm conversion counts as two
+//     mutating calls: "activate" before the drive converts (a cut there: it never starts) and
+//     "activated" once it has (a cut there: the drive converted, the store has not recorded
+//     it). The drive's conversion itself (convert_ms) runs outside the I/O lock, as on a
+//     drive: other I/O goes on meanwhile, and a cut at one of those calls lands inside it.
+//     A cut while a realm converts can find unflushed writes in that realm's zones, which
+//     FaultInjectionDevice::PowerCut cannot undo (the zones refuse I/O while the realm
+//     converts): it stops there and "CUTFAIL N MESSAGE" is printed instead of "CUT N" (exit
+//     3). The drives are then as after a cut that lost only the unflushed writes the wrapper
+//     had undone before it stopped (newest first; the rest, and all of the drives after it,
+//     survived): a state a power cut can leave too; qa/crash/sweep.py verifies it as a cut.
+//     --cut-when activated cuts at the first "activated" call instead (with --cut-at 0, only
+//     there; else at whichever comes first): the drive has converted the realm, the store
+//     has not recorded it. --cut-when activate: at the first "activate" call.
 //   Ops (names and values hex-encoded, data from a file):
 //     put COLL NAMEHEX FILE        truncate to 0 + write FILE's bytes (xattrs/omap kept)
 //     write COLL NAMEHEX OFF FILE  write FILE's bytes at OFF (a partial overwrite)
@@ -27,6 +45,14 @@
 //     setattr COLL NAMEHEX ATTRHEX VALHEX
 //     omap COLL NAMEHEX KEYHEX VALHEX
 //     gc N                         waits for the ops in flight, then Store::RunGc(N)
+//     convert DRIVE REALM cmr|smr  Store::ConvertRealm on a thread of its own (the ops after
+//                                  it go on meanwhile; at most one at a time: a second one
+//                                  waits for the first); "A i" once it returned OK, "F i
+//                                  CODE MESSAGE" if it failed (e.g. Busy, NoSpace: refusals)
+//     await-activation             waits until a drive has begun converting a realm since
+//                                  the last convert op (its ActivateRealms was called) or
+//                                  that op has returned: the ops after it then run, and
+//                                  their device calls happen, while the drive converts
 //   Objects are named as smrstore-tool names them (hash = crc32c of the name, head, no gen).
 #include <unistd.h>
 
@@ -41,6 +67,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/crc32c.h"
@@ -170,6 +197,11 @@ int Dump(const std::string& dir, const std::string& data_dir) {
       start = next;
     }
   }
+  for (const RealmUsage& r : s.Realms()) {
+    std::cout << "realm " << r.drive << " " << r.realm << " " << ZoneDomainName(r.domain)
+              << " in_use=" << r.zones_in_use << " live=" << r.live_bytes
+              << (r.converting ? " converting" : "") << "\n";
+  }
   std::cout << "end " << n << std::endl;
   return 0;
 }
@@ -184,6 +216,13 @@ uint64_t g_seed = 0;
 std::vector<FaultInjectionDevice*> g_drives;
 
 bool g_trace = false;
+std::string g_cut_when;  // "activate" / "activated": cut at the first call of that kind
+
+// Realm conversions begun (ActivateRealms calls), for await-activation.
+std::mutex g_conv_mu;
+std::condition_variable g_conv_cv;
+uint64_t g_activations = 0;  // guarded by g_conv_mu
+bool g_convert_returned = false;  // the last convert op returned; guarded by g_conv_mu
 
 // Counts the mutating calls; the cut_at-th one power-cuts every drive instead and exits.
 // With --trace each call is listed on stderr ("call N OP DRIVE-PATH ZONE-OR-OFFSET").
@@ -194,12 +233,12 @@ void Tick(const char* op = "", const ZonedDevice* dev = nullptr, uint64_t where 
     std::fprintf(stderr, "call %llu %s %s %llu\n", static_cast<unsigned long long>(g_calls), op,
                  dev ? dev->info().path.c_str() : "", static_cast<unsigned long long>(where));
   }
-  if (g_calls != g_cut_at) return;
+  if (g_calls != g_cut_at && (g_cut_when.empty() || g_cut_when != op)) return;
   uint64_t i = 0;
   for (auto* d : g_drives) {
     Status s = d->PowerCut(g_mode, g_seed * 1000003 + i++);
     if (!s.ok()) {
-      Say("CUTFAIL " + s.ToString());
+      Say("CUTFAIL " + std::to_string(g_calls) + " " + s.ToString());
       ::_exit(3);
     }
   }
@@ -249,6 +288,28 @@ class CutDevice final : public ZonedDevice {
     Tick("flush", this, 0);
     return base_->Flush();
   }
+  Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override {
+    std::lock_guard<std::mutex> l(g_io);
+    return base_->ReportRealms(first, count);
+  }
+  Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override {
+    {
+      std::lock_guard<std::mutex> l(g_io);
+      Tick("activate", this, first);
+    }
+    {
+      std::lock_guard<std::mutex> l(g_conv_mu);
+      g_activations++;
+    }
+    g_conv_cv.notify_all();
+    // Not under g_io: the conversion takes the drive's convert_ms; I/O to other realms goes
+    // on meanwhile (a cut at one of its calls lands inside the conversion: the emulator's
+    // conversion is atomic per realm, durable only once its realm slot is written).
+    Status s = base_->ActivateRealms(first, count, domain);
+    std::lock_guard<std::mutex> l(g_io);
+    Tick("activated", this, first);
+    return s;
+  }
 
  private:
   std::unique_ptr<FaultInjectionDevice> base_;
@@ -286,6 +347,8 @@ int PowerCut(const std::string& dir, uint64_t depth) {
     cv.wait(l, [&] { return in_flight < n; });
   };
 
+  std::thread converter;  // the convert op in progress (one at a time)
+  uint64_t activations_at_convert = 0;
   std::string line;
   uint64_t i = 0;
   while (std::getline(std::cin, line)) {
@@ -294,6 +357,38 @@ int PowerCut(const std::string& dir, uint64_t depth) {
     std::string op;
     in >> op;
     const uint64_t id = i++;
+    if (op == "convert") {
+      unsigned drive = 0, realm = 0;
+      std::string to;
+      in >> drive >> realm >> to;
+      if (to != "cmr" && to != "smr") Die("convert: domain must be cmr or smr: " + line);
+      if (converter.joinable()) converter.join();
+      {
+        std::lock_guard<std::mutex> l(g_conv_mu);
+        activations_at_convert = g_activations;
+        g_convert_returned = false;
+      }
+      Say("S " + std::to_string(id));
+      converter = std::thread([&s, id, drive, realm, to] {
+        Status r = s.ConvertRealm(static_cast<uint16_t>(drive), realm,
+                                  to == "smr" ? ZoneDomain::kSmr : ZoneDomain::kCmr);
+        Say(r.ok() ? "A " + std::to_string(id) : "F " + std::to_string(id) + " " + r.ToString());
+        {
+          std::lock_guard<std::mutex> l(g_conv_mu);
+          g_convert_returned = true;
+        }
+        g_conv_cv.notify_all();
+      });
+      continue;
+    }
+    if (op == "await-activation") {
+      std::unique_lock<std::mutex> l(g_conv_mu);
+      g_conv_cv.wait(l, [&] {
+        return g_activations > activations_at_convert || g_convert_returned ||
+               !converter.joinable();
+      });
+      continue;
+    }
     if (op == "gc") {
       uint32_t n = 1;
       in >> n;
@@ -352,6 +447,7 @@ int PowerCut(const std::string& dir, uint64_t depth) {
     });
   }
   wait_below(1);
+  if (converter.joinable()) converter.join();
   Status c = s.Close();
   uint64_t calls;
   {
@@ -367,7 +463,7 @@ int Usage() {
   std::fprintf(stderr,
                "usage: smrstore-crash dump STORE [--data DIR]\n"
                "       smrstore-crash powercut STORE --cut-at N [--mode lose|torn] [--seed S] "
-               "[--depth K]  < OPS\n");
+               "[--depth K] [--cut-when activate|activated] [--trace 1]  < OPS\n");
   return 2;
 }
 
@@ -397,6 +493,9 @@ int main(int argc, char** argv) {
       }
     } else if (k == "--seed") {
       g_seed = std::stoull(v);
+    } else if (k == "--cut-when") {
+      if (v != "activate" && v != "activated") return Usage();
+      g_cut_when = v;
     } else if (k == "--trace") {
       g_trace = v == "1";
     } else if (k == "--depth") {

@@ -18,6 +18,15 @@ all-or-nothing (the object's old state or its new one, never a mix; for power cu
 that took effect must be a prefix of those in flight, as commits are ordered). A killed
 rebuild-meta is followed by a fresh rebuild (the operator's fix) and the same checks.
 
+--hybrid: the same on hybrid drives (emulator only: realms of CMR zones, whose write pointer
+only the store keeps, or SMR zones; doc/smrstore-tool.8), with `smrstore-tool convert` ops
+in the kill -9 mix (killed at random instants of the command, of the realm's drain and of
+the drive's conversion) and convert ops in the power-cut batches. A convert changes no
+object; the model keeps every realm's domain and checks it after each point (a realm no
+conversion touched keeps its domain; an acknowledged convert's realm is in its new domain;
+a killed one's in its old or new one), and a killed convert is followed by a convert of the
+same realm that must succeed. rebuild-meta is left out unless --hybrid-rebuild.
+
 Prints one summary line: points tried, acknowledged objects verified, failures.
 Exit 0 only with >= 1 point and 0 failures. Seeded: --seed reproduces the op sequence,
 sizes, contents and delays (kill timing relative to the process is wall-clock, so not
@@ -25,11 +34,14 @@ exact); each failure keeps a copy of the crashed store as it was before verifica
 """
 import argparse
 import os
+import platform
 import random
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zlib
 
@@ -39,6 +51,16 @@ XATTRS = ["user.a", "user.b", "_", "snapset"]
 OMAP_KEYS = ["k0", "k1", "k2", "kx_long_key_" + "y" * 40]
 PUT_TEMP_GEN = "736d727075740000"  # smrstore-tool put's temporary copy (store_commands.cc)
 NO_GEN = "ffffffffffffffff"
+OTHER = {"cmr": "smr", "smr": "cmr"}
+# The engine's log lines about realm conversions (store/hybrid.cc), on stderr.
+RE_CONVERTING = re.compile(r"smrstore: converting realm (\d+) of drive (\d+) to (cmr|smr)"
+                           r"(?: \((\d+) live bytes)?")
+RE_CONVERTED = re.compile(r"smrstore: realm (\d+) of drive (\d+) is (cmr|smr) now")
+RE_CONV_FAILED = re.compile(r"smrstore: (?:the drive failed converting realm (\d+) of drive (\d+)"
+                            r"|conversion of realm (\d+) of drive (\d+) abandoned)")
+# A thread sleeping in the emulator's conversion (emulated_zoned_device.cc: the drive's
+# convert_ms is a sleep; nothing else in the engine sleeps): clock_nanosleep / nanosleep.
+SLEEP_SYSCALLS = {"x86_64": {"230", "35"}, "aarch64": {"115", "101"}}.get(platform.machine(), set())
 
 
 class Failure(Exception):
@@ -97,6 +119,23 @@ class Sweep:
         self.power_uncut = 0       # power-cut runs whose ops all ran before the cut
         self.log = None
         self.epoch = -1
+        # Hybrid drives.
+        self.realms = {}           # (drive, realm) -> "cmr" | "smr": the model's domains
+        self.dump_realms = {}      # the same, as the last dump read them (with usage)
+        self.realms_checked = 0    # realm domains checked against the model, over all points
+        self.converts = {"acked": 0, "refused": 0, "killed": 0, "followups": 0, "to_smr": 0,
+                         "to_cmr": 0, "by_policy": 0}
+        self.kill_phases = {}      # where kills in a conversion landed (log lines + /proc)
+        self.cut_phases = {}       # where power cuts during a conversion landed (--trace)
+        # Power cuts with writes not yet flushed (lost or torn by the cut), by the kind of
+        # zone written: "cmr" (a realm's CMR zone: random-write, its write pointer is the
+        # store's), "smr", "conventional" (the permanent ones); from the --trace call lines.
+        self.cut_unflushed = {"cmr": 0, "smr": 0, "conventional": 0}
+        self.partial_cuts = 0      # cuts FaultInjectionDevice could not finish (helper CUTFAIL)
+        self.conv_span = None      # s from the engine's "converting" line to "is ... now"
+        self.pending_convert = None  # realm of a killed convert: the next op converts it
+        self.live_cmr = self.live_smr = 0  # live bytes in CMR / SMR realms, summed over dumps
+        self.conv_begun = self.conv_begun_live = 0  # conversions begun; with data to drain
 
     # ---- store set-up ----
     def new_epoch(self):
@@ -110,8 +149,15 @@ class Sweep:
         os.makedirs(self.files)
         os.makedirs(self.dumpdir)
         z = self.a.zones
-        self.specs = ["emu:%s/d%d.img?zones=%d&zone_mib=%d&conv=1" % (self.wd, i, z, self.a.zone_mib)
-                      for i in range(self.a.drives)]
+        if self.a.hybrid:
+            self.specs = ["emu:%s/d%d.img?zone_mib=%d&conv=%d&realms=%d&realm_cmr=%d&realm_smr=%d"
+                          "&convert_ms=%d&realm_init=%s" % (
+                              self.wd, i, self.a.zone_mib, self.a.conv, self.a.realms,
+                              self.a.realm_cmr, self.a.realm_smr, self.a.convert_ms,
+                              self.a.realm_init) for i in range(self.a.drives)]
+        else:
+            self.specs = ["emu:%s/d%d.img?zones=%d&zone_mib=%d&conv=1" % (
+                self.wd, i, z, self.a.zone_mib) for i in range(self.a.drives)]
         self.run_ok([self.tool, "mkfs", self.store] + self.specs
                     + ["--inline-max", "4096", "--max-record", "65536"])
         for c in COLLS:
@@ -129,12 +175,30 @@ class Sweep:
         self.in_doubt = []
         self.nfile = 0
         self.log = open(os.path.join(self.wd, "ops.log"), "w")
+        self.pending_convert = None
         # Start with a few objects so every op kind has targets.
         for i in range(6):
             self.apply_unkilled(self.gen_put(new=True))
+        if self.a.hybrid:
+            # The realms as mkfs left them (realm_init), from the drives through the store.
+            r = self.sh([self.helper, "dump", self.store], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, check=True)
+            self.parse_dump(r.stdout.decode())
+            self.realms = {k: v[0] for k, v in self.dump_realms.items()}
+            if len(self.realms) != self.a.drives * self.a.realms:
+                raise Failure("the new store reports %d realms, not %d" % (
+                    len(self.realms), self.a.drives * self.a.realms))
+
+    def sh(self, cmd, **kw):
+        """subprocess.run with the --op-timeout: a command that hangs is a failure."""
+        try:
+            return subprocess.run(cmd, timeout=self.a.op_timeout, **kw)
+        except subprocess.TimeoutExpired:
+            raise Failure("%s: no exit within %d s (hung; killed)" % (
+                " ".join(cmd[:3]), self.a.op_timeout)) from None
 
     def run_ok(self, cmd, stdin=None):
-        r = subprocess.run(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        r = self.sh(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if r.returncode != 0:
             raise Failure("%s: exit %d: %s" % (" ".join(cmd), r.returncode,
                                               r.stderr.decode(errors="replace").strip()))
@@ -188,10 +252,20 @@ class Sweep:
     def gen_op(self):
         present = self.existing()
         w = self.a.weights
-        kinds = ["put", "rm", "setxattr", "setomapval", "gc", "rebuild-meta"]
+        if self.pending_convert is not None:
+            # After a killed convert, a later convert of that realm must still work.
+            realm, self.pending_convert = self.pending_convert, None
+            op = self.gen_convert(realm)
+            op["followup"] = True
+            return op
+        # convert last, and weight 0 without --hybrid: the draws of the other kinds are
+        # those of a sweep without it (same seed, same ops).
+        kinds = ["put", "rm", "setxattr", "setomapval", "gc", "rebuild-meta", "convert"]
         kind = self.rng.choices(kinds, weights=[w[k] for k in kinds])[0]
         if kind in ("rm", "setxattr", "setomapval") and not present:
             kind = "put"
+        if kind == "convert":
+            return self.gen_convert()
         if kind == "put":
             return self.gen_put()
         if kind == "rm":
@@ -220,8 +294,29 @@ class Sweep:
                 "argv": ["rebuild-meta", self.store] + self.rng.sample(self.specs, len(self.specs))
                 + ["--quiet"], "stdin": None, "desc": "rebuild-meta"}
 
+    def gen_convert(self, realm=None):
+        """smrstore-tool convert of a realm into its other domain (as the model has it):
+        drains the realm, then the drive converts it. Changes no object. The realm is drawn
+        among those holding live data (as the last dump had them: a drain that moves
+        something) 3 times in 4, else among all."""
+        if realm is None:
+            live = sorted(r for r in self.realms if self.dump_realms.get(r, ("", 0, 0))[2] > 0)
+            pool = live if live and self.rng.random() < 0.75 else sorted(self.realms)
+            realm = self.rng.choice(pool)
+        to = OTHER[self.realms[realm]]
+        d, r = realm
+        return {"kind": "convert", "key": None, "new": None, "realm": realm, "to": to,
+                "argv": ["convert", self.store, "--drive", str(d), "--realm", str(r), "--to", to],
+                "line": "convert %d %d %s" % (d, r, to), "stdin": None,
+                "desc": "convert drive %d realm %d %s -> %s" % (d, r, self.realms[realm], to)}
+
     def commit_op(self, op):
         self.acked_ops += 1
+        if op["kind"] == "convert":
+            self.realms[op["realm"]] = op["to"]  # a completed convert: the realm is in `to`
+            self.converts["acked"] += 1
+            self.converts["to_" + op["to"]] += 1
+            return
         if op["key"] is None:
             return
         if op["new"] is None:
@@ -239,60 +334,219 @@ class Sweep:
             os.rename(meta, meta + ".prev")
         stdin = open(op["stdin"], "rb") if op["stdin"] else subprocess.DEVNULL
         t0 = time.monotonic()
-        p = subprocess.Popen([self.tool] + op["argv"], stdin=stdin, stdout=subprocess.PIPE,
+        p = subprocess.Popen([self.tool] + op["argv"], stdin=stdin, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
         if op["stdin"]:
             stdin.close()
+        # Its stderr, line by line as written (the engine logs a realm conversion's steps
+        # there): (seconds since the start, line); "_conv" is set at the first "converting
+        # realm" line, "_conv_t" is when (monotonic).
+        op["_lines"], op["_conv"], op["_conv_t"] = [], threading.Event(), None
+
+        def read():
+            for raw in p.stderr:
+                now = time.monotonic()
+                line = raw.decode(errors="replace").rstrip("\n")
+                op["_lines"].append((now - t0, line))
+                if op["_conv_t"] is None and RE_CONVERTING.search(line):
+                    op["_conv_t"] = now
+                    op["_conv"].set()
+        op["_reader"] = threading.Thread(target=read, daemon=True)
+        op["_reader"].start()
         return p, t0
 
     def finish(self, op, p, t0):
-        out, err = p.communicate()
+        try:
+            p.wait(timeout=self.a.op_timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            op["_reader"].join()
+            p.stderr.close()
+            raise Failure("%s: no exit within %d s (hung; killed); its stderr: %s" % (
+                op["desc"], self.a.op_timeout,
+                " | ".join(line for _, line in op["_lines"])[-1500:])) from None
         dur = time.monotonic() - t0
-        return p.returncode, dur, err.decode(errors="replace").strip()
+        op["_reader"].join()
+        p.stderr.close()
+        err = "\n".join(line for _, line in op["_lines"]).strip()
+        if op["kind"] == "rebuild-meta" and p.returncode not in (0, -signal.SIGKILL):
+            # A rebuild that failed on its own (refused: it wrote nothing): the metadata goes
+            # back, so the store stays usable for the points after the failure.
+            meta = os.path.join(self.store, "meta")
+            if os.path.exists(meta + ".prev"):
+                shutil.rmtree(meta, ignore_errors=True)
+                os.rename(meta + ".prev", meta)
+        return p.returncode, dur, err
+
+    def refused(self, op, rc, err):
+        """A convert the store refused as documented (`convert --help`: exit 1; kNoSpace, its
+        live data does not fit elsewhere; kBusy): no realm changed. A follow-up convert
+        (after a killed one) must not be refused."""
+        if op["kind"] != "convert" or rc != 1 or op.get("followup"):
+            return False
+        if "NoSpace:" in err or "Busy:" in err:
+            self.converts["refused"] += 1
+            self.logline("refused %s: %s" % (op["desc"], err.splitlines()[-1] if err else ""))
+            return True
+        return False
 
     def apply_unkilled(self, op):
+        """Runs op to its end; returns True (acknowledged) or False (a documented refusal)."""
         self.logline("intent %s" % op["desc"])
         p, t0 = self.start(op)
         rc, dur, err = self.finish(op, p, t0)
+        k = op["kind"]
         if rc != 0:
+            if self.refused(op, rc, err):
+                return False
+            if k == "rebuild-meta" and self.a.hybrid and "NotSupported" in err:
+                # --hybrid-rebuild on an engine whose rebuild-meta refuses hybrid drives: a
+                # failure (the option asks for what is not there), then the sweep goes on
+                # without rebuild-meta.
+                self.a.weights["rebuild-meta"] = 0
+                raise Failure("--hybrid-rebuild: rebuild-meta refuses hybrid drives on this "
+                              "build (it wrote nothing; the sweep goes on without it): %s" %
+                              err.splitlines()[-1])
+            if op.get("followup"):
+                raise Failure("a convert after a killed convert of the same realm failed "
+                              "(exit %d): %s" % (rc, err))
             raise Failure("uninterrupted %s failed (exit %d): %s" % (op["desc"], rc, err))
         self.logline("ack %s %.3fs" % (op["desc"], dur))
         self.commit_op(op)
-        if op["kind"] == "rebuild-meta":
+        if k == "rebuild-meta":
             shutil.rmtree(os.path.join(self.store, "meta.prev"), ignore_errors=True)
-        k = op["kind"]
         self.calib[k] = dur if k not in self.calib else 0.7 * self.calib[k] + 0.3 * dur
-        return dur
+        if k == "convert":
+            if op.get("followup"):
+                self.converts["followups"] += 1
+            span = self.conversion_span(op)
+            if span is not None:
+                self.conv_span = span if self.conv_span is None else 0.7 * self.conv_span + 0.3 * span
+        return True
+
+    def conversion_span(self, op):
+        """Seconds from the engine's "converting realm" line to its "is ... now" line: the
+        drain plus the drive's conversion (None when it did not log both)."""
+        t_conv = t_done = None
+        for t, line in op["_lines"]:
+            if t_conv is None and RE_CONVERTING.search(line):
+                t_conv = t
+            elif t_conv is not None and RE_CONVERTED.search(line):
+                t_done = t
+                break
+        return None if t_done is None else t_done - t_conv
+
+    def sleeping_threads(self, pid):
+        """Whether a thread of pid sleeps (the emulated drive converting a realm: its
+        convert_ms is a sleep, and nothing else in the engine sleeps)."""
+        try:
+            for t in os.listdir("/proc/%d/task" % pid):
+                with open("/proc/%d/task/%s/syscall" % (pid, t)) as f:
+                    if f.read().split(" ", 1)[0] in SLEEP_SYSCALLS:
+                        return True
+        except OSError:
+            pass
+        return False
+
+    def kill_phase(self, op, sleeping, began, before):
+        """Where a kill landed relative to a realm conversion (the op's, or the store's own),
+        from the engine's log lines (all of them written before the kill: the process is
+        dead), whether a thread slept in the drive's conversion at the kill (`sleeping`) or
+        was seen sleeping before it (`began`), and the realm's domain after the crash
+        against `before` (a convert's realm in its new domain, not logged done: the drive
+        had converted it, the store had not recorded it)."""
+        state = None
+        for _, line in op["_lines"]:
+            if RE_CONVERTING.search(line):
+                state = "converting"
+            elif RE_CONVERTED.search(line) or RE_CONV_FAILED.search(line):
+                state = "after"
+        prefix = "" if op["kind"] == "convert" else "store's own conversion: "
+        if state is None:
+            return "before the drain (mounting)" if op["kind"] == "convert" else None
+        if state == "after":
+            return prefix + "after the conversion (unmounting)"
+        if op["kind"] == "convert" and self.realms.get(op["realm"]) == op["to"] != before:
+            return "after the drive converted, before the store recorded it"
+        if sleeping:
+            return prefix + "during the drive's conversion"
+        if began:
+            return prefix + "at the end of the drive's conversion (not committed)"
+        return prefix + "during the drain"
 
     def kill_point(self, n):
         self.clear_files()
         pre = self.snapshot("pre")
         op = self.gen_op()
         k = op["kind"]
-        # Calibration: an op kind not yet measured, and every 8th op, runs uninterrupted.
-        if k not in self.calib or self.rng.random() < 0.125:
-            self.apply_unkilled(op)
-            ctx = "point %d (uninterrupted %s, acked)" % (n, op["desc"])
+        # Calibration: an op kind not yet measured, and every 8th op, runs uninterrupted;
+        # so does the convert that follows a killed one.
+        if op.get("followup") or k not in self.calib or self.rng.random() < 0.125:
             try:
+                acked = self.apply_unkilled(op)
+            except Failure as e:
+                # Kept like a crash point's failure: the store before the op, and after it.
+                self.fail("point %d (uninterrupted %s)" % (n, op["desc"]), str(e),
+                          self.snapshot("crashed", pre))
+                return False
+            ctx = "point %d (uninterrupted %s, %s)" % (n, op["desc"], "acked" if acked else "refused")
+            try:
+                allowed = self.realm_outcome(op, "acked" if acked else "refused", killed=False)
                 if k == "rebuild-meta":
-                    self.verify(ctx, {}, None, rebuilt=True)
+                    self.verify(ctx, {}, None, rebuilt=True, realms=allowed)
                 else:
-                    self.verify(ctx, {}, [])
-                self.after_commit(op, applied=True)
+                    self.verify(ctx, {}, [], realms=allowed)
+                self.after_commit(op, applied=acked)
             except Failure as e:
                 self.fail(ctx, str(e), self.snapshot("crashed", pre))
             return False
         # Uniform over the whole run (a bit past it), or, half the time, over its second
         # half: a tool command spends its first half loading and mounting, and its writes
-        # and commit come last.
+        # and commit come last. A convert, four times in five, is killed instead at a
+        # delay counted from an event of its conversion: "drain" (2 in 5), from the engine's
+        # "converting realm" line, uniform over 1.5x the drain's estimate (the measured
+        # span to its "is ... now" line less convert_ms); "drive", from the drive's
+        # conversion's start (a thread of the process sleeping in it, polled in /proc),
+        # uniform over convert_ms; "commit", from that start, convert_ms - 3 ms to + 12 ms:
+        # around the drive's commit point and the store's record of it.
         d = self.calib[k]
-        delay = self.rng.uniform(0 if self.rng.random() < 0.5 else 0.5 * d, 1.15 * d)
-        self.logline("intent %s kill-after %.4fs" % (op["desc"], delay))
+        timing = "whole"
+        if k == "convert" and self.conv_span is not None:
+            timing = self.rng.choices(["whole", "drain", "drive", "commit"], [1, 2, 1, 1])[0]
+        cms = self.a.convert_ms / 1000.0
+        if timing == "whole":
+            delay = self.rng.uniform(0 if self.rng.random() < 0.5 else 0.5 * d, 1.15 * d)
+        elif timing == "drain":
+            delay = self.rng.uniform(0, 1.5 * max(0.003, self.conv_span - cms))
+        elif timing == "drive":
+            delay = self.rng.uniform(0, cms)
+        else:
+            delay = cms + self.rng.uniform(-0.003, 0.012)
+        self.logline("intent %s kill-after %.4fs%s" % (op["desc"], delay, {
+            "whole": "", "drain": " after the 'converting' line",
+            "drive": " after the drive's conversion began",
+            "commit": " after the drive's conversion began"}[timing]))
         p, t0 = self.start(op)
-        left = t0 + delay - time.monotonic()
+        ref, began = t0, False
+        if timing != "whole":
+            limit = t0 + 2 * d + 1
+            while not op["_conv"].wait(0.002) and p.poll() is None and time.monotonic() < limit:
+                pass
+            ref = op["_conv_t"] if op["_conv_t"] is not None else time.monotonic()
+            if timing in ("drive", "commit") and op["_conv_t"] is not None:
+                while (p.poll() is None and time.monotonic() < limit
+                       and not self.sleeping_threads(p.pid)):
+                    time.sleep(0.0005)
+                ref = time.monotonic()
+                began = p.poll() is None
+        left = ref + delay - time.monotonic()
         if left > 0:
             time.sleep(left)
+        sleeping = False
         if p.poll() is None:
+            if self.a.hybrid:
+                sleeping = self.sleeping_threads(p.pid)
             p.send_signal(signal.SIGKILL)
         rc, dur, err = self.finish(op, p, t0)
         if rc == 0:
@@ -307,21 +561,34 @@ class Sweep:
             self.points["kill"] += 1
             self.kills_by_op[k] = self.kills_by_op.get(k, 0) + 1
             where = "killed"
+            if k == "convert":
+                self.converts["killed"] += 1
+                self.pending_convert = op["realm"]
+        elif self.refused(op, rc, err):
+            where = "refused"
         else:
-            raise Failure("%s failed (exit %d, not killed): %s" % (op["desc"], rc, err))
-        ctx = "point %d (kill -9 of %s after %.4fs, %s)" % (n, op["desc"], delay, where)
+            self.fail("point %d (%s, to be killed after %.4fs)" % (n, op["desc"], delay),
+                      "%s failed (exit %d, not killed): %s" % (op["desc"], rc, err),
+                      self.snapshot("crashed", pre))
+            return False
+        ctx = "point %d (kill -9 of %s after %.4fs%s, %s)" % (
+            n, op["desc"], delay, {"whole": "", "drain": " from its 'converting' line",
+                                   "drive": " from the drive's conversion's start",
+                                   "commit": " from the drive's conversion's start"}[timing], where)
         old_state = self.model.get(op["key"]) if op["key"] is not None else None
+        old_domain = self.realms.get(op["realm"]) if k == "convert" else None
         snap = self.snapshot("crashed", pre)
         try:
             if where == "killed" and k == "rebuild-meta":
                 self.after_killed_rebuild(ctx)
-            inflight = {} if where == "acked" or op["key"] is None else {op["key"]: (0, op)}
+            inflight = {} if where != "killed" or op["key"] is None else {op["key"]: (0, op)}
             if where == "killed" and k in ("put-new", "overwrite"):
                 self.temp_ok.add(op["key"])
+            allowed = self.realm_outcome(op, where, killed=where == "killed")
             if k == "rebuild-meta":
-                self.verify(ctx, {}, None, rebuilt=True)
+                self.verify(ctx, {}, None, rebuilt=True, realms=allowed)
             else:
-                self.verify(ctx, inflight, [op] if inflight else [])
+                self.verify(ctx, inflight, [op] if inflight else [], realms=allowed)
             # A killed op took effect if its object changed to its new state (one whose new
             # state is its old one cannot be told: it stays in doubt, harmlessly).
             self.after_commit(op, applied=where == "acked" or (
@@ -329,7 +596,87 @@ class Sweep:
                 and self.model.get(op["key"]) == op["new"]))
         except Failure as e:
             self.fail(ctx, str(e), snap)
+        if where == "killed" and self.a.hybrid:
+            phase = self.kill_phase(op, sleeping, began, old_domain)
+            if phase:
+                self.kill_phases[phase] = self.kill_phases.get(phase, 0) + 1
+                self.logline("  killed %s" % phase)
         return where == "killed"
+
+    # ---- realms of hybrid drives ----
+    def realm_outcome(self, op, status, killed, lines=None, own=None):
+        """What the realms may be after a point. `lines`: the engine's stderr (default: op's);
+        `own`: {realm: (status, to)} of the point's convert ops, status "acked" (commit_op
+        has put the realm in `to`), "killed" (in flight at the crash), "refused" (unchanged)
+        or "unstarted". The store's own conversions are read from its log: a realm logged
+        "is X now" is X (logged after the store committed it; the drive's conversion is
+        durable); one logged "converting" but not done is unchanged when the command ended
+        normally (a drain in progress is dropped at unmount, an activation is waited for and
+        logged) and its old or new domain after a crash. Updates self.realms with the
+        definitive ones; returns {realm: allowed domains} for the others that may differ
+        from the model (check_realms: every other realm must be as the model has it)."""
+        if not self.a.hybrid:
+            return None
+        if lines is None:
+            lines = [line for _, line in op.get("_lines", [])]
+        if own is None:
+            own = {op["realm"]: (status, op["to"])} if op["kind"] == "convert" else {}
+        state = {}
+        for line in lines:
+            m = RE_CONVERTING.search(line)
+            if m:
+                state[(int(m[2]), int(m[1]))] = ("converting", m[3])
+                self.conv_begun += 1
+                self.conv_begun_live += 1 if m[4] and int(m[4]) > 0 else 0
+                continue
+            m = RE_CONVERTED.search(line)
+            if m:
+                state[(int(m[2]), int(m[1]))] = ("done", m[3])
+                continue
+            m = RE_CONV_FAILED.search(line)
+            if m:
+                r, d = (m[1], m[2]) if m[1] is not None else (m[3], m[4])
+                state[(int(d), int(r))] = ("failed", None)
+        allowed = {}
+        for realm, (what, to) in state.items():
+            if realm in own or realm not in self.realms:
+                continue  # the op's own realm: below; an unknown realm: check_realms says so
+            if what == "done":
+                self.converts["by_policy"] += 1
+                self.realms[realm] = to
+            elif what == "converting" and killed:
+                allowed[realm] = {self.realms[realm], to}
+        for realm, (st, to) in own.items():
+            if st == "killed":
+                logged = state.get(realm)
+                allowed[realm] = {to} if logged == ("done", to) else {self.realms[realm], to}
+        return allowed
+
+    def check_realms(self, ctx, allowed):
+        """Every realm's domain as the dump read it: as the model has it, or one of
+        `allowed`'s domains for the realms a conversion may have changed at this point.
+        Then the model takes the dump's."""
+        if not self.a.hybrid:
+            return
+        got = self.dump_realms
+        errors = []
+        if set(got) != set(self.realms):
+            errors.append("the store reports realms %s, the model has %s" % (
+                sorted(got), sorted(self.realms)))
+        for realm in sorted(set(got) & set(self.realms)):
+            ok = (allowed or {}).get(realm, {self.realms[realm]})
+            if got[realm][0] not in ok:
+                errors.append("drive %d realm %d is %s, expected %s" % (
+                    realm[0], realm[1], got[realm][0], " or ".join(sorted(ok))))
+        if errors:
+            raise Failure("; ".join(errors))
+        self.realms_checked += len(got)
+        self.realms = {k: v[0] for k, v in got.items()}
+        for dom, _, live in got.values():
+            if dom == "cmr":
+                self.live_cmr += live
+            else:
+                self.live_smr += live
 
     def compare_rebuilt(self, got, ctx, count=True):
         """A store rebuilt by rebuild-meta: the acknowledged state, or that state with exactly
@@ -370,8 +717,8 @@ class Sweep:
         meta = os.path.join(self.store, "meta")
         problem = None
         if os.path.exists(meta):
-            r = subprocess.run([self.helper, "dump", self.store, "--data", self.dumpdir],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            r = self.sh([self.helper, "dump", self.store, "--data", self.dumpdir],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             if r.returncode == 0:
                 # It mounted: then it must be the complete store (checked as any other).
                 try:
@@ -426,17 +773,27 @@ class Sweep:
             self.new_epoch()
 
     def resync(self):
-        r = subprocess.run([self.helper, "dump", self.store, "--data", self.dumpdir],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+        r = self.sh([self.helper, "dump", self.store, "--data", self.dumpdir],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
         got = self.parse_dump(r.stdout.decode())
         self.model = {k: v for k, v in got.items() if k[2] == NO_GEN}
         self.model = {(k[0], k[1]): v for k, v in self.model.items()}
         self.in_doubt = []
+        if self.a.hybrid:
+            self.realms = {k: v[0] for k, v in self.dump_realms.items()}
 
     # ---- verification ----
     def parse_dump(self, text):
         got = {}
+        self.dump_realms = {}
         for line in text.splitlines():
+            if line.startswith("realm "):
+                # realm DRIVE REALM DOMAIN in_use=N live=B [converting] (hybrid drives)
+                f = line.split()
+                kv = dict(x.split("=", 1) for x in f[4:] if "=" in x)
+                self.dump_realms[(int(f[1]), int(f[2]))] = (f[3], int(kv.get("in_use", 0)),
+                                                            int(kv.get("live", 0)))
+                continue
             if not line.startswith("obj "):
                 continue
             f = line.split()
@@ -464,18 +821,19 @@ class Sweep:
             raise Failure("dump incomplete")
         return got
 
-    def verify(self, ctx, inflight, ops, rebuilt=False):
-        r = subprocess.run([self.tool, "fsck", self.store, "--deep"], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+    def verify(self, ctx, inflight, ops, rebuilt=False, realms=None):
+        r = self.sh([self.tool, "fsck", self.store, "--deep"], stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE)
         if r.returncode != 0:
             raise Failure("fsck --deep not clean (exit %d): %s %s" % (
                 r.returncode, r.stdout.decode(errors="replace").strip()[-800:],
                 r.stderr.decode(errors="replace").strip()))
-        r = subprocess.run([self.helper, "dump", self.store, "--data", self.dumpdir],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        r = self.sh([self.helper, "dump", self.store, "--data", self.dumpdir],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if r.returncode != 0:
             raise Failure("mount/dump failed: %s" % r.stderr.decode(errors="replace").strip())
         got = self.parse_dump(r.stdout.decode())
+        self.check_realms(ctx, realms)
         if rebuilt:
             self.compare_rebuilt(got, ctx)
         else:
@@ -568,7 +926,8 @@ class Sweep:
                             op["kind"] = "put"
                     else:
                         op = self.gen_op()
-                        while op["kind"] in ("gc", "rebuild-meta", "put-new", "overwrite"):
+                        while op["kind"] in ("gc", "rebuild-meta", "put-new", "overwrite",
+                                             "convert"):
                             op = self.gen_op()
                         key = op["key"]
                         if key in recent:
@@ -588,6 +947,18 @@ class Sweep:
                     break
         finally:
             self.model = saved
+        if self.a.hybrid and self.rng.random() < self.a.batch_convert:
+            # A realm conversion in the batch (Store::ConvertRealm on a thread of its own:
+            # the ops after it run during its drain), and mostly an await-activation after
+            # it, so that the ops after that run, and make device calls, while the drive
+            # converts the realm: a cut at one of them lands inside the drive's conversion.
+            pos = self.rng.randint(0, len(ops))
+            conv = self.gen_convert()
+            extra = [conv]
+            if pos < len(ops) and self.rng.random() < 0.7:
+                extra.append({"kind": "await", "key": None, "new": None,
+                              "line": "await-activation", "desc": "await-activation"})
+            ops[pos:pos] = extra
         return ops
 
     def commit_scratch(self, op):
@@ -607,20 +978,36 @@ class Sweep:
         cut = self.rng.randint(1, est)
         mode = self.rng.choice(["lose", "torn"])
         seed = self.rng.getrandbits(32)
+        when = []
+        if (self.a.hybrid and any(op["kind"] == "convert" for op in ops)
+                and self.rng.random() < self.a.cut_activated):
+            # The cut right after the drive converted the realm, before the store recorded
+            # it (smrstore-crash --cut-when activated; a window without device calls).
+            cut, when = 0, ["--cut-when", "activated"]
         script = "".join(op["line"] + "\n" for op in ops)
         with open(os.path.join(self.wd, "batch.txt"), "w") as f:
             f.write(script)
         self.logline("power batch (depth %d, cut at call %d, %s, seed %d):\n%s" % (
             depth, cut, mode, seed, script))
-        r = subprocess.run([self.helper, "powercut", self.store, "--cut-at", str(cut), "--mode", mode,
-                            "--seed", str(seed), "--depth", str(depth)], input=script.encode(),
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # Hybrid: --trace 1 lists the mutating device calls on stderr, with the engine's
+        # conversion log lines between them (where the cut landed in a conversion).
+        hung = False
+        try:
+            r = subprocess.run([self.helper, "powercut", self.store, "--cut-at", str(cut), "--mode",
+                                mode, "--seed", str(seed), "--depth", str(depth)] + when
+                               + (["--trace", "1"] if self.a.hybrid else []), input=script.encode(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=self.a.op_timeout)
+        except subprocess.TimeoutExpired as e:  # run() killed it
+            hung = True
+            r = subprocess.CompletedProcess(e.cmd, -signal.SIGKILL, e.stdout or b"", e.stderr or b"")
         out = r.stdout.decode().split("\n")
-        ctx = ("point %d (power cut %s at device call %d, seed %d, depth %d, %d ops; "
-               "batch in %s)" % (n, mode, cut, seed, depth, len(ops),
-                                  os.path.join(self.wd, "batch.txt")))
+        errlines = r.stderr.decode(errors="replace").splitlines()
+        ctx = ("point %d (power cut %s at device call %d%s, seed %d, depth %d, %d ops; "
+               "batch in %s)" % (n, mode, cut, " --cut-when activated" if when else "", seed,
+                                  depth, len(ops), os.path.join(self.wd, "batch.txt")))
         snap = self.snapshot("crashed", pre)
-        started, acked, failed, cutline, done = set(), set(), {}, None, None
+        started, acked, failed, cutline, cutfail, done = set(), set(), {}, None, None, None
         for line in out:
             f = line.split(" ", 2)
             if f[0] == "S":
@@ -631,12 +1018,32 @@ class Sweep:
                 failed[int(f[1])] = f[2] if len(f) > 2 else ""
             elif f[0] == "CUT":
                 cutline = line
+            elif f[0] == "CUTFAIL":
+                cutfail = line
             elif f[0] == "DONE":
                 done = int(f[1])
+        if (cutfail and r.returncode == 3 and cutline is None and done is None
+                and re.search(r"realm \d+ is converting", cutfail)):
+            # FaultInjectionDevice::PowerCut stopped at an unflushed write in the zones of a
+            # realm that is converting (they refuse I/O): the drives are as after a cut that
+            # lost only what it had undone before that (newest first; the rest, and every
+            # drive after that one, survived) - a state a power cut can leave too. Verified
+            # as a cut (crash_helper.cc).
+            self.partial_cuts += 1
+            self.logline("  partial cut: %s" % cutfail)
+            cutline = "CUT " + cutfail.split()[1]
+            r = subprocess.CompletedProcess(r.args, 0, r.stdout, r.stderr)
         try:
             if r.returncode != 0 or (cutline is None and done is None):
-                raise Failure("smrstore-crash powercut exit %d: %s" % (
-                    r.returncode, r.stderr.decode(errors="replace").strip()[-500:]))
+                raise Failure("smrstore-crash powercut %s: %s" % (
+                    "hung (no exit within %d s; killed; ops started %s, acknowledged %s)" % (
+                        self.a.op_timeout, sorted(started), sorted(acked))
+                    if hung else "exit %d" % r.returncode, "\n".join(l for l in errlines
+                                             if not l.startswith("call ")).strip()[-500:]))
+            refused = {i for i, msg in failed.items() if ops[i]["kind"] == "convert"
+                       and msg.startswith(("NoSpace:", "Busy:"))}
+            self.converts["refused"] += len(refused)
+            failed = {i: msg for i, msg in failed.items() if i not in refused}
             if failed:
                 raise Failure("ops failed before the cut: %s" % failed)
             if done is not None:
@@ -644,14 +1051,32 @@ class Sweep:
                 self.power_uncut += 1
             else:
                 self.points["power"] += 1
-            inflight = {}
+            inflight, own = {}, {}
             for i, op in enumerate(ops):
                 if i in acked:
                     self.commit_op(op)
                 elif i in started and op["key"] is not None:
                     inflight[op["key"]] = (i, op)
                 # ops never started, and gc, change nothing the model knows
-            self.verify(ctx, inflight, ops)
+                if op["kind"] == "convert":
+                    own[op["realm"]] = ("acked" if i in acked else "refused" if i in refused
+                                        else "killed" if i in started else "unstarted", op["to"])
+                    if own[op["realm"]][0] == "killed" and done is None:
+                        self.converts["killed"] += 1
+            allowed = None
+            if self.a.hybrid:
+                englines = [l for l in errlines if l.startswith("smrstore: ")]
+                allowed = self.realm_outcome(None, None, killed=done is None, lines=englines,
+                                             own=own)
+                at = int(cutline.split()[1]) if cutline else 0  # the call the cut replaced
+                phase = self.cut_phase(errlines, at) if done is None else None
+                if phase:
+                    self.cut_phases[phase] = self.cut_phases.get(phase, 0) + 1
+                    self.logline("  cut %s" % phase)
+                if done is None:
+                    for kind in self.unflushed_at_cut(errlines, at):
+                        self.cut_unflushed[kind] += 1
+            self.verify(ctx, inflight, ops, realms=allowed)
             if acked or any(self.model.get(o["key"]) == o["new"] for _, o in inflight.values()):
                 self.in_doubt = []
             self.in_doubt += [o for _, o in sorted(inflight.values(), key=lambda x: x[0])
@@ -660,14 +1085,69 @@ class Sweep:
             self.fail(ctx, str(e), snap)
         return done is None
 
+    def unflushed_at_cut(self, errlines, cut):
+        """The kinds of zone ("cmr", "smr", "conventional") that held writes not flushed at
+        the cut (each drive's writes since its last flush), from the --trace call lines. A
+        realm's zone is CMR or SMR by its zone index (the two domains are index ranges)."""
+        a = self.a
+        zone_size = a.zone_mib << 20
+        cmr_end = a.conv + a.realms * a.realm_cmr
+        pending = {}  # drive path -> kinds written since its last flush
+        for line in errlines:
+            if not line.startswith("call "):
+                continue
+            f = line.split()
+            if int(f[1]) >= cut:
+                break  # the cut call itself does not happen
+            if f[2] == "flush":
+                pending.pop(f[3], None)
+            elif f[2] == "write":
+                z = int(f[4]) // zone_size
+                kind = "conventional" if z < a.conv else "cmr" if z < cmr_end else "smr"
+                pending.setdefault(f[3], set()).add(kind)
+        return set().union(*pending.values()) if pending else set()
+
+    def cut_phase(self, errlines, cut):
+        """Where power cut `cut` landed relative to a realm conversion, from the --trace call
+        lines and the engine's log lines between them."""
+        state = None
+        for line in errlines:
+            if RE_CONVERTING.search(line):
+                state = "during the drain"
+            elif RE_CONVERTED.search(line) or RE_CONV_FAILED.search(line):
+                state = None
+            elif line.startswith("call "):
+                f = line.split()
+                at_cut = int(f[1]) == cut
+                if f[2] == "activate":
+                    if at_cut:
+                        return "at the drive's conversion (it never starts)"
+                    state = "during the drive's conversion"
+                elif f[2] == "activated":
+                    if at_cut:
+                        return "right after the drive's conversion (the store has not recorded it)"
+                    state = "after the drive's conversion, before the store recorded it"
+                elif at_cut:
+                    return state
+        return None
+
     # ---- main ----
     def run(self):
         t0 = time.monotonic()
         a = self.a
-        print("crash sweep: seed %d, %d kill -9 points + %d power cuts, %d drive(s) of %d x %d MiB "
-              "zones, objects up to %d bytes, work dir %s" % (
-                  a.seed, a.kill_points, a.power_points, a.drives, a.zones, a.zone_mib, a.max_obj,
-                  a.dir), flush=True)
+        if a.hybrid:
+            print("crash sweep: seed %d, %d kill -9 points + %d power cuts, %d hybrid drive(s) "
+                  "(%d conventional + %d realms of %d CMR or %d SMR zones of %d MiB, conversion "
+                  "%d ms, realms start %s), rebuild-meta %s, objects up to %d bytes, work dir %s" % (
+                      a.seed, a.kill_points, a.power_points, a.drives, a.conv, a.realms,
+                      a.realm_cmr, a.realm_smr, a.zone_mib, a.convert_ms, a.realm_init,
+                      "in (--hybrid-rebuild)" if a.weights["rebuild-meta"] else "left out",
+                      a.max_obj, a.dir), flush=True)
+        else:
+            print("crash sweep: seed %d, %d kill -9 points + %d power cuts, %d drive(s) of %d x %d "
+                  "MiB zones, objects up to %d bytes, work dir %s" % (
+                      a.seed, a.kill_points, a.power_points, a.drives, a.zones, a.zone_mib,
+                      a.max_obj, a.dir), flush=True)
         n = 0
         per_epoch = a.epoch_points
         while self.points["kill"] < a.kill_points:
@@ -709,9 +1189,30 @@ class Sweep:
                   ", ".join("%s %d" % kv for kv in sorted(self.kills_by_op.items())),
                   self.done_before_kill, self.outcomes["new"], self.outcomes["old"],
                   self.absent_checked, self.acked_ops, self.power_uncut))
-        print("crash sweep summary: seed %d: %d points tried (%d kill -9, %d power cuts), %d "
+        if a.hybrid:
+            c = self.converts
+            nd = max(1, self.realms_checked // max(1, a.drives * a.realms))
+            print("hybrid: converts acknowledged %d (to smr %d, to cmr %d; %d of them the "
+                  "convert after a killed one), refused %d, killed %d; conversions begun %d (%d "
+                  "with live data to drain), by the store's own policy %d done; realm domains "
+                  "checked %d; live bytes per check in CMR realms %.0f KiB, in SMR realms "
+                  "%.0f KiB" % (
+                      c["acked"], c["to_smr"], c["to_cmr"], c["followups"], c["refused"],
+                      c["killed"], self.conv_begun, self.conv_begun_live, c["by_policy"],
+                      self.realms_checked,
+                      self.live_cmr / nd / 1024.0, self.live_smr / nd / 1024.0))
+            print("hybrid: kills in a conversion: %s; power cuts in a conversion: %s; power cuts "
+                  "with unflushed writes in CMR zones %d, in SMR zones %d, in the permanent "
+                  "conventional zones %d; partial cuts (unflushed writes in a converting realm "
+                  "the fault wrapper could not undo) %d" % (
+                      ", ".join("%s %d" % kv for kv in sorted(self.kill_phases.items())) or "none",
+                      ", ".join("%s %d" % kv for kv in sorted(self.cut_phases.items())) or "none",
+                      self.cut_unflushed["cmr"], self.cut_unflushed["smr"],
+                      self.cut_unflushed["conventional"], self.partial_cuts))
+        print("crash sweep summary: seed %d%s: %d points tried (%d kill -9, %d power cuts), %d "
               "acknowledged objects verified, %d failures, %.0f s (kill -9 part %.0f s)" % (
-                  a.seed, self.points["kill"] + self.points["power"], self.points["kill"],
+                  a.seed, " (hybrid drives)" if a.hybrid else "",
+                  self.points["kill"] + self.points["power"], self.points["kill"],
                   self.points["power"], self.verified, len(self.failures), dur, t_kill), flush=True)
         if self.log:
             self.log.close()
@@ -746,21 +1247,54 @@ def main():
     ap.add_argument("--no-snapshots", dest="snapshots", action="store_false",
                     help="do not keep a copy of the crashed store for failures")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--op-timeout", type=int, default=120,
+                    help="seconds a command may run before it counts as hung (a failure)")
     ap.add_argument("--weight", action="append", default=[], metavar="OP=W",
                     help="kill -9 op weight, e.g. rebuild-meta=0 (ops: put rm setxattr "
-                         "setomapval gc rebuild-meta; defaults 40 12 14 14 14 6)")
+                         "setomapval gc rebuild-meta convert; defaults 40 12 14 14 14 6 0; "
+                         "with --hybrid: rebuild-meta 0 unless --hybrid-rebuild, convert 20)")
+    h = ap.add_argument_group("hybrid drives (emulator only; doc/smrstore-tool.8)")
+    h.add_argument("--hybrid", action="store_true",
+                   help="hybrid drives (CMR/SMR realms), convert ops in the kill -9 mix and in "
+                        "the power-cut batches, realm domains checked after every point")
+    h.add_argument("--hybrid-rebuild", action="store_true",
+                   help="with --hybrid: rebuild-meta ops too (default weight 6); rebuild-meta "
+                        "refuses hybrid drives until it covers them: then this is one failure "
+                        "and the sweep goes on without it")
+    h.add_argument("--realms", type=int, default=6, help="realms per drive")
+    h.add_argument("--realm-cmr", type=int, default=3, help="CMR-domain zones per realm")
+    h.add_argument("--realm-smr", type=int, default=4, help="SMR-domain zones per realm")
+    h.add_argument("--conv", type=int, default=2, help="permanent conventional zones (>= 2)")
+    h.add_argument("--convert-ms", type=int, default=150, help="the drive's conversion time")
+    h.add_argument("--realm-init", choices=["cmr", "smr"], default="cmr",
+                   help="every realm's domain at mkfs")
+    h.add_argument("--batch-convert", type=float, default=0.6,
+                   help="fraction of power-cut batches with a convert op")
+    h.add_argument("--cut-activated", type=float, default=0.2,
+                   help="fraction of those cut right after the drive converted the realm")
     a = ap.parse_args()
     if a.seed is None:
         a.seed = int.from_bytes(os.urandom(4), "little")
-    if a.dir is None:
-        import tempfile
-        a.dir = tempfile.mkdtemp(prefix="smrstore-crash.", dir=os.environ.get("TMPDIR", "/var/tmp"))
-    a.weights = {"put": 40, "rm": 12, "setxattr": 14, "setomapval": 14, "gc": 14, "rebuild-meta": 6}
+    a.weights = {"put": 40, "rm": 12, "setxattr": 14, "setomapval": 14, "gc": 14, "rebuild-meta": 6,
+                 "convert": 0}
+    if a.hybrid_rebuild and not a.hybrid:
+        ap.error("--hybrid-rebuild needs --hybrid")
+    if a.hybrid:
+        a.weights["convert"] = 20
+        if not a.hybrid_rebuild:
+            a.weights["rebuild-meta"] = 0
     for w in a.weight:
         k, _, v = w.partition("=")
         if k not in a.weights or not v.replace(".", "", 1).isdigit():
             ap.error("--weight %s: expected OP=NUMBER with OP one of %s" % (w, " ".join(a.weights)))
         a.weights[k] = float(v)
+    if a.weights["convert"] and not a.hybrid:
+        ap.error("convert ops need --hybrid")
+    if a.hybrid and a.weights["rebuild-meta"] and not a.hybrid_rebuild:
+        ap.error("rebuild-meta on hybrid drives needs --hybrid-rebuild")
+    if a.dir is None:
+        import tempfile
+        a.dir = tempfile.mkdtemp(prefix="smrstore-crash.", dir=os.environ.get("TMPDIR", "/var/tmp"))
     os.makedirs(a.dir, exist_ok=True)
     sys.exit(Sweep(a).run())
 
