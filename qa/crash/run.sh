@@ -45,7 +45,8 @@ if [ "$only" != hybrid ]; then
 fi
 # shellcheck disable=SC2086
 if [ "$only" != plain ]; then
-  python3 "$here/sweep.py" --tool "$tool" --helper "$helper" --hybrid $hpoints $seed \
+  python3 "$here/sweep.py" --tool "$tool" --helper "$helper" --hybrid --hybrid-rebuild \
+    $hpoints $seed \
     ${SMRSTORE_CRASH_ARGS:-} ${SMRSTORE_CRASH_HYBRID_ARGS:-} || rc_hybrid=$?
 fi
 if [ $rc_plain -ne 0 ] || [ $rc_hybrid -ne 0 ]; then

@@ -1258,9 +1258,9 @@ def main():
                    help="hybrid drives (CMR/SMR realms), convert ops in the kill -9 mix and in "
                         "the power-cut batches, realm domains checked after every point")
     h.add_argument("--hybrid-rebuild", action="store_true",
-                   help="with --hybrid: rebuild-meta ops too (default weight 6); rebuild-meta "
-                        "refuses hybrid drives until it covers them: then this is one failure "
-                        "and the sweep goes on without it")
+                   help="with --hybrid: rebuild-meta ops too (default weight 6; run.sh gives "
+                        "it). An engine whose rebuild-meta refuses hybrid drives (before "
+                        "5e0620d) counts that as one failure and the sweep goes on without it")
     h.add_argument("--realms", type=int, default=6, help="realms per drive")
     h.add_argument("--realm-cmr", type=int, default=3, help="CMR-domain zones per realm")
     h.add_argument("--realm-smr", type=int, default=4, help="SMR-domain zones per realm")

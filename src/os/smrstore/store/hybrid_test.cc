@@ -509,3 +509,27 @@ TEST_F(HybridStoreTest, ARecordLargerThanTheQuantumMovesInPieces) {
 
 }  // namespace
 }  // namespace smr
+
+namespace smr {
+namespace {
+
+// A realm whose open zone holds only dead data converts (found by the hybrid crash sweep,
+// no crash needed): BeginDrain queues the open zone's seal (footer and finish) for the next
+// commit group, the drain resets the now-empty zone at once, and the queued seal must not
+// then finish the reset zone (the drive would refuse the conversion: a full SMR zone, or
+// fail the finish of an inactive zone and stop the store).
+TEST_F(HybridStoreTest, ARealmWhoseOpenZoneHoldsOnlyDeadDataConverts) {
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));
+  ASSERT_OK(Put(1, 1));  // large data prefers SMR: realm 0's first zone, left open
+  ASSERT_EQ(DeviceOffsetOf(1) / fault_->info().zone_size, SmrZone(0, 0)) << ZoneMap();
+  ASSERT_OK(Remove(1));
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kCmr));
+  ASSERT_OK(Put(2, 2));  // a commit group after the conversion: no stale seal runs
+  EXPECT_EQ(HybridBlock().at("realmmap").get<std::string>(), "CCCCCC");
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));
+  Remount();
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
+}  // namespace
+}  // namespace smr

@@ -264,8 +264,17 @@ std::pair<uint32_t, uint32_t> ZoneManager::FreeZonesByDomain() const {
   return {cmr, smr};
 }
 
+void ZoneManager::DropPendingSeals(uint16_t drive, uint32_t zone) {
+  seals_.erase(std::remove_if(seals_.begin(), seals_.end(),
+                              [&](const SealWrite& w) { return w.drive == drive && w.zone == zone; }),
+               seals_.end());
+}
+
 void ZoneManager::ReleaseZone(uint16_t drive, uint32_t zone) {
   MutexLock lock(&mu_);
+  // A seal still queued for it (a drain sealed it, then found it empty and reset it before
+  // the next commit group) must not footer or finish the reset zone.
+  DropPendingSeals(drive, zone);
   Zone& z = state_[drive].zones[zone];
   const uint64_t capacity = z.capacity;
   const bool cmr = z.cmr;
@@ -872,6 +881,7 @@ Status ZoneManager::TakeRealm(uint16_t d, uint32_t realm) {
     }
   }
   for (uint32_t z = first; z < end; ++z) {
+    DropPendingSeals(d, z);
     Zone& zone = drive.zones[z];
     const bool cmr = zone.cmr;
     zone = Zone{};

@@ -271,6 +271,8 @@ class ZoneManager {
  private:
   // Writes zeros over a CMR zone's first block (the zone's "reset").
   static Status ClearCmrHead(ZonedDevice* dev, uint32_t zone);
+  // Forgets a queued seal of the zone (its footer and finish): the zone was reset.
+  void DropPendingSeals(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
   struct Zone {
     ZoneState state = ZoneState::kFree;
     StreamId stream = StreamId::kUser;
