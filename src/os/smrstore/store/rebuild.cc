@@ -169,7 +169,10 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   uint64_t max_seq = 0, max_nid = 0;
   std::string header(kBlock, '\0');
   auto last_report = std::chrono::steady_clock::now();
-  for (const auto& [d, zi, cmr] : todo) {
+  for (const Todo& t : todo) {
+    const uint16_t d = t.drive;
+    const ZoneInfo& zi = t.zi;
+    const bool cmr = t.cmr;  // (a plain local: lambdas cannot capture structured bindings)
     ZonedDevice* dev = devs[d];
     const uint64_t written = cmr ? zi.capacity : zi.written_bytes();
     WalkedZone w;
