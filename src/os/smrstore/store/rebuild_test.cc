@@ -129,6 +129,27 @@ class RebuildTest : public ::testing::Test {
     Apply(std::move(more));
   }
 
+  // Collection "c", then `n` small commits (an object touched, an xattr, an omap key;
+  // every 50th also removes an object; with `big`, every 100th writes a 300 000-byte
+  // object): enough journal for checkpoints that free its old zones.
+  void ManyCommits(int n, bool big) {
+    Transaction t;
+    t.MkColl("c", 0);
+    Apply(std::move(t));
+    for (int i = 0; i < n; ++i) {
+      Transaction w;
+      const ObjectId o = Obj("o" + std::to_string(i % 50));
+      w.Touch("c", o);
+      w.SetAttr("c", o, "a" + std::to_string(i % 7), Data(i, 400));
+      w.OmapSetKeys("c", o, {{"k" + std::to_string(i), "v"}});
+      if (i % 50 == 49) w.Remove("c", Obj("o" + std::to_string((i / 50) % 50)));
+      if (big && i % 100 == 0) {
+        w.Write("c", Obj("big" + std::to_string(i % 300)), 0, Data(i, 300000));
+      }
+      Apply(std::move(w));
+    }
+  }
+
   // The database rebuilt from the drives equals the one that was lost (journaled keys and
   // values, counters, every data zone's accounting), the store mounts, fsck --deep is
   // clean, every object reads back, and it keeps working. `out`: the rebuild's report.
@@ -258,18 +279,7 @@ TEST_F(RebuildTest, RebuiltDatabaseEqualsTheLostOneAndTheStoreWorks) {
 // Enough commits for checkpoints that free the journal's old zones: the rebuild starts
 // from the newest checkpoint and still equals the lost database.
 TEST_F(RebuildTest, AfterCheckpointsFreedOldJournalZones) {
-  Transaction t;
-  t.MkColl("c", 0);
-  Apply(std::move(t));
-  for (int i = 0; i < 900; ++i) {
-    Transaction w;
-    w.Touch("c", Obj("o" + std::to_string(i % 50)));
-    w.SetAttr("c", Obj("o" + std::to_string(i % 50)), "a" + std::to_string(i % 7),
-              Data(i, 400));
-    w.OmapSetKeys("c", Obj("o" + std::to_string(i % 50)), {{"k" + std::to_string(i), "v"}});
-    if (i % 50 == 49) w.Remove("c", Obj("o" + std::to_string((i / 50) % 50)));
-    Apply(std::move(w));
-  }
+  ManyCommits(900, /*big=*/false);
   EXPECT_GE(store_->Counters().checkpoints, 1u) << "the journal never reached a checkpoint";
   Unmount();
   const Dump before = DumpMeta(store_dir() + "/meta");
@@ -656,19 +666,7 @@ TEST_F(HybridRebuildTest, AReusedCmrZoneEndsWhereTheSequenceGoesBack) {
   // Few CMR zones (drive 0: 6), so that the journal comes back to the zones it freed.
   ASSERT_NO_FATAL_FAILURE(
       Make("zone_mib=4&conv=2&realms=2&realm_cmr=3&realm_smr=4&convert_ms=20&max_open=12"));
-  Transaction t;
-  t.MkColl("c", 0);
-  Apply(std::move(t));
-  for (int i = 0; i < 3000; ++i) {
-    Transaction w;
-    w.Touch("c", Obj("o" + std::to_string(i % 50)));
-    w.SetAttr("c", Obj("o" + std::to_string(i % 50)), "a" + std::to_string(i % 7),
-              Data(i, 400));
-    w.OmapSetKeys("c", Obj("o" + std::to_string(i % 50)), {{"k" + std::to_string(i), "v"}});
-    if (i % 50 == 49) w.Remove("c", Obj("o" + std::to_string((i / 50) % 50)));
-    if (i % 100 == 0) w.Write("c", Obj("big" + std::to_string(i % 300)), 0, Data(i, 300000));
-    Apply(std::move(w));
-  }
+  ManyCommits(3000, /*big=*/true);
   EXPECT_GE(store_->Counters().checkpoints, 2u) << "the journal never reused a zone";
   Unmount();
   const Dump before = DumpMeta(store_dir() + "/meta");
