@@ -62,6 +62,15 @@ Result<uint64_t> ToBytes(std::string_view key, uint64_t v, uint64_t unit) {
 
 Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value) {
   EmulatedGeometry& g = spec->geometry;
+  if (key == "drop_kib") {
+    SMR_ASSIGN_OR_RETURN(uint64_t kib, ParseUnsigned(key, value));
+    SMR_ASSIGN_OR_RETURN(spec->timing.drop_piece_bytes, ToBytes(key, kib, kKiB));
+    if (kib == 0) {
+      return Status::InvalidArgument("device spec: drop_kib=0 (leave the key out to keep "
+                                     "every write)");
+    }
+    return Status::OK();
+  }
   if (key == "mbps" || key == "seek_ms") {
     SMR_ASSIGN_OR_RETURN(double d, ParseDouble(key, value));
     (key == "mbps" ? spec->timing.seq_mbps : spec->timing.seek_ms) = d;
@@ -109,7 +118,7 @@ Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value
     return Status::InvalidArgument(
         "device spec: unknown key '" + key +
         "' (known: zones, zone_mib, zone_kib, cap_mib, cap_kib, conv, max_open, max_active, "
-        "lbs, mbps, seek_ms, realms, realm_cmr, realm_smr, convert_ms, realm_init)");
+        "lbs, mbps, seek_ms, drop_kib, realms, realm_cmr, realm_smr, convert_ms, realm_init)");
   }
   // Both spellings of a size name one setting.
   std::string canonical = key;
@@ -273,6 +282,9 @@ std::string DeviceSpec::ToString() const {
   }
   if (timing.seq_mbps > 0) parts.push_back("mbps=" + FormatNumber(timing.seq_mbps));
   if (timing.seek_ms > 0) parts.push_back("seek_ms=" + FormatNumber(timing.seek_ms));
+  if (timing.drop_piece_bytes > 0) {
+    parts.push_back("drop_kib=" + std::to_string(timing.drop_piece_bytes / kKiB));
+  }
   for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "?" : "&") + parts[i];
   return out;
 }

@@ -55,6 +55,7 @@ void ExpectSameSpec(const DeviceSpec& a, const DeviceSpec& b, const std::string&
   EXPECT_EQ(a.geometry.initial_domain, b.geometry.initial_domain);
   EXPECT_EQ(a.timing.seq_mbps, b.timing.seq_mbps);
   EXPECT_EQ(a.timing.seek_ms, b.timing.seek_ms);
+  EXPECT_EQ(a.timing.drop_piece_bytes, b.timing.drop_piece_bytes);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -78,7 +79,7 @@ TEST(DeviceSpecTest, ParsesPlainEmulatedPathWithDefaults) {
 TEST(DeviceSpecTest, ParsesEveryDocumentedKey) {
   DeviceSpec s = MustParse(
       "emu:/d/x.img?zones=16&zone_mib=4&cap_mib=3&conv=2&max_open=8&max_active=10&lbs=512"
-      "&mbps=150&seek_ms=8");
+      "&mbps=150&seek_ms=8&drop_kib=8");
   EXPECT_TRUE(s.kind == DeviceSpec::Kind::kEmulated);
   EXPECT_EQ(s.path, "/d/x.img");
   EXPECT_EQ(s.geometry.nr_zones, 16u);
@@ -90,12 +91,17 @@ TEST(DeviceSpecTest, ParsesEveryDocumentedKey) {
   EXPECT_EQ(s.geometry.logical_block_size, 512u);
   EXPECT_EQ(s.timing.seq_mbps, 150);
   EXPECT_EQ(s.timing.seek_ms, 8);
+  EXPECT_EQ(s.timing.drop_piece_bytes, 8 * kKiB);
+  EXPECT_EQ(s.ToString().find("drop_kib=8") != std::string::npos, true) << s.ToString();
   for (const char* key : {"zones", "conv", "max_open", "max_active", "lbs"}) {
     EXPECT_EQ(s.given.count(key), 1u) << key;
   }
   // Timing keys are not geometry keys.
   EXPECT_EQ(s.given.count("mbps"), 0u);
   EXPECT_EQ(s.given.count("seek_ms"), 0u);
+  EXPECT_EQ(s.given.count("drop_kib"), 0u);
+  // Dropping nothing is said by leaving the key out.
+  EXPECT_TRUE(DeviceSpec::Parse("emu:/d/x.img?drop_kib=0").status().IsInvalidArgument());
 }
 
 TEST(DeviceSpecTest, ParsesKibSizesAndZeroLimits) {

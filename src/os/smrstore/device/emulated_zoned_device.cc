@@ -768,11 +768,28 @@ Status EmulatedZonedDevice::PreadFull(uint64_t file_offset, void* buf, size_t le
 
 Status EmulatedZonedDevice::PwritevFull(uint64_t file_offset,
                                         const std::vector<std::string_view>& pieces) {
+  // Runs of kept pieces, each written at its own offset (dropped pieces: the contract's
+  // "Dropped pieces"; with dropping off, one run).
+  const uint64_t drop = timing_.drop_piece_bytes;
   std::vector<struct iovec> iov;
   iov.reserve(pieces.size());
+  uint64_t run_offset = file_offset, off = file_offset;
   for (std::string_view piece : pieces) {
+    if (drop > 0 && piece.size() >= drop) {
+      SMR_RETURN_IF_ERROR(PwritevRun(run_offset, &iov));
+      iov.clear();
+      off += piece.size();
+      run_offset = off;
+      continue;
+    }
     if (!piece.empty()) iov.push_back({const_cast<char*>(piece.data()), piece.size()});
+    off += piece.size();
   }
+  return PwritevRun(run_offset, &iov);
+}
+
+Status EmulatedZonedDevice::PwritevRun(uint64_t file_offset, std::vector<struct iovec>* iov_in) {
+  std::vector<struct iovec>& iov = *iov_in;
   size_t at = 0;  // first iovec not fully written
   uint64_t off = file_offset;
   while (at < iov.size()) {

@@ -64,6 +64,17 @@
 // on, writes also start the file's writeback at once (sync_file_range), so Flush costs
 // what a drive's cache flush after streaming writes costs: little.
 //
+// Dropped pieces (TimingModel::drop_piece_bytes > 0; spec key drop_kib): a scale bench's
+//   mode, never a drive's. Every rule above holds — write pointers advance, zones fill,
+//   finish and reset as always — but a piece of a write that is at least drop_piece_bytes
+//   long is not written to the file: the file stays sparse there and a read of those
+//   bytes returns what the file holds (zeros in a zone never written or reset since).
+//   With the store's records (a 4 KiB header block, the payload's whole blocks as one
+//   piece, a 4 KiB tail block) and drop_kib=8, headers and tails are kept and payloads
+//   dropped: mount, metadata and zone accounting behave as on a full drive of that size
+//   while the host's disk holds a fraction of it. Reads of a dropped payload fail the
+//   store's crc check (kCorruption): nothing that reads object data can run on it.
+//
 // Thread safety: all methods are thread-safe. A device-wide mutex guards zone state; it is
 // held for the write-pointer check and for the update after the data pwrite, not during
 // the data transfer, so I/O to different zones proceeds in parallel. A second Write to a
@@ -78,6 +89,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <sys/uio.h>
 
 #include "common/result.h"
 #include "common/thread_annotations.h"
@@ -126,6 +139,10 @@ struct TimingModel {
   static constexpr uint64_t kReadAhead = 2ull << 20;   // drive read-ahead while host is busy
   double seq_mbps = 0;  // sequential bandwidth in MB/s (10^6 bytes); 0 = timing model off
   double seek_ms = 0;   // positioning time added to an I/O that is not sequential
+  // Not timing, but like it a behaviour given at open and not stored in the file: pieces of
+  // a write (WriteV's pieces; Write's one buffer) of at least this many bytes are not
+  // stored (0 = off; see "Dropped pieces" above).
+  uint64_t drop_piece_bytes = 0;
   bool enabled() const { return seq_mbps > 0; }
 };
 
@@ -204,8 +221,11 @@ class EmulatedZonedDevice final : public ZonedDevice {
   // Full-length pread/pwrite at a *file* offset (data_offset_ + device offset for data).
   Status PreadFull(uint64_t file_offset, void* buf, size_t len) const;
   Status PwriteFull(uint64_t file_offset, const void* buf, size_t len);
-  // The pieces back to back from `file_offset`: pwritev, IOV_MAX pieces at a time.
+  // The pieces back to back from `file_offset`: pwritev, IOV_MAX pieces at a time (pieces
+  // the drop rule drops are skipped, their range left as it is).
   Status PwritevFull(uint64_t file_offset, const std::vector<std::string_view>& pieces);
+  // One run of iovecs from `file_offset`, short writes resumed (consumes `iov`).
+  Status PwritevRun(uint64_t file_offset, std::vector<struct iovec>* iov);
   // Makes [zone start + from, zone end) read as zeros and frees its space.
   void PunchZoneTail(uint32_t zone, uint64_t from);
   void ChargeTime(uint64_t offset, size_t len, bool read);

@@ -392,6 +392,66 @@ TEST(EmulatedZonedDeviceTest, ImageIsSparse) {
   EXPECT_TRUE(CheckPattern(9, dev->ZoneStart(63), buf.data(), buf.size()));
 }
 
+// Scale benches' mode: long pieces are not stored, everything else is as on any drive.
+TEST(EmulatedZonedDeviceTest, DroppedPiecesAdvanceTheZoneButAreNotStored) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/drop.img";
+  EmulatedGeometry g;  // 64 x 256 MiB
+  TimingModel t;
+  t.drop_piece_bytes = 8 * kKiB;
+  auto dev = MustCreate(path, g, t);
+  ASSERT_NE(dev, nullptr);
+  const uint32_t zone = dev->info().nr_conventional;
+  const uint64_t start = dev->ZoneStart(zone);
+  // A record's shape: a header block, 4 MiB of payload, a tail block; then a lone block
+  // and a second 8 KiB payload (exactly the threshold: dropped).
+  std::vector<char> head(4 * kKiB), payload(4 * kMiB), tail(4 * kKiB), lone(4 * kKiB),
+      small(8 * kKiB);
+  FillPattern(1, 0, head.data(), head.size());
+  FillPattern(2, 0, payload.data(), payload.size());
+  FillPattern(3, 0, tail.data(), tail.size());
+  FillPattern(4, 0, lone.data(), lone.size());
+  FillPattern(5, 0, small.data(), small.size());
+  auto view = [](const std::vector<char>& v) { return std::string_view(v.data(), v.size()); };
+  ASSERT_OK(dev->WriteV(start, {view(head), view(payload), view(tail)}));
+  const uint64_t second = start + head.size() + payload.size() + tail.size();
+  ASSERT_OK(dev->WriteV(second, {view(lone), view(small)}));
+  const uint64_t end = second + lone.size() + small.size();
+  ASSERT_OK(dev->Flush());
+  EXPECT_EQ(Report(dev.get())[zone].wp, end) << "every byte counts";
+
+  auto read_at = [&](uint64_t off, size_t len) {
+    std::vector<char> buf(len, 'x');
+    Status s = dev->Read(off, buf.data(), len);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return buf;
+  };
+  auto is_zero = [](const std::vector<char>& b) {
+    return std::all_of(b.begin(), b.end(), [](char c) { return c == 0; });
+  };
+  auto got = read_at(start, head.size());
+  EXPECT_TRUE(CheckPattern(1, 0, got.data(), got.size())) << "the header block is kept";
+  EXPECT_TRUE(is_zero(read_at(start + head.size(), payload.size()))) << "the payload is not";
+  got = read_at(start + head.size() + payload.size(), tail.size());
+  EXPECT_TRUE(CheckPattern(3, 0, got.data(), got.size())) << "the tail block is kept";
+  got = read_at(second, lone.size());
+  EXPECT_TRUE(CheckPattern(4, 0, got.data(), got.size()));
+  EXPECT_TRUE(is_zero(read_at(second + lone.size(), small.size())));
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_LT(uint64_t(st.st_blocks) * 512, 2 * kMiB)
+      << "4 MiB of payload left the image sparse";
+
+  // Reopened without the key, the drive stores every write again (not a drive property).
+  dev.reset();
+  dev = MustOpen(path);
+  ASSERT_NE(dev, nullptr);
+  EXPECT_EQ(Report(dev.get())[zone].wp, end);
+  ASSERT_OK(dev->WriteV(end, {view(payload)}));
+  got = read_at(end, payload.size());
+  EXPECT_TRUE(CheckPattern(2, 0, got.data(), got.size()));
+}
+
 // ---------------------------------------------------------------------------------------
 // Crash consistency
 

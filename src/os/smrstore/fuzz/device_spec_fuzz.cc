@@ -48,7 +48,7 @@ void CheckValuesAsWritten(std::string_view text, const DeviceSpec& spec) {
     FUZZ_CHECK(eq != std::string_view::npos);
     const std::string_view key = kv.substr(0, eq);
     unsigned __int128 v = 0;
-    if (key == "mbps" || key == "seek_ms") continue;
+    if (key == "mbps" || key == "seek_ms" || key == "drop_kib") continue;
     if (key == "realm_init") {
       const std::string_view value = kv.substr(eq + 1);
       FUZZ_CHECK(value == "cmr" || value == "smr");
@@ -111,6 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(SameGeometry(again->geometry, spec->geometry));
   FUZZ_CHECK(again->timing.seq_mbps == spec->timing.seq_mbps);
   FUZZ_CHECK(again->timing.seek_ms == spec->timing.seek_ms);
+  FUZZ_CHECK(again->timing.drop_piece_bytes == spec->timing.drop_piece_bytes);
   FUZZ_CHECK(again->ToString() == canon);
   return 0;
 }
