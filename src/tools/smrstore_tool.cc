@@ -9,6 +9,7 @@
 #endif
 #include "serve_command.h"
 #include "store_commands.h"
+#include "scale_bench.h"
 #include "storebench.h"
 #include "workload_bench.h"
 
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   smr::tool::AddRebuildCommand(&cli);
   smr::tool::AddDevbenchCommand(&cli);
   smr::tool::AddStorebenchCommand(&cli);
+  smr::tool::AddScaleBenchCommands(&cli);
   smr::tool::AddWorkloadBenchCommand(&cli);
   smr::tool::AddHybridBenchCommand(&cli);
   smr::tool::AddHBufferBenchCommand(&cli);

@@ -70,9 +70,10 @@
 //   long is not written to the file: the file stays sparse there and a read of those
 //   bytes returns what the file holds (zeros in a zone never written or reset since).
 //   With the store's records (a 4 KiB header block, the payload's whole blocks as one
-//   piece, a 4 KiB tail block) and drop_kib=8, headers and tails are kept and payloads
-//   dropped: mount, metadata and zone accounting behave as on a full drive of that size
-//   while the host's disk holds a fraction of it. Reads of a dropped payload fail the
+//   piece, a 4 KiB tail block) and drop_kib=128, headers, tails, superblock slots (64 KiB)
+//   and smaller records are kept and payloads of 128 KiB or more dropped: mount, metadata
+//   and zone accounting behave as on a full drive of that size while the host's disk holds
+//   a fraction of it. Reads of a dropped payload fail the
 //   store's crc check (kCorruption): nothing that reads object data can run on it.
 //
 // Thread safety: all methods are thread-safe. A device-wide mutex guards zone state; it is
