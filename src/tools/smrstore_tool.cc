@@ -11,6 +11,7 @@
 #include "store_commands.h"
 #include "scale_bench.h"
 #include "storebench.h"
+#include "what_if_command.h"
 #include "workload_bench.h"
 
 int main(int argc, char** argv) {
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   smr::tool::AddHBufferBenchCommand(&cli);
   smr::tool::AddGcsimCommand(&cli);
   smr::tool::AddServeCommand(&cli);
+  smr::tool::AddWhatIfCommand(&cli);
 #ifdef SMRSTORE_HAVE_CEPH_ADAPTER
   smr::tool::AddReplayCommand(&cli);
 #endif
