@@ -238,13 +238,12 @@ void StoreModel::Punch(Obj* o, uint64_t off, uint64_t len, std::vector<TraceOp>*
     r.live -= dead;
     live_bytes_ -= dead;
     if (r.live == 0) {
+      live_record_payload_ -= r.payload;
       TraceOp d;
       d.kind = TraceOp::kDelete;
       d.object = e.rec;
       trace->push_back(d);
       recs_.erase(e.rec);
-    } else {
-      c_.partial_dead_bytes += dead;
     }
   }
 }
@@ -259,6 +258,7 @@ void StoreModel::AddRecords(Obj* o, const std::string& key, uint64_t off, uint64
     recs_[id] = Rec{n, n};
     o->extents.emplace(off + done, Ext{id, n});
     live_bytes_ += n;
+    live_record_payload_ += n;
     ++c_.records;
     TraceOp w;
     w.kind = TraceOp::kWrite;
@@ -669,11 +669,12 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
   Prediction pr;
   SMR_ASSIGN_OR_RETURN(pr.profile, ProfilePass(cap, o.model));
   const uint64_t z = g.zone_bytes;
-  // Zones the journal and its checkpoints hold at most (what_if.h); refined once from the
-  // keyspace the scaled run ends with.
+  // Zones the journal and its checkpoints hold on average (what_if.h); refined once from
+  // the keyspace the scaled run ends with.
   auto journal_zones_for = [&](uint64_t keyspace) {
-    const uint64_t threshold = std::max(2 * keyspace, z);
-    return static_cast<uint32_t>((threshold + 2 * keyspace + z - 1) / z + 1);
+    const double threshold = static_cast<double>(std::max(2 * keyspace, z));
+    return static_cast<uint32_t>(
+        std::llround((static_cast<double>(keyspace) + threshold / 2) / static_cast<double>(z)) + 1);
   };
   pr.journal_zones = journal_zones_for(0);
   std::vector<TraceOp> trace;
@@ -711,7 +712,10 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
     });
     at_end = m.counters();
     keyspace = m.keyspace_bytes();
+    pr.keyspace_bytes = keyspace;
     pr.model = at_end;
+    pr.stranded_bytes = m.stranded_bytes();
+    pr.live_bytes = m.live_bytes();
     const uint32_t need = journal_zones_for(keyspace);
     if (need <= pr.journal_zones) break;
     pr.journal_zones = need;

@@ -18,8 +18,8 @@
 //   the record's payload, a delete when it is dead), named by the object it belongs to.
 //   Approximation: a record partly overwritten stays whole in the simulator until its last
 //   byte dies (the store's live count drops by the overwritten bytes at once, and GC
-//   relocates only the live extents); ModelCounters::partial_dead_bytes says how much of
-//   the capture that concerns. xattrs and omap live in RocksDB, not in data records: they
+//   relocates only the live extents); StoreModel::stranded_bytes() (payload of live
+//   records no extent points at) says how much of the live data that concerns. xattrs and omap live in RocksDB, not in data records: they
 //   count no zone bytes, but every transaction's metadata also goes to the store's
 //   metadata journal in the zones (store/journal.cc), estimated per transaction (below).
 //
@@ -44,7 +44,10 @@
 //   + 2 each) (the onode is rewritten whole) + per omap key set 16 + key + value, per key
 //   removed 16 + key. Checkpoints: a checkpoint writes the journaled keyspace K (onodes and
 //   omap, estimated the same way) whenever the journal since the last one exceeds
-//   max(2K, zone), so checkpoint bytes = journal bytes x K / max(2K, zone).
+//   max(2K, zone), so checkpoint bytes = journal bytes x K / max(2K, zone). The journal's
+//   zones are not GC's: the simulator gets the data zones less those the journal holds on
+//   average — the last checkpoint K plus the journal growing from 0 to max(2K, zone), so
+//   K + max(2K, zone) / 2, in zones rounded, plus its open zone.
 //
 // Thread safety: value types and pure functions; distinct objects may be used concurrently.
 #pragma once
@@ -123,7 +126,6 @@ struct ModelCounters {
   uint64_t xattr_bytes = 0;      // xattr name + value bytes set
   uint64_t omap_bytes = 0;       // omap key + value (and header) bytes set
   uint64_t journal_bytes = 0;    // estimated journal record bytes (see the contract)
-  uint64_t partial_dead_bytes = 0;  // bytes of records killed while others of it live on
 };
 
 // The store's object state as far as zones and metadata sizes go.
@@ -134,6 +136,9 @@ class StoreModel {
   void Apply(const std::vector<CapOp>& txn, std::vector<TraceOp>* trace);
   bool Exists(const std::string& coll, const std::string& oid) const;
   uint64_t live_bytes() const { return live_bytes_; }  // live payload bytes in records
+  // Payload bytes of records still partly live that no extent points at: dead to the
+  // store, live to the simulator (the approximation above).
+  uint64_t stranded_bytes() const { return live_record_payload_ - live_bytes_; }
   uint64_t keyspace_bytes() const;                     // estimated journaled keyspace
   const ModelCounters& counters() const { return c_; }
 
@@ -170,6 +175,7 @@ class StoreModel {
   std::unordered_map<uint64_t, Rec> recs_;
   uint64_t next_rec_ = 0;
   uint64_t live_bytes_ = 0;
+  uint64_t live_record_payload_ = 0;  // payload of records with live bytes
   ModelCounters c_;
 };
 
@@ -235,10 +241,13 @@ struct Prediction {
   ScalePlan plan;
   uint32_t sim_zones = 0;          // data zones the simulator had (journal zones left out)
   uint32_t journal_zones = 0;      // zones set aside for the journal and checkpoints
+  uint64_t keyspace_bytes = 0;     // estimated journaled keyspace K at the end of the run
   uint64_t trace_ops = 0;
   uint64_t scaled_txns = 0;
   WindowFigures window;            // predicted, measured window (device includes journal)
   ModelCounters model;             // whole scaled run
+  uint64_t stranded_bytes = 0;     // StoreModel::stranded_bytes at the end of the run
+  uint64_t live_bytes = 0;         // StoreModel::live_bytes at the end of the run
   uint64_t window_xattr_bytes = 0, window_omap_bytes = 0, window_inline_bytes = 0;
   double whole_wa = 0;             // the store policy over the whole scaled trace (sim)
   double oracle_wa = 0;            // the oracle floor over the whole scaled trace (sim)

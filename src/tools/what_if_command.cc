@@ -104,6 +104,7 @@ int RunWhatIf(const Args& args) {
         {"zone_bytes", o.geometry.zone_bytes},
         {"data_zones", o.geometry.data_zones()},
         {"journal_zones", p.journal_zones},
+        {"keyspace_bytes", p.keyspace_bytes},
         {"sim_zones", p.sim_zones}}},
       {"fill", o.fill},
       {"ingest_mbps", *ingest},
@@ -127,7 +128,8 @@ int RunWhatIf(const Args& args) {
         {"window_inline_bytes", p.window_inline_bytes},
         {"window_xattr_bytes", p.window_xattr_bytes},
         {"window_omap_bytes", p.window_omap_bytes},
-        {"partial_dead_bytes", p.model.partial_dead_bytes},
+        {"end_live_bytes", p.live_bytes},
+        {"end_stranded_bytes", p.stranded_bytes},
         {"uninline_bytes", p.model.uninline_bytes}}},
       {"predicted", predicted},
       {"context",
@@ -176,6 +178,9 @@ int RunWhatIf(const Args& args) {
               static_cast<double>(p.window_inline_bytes) / 1e6,
               static_cast<double>(p.window_xattr_bytes) / 1e6,
               static_cast<double>(p.window_omap_bytes) / 1e6);
+  std::printf("model: at the end %.1f MB live in records, %.1f MB of them stranded (partly "
+              "overwritten records, dead to the store, which the simulator keeps whole)\n",
+              static_cast<double>(p.live_bytes) / 1e6, static_cast<double>(p.stranded_bytes) / 1e6);
   const bool checked = !out["measured"].is_null();
   std::printf("%-34s %12s", "", "predicted");
   if (checked) std::printf(" %12s %9s", "measured", "error");

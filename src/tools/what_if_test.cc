@@ -96,12 +96,12 @@ TEST(WhatIfModel, RecordsInlineOverwritesAndRemoves) {
   m.Apply({Op(CapOp::kWrite, "big", kMiB, kMiB)}, &t);
   EXPECT_EQ(Tally(t).writes, 1u);
   EXPECT_EQ(Tally(t).deletes, 1u);
-  EXPECT_EQ(m.counters().partial_dead_bytes, 0u);
-  // A partial overwrite: the old record lives on (approximation), its dead part counted.
+  EXPECT_EQ(m.stranded_bytes(), 0u);
+  // A partial overwrite: the old record lives on (approximation), its dead part stranded.
   t.clear();
   m.Apply({Op(CapOp::kWrite, "big", 0, 8192)}, &t);
   EXPECT_EQ(Tally(t).deletes, 0u);
-  EXPECT_EQ(m.counters().partial_dead_bytes, 8192u);
+  EXPECT_EQ(m.stranded_bytes(), 8192u);
   EXPECT_EQ(m.live_bytes(), 3 * kMiB);
   // Truncate to 1 MiB: the last two 1 MiB records die; the first lives (its 8 KiB
   // overwrite record too).
@@ -109,6 +109,11 @@ TEST(WhatIfModel, RecordsInlineOverwritesAndRemoves) {
   m.Apply({Op(CapOp::kTruncate, "big", kMiB)}, &t);
   EXPECT_EQ(Tally(t).deletes, 2u);
   EXPECT_EQ(m.live_bytes(), kMiB);
+  // Overwriting the rest of the first record kills it whole: nothing stranded any more.
+  t.clear();
+  m.Apply({Op(CapOp::kWrite, "big", 8192, kMiB - 8192)}, &t);
+  EXPECT_EQ(Tally(t).deletes, 1u);
+  EXPECT_EQ(m.stranded_bytes(), 0u);
   // The tiny object outgrows inline_max: its 100 bytes move to a record (device, not
   // user, bytes), then the write's record.
   t.clear();
@@ -120,7 +125,7 @@ TEST(WhatIfModel, RecordsInlineOverwritesAndRemoves) {
   // Remove: every record of the object dies.
   t.clear();
   m.Apply({Op(CapOp::kRemove, "big"), Op(CapOp::kRemove, "tiny")}, &t);
-  EXPECT_EQ(Tally(t).deletes, 4u);
+  EXPECT_EQ(Tally(t).deletes, 4u);  // big's 2 records, tiny's 2
   EXPECT_EQ(m.live_bytes(), 0u);
   // Clone copies data into new records.
   m.Apply({Op(CapOp::kWrite, "src", 0, 65536)}, &t);
@@ -256,22 +261,17 @@ TEST(WhatIfTool, BadInputIsOneLineAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(work));
 }
 
-// The prediction for the rgw capture on one drive of 34 x 32 MiB zones at 80 % against a
-// replay into a real store. Measured (doc/performance.md, "What-if"): errors of -6 % to
-// -9 %; the tolerance is 20 % (relative) for WA and GC bytes per user byte, 25 % for
-// resets.
-// The store syncs RocksDB every commit: on tmpfs (when there is one) that costs nothing.
-std::string WorkDir(const std::string& name) {
-  const char* base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp";
-  return std::string(base) + "/" + name + "-" + std::to_string(getpid());
-}
-
+// The prediction for the rgw capture on one drive of 34 x 32 MiB zones at 70 % (the cell of
+// doc/performance.md, "What-if") against a replay into a real store. There the prediction
+// was low by 13 % (WA), 24 % (GC bytes per user byte) and 13 % (GC resets per TB); the
+// store's timing (idle GC, lifetimes in wall-clock time) moves these by a few points from
+// run to run, so the tolerances are 25 %, 40 % and 25 %.
 TEST(WhatIfTool, RgwPredictionAgreesWithTheStore) {
   const std::string work = WorkDir("what-if-test");
   int rc = 0;
   const std::string out =
       RunTool("what-if " + std::string(SMRSTORE_SOURCE_DIR) +
-                  "/qa/traces/captures/rgw --zones 34 --zone-size 32M --fill 0.8 --check --json "
+                  "/qa/traces/captures/rgw --zones 34 --zone-size 32M --fill 0.7 --check --json "
                   "--no-oracle --work " + work,
               &rc);
   ASSERT_EQ(rc, 0) << out;
@@ -289,9 +289,9 @@ TEST(WhatIfTool, RgwPredictionAgreesWithTheStore) {
   }
   EXPECT_EQ(j->at("measured").at("failed_transactions").get<uint64_t>(), 0u);
   const Json& e = j->at("error_pct");
-  EXPECT_LT(std::fabs(e.at("wa").get<double>()), 20.0) << out;
-  EXPECT_LT(std::fabs(e.at("data_wa").get<double>()), 20.0) << out;
-  EXPECT_LT(std::fabs(e.at("gc_per_user_byte").get<double>()), 20.0) << out;
+  EXPECT_LT(std::fabs(e.at("wa").get<double>()), 25.0) << out;
+  EXPECT_LT(std::fabs(e.at("data_wa").get<double>()), 25.0) << out;
+  EXPECT_LT(std::fabs(e.at("gc_per_user_byte").get<double>()), 40.0) << out;
   EXPECT_LT(std::fabs(e.at("zone_resets_per_tb").get<double>()), 25.0) << out;
   // The prediction is not trivial: GC does work at this fill.
   EXPECT_GT(j->at("predicted").at("gc_per_user_byte").get<double>(), 0.1);
