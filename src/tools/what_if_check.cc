@@ -105,12 +105,12 @@ WindowFigures Diff(const StoreCounters& a, const StoreCounters& b) {
 }
 
 Result<CheckResult> Replay(const Capture& cap, const Prediction& pred, const Geometry& g,
-                           const std::string& work_dir) {
+                           const StoreOptions& options, const std::string& work_dir) {
   const std::string spec = "emu:" + work_dir + "/d0.img?zones=" + std::to_string(g.zones) +
                            "&zone_kib=" + std::to_string(g.zone_bytes >> 10) + "&conv=" +
                            std::to_string(Geometry::kReservedZones);
   const std::string dir = work_dir + "/store";
-  SMR_RETURN_IF_ERROR(Store::Mkfs(dir, {spec}, StoreOptions{}));
+  SMR_RETURN_IF_ERROR(Store::Mkfs(dir, {spec}, options));
   SMR_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(dir));
   CheckResult r;
   r.capacity = store->Statfs().total;
@@ -144,7 +144,7 @@ Result<CheckResult> Replay(const Capture& cap, const Prediction& pred, const Geo
 }  // namespace
 
 Result<CheckResult> RunCheck(const Capture& cap, const Prediction& pred, const Geometry& g,
-                             const std::string& work_dir, bool keep) {
+                             const StoreOptions& options, const std::string& work_dir, bool keep) {
   std::error_code ec;
   if (std::filesystem::exists(work_dir, ec)) {
     return Status::AlreadyExists("check directory " + work_dir + " exists");
@@ -152,7 +152,7 @@ Result<CheckResult> RunCheck(const Capture& cap, const Prediction& pred, const G
   if (!std::filesystem::create_directories(work_dir, ec)) {
     return Status::IOError("cannot create " + work_dir + ": " + ec.message());
   }
-  Result<CheckResult> r = Replay(cap, pred, g, work_dir);
+  Result<CheckResult> r = Replay(cap, pred, g, options, work_dir);
   if (!keep) std::filesystem::remove_all(work_dir, ec);
   return r;
 }

@@ -5,7 +5,8 @@
 //
 // Contract
 //   RunCheck makes `work_dir` (which must not exist; kAlreadyExists), creates the drive
-//   `emu:work_dir/d0.img?zones=Z&zone_kib=K&conv=2` and a store in work_dir/store, applies
+//   `emu:work_dir/d0.img?zones=Z&zone_kib=K&conv=2` and a store in work_dir/store (with
+//   `options`: the defaults, or what --no-idle-gc changes), applies
 //   every transaction of the scaled workload one at a time (Store::Apply: one commit group
 //   per transaction, as the prediction's journal estimate assumes; background GC on), and
 //   takes the store's counters (Store::Counters) when the first measured pass starts and
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "store/store.h"
 #include "what_if.h"
 
 namespace smr::tool::whatif {
@@ -35,6 +37,6 @@ struct CheckResult {
 };
 
 Result<CheckResult> RunCheck(const Capture& cap, const Prediction& pred, const Geometry& g,
-                             const std::string& work_dir, bool keep);
+                             const StoreOptions& options, const std::string& work_dir, bool keep);
 
 }  // namespace smr::tool::whatif
