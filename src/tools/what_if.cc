@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "store/store.h"
+
 namespace smr::tool::whatif {
 namespace {
 
@@ -725,7 +727,16 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
   SimConfig cfg;
   cfg.zone_bytes = z;
   cfg.zones = pr.sim_zones;
-  cfg.reserve_zones = Geometry::kGcReserveZones;
+  // The store keeps more zones free than its GC reserve: whenever it is idle it cleans
+  // until the free zones beyond the reserve are gc_stop_free of the others (gc/pacer.h).
+  // The simulator cleans when a write finds only reserve_zones free, up to reserve + 2:
+  // with reserve = ceil(stop x (data zones - GC reserve)) it stops where the store does.
+  const StoreOptions store_defaults;
+  cfg.reserve_zones = std::max<uint32_t>(
+      Geometry::kGcReserveZones,
+      static_cast<uint32_t>(std::ceil(store_defaults.gc_stop_free *
+                                      (g.data_zones() - Geometry::kGcReserveZones))));
+  pr.sim_reserve_zones = cfg.reserve_zones;
   cfg.policy = VictimPolicy::kLifetime;  // StoreOptions::gc_policy's default
   cfg.placement = Placement::kSeparated;  // StoreOptions::separate_streams
   cfg.record_header_bytes = kRecordHeader;

@@ -47,7 +47,11 @@
 //   max(2K, zone), so checkpoint bytes = journal bytes x K / max(2K, zone). The journal's
 //   zones are not GC's: the simulator gets the data zones less those the journal holds on
 //   average — the last checkpoint K plus the journal growing from 0 to max(2K, zone), so
-//   K + max(2K, zone) / 2, in zones rounded, plus its open zone.
+//   K + max(2K, zone) / 2, in zones rounded, plus its open zone. GC: the store's default
+//   policy and separated placement; the simulator's reserve is the store's GC reserve (2)
+//   or, when larger, ceil(gc_stop_free x (data zones - 2)): the store cleans whenever it is
+//   idle until that many zones beyond its reserve are free, the simulator until reserve + 2
+//   are (so both stop at about the same free count).
 //
 // Thread safety: value types and pure functions; distinct objects may be used concurrently.
 #pragma once
@@ -240,6 +244,7 @@ struct Prediction {
   Profile profile;
   ScalePlan plan;
   uint32_t sim_zones = 0;          // data zones the simulator had (journal zones left out)
+  uint32_t sim_reserve_zones = 0;  // its reserve: the store's GC reserve or stop watermark
   uint32_t journal_zones = 0;      // zones set aside for the journal and checkpoints
   uint64_t keyspace_bytes = 0;     // estimated journaled keyspace K at the end of the run
   uint64_t trace_ops = 0;

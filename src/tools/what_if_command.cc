@@ -105,7 +105,8 @@ int RunWhatIf(const Args& args) {
         {"data_zones", o.geometry.data_zones()},
         {"journal_zones", p.journal_zones},
         {"keyspace_bytes", p.keyspace_bytes},
-        {"sim_zones", p.sim_zones}}},
+        {"sim_zones", p.sim_zones},
+        {"sim_reserve_zones", p.sim_reserve_zones}}},
       {"fill", o.fill},
       {"ingest_mbps", *ingest},
       {"scaling",
@@ -173,10 +174,10 @@ int RunWhatIf(const Args& args) {
     return kExitOk;
   }
   std::printf("what-if %s: 1 drive of %u zones x %llu MiB (%u data zones; %u left to the metadata "
-              "journal, %u simulated), fill %.2f, ingest %.0f MB/s\n",
+              "journal, %u simulated, %u of them kept free), fill %.2f, ingest %.0f MB/s\n",
               capture_dir.c_str(), o.geometry.zones,
               static_cast<unsigned long long>(o.geometry.zone_bytes >> 20), o.geometry.data_zones(),
-              p.journal_zones, p.sim_zones, o.fill, *ingest);
+              p.journal_zones, p.sim_zones, p.sim_reserve_zones, o.fill, *ingest);
   std::printf("scaling: %s\n", whatif::DescribeScale(p.profile, p.plan).c_str());
   std::printf("measured window: %.1f MB of user data in zone records; in RocksDB: %.1f MB inline "
               "data, %.1f MB xattrs, %.1f MB omap (not zone bytes, but journaled)\n",
