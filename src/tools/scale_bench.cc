@@ -12,17 +12,20 @@
 //      OSD creates a RADOS object (one transaction: the data, and the xattrs "_" of 257
 //      bytes and "snapset" of 35 bytes an OSD sets — their sizes from the captured OSD
 //      traces in qa/traces), --depth transactions in flight. No deletes: no GC runs (GC
-//      reads payloads, which dropped drives do not hold). Then a clean unmount.
-//   3. Mount, --mounts times, each in a fresh process (`probe-mount`, so that its memory is
-//      the store's and nothing else's): the time of Store::Open, VmRSS before and after
-//      it, VmRSS after --stats lookups of random objects' metadata (onode reads: the block
-//      cache fills), VmHWM, the time of the clean unmount. With --cold (root only) the
-//      first of them starts after the page cache is dropped (sync; drop_caches = 3), so
-//      RocksDB reads its files from the disk: what a mount after a reboot costs.
-//   4. Unless --crash-objects 0: a process mounts it, PUTs that many more objects, waits
-//      until every one is acknowledged, and kills itself (SIGKILL: no unmount, RocksDB's
-//      memtable unflushed, zones open); one more measured mount follows — what an OSD
-//      restarting after a crash waits for.
+//      reads payloads, which dropped drives do not hold). The fill runs in a process of its
+//      own (`probe-mount --write-then-kill`) that kills itself with SIGKILL once every PUT
+//      is acknowledged: no unmount, RocksDB's memtables unflushed, zones open — an OSD
+//      that crashed after writing all of it. (--clean-fill: in this process, then a clean
+//      unmount, and no after-crash mount.)
+//   3. The mount after that crash, in a fresh process (`probe-mount`, so that its memory
+//      is the store's and nothing else's): the time of Store::Open (RocksDB's WAL replay
+//      and the zones' reconciliation included), then the same figures as below.
+//   4. Mount, --mounts times, each in a fresh process after a clean unmount: the time of
+//      Store::Open, VmRSS before and after it, VmRSS after --stats lookups of random
+//      objects' metadata (onode reads: the block cache fills), VmHWM, the time of the
+//      clean unmount. With --cold (root only) the first of them starts after the page
+//      cache is dropped (sync; drop_caches = 3), so RocksDB reads its files from the
+//      disk: what a mount after a reboot costs.
 //   5. The store and drives are deleted (unless --keep) before the next size.
 // Then least-squares lines through the sizes: mount seconds and RSS against TB of live
 // data. Their slope is the growth per TB; their value at 1 TB is extrapolated when the
@@ -165,20 +168,34 @@ Status WriteScaleObjects(Store* store, uint64_t first, uint64_t count, uint64_t 
   return window.Drain();
 }
 
+// Open and sealed zones (Store::Stats "zones" by state): the zones that hold data.
+uint64_t ZonesUsed(Store* store) {
+  uint64_t used = 0;
+  const Json stats = store->Stats();
+  for (const auto& [state, n] : stats.at("zones").items()) {
+    if (state.rfind("open", 0) == 0 || state.rfind("sealed", 0) == 0) used += n.get<uint64_t>();
+  }
+  return used;
+}
+
 int CmdProbeMount(const Args& args) {
   const std::string dir = args.positional()[0];
   auto stats = args.number("stats", 0);
   auto objects = args.number("objects", 0);
   auto colls = args.number("colls", 64);
   auto kill_after = args.number("write-then-kill", 0);
+  auto first = args.number("first", objects.ok() ? *objects : 0);
+  auto depth = args.number("depth", 32);
   auto object_size = args.size("object-size", 4 * kMiB);
   for (const Status* s : {&stats.status(), &objects.status(), &colls.status(),
-                          &kill_after.status(), &object_size.status()}) {
+                          &kill_after.status(), &first.status(), &depth.status(),
+                          &object_size.status()}) {
     if (!s->ok()) return UsageFail("probe-mount", *s);
   }
-  if (*object_size == 0 || *object_size % 4096 != 0) {
+  if (*object_size == 0 || *object_size % 4096 != 0 || *depth == 0) {
     return UsageFail("probe-mount", Status::InvalidArgument(
-                                        "--object-size must be a non-zero multiple of 4096"));
+                                        "--object-size must be a non-zero multiple of 4096, "
+                                        "--depth > 0"));
   }
   if ((*stats > 0 || *kill_after > 0) && (*objects == 0 || *colls == 0)) {
     return UsageFail("probe-mount", Status::InvalidArgument(
@@ -192,10 +209,24 @@ int CmdProbeMount(const Args& args) {
   const double open_s = Seconds(Clock::now() - t0);
   const Memory opened = ReadMemory();
   if (*kill_after > 0) {
-    // The crash a mount after a crash recovers from: more objects, every one acknowledged
-    // (durable), then kill -9 — no unmount, RocksDB's memtable not flushed.
-    Status w = WriteScaleObjects(store->get(), *objects, *kill_after, *object_size, *colls, 32);
+    // The crash a mount after a crash recovers from: objects [first, first + N), every one
+    // acknowledged (durable), then kill -9 — no unmount, RocksDB's memtables unflushed.
+    t0 = Clock::now();
+    Status w = WriteScaleObjects(store->get(), *first, *kill_after, *object_size, *colls, *depth,
+                                 [&](uint64_t done, double seconds) {
+                                   std::fprintf(stderr,
+                                                "probe-mount: %llu of %llu objects written "
+                                                "(%.0f s)\n",
+                                                static_cast<unsigned long long>(done),
+                                                static_cast<unsigned long long>(*kill_after),
+                                                seconds);
+                                 });
     if (!w.ok()) return Fail("probe-mount", w);
+    const Json written = {{"written", *kill_after},
+                          {"write_s", JsonNum(Seconds(Clock::now() - t0))},
+                          {"user_bytes", (*store)->Counters().user_bytes_written},
+                          {"zones_used", ZonesUsed(store->get())}};
+    std::printf("%s\n", written.dump().c_str());
     std::fflush(nullptr);
     ::kill(::getpid(), SIGKILL);
   }
@@ -303,7 +334,7 @@ struct ScaleConfig {
   uint64_t colls = 64;
   uint64_t mounts = 3;
   uint64_t stats = 2000;
-  uint64_t crash_objects = 256;  // written before the kill -9 of the after-crash mount
+  bool clean_fill = false;  // false: the fill ends in kill -9, the first mount after it
   bool drop = true;
   bool cold = false;
   bool keep = false;
@@ -328,7 +359,7 @@ struct SizePoint {
   double warm_open_s = 0;         // median over the warm probes
   double rss_open_mib = 0, rss_stats_mib = 0;  // median over all probes
   double cold_open_s = -1;
-  double crash_open_s = -1;  // the mount after a kill -9 (crash_objects > 0)
+  double crash_open_s = -1;  // the mount after the fill's kill -9 (unless clean_fill)
 };
 
 Result<Probe> ParseProbe(const std::string& text) {
@@ -380,26 +411,53 @@ Result<SizePoint> RunSize(const ScaleConfig& c, uint64_t live, size_t index) {
     Transaction mk;
     for (uint64_t k = 0; k < c.colls; ++k) mk.MkColl(CollName(k), 6);
     SMR_RETURN_IF_ERROR(store->Apply(std::move(mk)));
-    const auto t0 = Clock::now();
-    SMR_RETURN_IF_ERROR(WriteScaleObjects(
-        store.get(), 0, pt.objects, c.object_size, c.colls, c.depth,
-        [&](uint64_t done, double seconds) {
-          std::fprintf(stderr, "scale-bench: %.1f GiB: %llu of %llu objects written (%.0f s)\n",
-                       static_cast<double>(live) / (1u << 30),
-                       static_cast<unsigned long long>(done),
-                       static_cast<unsigned long long>(pt.objects), seconds);
-        }));
-    pt.fill_s = Seconds(Clock::now() - t0);
-    const StoreCounters counters = store->Counters();
-    pt.live_bytes = counters.user_bytes_written;
-    // Zones by state (Store::Stats): every open or sealed zone holds data.
-    const Json stats = store->Stats();
-    for (const auto& [state, n] : stats.at("zones").items()) {
-      if (state.rfind("open", 0) == 0 || state.rfind("sealed", 0) == 0) {
-        pt.zones_used += n.get<uint64_t>();
-      }
+    if (c.clean_fill) {
+      const auto t0 = Clock::now();
+      SMR_RETURN_IF_ERROR(WriteScaleObjects(
+          store.get(), 0, pt.objects, c.object_size, c.colls, c.depth,
+          [&](uint64_t done, double seconds) {
+            std::fprintf(stderr,
+                         "scale-bench: %.1f GiB: %llu of %llu objects written (%.0f s)\n",
+                         static_cast<double>(live) / (1u << 30),
+                         static_cast<unsigned long long>(done),
+                         static_cast<unsigned long long>(pt.objects), seconds);
+          }));
+      pt.fill_s = Seconds(Clock::now() - t0);
+      pt.live_bytes = store->Counters().user_bytes_written;
+      pt.zones_used = ZonesUsed(store.get());
     }
     SMR_RETURN_IF_ERROR(store->Close());
+  }
+  const std::vector<std::string> probe = {c.self,
+                                          "probe-mount",
+                                          store_dir,
+                                          "--stats",
+                                          std::to_string(c.stats),
+                                          "--objects",
+                                          std::to_string(pt.objects),
+                                          "--colls",
+                                          std::to_string(c.colls),
+                                          "--json"};
+  if (!c.clean_fill) {
+    // The fill runs in a process that ends in kill -9 once every PUT is acknowledged (an
+    // OSD crashing after it wrote all this); the first mount is the one after that crash.
+    std::vector<std::string> fill = {c.self, "probe-mount", store_dir, "--objects",
+                                     std::to_string(pt.objects), "--first", "0",
+                                     "--write-then-kill", std::to_string(pt.objects),
+                                     "--colls", std::to_string(c.colls), "--object-size",
+                                     std::to_string(c.object_size), "--depth",
+                                     std::to_string(c.depth)};
+    SMR_ASSIGN_OR_RETURN(std::string out, RunChild(fill, SIGKILL));
+    auto j = ParseJson(out);
+    if (!j.ok() || !j->is_object() || !j->contains("write_s")) {
+      return Status::Corruption("the fill process printed an unexpected document: " + out);
+    }
+    pt.fill_s = j->at("write_s").get<double>();
+    pt.live_bytes = j->at("user_bytes").get<uint64_t>();
+    pt.zones_used = j->at("zones_used").get<uint64_t>();
+    SMR_ASSIGN_OR_RETURN(std::string crash_out, RunChild(probe));
+    SMR_ASSIGN_OR_RETURN(Probe p, ParseProbe(crash_out));
+    pt.crash_open_s = p.open_s;
   }
   uint64_t apparent = 0;
   DiskUse(store_dir, &pt.meta_bytes, &apparent);
@@ -412,11 +470,7 @@ Result<SizePoint> RunSize(const ScaleConfig& c, uint64_t live, size_t index) {
   for (uint64_t m = 0; m < c.mounts; ++m) {
     const bool cold = c.cold && m == 0;
     if (cold) SMR_RETURN_IF_ERROR(DropPageCache());
-    SMR_ASSIGN_OR_RETURN(
-        std::string out,
-        RunChild({c.self, "probe-mount", store_dir, "--stats", std::to_string(c.stats),
-                  "--objects", std::to_string(pt.objects), "--colls", std::to_string(c.colls),
-                  "--json"}));
+    SMR_ASSIGN_OR_RETURN(std::string out, RunChild(probe));
     SMR_ASSIGN_OR_RETURN(Probe p, ParseProbe(out));
     pt.probes.push_back(p);
     if (cold) {
@@ -426,23 +480,6 @@ Result<SizePoint> RunSize(const ScaleConfig& c, uint64_t live, size_t index) {
     }
     rss_open.push_back(p.rss_open_mib);
     rss_stats.push_back(p.rss_stats_mib);
-  }
-  if (c.crash_objects > 0) {
-    // kill -9 after crash_objects more acknowledged PUTs; then one more measured mount.
-    SMR_RETURN_IF_ERROR(
-        RunChild({c.self, "probe-mount", store_dir, "--objects", std::to_string(pt.objects),
-                  "--colls", std::to_string(c.colls), "--object-size",
-                  std::to_string(c.object_size), "--write-then-kill",
-                  std::to_string(c.crash_objects)},
-                 SIGKILL)
-            .status());
-    SMR_ASSIGN_OR_RETURN(
-        std::string out,
-        RunChild({c.self, "probe-mount", store_dir, "--stats", std::to_string(c.stats),
-                  "--objects", std::to_string(pt.objects), "--colls", std::to_string(c.colls),
-                  "--json"}));
-    SMR_ASSIGN_OR_RETURN(Probe p, ParseProbe(out));
-    pt.crash_open_s = p.open_s;
   }
   pt.warm_open_s = warm.empty() ? pt.cold_open_s : Quantile(warm, 0.5);
   pt.rss_open_mib = Quantile(rss_open, 0.5);
@@ -503,10 +540,9 @@ int CmdScaleBench(const Args& args) {
   auto colls = args.number("colls", c.colls);
   auto mounts = args.number("mounts", c.mounts);
   auto stats = args.number("stats", c.stats);
-  auto crash_objects = args.number("crash-objects", c.crash_objects);
   for (const Status* s : {&sizes.status(), &object_size.status(), &drives.status(),
                           &zone_mib.status(), &depth.status(), &colls.status(),
-                          &mounts.status(), &stats.status(), &crash_objects.status()}) {
+                          &mounts.status(), &stats.status()}) {
     if (!s->ok()) return UsageFail("scale-bench", *s);
   }
   if (*object_size == 0 || *object_size % 4096 != 0 || *drives == 0 || *drives > 64 ||
@@ -523,7 +559,7 @@ int CmdScaleBench(const Args& args) {
   c.colls = *colls;
   c.mounts = *mounts;
   c.stats = *stats;
-  c.crash_objects = *crash_objects;
+  c.clean_fill = args.has("clean-fill");
   c.drop = !args.has("keep-payloads");
   c.cold = args.has("cold");
   c.keep = args.has("keep");
@@ -612,7 +648,7 @@ int CmdScaleBench(const Args& args) {
                   {"colls", c.colls},
                   {"mounts", c.mounts},
                   {"stats", c.stats},
-                  {"crash_objects", c.crash_objects},
+                  {"fill_ends_in_crash", !c.clean_fill},
                   {"payloads_dropped", c.drop},
                   {"cold", c.cold}}},
                 {"points", jpoints},
@@ -710,9 +746,10 @@ void AddScaleBenchCommands(Cli* cli) {
              {"colls", "N", "collections the objects are spread over (default 64)"},
              {"mounts", "N", "mounts measured per size (default 3)"},
              {"stats", "N", "metadata lookups of random objects after each mount (default 2000)"},
-             {"crash-objects", "N",
-              "then N more PUTs, kill -9, and one mount after the crash (default 256; 0 = no "
-              "crash)"},
+             {"clean-fill", "",
+              "fill in this process and unmount cleanly (default: the fill runs in a process "
+              "killed with SIGKILL once all is acknowledged, and the first mount is after "
+              "that crash)"},
              {"cold", "", "drop the page cache before each size's first mount (root)"},
              {"keep-payloads", "", "store payloads (the host's disk must hold the data)"},
              {"keep", "", "keep the stores and drives"},
@@ -730,8 +767,11 @@ void AddScaleBenchCommands(Cli* cli) {
              {"objects", "N", "objects scale-bench wrote to the store"},
              {"colls", "N", "collections scale-bench spread them over (default 64)"},
              {"write-then-kill", "N",
-              "after mounting, PUT N more objects like scale-bench's, wait until all are "
-              "durable, then kill -9 this process (the crash scale-bench mounts after)"},
+              "after mounting, PUT objects --first .. --first+N-1 as scale-bench does, wait "
+              "until all are durable, print {written, write_s, user_bytes, zones_used}, then "
+              "kill -9 this process (scale-bench's fill: the crash it mounts after)"},
+             {"first", "K", "first object of --write-then-kill (default --objects)"},
+             {"depth", "N", "PUTs in flight of --write-then-kill (default 32)"},
              {"object-size", "BYTES", "object size of --write-then-kill (default 4M)"},
              {"json", "", "print one JSON line"}},
             CmdProbeMount});
