@@ -83,6 +83,11 @@ Result<Config> ParseConfig(const Args& args) {
   SMR_RETURN_IF_ERROR(num("zone-mib", 64, 1, 4096, &c.zone_mib));
   SMR_RETURN_IF_ERROR(num("clients", 4, 1, 256, &c.clients));
   SMR_RETURN_IF_ERROR(num("seed", 1, 0, UINT64_MAX, &c.seed));
+  if (args.has("rate")) {
+    if (!ParseDouble(args.get("rate"), &c.rate) || !(c.rate > 0) || c.rate > 1e6) {
+      return bad("--rate: '" + args.get("rate") + "' is not an arrival rate in ops/s (> 0)");
+    }
+  }
   if (args.has("mbps")) {
     if (!ParseDouble(args.get("mbps"), &c.mbps) || c.mbps <= 0 || c.mbps > 1e6) {
       return bad("--mbps: '" + args.get("mbps") + "' is not a bandwidth in MB/s (> 0)");

@@ -46,6 +46,11 @@ struct Config {
   DelPattern del = DelPattern::kUniform;
   std::string del_text = "uniform";
   uint64_t clients = 4;
+  // Steady-state arrivals: 0 = closed loop (each client issues its next op when the last
+  // one ends); > 0 = open loop at this many ops/s in all (each client a Poisson stream of
+  // rate/clients; an op's latency counts from its scheduled arrival, so time spent waiting
+  // behind the client's previous op is in it: no coordinated omission).
+  double rate = 0;
   double duration = 60;  // seconds; used when ops == 0
   uint64_t ops = 0;
   VictimPolicy policy = VictimPolicy::kLifetime;

@@ -44,6 +44,7 @@ Json ReportJson(const Config& c, const RunReport& r) {
                    {"delete", JsonNum(c.mix_delete)}}},
                  {"delete", c.del_text},
                  {"clients", c.clients},
+                 {"rate", c.rate > 0 ? JsonNum(c.rate) : Json(nullptr)},
                  {"duration_s", c.ops ? Json(nullptr) : JsonNum(c.duration)},
                  {"ops", c.ops ? Json(c.ops) : Json(nullptr)},
                  {"policy", c.policy_text},

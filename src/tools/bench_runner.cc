@@ -199,11 +199,29 @@ class Client {
     const Config& c = *sh_->cfg;
     const double wsum = c.mix_read + c.mix_write + c.mix_delete;
     std::uniform_real_distribution<double> u(0.0, 1.0);
+    // Open loop (Config::rate): this client's arrivals are a Poisson stream.
+    std::exponential_distribution<double> gap(c.rate > 0 ? c.rate / static_cast<double>(c.clients)
+                                                         : 1.0);
+    auto next = Clock::now();
+    auto advance = [&] {
+      next += std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(gap(rng_)));
+    };
+    if (c.rate > 0) advance();
     while (!sh_->stop.load()) {
       if (c.ops > 0) {
         if (sh_->ops_claimed.fetch_add(1) >= c.ops) break;
       } else if (Clock::now() >= deadline) {
         break;
+      }
+      waited_ns_ = 0;
+      if (c.rate > 0) {
+        std::this_thread::sleep_until(next);
+        // Behind schedule (the previous op ended after this one's arrival): that wait is
+        // part of this op's latency.
+        const auto now = Clock::now();
+        if (now > next) waited_ns_ = Nanos(now - next);
+        advance();
       }
       const double x = u(rng_) * wsum;
       Status s;
@@ -239,7 +257,7 @@ class Client {
       std::lock_guard<std::mutex> lock(sh_->mu);
       sh_->free_names[victim.cls].push_back({victim.slot, victim.rank});
     }
-    lat.del.Add(ns);
+    lat.del.Add(ns + waited_ns_);
     sh_->deletes.fetch_add(1);
     return Status::OK();
   }
@@ -328,6 +346,7 @@ class Client {
         },
         &ns).WithContext("PUT " + Oid(o.slot).name));
     const bool gc = sh_->tgt->GcProgress() != g0;
+    ns += waited_ns_;  // open loop: from the scheduled arrival
     lat.put.Add(ns);
     (gc ? lat.put_gc : lat.put_nogc).Add(ns);
     sh_->user_bytes.fetch_add(o.size);
@@ -354,7 +373,7 @@ class Client {
     const uint64_t g0 = sh_->tgt->GcProgress();
     const auto t0 = Clock::now();
     auto got = sh_->tgt->Read(slot);
-    const uint64_t ns = Nanos(Clock::now() - t0);
+    const uint64_t ns = Nanos(Clock::now() - t0) + waited_ns_;
     const bool gc = sh_->tgt->GcProgress() != g0;
     {
       std::lock_guard<std::mutex> lock(sh_->mu);
@@ -380,6 +399,7 @@ class Client {
   std::mt19937_64 rng_;
   std::string data_;
   int cls_ = 0;
+  uint64_t waited_ns_ = 0;  // open loop: how late the current op started
 };
 
 }  // namespace

@@ -371,6 +371,9 @@ void AddWorkloadBenchCommand(Cli* cli) {
          "overwrites the victim's name) | zipf-random (a random rank per object, fresh "
          "names) | fifo (default uniform)"},
         {"clients", "N", "concurrent client threads, one op each in flight (default 4)"},
+        {"rate", "OPS",
+         "open loop: steady-state ops/s in all, Poisson arrivals per client, latency from "
+         "the scheduled arrival (default: closed loop)"},
         {"duration", "S", "steady-state seconds (default 60)"},
         {"ops", "N", "steady-state operations instead of --duration"},
         {"policy", "P", "GC victim policy: greedy | cost-benefit | lifetime (default lifetime)"},
