@@ -6,7 +6,6 @@
 #include "replay_command.h"
 
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "gzip_file.h"
 #include "objectstore/SMRStore.h"
 #include "objectstore/standalone_context.h"
 
@@ -37,19 +37,6 @@ uint64_t U64(const Json& j) {
   Result<uint64_t> v = JsonU64(j, "trace value");
   if (!v.ok()) throw std::runtime_error(v.status().ToString());
   return *v;
-}
-
-Result<std::string> ReadMaybeGz(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files too
-  if (f == nullptr) return Status::NotFound("cannot open " + path);
-  std::string out;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
-  const bool bad = n < 0;
-  gzclose(f);
-  if (bad) return Status::Corruption(path + ": not a readable gzip file");
-  return out;
 }
 
 // The deterministic byte at `off` of any written range (payloads are not in the trace).
@@ -402,10 +389,10 @@ class Replayer {
 
 int RunReplay(const Args& args) {
   const std::string capture = args.positional().at(0);
-  auto trace_text = ReadMaybeGz(capture + "/trace.json.gz");
-  if (!trace_text.ok()) trace_text = ReadMaybeGz(capture + "/trace.json");
+  auto trace_text = ReadGzipOrPlain(capture + "/trace.json.gz");
+  if (!trace_text.ok()) trace_text = ReadGzipOrPlain(capture + "/trace.json");
   if (!trace_text.ok()) return Fail("replay", trace_text.status());
-  auto expected_text = ReadMaybeGz(capture + "/expected.json");
+  auto expected_text = ReadGzipOrPlain(capture + "/expected.json");
   if (!expected_text.ok()) return Fail("replay", expected_text.status());
   auto trace_json = ParseJson(*trace_text);
   if (!trace_json.ok()) return Fail("replay", trace_json.status().WithContext(capture + "/trace.json"));

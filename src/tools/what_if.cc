@@ -1,13 +1,12 @@
 // what-if: capture -> store model -> scaled GC-simulator trace (what_if.h has the contract).
 #include "what_if.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
+#include "gzip_file.h"
 #include "store/store.h"
 
 namespace smr::tool::whatif {
@@ -111,20 +110,6 @@ CapOp ParseOp(const Json& j) {
     throw std::runtime_error("op '" + name + "' has no oid");
   }
   return op;
-}
-
-Result<std::string> ReadGzipOrPlain(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");  // reads uncompressed files as well
-  if (f == nullptr) return Status::NotFound("cannot open " + path);
-  std::string text;
-  std::vector<char> chunk(1 << 16);
-  int got = 0;
-  while ((got = gzread(f, chunk.data(), static_cast<unsigned>(chunk.size()))) > 0) {
-    text.append(chunk.data(), static_cast<size_t>(got));
-  }
-  gzclose(f);
-  if (got < 0) return Status::Corruption(path + ": not a readable gzip file");
-  return text;
 }
 
 std::string PassName(const std::string& oid, int64_t pass) {
