@@ -102,6 +102,7 @@ int RunGcsim(const Args& args) {
       {VictimPolicy::kCostBenefit, Placement::kSeparated},
       {VictimPolicy::kLifetime, Placement::kSingleStream},
       {VictimPolicy::kLifetime, Placement::kSeparated},
+      {VictimPolicy::kLifetime, Placement::kRateOracle},
       {VictimPolicy::kGreedy, Placement::kOracle},
   };
   const bool json = args.has("json");
@@ -135,7 +136,9 @@ int RunGcsim(const Args& args) {
         row["wa"] = r->wa;
         row["steady_wa"] = SteadyWa(*r);
         row["zones_reset"] = r->zones_reset;
-        if (c.placement == Placement::kOracle) row["oracle_classes"] = r->oracle_classes;
+        if (c.placement == Placement::kOracle || c.placement == Placement::kRateOracle) {
+          row["oracle_classes"] = r->oracle_classes;
+        }
       } else {
         row["error"] = r.status().ToString();
       }
@@ -162,7 +165,8 @@ void AddGcsimCommand(Cli* cli) {
             "Generates a synthetic trace (fill to --util, then --fills times the live data in\n"
             "delete+write steps; zipf = fixed popularity per name, the new object takes the\n"
             "deleted one's name) and replays it through gc/gc_sim with greedy, cost-benefit and\n"
-            "lifetime victims, single-stream and separated placement, and the oracle placement\n"
+            "lifetime victims, single-stream and separated placement, the rate oracle (each\n"
+            "name's write count known: the best placement by name) and the oracle placement\n"
             "(perfect death times). wa = whole trace; steady_wa = mean interval WA over its\n"
             "second half. No I/O: a model of the store, see gc/gc_sim.h.",
             0,

@@ -47,6 +47,7 @@ class Simulator {
     open_.assign(kMaxStreams, kNoZone);
     streams_.resize(kMaxStreams);
     if (cfg_.placement == Placement::kOracle) PrepareOracle();
+    if (cfg_.placement == Placement::kRateOracle) PrepareRateOracle();
     const size_t n = trace_.size();
     uint64_t last_device = 0, last_user = 0;
     size_t next_decile = 1;
@@ -111,12 +112,12 @@ class Simulator {
     if (cfg_.reserve_zones >= cfg_.zones) {
       return Status::InvalidArgument("gc_sim: reserve_zones must be < zones");
     }
-    if (cfg_.placement == Placement::kOracle &&
+    if ((cfg_.placement == Placement::kOracle || cfg_.placement == Placement::kRateOracle) &&
         (cfg_.oracle_classes == 0 || cfg_.oracle_classes > 64)) {
       return Status::InvalidArgument("gc_sim: oracle_classes must be 1..64");
     }
     if (cfg_.placement != Placement::kSingleStream && cfg_.placement != Placement::kSeparated &&
-        cfg_.placement != Placement::kOracle) {
+        cfg_.placement != Placement::kOracle && cfg_.placement != Placement::kRateOracle) {
       return Status::InvalidArgument("gc_sim: unknown placement");
     }
     return Status::OK();
@@ -150,6 +151,28 @@ class Simulator {
     }
   }
 
+  // Each name's number of writes in the whole trace, and the class bounds over all user
+  // writes (kRateOracle).
+  void PrepareRateOracle() {
+    for (const TraceOp& op : trace_) {
+      if (op.kind == TraceOp::kWrite && op.name != TraceOp::kNoName) ++name_writes_[op.name];
+    }
+    std::vector<uint64_t> counts;
+    for (const TraceOp& op : trace_) {
+      if (op.kind == TraceOp::kWrite) counts.push_back(NameWrites(op.name));
+    }
+    std::sort(counts.begin(), counts.end());
+    const uint32_t k = cfg_.oracle_classes;
+    for (uint32_t j = 1; j < k && !counts.empty(); ++j) {
+      rate_bounds_.push_back(counts[counts.size() * j / k]);
+    }
+  }
+  uint64_t NameWrites(uint64_t name) const {
+    if (name == TraceOp::kNoName) return 1;
+    auto it = name_writes_.find(name);
+    return it == name_writes_.end() ? 1 : it->second;
+  }
+
   uint8_t OracleStream(uint64_t death) const {
     const uint64_t remaining = death == kNever ? kNever : death - now_;
     const size_t c = std::upper_bound(bounds_.begin(), bounds_.end(), remaining) - bounds_.begin();
@@ -168,6 +191,13 @@ class Simulator {
       }
       case Placement::kOracle:
         return OracleStream(o.death);
+      case Placement::kRateOracle: {
+        if (o.bytes < cfg_.small_bytes) return kSimStreamSmall;
+        const uint64_t n = NameWrites(o.name);
+        const size_t c =
+            std::upper_bound(rate_bounds_.begin(), rate_bounds_.end(), n) - rate_bounds_.begin();
+        return static_cast<uint8_t>(kSimStreamOracleBase + c);
+      }
     }
     return kSimStreamUser;
   }
@@ -176,7 +206,8 @@ class Simulator {
     switch (cfg_.placement) {
       case Placement::kSingleStream:
         return kSimStreamUser;
-      case Placement::kSeparated: {
+      case Placement::kSeparated:
+      case Placement::kRateOracle: {
         if (deleted_ == 0) return kSimStreamGc;
         const double mean_life = lifetime_sum_ / static_cast<double>(deleted_);
         return static_cast<double>(now_ - o.created) < mean_life ? kSimStreamGc
@@ -370,6 +401,8 @@ class Simulator {
   std::unordered_map<uint64_t, Object> objects_;
   std::unordered_map<uint64_t, uint64_t> death_;  // kOracle: object -> op index of delete
   std::vector<uint64_t> bounds_;                   // kOracle: class bounds (remaining life)
+  std::unordered_map<uint64_t, uint64_t> name_writes_;  // kRateOracle: name -> writes
+  std::vector<uint64_t> rate_bounds_;                   // kRateOracle: class bounds
   double lifetime_sum_ = 0;
   double ewma_life_ = 0;  // EWMA of lifetimes at death, as the store keeps it
   uint64_t deleted_ = 0;
@@ -389,6 +422,8 @@ const char* PlacementName(Placement p) {
       return "separated";
     case Placement::kOracle:
       return "oracle";
+    case Placement::kRateOracle:
+      return "rate-oracle";
   }
   return "unknown";
 }
@@ -420,7 +455,9 @@ const char* DeletePatternName(DeletePattern d) {
 }
 
 Result<SimResult> Simulate(const std::vector<TraceOp>& trace, const SimConfig& cfg) {
-  if (cfg.placement != Placement::kOracle) return Simulator(trace, cfg).Run();
+  if (cfg.placement != Placement::kOracle && cfg.placement != Placement::kRateOracle) {
+    return Simulator(trace, cfg).Run();
+  }
   // The oracle: the lowest WA over oracle_classes, /2, /4 ... 1 classes among the runs that
   // fit (more classes separate better but hold more zones open; with few zones the
   // relocations of many classes can run out of free zones).

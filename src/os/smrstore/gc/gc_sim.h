@@ -44,6 +44,16 @@
 //                    Simulate runs it with oracle_classes, half as many, ... down to 1
 //                    and returns the lowest WA among the runs that fit (few zones cannot
 //                    hold many classes open); SimResult::oracle_classes says which.
+//     kRateOracle    what the best placement by name could reach: it knows, from the whole
+//                    trace, how many times each name is written (its write rate — the
+//                    thing a name's lifetime history estimates online), not when its
+//                    incarnations die. User writes below small_bytes go to "small" as in
+//                    kSeparated; the others to the class of their name's write count
+//                    (oracle_classes classes bounded by the quantiles of that count over
+//                    all user writes; a write without a name counts 1), streams 8..;
+//                    GC relocations as kSeparated's. Run like kOracle (classes, half,
+//                    ... 1; the lowest WA). Between separated and the oracle it shows
+//                    how much of the gap name-based prediction could close at all.
 //
 //   Policy parameters. For kLifetime, when params.death_rate_per_age is empty the
 //   simulator estimates each stream's rate online as the store would: bytes that died in
@@ -85,8 +95,14 @@ struct TraceOp {
   uint64_t name = kNoName;
 };
 
-enum class Placement : uint8_t { kSingleStream = 1, kSeparated = 2, kOracle = 3 };
-const char* PlacementName(Placement p);  // "single-stream", "separated", "oracle"
+enum class Placement : uint8_t {
+  kSingleStream = 1,
+  kSeparated = 2,
+  kOracle = 3,
+  kRateOracle = 4
+};
+// "single-stream", "separated", "oracle", "rate-oracle"
+const char* PlacementName(Placement p);
 
 // Stream ids the simulator uses in ZoneCandidate::stream (and PolicyParams indices).
 inline constexpr uint8_t kSimStreamUser = 1;
@@ -106,7 +122,8 @@ struct SimConfig {
   uint32_t record_header_bytes = 4096;  // per record, as the store's data records
   uint64_t block = 4096;                // payloads are padded to this
   uint64_t small_bytes = 64 << 10;      // kSeparated: user writes below go to "small"
-  uint32_t oracle_classes = 8;          // kOracle: death-time classes (1..64)
+  uint32_t oracle_classes = 8;  // kOracle / kRateOracle: death-time / write-count classes
+                                // (1..64)
 };
 
 struct SimResult {
@@ -121,7 +138,7 @@ struct SimResult {
   // Interval WA (device / user payload bytes written in the interval) for each 10 % of the
   // trace's ops, in order; 0 for an interval without user writes.
   std::vector<double> wa_over_time;
-  uint32_t oracle_classes = 0;  // kOracle: the class count of the reported (best) run
+  uint32_t oracle_classes = 0;  // kOracle, kRateOracle: the class count of the best run
 };
 
 // Replays `trace` under `cfg`. kInvalidArgument for a malformed config or trace,
