@@ -761,6 +761,10 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
     } else {
       pr.oracle_error = r.status().ToString();
     }
+    SimConfig rc = cfg;
+    rc.placement = Placement::kRateOracle;
+    auto rate = Simulate(trace, rc);
+    if (rate.ok()) pr.rate_oracle_wa = rate->wa;
   }
   return pr;
 }

@@ -136,7 +136,9 @@ int RunWhatIf(const Args& args) {
       {"context",
        {{"store_policy_whole_wa", p.whole_wa},
         {"oracle_whole_wa", o.oracle && p.oracle_error.empty() ? Json(p.oracle_wa) : Json()},
-        {"oracle_classes", p.oracle_classes}}},
+        {"oracle_classes", p.oracle_classes},
+        {"rate_oracle_whole_wa",
+         o.oracle && p.rate_oracle_wa >= 0 ? Json(p.rate_oracle_wa) : Json()}}},
       {"measured", nullptr},
       {"error_pct", nullptr}};
   if (!p.oracle_error.empty()) out["context"]["oracle_error"] = p.oracle_error;
@@ -219,9 +221,12 @@ int RunWhatIf(const Args& args) {
     std::printf("\n");
   }
   if (p.oracle_error.empty() && o.oracle) {
+    char rate[32] = "did not fit";
+    if (p.rate_oracle_wa >= 0) std::snprintf(rate, sizeof(rate), "%.3f", p.rate_oracle_wa);
     std::printf("context: over the whole scaled trace (fill included) the simulated store policy "
-                "writes WA %.3f of data records, the oracle floor %.3f (%u classes)\n",
-                p.whole_wa, p.oracle_wa, p.oracle_classes);
+                "writes WA %.3f of data records, the oracle floor %.3f (%u classes), the rate "
+                "oracle (placement by each name's known write count) %s\n",
+                p.whole_wa, p.oracle_wa, p.oracle_classes, rate);
   } else if (o.oracle) {
     std::printf("context: the oracle did not fit: %s\n", p.oracle_error.c_str());
   }
