@@ -1,17 +1,20 @@
 // Small helpers the benchmark commands share: the clock they time with, durations as
 // seconds or nanoseconds, numbers as their text and their JSON give them, the JSON
-// documents' printed form, and object names.
-// Thread safety: pure functions.
+// documents' printed form, object names, and a window of transactions in flight.
+// Thread safety: pure functions; InFlightWindow is internally synchronized.
 #pragma once
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "common/json.h"
+#include "common/status.h"
 #include "format/object_id.h"
 
 namespace smr::tool {
@@ -55,5 +58,35 @@ inline ObjectId BenchObject(const std::string& prefix, uint64_t i) {
   o.hash = static_cast<uint32_t>(i * 2654435761u);
   return o;
 }
+
+// Keeps up to `depth` transactions in flight: Acquire before a Submit, Release from its
+// callback; Drain waits for all and returns the first error a callback reported.
+class InFlightWindow {
+ public:
+  explicit InFlightWindow(size_t depth) : depth_(depth) {}
+  void Acquire() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return inflight_ < depth_; });
+    ++inflight_;
+  }
+  void Release(const Status& s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --inflight_;
+    if (!s.ok() && first_error_.ok()) first_error_ = s;
+    cv_.notify_all();
+  }
+  Status Drain() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return inflight_ == 0; });
+    return first_error_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  const size_t depth_;
+  size_t inflight_ = 0;
+  Status first_error_;
+};
 
 }  // namespace smr::tool

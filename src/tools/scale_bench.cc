@@ -41,13 +41,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -111,35 +109,6 @@ void DiskUse(const std::string& path, uint64_t* allocated, uint64_t* apparent) {
   }
 }
 
-// Keeps up to `depth` transactions in flight; the first error wins.
-class InFlight {
- public:
-  explicit InFlight(size_t depth) : depth_(depth) {}
-  void Acquire() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return inflight_ < depth_; });
-    ++inflight_;
-  }
-  void Release(const Status& s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    --inflight_;
-    if (!s.ok() && first_.ok()) first_ = s;
-    cv_.notify_all();
-  }
-  Status Drain() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return inflight_ == 0; });
-    return first_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  const size_t depth_;
-  size_t inflight_ = 0;
-  Status first_;
-};
-
 // Writes objects [first, first + count) as the fill does: each one transaction of the
 // data and the two xattrs an OSD sets, `depth` in flight; returns once all are durable.
 // `progress`, when given, is called about every 30 s with the objects submitted so far.
@@ -149,7 +118,7 @@ Status WriteScaleObjects(Store* store, uint64_t first, uint64_t count, uint64_t 
   std::string data(object_size, '\0');
   FillPattern(7, 0, data.data(), data.size());
   const std::string head(kAttrHeadBytes, 'o'), snapset(kAttrSnapsetBytes, 's');
-  InFlight window(depth);
+  InFlightWindow window(depth);
   const auto t0 = Clock::now();
   auto last_note = t0;
   for (uint64_t i = first; i < first + count; ++i) {

@@ -16,12 +16,10 @@
 
 #include <atomic>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <mutex>
 
 #include "bench_common.h"
 #include "common/pattern.h"
@@ -35,35 +33,6 @@ namespace smr::tool {
 namespace {
 
 ObjectId Oid(uint64_t i) { return BenchObject("bench.", i); }
-
-// Keeps up to `depth` transactions in flight.
-class Window {
- public:
-  explicit Window(size_t depth) : depth_(depth) {}
-  void Acquire() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return inflight_ < depth_; });
-    ++inflight_;
-  }
-  void Release(const Status& s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    --inflight_;
-    if (!s.ok() && first_error_.ok()) first_error_ = s;
-    cv_.notify_all();
-  }
-  Status Drain() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return inflight_ == 0; });
-    return first_error_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  size_t depth_;
-  size_t inflight_ = 0;
-  Status first_error_;
-};
 
 struct Legs {
   double raw_write = 0, raw_read = 0, put = 0, get = 0;  // MB/s
@@ -122,7 +91,7 @@ Result<std::unique_ptr<Store>> FreshStore(const std::string& spec, const std::st
 // PUTs objects 0..count-1 of `data`, one transaction each, `depth` in flight; returns once
 // all are durable.
 Status PutObjects(Store* store, uint64_t count, const std::string& data, size_t depth) {
-  Window window(depth);
+  InFlightWindow window(depth);
   for (uint64_t i = 0; i < count; ++i) {
     Transaction t;
     t.Write("bench", Oid(i), 0, data);
