@@ -58,10 +58,31 @@ class StoreTest : public ::testing::Test {
     store_.reset();
     Mount();
   }
+  // Unmounts store_ and mounts the store again over fault-injecting wrappers of its drives
+  // (faulty_, in drive order); nullptr (and a test failure) if that fails.
+  std::unique_ptr<Store> ReopenOverFaultyDrives() {
+    EXPECT_OK(store_->Close());
+    store_.reset();
+    faulty_.clear();
+    for (const std::string& spec : specs_) {
+      auto dev = OpenDevice(spec);
+      EXPECT_TRUE(dev.ok()) << dev.status().ToString();
+      if (!dev.ok()) return nullptr;
+      faulty_.push_back(std::make_unique<FaultInjectionDevice>(std::move(*dev)));
+    }
+    size_t next = 0;
+    auto opened = Store::Open(dir_.path() + "/store", [&](const std::string&) {
+      return Result<std::unique_ptr<ZonedDevice>>(
+          std::make_unique<testing::BorrowedDevice>(faulty_[next++].get()));
+    });
+    EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+    return opened.ok() ? std::move(*opened) : nullptr;
+  }
 
   ScratchDir dir_;
   std::vector<std::string> specs_;
   StoreOptions options_;
+  std::vector<std::unique_ptr<FaultInjectionDevice>> faulty_;  // ReopenOverFaultyDrives
   std::unique_ptr<Store> store_;
 };
 
@@ -312,32 +333,21 @@ TEST_F(StoreTest, FsckIsCleanAndDeepFsckCatchesBitRot) {
   EXPECT_GE(r->records_verified, 19u);
 
   // Remount over fault-injecting drives that flip bits in every read.
-  ASSERT_OK(store_->Close());
-  store_.reset();
-  std::vector<std::unique_ptr<FaultInjectionDevice>> faulty;
-  for (const std::string& spec : specs_) {
-    auto dev = OpenDevice(spec);
-    ASSERT_TRUE(dev.ok());
-    faulty.push_back(std::make_unique<FaultInjectionDevice>(std::move(*dev)));
-  }
-  size_t next = 0;
-  auto opened = Store::Open(dir_.path() + "/store", [&](const std::string&) {
-    return Result<std::unique_ptr<ZonedDevice>>(
-        std::make_unique<testing::BorrowedDevice>(faulty[next++].get()));
-  });
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::unique_ptr<Store> opened = ReopenOverFaultyDrives();
+  ASSERT_NE(opened, nullptr);
+  std::vector<std::unique_ptr<FaultInjectionDevice>>& faulty = faulty_;
   for (auto& f : faulty) f->CorruptReads(0, f->info().capacity_bytes());
-  auto data = (*opened)->Read("c", Obj("o1"), 0, 0);
+  auto data = opened->Read("c", Obj("o1"), 0, 0);
   EXPECT_TRUE(data.status().IsCorruption()) << data.status().ToString();
-  EXPECT_EQ((*opened)->Counters().crc_errors, 1u);
-  auto bad = (*opened)->Fsck(/*deep=*/true, /*repair=*/false);
+  EXPECT_EQ(opened->Counters().crc_errors, 1u);
+  auto bad = opened->Fsck(/*deep=*/true, /*repair=*/false);
   ASSERT_TRUE(bad.ok());
   EXPECT_FALSE(bad->ok());
   for (auto& f : faulty) f->ClearFaults();
-  auto good = (*opened)->Fsck(/*deep=*/true, /*repair=*/false);
+  auto good = opened->Fsck(/*deep=*/true, /*repair=*/false);
   ASSERT_TRUE(good.ok());
   EXPECT_TRUE(good->ok());
-  ASSERT_OK((*opened)->Close());
+  ASSERT_OK(opened->Close());
 }
 
 // A whole read of a multi-record object checks every record's crc (each record is read
@@ -350,21 +360,10 @@ TEST_F(StoreTest, EveryRecordOfAWholeReadIsCrcCheckedWhereverABitFlips) {
   t.MkColl("c", 0);
   t.Write("c", Obj("big"), 0, big);
   ASSERT_OK(store_->Apply(std::move(t)));
-  ASSERT_OK(store_->Close());
-  store_.reset();
-  std::vector<std::unique_ptr<FaultInjectionDevice>> faulty;
-  for (const std::string& spec : specs_) {
-    auto dev = OpenDevice(spec);
-    ASSERT_TRUE(dev.ok());
-    faulty.push_back(std::make_unique<FaultInjectionDevice>(std::move(*dev)));
-  }
-  size_t next = 0;
-  auto opened = Store::Open(dir_.path() + "/store", [&](const std::string&) {
-    return Result<std::unique_ptr<ZonedDevice>>(
-        std::make_unique<testing::BorrowedDevice>(faulty[next++].get()));
-  });
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  Store* store = opened->get();
+  std::unique_ptr<Store> opened = ReopenOverFaultyDrives();
+  ASSERT_NE(opened, nullptr);
+  std::vector<std::unique_ptr<FaultInjectionDevice>>& faulty = faulty_;
+  Store* store = opened.get();
   // One corrupted 4 KiB block at a time, every 128 KiB of both drives.
   uint64_t failed = 0;
   for (auto& f : faulty) {
