@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -588,7 +589,14 @@ int SMRStore::read(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset,
                    ceph::buffer::list& bl, uint32_t op_flags) {
   const auto [c, o] = Readable(ch, oid);
   // Ceph: len 0 reads to the end of the object; reads past the end return what exists.
-  auto r = impl_->engine->Read(c->name, o, offset, len);
+  // The records are read straight into one page-aligned buffer::ptr that the bufferlist
+  // then takes: no zero-fill, no copy.
+  ceph::buffer::ptr bp;
+  auto r = impl_->engine->ReadInto(c->name, o, offset, len, [&bp](uint64_t n) -> char* {
+    if (n == 0 || n > static_cast<uint64_t>(std::numeric_limits<int>::max())) return nullptr;
+    bp = ceph::buffer::ptr(ceph::buffer::create_page_aligned(static_cast<unsigned>(n)));
+    return bp.c_str();
+  });
   if (!r.ok()) {
     if (!r.status().IsNotFound()) {
       CephLogError(cct, "read " + c->name + " " + o.ToString() + " [" + std::to_string(offset) +
@@ -596,8 +604,8 @@ int SMRStore::read(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset,
     }
     return Errno(r.status());
   }
-  bl.append(r->data(), r->size());
-  return static_cast<int>(r->size());
+  if (*r > 0) bl.append(std::move(bp));
+  return static_cast<int>(*r);
 }
 
 int SMRStore::fiemap(CollectionHandle& ch, const ghobject_t& oid, uint64_t offset, size_t len,

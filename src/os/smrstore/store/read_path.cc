@@ -70,12 +70,21 @@ Status Store::Impl::ReadOnode(const Onode& o, uint64_t offset, uint64_t len, std
   out->clear();
   if (offset >= o.size) return Status::OK();
   len = std::min(len, o.size - offset);
+  out->resize(len);
+  return ReadOnodeInto(o, offset, len, out->data(), pending);
+}
+
+Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len, char* dst,
+                                  const GroupWrites* pending) {
+  if (len == 0) return Status::OK();
   if (o.data_inline) {
-    *out = o.inline_data.substr(offset, len);
-    out->resize(len, '\0');
+    const uint64_t have =
+        offset < o.inline_data.size() ? std::min<uint64_t>(len, o.inline_data.size() - offset) : 0;
+    if (have > 0) std::memcpy(dst, o.inline_data.data() + offset, have);
+    std::memset(dst + have, 0, len - have);
     return Status::OK();
   }
-  out->assign(len, '\0');
+  uint64_t filled = offset;  // [offset, filled) is written in dst
   auto it = o.extents.upper_bound(offset);
   if (it != o.extents.begin()) --it;
   for (; it != o.extents.end() && it->first < offset + len; ++it) {
@@ -83,9 +92,12 @@ Status Store::Impl::ReadOnode(const Onode& o, uint64_t offset, uint64_t len, std
     if (e.end() <= offset) continue;
     const uint64_t from = std::max(offset, e.logical_offset);
     const uint64_t to = std::min(offset + len, e.end());
+    if (from > filled) std::memset(dst + (filled - offset), 0, from - filled);  // a hole
     SMR_RETURN_IF_ERROR(
-        ReadExtent(e, from - e.logical_offset, to - from, out->data() + (from - offset), pending));
+        ReadExtent(e, from - e.logical_offset, to - from, dst + (from - offset), pending));
+    filled = std::max(filled, to);
   }
+  if (filled < offset + len) std::memset(dst + (filled - offset), 0, offset + len - filled);
   return Status::OK();
 }
 
@@ -108,16 +120,31 @@ Result<Onode> GetObj(MetaStore* meta, const std::string& coll, const ObjectId& o
 
 Result<std::string> Store::Read(const std::string& coll, const ObjectId& oid, uint64_t offset,
                                 uint64_t len) {
+  std::string out;
+  SMR_RETURN_IF_ERROR(ReadInto(coll, oid, offset, len, [&out](uint64_t n) {
+                        out.resize(n);
+                        return out.data();
+                      }).status());
+  return out;
+}
+
+Result<uint64_t> Store::ReadInto(const std::string& coll, const ObjectId& oid, uint64_t offset,
+                                 uint64_t len, const ReadBuffer& buffer) {
   ReadFence fence(impl_.get());
   SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
   if (len == 0) len = o.size > offset ? o.size - offset : 0;
-  std::string out;
+  const uint64_t n = offset < o.size ? std::min(len, o.size - offset) : 0;
+  char* dst = buffer(n);
+  if (dst == nullptr && n > 0) {
+    return Status::InvalidArgument("no buffer for a read of " + std::to_string(n) +
+                                   " bytes of " + coll + "/" + oid.ToString());
+  }
   // A media error or a crc mismatch names the object (the device error names the zone).
-  Status st = impl_->ReadOnode(o, offset, len, &out, nullptr);
+  Status st = impl_->ReadOnodeInto(o, offset, n, dst, nullptr);
   if (!st.ok()) return st.WithContext(coll + "/" + oid.ToString());
   MutexLock lock(&impl_->counters_mu);
-  impl_->counters.bytes_read += out.size();
-  return out;
+  impl_->counters.bytes_read += n;
+  return n;
 }
 
 Result<ObjectStat> Store::Stat(const std::string& coll, const ObjectId& oid) {

@@ -314,6 +314,15 @@ class Store {
   // len 0 reads to the end of the object. Reading past the end returns what exists.
   Result<std::string> Read(const std::string& coll, const ObjectId& oid, uint64_t offset,
                            uint64_t len);
+  // The same read into memory the caller provides: once the object is found, `buffer(n)`
+  // is called with the number of bytes the read returns (n may be 0) and gives where to put
+  // them (n bytes, any alignment; nullptr when n > 0 fails the read with kInvalidArgument).
+  // Records are read straight into it and checked there (no zero-fill, no copy but for a
+  // record only partly read); holes are zeroed. Returns n. On an error the buffer's
+  // contents are undefined.
+  using ReadBuffer = std::function<char*(uint64_t n)>;
+  Result<uint64_t> ReadInto(const std::string& coll, const ObjectId& oid, uint64_t offset,
+                            uint64_t len, const ReadBuffer& buffer);
   Result<ObjectStat> Stat(const std::string& coll, const ObjectId& oid);
   // true / false for an object (or collection) that is there or not; any other failure of
   // the lookup (a metadata read error, a corrupt record) is the error, never a false.

@@ -335,6 +335,11 @@ struct Store::Impl {
   // Reads [offset, offset+len) of an onode's data (holes as zeros).
   Status ReadOnode(const Onode& onode, uint64_t offset, uint64_t len, std::string* out,
                    const GroupWrites* pending);
+  // The same into `dst`, which holds exactly the bytes that exist in [offset, offset+len)
+  // (the caller clamps len to the object's size): extents are read into it in place, only
+  // the holes between them are zeroed.
+  Status ReadOnodeInto(const Onode& onode, uint64_t offset, uint64_t len, char* dst,
+                       const GroupWrites* pending);
   uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
   void CountCrcError();
 };
