@@ -520,6 +520,7 @@ void Store::Submit(Transaction txn, Callback on_commit) {
     if (on_commit) on_commit(bad);
     return;
   }
+  Impl::Pending pending;
   {
     std::unique_lock<std::mutex> lock(impl_->mu);
     if (impl_->stopping || impl_->closed || impl_->read_only) {
@@ -533,7 +534,18 @@ void Store::Submit(Transaction txn, Callback on_commit) {
     Impl::Pending p;
     p.txn = std::move(txn);
     p.done = std::move(on_commit);
-    impl_->queue.push_back(std::move(p));
+    pending = std::move(p);
+  }
+  // The records' crcs on this thread, outside the lock (the commit thread then only writes).
+  pending.crcs = ComputeWriteCrcs(pending.txn, impl_->options.max_record_payload);
+  {
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    if (impl_->stopping || impl_->closed) {
+      lock.unlock();
+      if (pending.done) pending.done(Status::Busy("store is unmounting"));
+      return;
+    }
+    impl_->queue.push_back(std::move(pending));
   }
   impl_->cv.notify_one();
 }
@@ -669,7 +681,8 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
       batch->SetSavePoint();
       const uint64_t user_before = writes->user_bytes, inline_before = writes->inline_bytes;
       const int64_t inline_delta_before = writes->inline_delta;
-      Status r = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), writes.get());
+      Status r = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), writes.get(),
+                                 &(*group)[i].crcs);
       if (!r.ok()) {
         Status rb = batch->RollbackToSavePoint();
         if (!rb.ok()) r = rb;

@@ -74,6 +74,15 @@ struct PendingRecord {
   bool allocated = false;
 };
 
+// The crc32c of every record a transaction's writes will make, computed by Store::Submit on
+// the caller's thread so the commit thread does not (store/txn_planner.cc): a write's data
+// is cut into records of `chunk` bytes from its first byte on, so per_op[i][k] is the crc
+// of bytes [k * chunk, (k + 1) * chunk) of op i's data (empty for ops that write nothing).
+struct WriteCrcs {
+  uint32_t chunk = 0;
+  std::vector<std::vector<uint32_t>> per_op;
+};
+
 // Everything one commit group will write.
 struct GroupWrites {
   // Per zone, the pieces to write starting at `offset`, contiguous, in allocation order:
@@ -130,6 +139,7 @@ struct Store::Impl {
   // Commit pipeline.
   struct Pending {
     Transaction txn;
+    WriteCrcs crcs;  // of txn's records, computed by Submit on the caller's thread
     Callback done;
     // A GC request instead of a transaction (Store::RunGc): clean up to gc_zones zones and
     // report through gc_done.
@@ -350,10 +360,16 @@ Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const Reco
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where);
 
+// A transaction's WriteCrcs (store/txn_planner.cc: the planner's cut of writes into
+// records of `chunk` bytes).
+WriteCrcs ComputeWriteCrcs(const Transaction& txn, uint32_t chunk);
+
 // Plans one transaction into `batch` and `writes` (store/txn_planner.cc). On error the
 // caller rolls the batch back to its save point; allocated space stays in `writes` as
-// dead bytes.
+// dead bytes. `crcs`, when given, holds the crcs of the records its writes make (they are
+// computed here otherwise); a chunk other than options.max_record_payload is ignored.
 Status PlanTransaction(Store::Impl* store, const Transaction& txn, uint64_t seq,
-                       MetaStore::Batch* batch, GroupWrites* writes);
+                       MetaStore::Batch* batch, GroupWrites* writes,
+                       const WriteCrcs* crcs = nullptr);
 
 }  // namespace smr

@@ -34,13 +34,20 @@ std::string Describe(const std::string& coll, const ObjectId& oid) {
 
 class Planner {
  public:
-  Planner(Store::Impl* store, uint64_t seq, MetaStore::Batch* batch, GroupWrites* writes)
-      : store_(store), seq_(seq), batch_(batch), writes_(writes) {}
+  Planner(Store::Impl* store, uint64_t seq, MetaStore::Batch* batch, GroupWrites* writes,
+          const WriteCrcs* crcs)
+      : store_(store), seq_(seq), batch_(batch), writes_(writes), crcs_(crcs) {}
 
   Status Run(const Transaction& txn) {
     using C = Transaction::OpCode;
-    for (const Transaction::Op& op : txn.ops()) {
+    const bool have_crcs = crcs_ != nullptr &&
+                           crcs_->chunk == store_->options.max_record_payload &&
+                           crcs_->per_op.size() == txn.ops().size();
+    for (size_t i = 0; i < txn.ops().size(); ++i) {
+      const Transaction::Op& op = txn.ops()[i];
+      op_crcs_ = have_crcs ? &crcs_->per_op[i] : nullptr;
       Status s = Apply(op);
+      op_crcs_ = nullptr;
       if (s.ok()) continue;
       // Collection-level ops name only the collection.
       const bool coll_op = op.code == C::kMkColl || op.code == C::kRmColl ||
@@ -180,10 +187,12 @@ class Planner {
 
   // `data` must stay valid until the group is written: a view into the transaction's own
   // op data, or into `owner`.
+  // `crcs`, when given, holds the crc of each max_record_payload chunk of `data`.
   void AddRecordWrite(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t off,
-                      std::string_view data, std::shared_ptr<const std::string> owner) {
+                      std::string_view data, std::shared_ptr<const std::string> owner,
+                      const std::vector<uint32_t>* crcs = nullptr) {
     const uint32_t max = store_->options.max_record_payload;
-    for (uint64_t done = 0; done < data.size();) {
+    for (uint64_t done = 0, k = 0; done < data.size(); ++k) {
       const auto n = static_cast<uint32_t>(std::min<uint64_t>(max, data.size() - done));
       PendingRecord rec;
       rec.payload = data.substr(done, n);
@@ -195,7 +204,9 @@ class Planner {
       rec.header.logical_offset = off + done;
       EncodeObjectKey(oid, &rec.header.object_key);
       rec.header.payload_len = n;
-      rec.header.payload_crc = crc32c::Value(rec.payload.data(), n);
+      rec.header.payload_crc = crcs != nullptr && k < crcs->size()
+                                   ? (*crcs)[k]
+                                   : crc32c::Value(rec.payload.data(), n);
       rec.stream = data.size() < store_->options.small_write_max ? StreamId::kSmall
                    : write_hot_                                     ? StreamId::kUserHot
                                                                     : StreamId::kUser;
@@ -227,8 +238,10 @@ class Planner {
   }
 
   // `owner` owns `data` unless it is a view into the transaction's op (then null).
+  // `crcs`, when given, are the crcs of `data`'s records (WriteCrcs).
   Status DoWrite(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t off,
-                 std::string_view data, std::shared_ptr<const std::string> owner = nullptr) {
+                 std::string_view data, std::shared_ptr<const std::string> owner = nullptr,
+                 const std::vector<uint32_t>* crcs = nullptr) {
     if (data.empty()) return Status::OK();  // Ceph: a zero-length write only creates
     const uint64_t end = off + data.size();
     if (end < off) return Status::InvalidArgument("write range overflows");
@@ -242,7 +255,7 @@ class Planner {
       return Status::OK();
     }
     Uninline(o, cid, oid);
-    AddRecordWrite(o, cid, oid, off, data, std::move(owner));
+    AddRecordWrite(o, cid, oid, off, data, std::move(owner), crcs);
     o->size = new_size;
     writes_->user_bytes += data.size();
     return Status::OK();
@@ -458,7 +471,7 @@ class Planner {
         SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
         write_hot_ = PredictHot(*obj);
         SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
-        const Status s = DoWrite(o, cid, op.oid, op.offset, op.data);
+        const Status s = DoWrite(o, cid, op.oid, op.offset, op.data, nullptr, op_crcs_);
         write_hot_ = false;
         return s;
       }
@@ -640,6 +653,8 @@ class Planner {
   std::map<Key, Obj> objs_;
   std::vector<PendingRecord> pending_;
   bool write_hot_ = false;  // the kWrite being planned goes to the user-hot stream
+  const WriteCrcs* const crcs_;                        // the transaction's, or null
+  const std::vector<uint32_t>* op_crcs_ = nullptr;  // the op being planned's, or null
 };
 
 }  // namespace
@@ -669,9 +684,25 @@ Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const Reco
   return Status::OK();
 }
 
+WriteCrcs ComputeWriteCrcs(const Transaction& txn, uint32_t chunk) {
+  WriteCrcs out;
+  out.chunk = chunk;
+  out.per_op.resize(txn.ops().size());
+  if (chunk == 0) return out;
+  for (size_t i = 0; i < txn.ops().size(); ++i) {
+    const Transaction::Op& op = txn.ops()[i];
+    if (op.code != Transaction::OpCode::kWrite) continue;
+    for (uint64_t at = 0; at < op.data.size(); at += chunk) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, op.data.size() - at));
+      out.per_op[i].push_back(crc32c::Value(op.data.data() + at, n));
+    }
+  }
+  return out;
+}
+
 Status PlanTransaction(Store::Impl* store, const Transaction& txn, uint64_t seq,
-                       MetaStore::Batch* batch, GroupWrites* writes) {
-  Planner planner(store, seq, batch, writes);
+                       MetaStore::Batch* batch, GroupWrites* writes, const WriteCrcs* crcs) {
+  Planner planner(store, seq, batch, writes, crcs);
   return planner.Run(txn);
 }
 
