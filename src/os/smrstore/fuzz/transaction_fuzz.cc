@@ -80,7 +80,7 @@ void CheckTranslated(int r, const std::string& err, const smr::Transaction& out,
   for (const smr::Transaction::Op& op : out.ops()) {
     switch (op.code) {
       case C::kWrite:
-        FUZZ_CHECK(op.offset < max && op.data.size() < max - op.offset);
+        FUZZ_CHECK(op.offset < max && op.write_data().size() < max - op.offset);
         break;
       case C::kZero:
         FUZZ_CHECK(op.offset < max && op.length < max - op.offset);

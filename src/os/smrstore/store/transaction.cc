@@ -20,6 +20,14 @@ void Transaction::Write(const std::string& c, const ObjectId& o, uint64_t offset
   op.data = std::move(data);
 }
 
+void Transaction::Write(const std::string& c, const ObjectId& o, uint64_t offset,
+                        std::shared_ptr<const std::string> data) {
+  Op& op = Add(OpCode::kWrite, c, o);
+  op.offset = offset;
+  op.length = data ? data->size() : 0;
+  if (data && !data->empty()) op.shared_data = std::move(data);
+}
+
 void Transaction::Zero(const std::string& c, const ObjectId& o, uint64_t offset,
                        uint64_t length) {
   Op& op = Add(OpCode::kZero, c, o);
@@ -143,7 +151,7 @@ void Transaction::SetAllocHint(const std::string& c, const ObjectId& o,
 uint64_t Transaction::data_bytes() const {
   uint64_t n = 0;
   for (const Op& op : ops_) {
-    if (op.code == OpCode::kWrite) n += op.data.size();
+    if (op.code == OpCode::kWrite) n += op.write_data().size();
   }
   return n;
 }
@@ -217,7 +225,7 @@ Status Transaction::Validate() const {
     if (!s.ok()) return s;
     switch (op.code) {
       case C::kWrite:
-        s = CheckRange(op.offset, op.data.size(), i, op.code, "range");
+        s = CheckRange(op.offset, op.write_data().size(), i, op.code, "range");
         break;
       case C::kZero:
         s = CheckRange(op.offset, op.length, i, op.code, "range");

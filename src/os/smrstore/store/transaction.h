@@ -30,7 +30,9 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -88,14 +90,25 @@ class Transaction {
     uint32_t rem = 0;   // split
     bool tolerate_missing = false;  // try_rename
     std::string data;   // write payload, omap header, attr name (rmattr), range first key
+    // A write's payload borrowed from the caller (Write's shared form); `data` is then empty.
+    std::shared_ptr<const std::string> shared_data;
     std::string data2;  // range last key
     std::map<std::string, std::string> kv;  // attrs / omap keys
     std::set<std::string> keys;             // omap keys to remove
+
+    // A kWrite's payload, wherever it is held.
+    std::string_view write_data() const {
+      return shared_data ? std::string_view(*shared_data) : std::string_view(data);
+    }
   };
 
   void Nop() { ops_.emplace_back(); }
   void Touch(const std::string& c, const ObjectId& o);
   void Write(const std::string& c, const ObjectId& o, uint64_t offset, std::string data);
+  // The same without a copy: the transaction (and the store, until the write is committed)
+  // holds a reference to `data`, whose bytes must not change from now on (null = nothing).
+  void Write(const std::string& c, const ObjectId& o, uint64_t offset,
+             std::shared_ptr<const std::string> data);
   void Zero(const std::string& c, const ObjectId& o, uint64_t offset, uint64_t length);
   void Truncate(const std::string& c, const ObjectId& o, uint64_t size);
   void Remove(const std::string& c, const ObjectId& o);

@@ -471,7 +471,7 @@ class Planner {
         SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, op.oid));
         write_hot_ = PredictHot(*obj);
         SMR_ASSIGN_OR_RETURN(Onode * o, GetOrCreate(cid, op.oid));
-        const Status s = DoWrite(o, cid, op.oid, op.offset, op.data, nullptr, op_crcs_);
+        const Status s = DoWrite(o, cid, op.oid, op.offset, op.write_data(), nullptr, op_crcs_);
         write_hot_ = false;
         return s;
       }
@@ -692,9 +692,10 @@ WriteCrcs ComputeWriteCrcs(const Transaction& txn, uint32_t chunk) {
   for (size_t i = 0; i < txn.ops().size(); ++i) {
     const Transaction::Op& op = txn.ops()[i];
     if (op.code != Transaction::OpCode::kWrite) continue;
-    for (uint64_t at = 0; at < op.data.size(); at += chunk) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, op.data.size() - at));
-      out.per_op[i].push_back(crc32c::Value(op.data.data() + at, n));
+    const std::string_view data = op.write_data();
+    for (uint64_t at = 0; at < data.size(); at += chunk) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, data.size() - at));
+      out.per_op[i].push_back(crc32c::Value(data.data() + at, n));
     }
   }
   return out;

@@ -157,7 +157,8 @@ CT ToCeph(const Transaction& t) {
         ct.touch(Coll(op.coll), o);
         break;
       case C::kWrite:
-        ct.write(Coll(op.coll), o, op.offset, op.data.size(), ToBl(op.data));
+        ct.write(Coll(op.coll), o, op.offset, op.write_data().size(),
+                 ToBl(std::string(op.write_data())));
         break;
       case C::kZero:
         ct.zero(Coll(op.coll), o, op.offset, op.length);

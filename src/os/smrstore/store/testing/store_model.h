@@ -153,7 +153,7 @@ inline Status ModelOp(Model* m, const Op& op) {
       Mutable(&c, op.oid);
       return Status::OK();
     case C::kWrite:
-      ModelWrite(&Mutable(&c, op.oid), op.offset, op.data);
+      ModelWrite(&Mutable(&c, op.oid), op.offset, std::string(op.write_data()));
       return Status::OK();
     case C::kZero:
       ModelZero(&Mutable(&c, op.oid), op.offset, op.length);
@@ -296,7 +296,7 @@ inline std::string DescribeOp(const Op& op) {
   o << " " << op.oid.ToString();
   switch (op.code) {
     case C::kWrite:
-      o << " @" << op.offset << "+" << op.data.size();
+      o << " @" << op.offset << "+" << op.write_data().size();
       break;
     case C::kZero:
     case C::kTruncate:
