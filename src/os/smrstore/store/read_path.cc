@@ -5,10 +5,15 @@
 // holds a ReadFence, so GC does not reset a zone under it (store/gc.cc).
 #include <algorithm>
 #include <cstring>
+#include <future>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <boost/asio/post.hpp>
 
 #include "common/crc32c.h"
 #include "format/record_format.h"
@@ -28,6 +33,28 @@ void Store::Impl::CountCrcError() {
   counters.crc_errors++;
 }
 
+namespace {
+
+// Whether a read of [from, from + len) of extent `e` takes the whole record payload straight
+// into the caller's buffer: the caller wants exactly that payload and it is block-sized.
+bool ReadsWholePayload(const Extent& e, uint64_t from, uint64_t len) {
+  return from == 0 && e.payload_skip == 0 && len == e.payload_len &&
+         e.payload_len % kBlock == 0;
+}
+
+}  // namespace
+
+Status Store::Impl::CrcMismatch(const Extent& e) {
+  CountCrcError();
+  std::fprintf(stderr,
+               "smrstore: crc mismatch reading drive %u offset %llu (%u bytes): returning "
+               "EIO\n",
+               e.drive, static_cast<unsigned long long>(e.payload_offset), e.payload_len);
+  return Status::Corruption("checksum mismatch in the record at drive " +
+                            std::to_string(e.drive) + " offset " +
+                            std::to_string(e.payload_offset - kBlock));
+}
+
 Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, char* dst,
                                const GroupWrites* pending) {
   if (pending != nullptr) {
@@ -42,8 +69,7 @@ Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, cha
   // Fast path: the caller wants exactly that payload and it is block-sized: read it straight
   // into the caller's buffer and check it there.
   const uint64_t padded = (uint64_t{e.payload_len} + kBlock - 1) / kBlock * kBlock;
-  const bool direct = from == 0 && e.payload_skip == 0 && len == e.payload_len &&
-                      padded == e.payload_len;
+  const bool direct = ReadsWholePayload(e, from, len);
   std::string bounce;
   char* buf = dst;
   if (!direct) {
@@ -51,16 +77,7 @@ Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, cha
     buf = bounce.data();
   }
   SMR_RETURN_IF_ERROR(devices[e.drive]->Read(e.payload_offset, buf, padded));
-  if (crc32c::Value(buf, e.payload_len) != e.payload_crc) {
-    CountCrcError();
-    std::fprintf(stderr,
-                 "smrstore: crc mismatch reading drive %u offset %llu (%u bytes): returning "
-                 "EIO\n",
-                 e.drive, static_cast<unsigned long long>(e.payload_offset), e.payload_len);
-    return Status::Corruption("checksum mismatch in the record at drive " +
-                              std::to_string(e.drive) + " offset " +
-                              std::to_string(e.payload_offset - kBlock));
-  }
+  if (crc32c::Value(buf, e.payload_len) != e.payload_crc) return CrcMismatch(e);
   if (!direct) std::memcpy(dst, buf + e.payload_skip + from, len);
   return Status::OK();
 }
@@ -84,6 +101,21 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
     std::memset(dst + have, 0, len - have);
     return Status::OK();
   }
+  // A whole record read into dst, but for the last one, is checked on crc_pool while the
+  // next is read (when that thread is free): the check costs the reader no time. Every
+  // check ends before this returns, error or not (they read dst).
+  struct Check {
+    const Extent* extent;
+    std::future<bool> crc_ok;
+  };
+  std::vector<Check> checks;
+  auto end_checks = [&checks, this](Status s) {
+    for (Check& c : checks) {
+      if (!c.crc_ok.get() && s.ok()) s = CrcMismatch(*c.extent);
+    }
+    checks.clear();
+    return s;
+  };
   uint64_t filled = offset;  // [offset, filled) is written in dst
   auto it = o.extents.upper_bound(offset);
   if (it != o.extents.begin()) --it;
@@ -93,12 +125,32 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
     const uint64_t from = std::max(offset, e.logical_offset);
     const uint64_t to = std::min(offset + len, e.end());
     if (from > filled) std::memset(dst + (filled - offset), 0, from - filled);  // a hole
-    SMR_RETURN_IF_ERROR(
-        ReadExtent(e, from - e.logical_offset, to - from, dst + (from - offset), pending));
+    char* const at = dst + (from - offset);
+    const auto next = std::next(it);
+    const bool more = next != o.extents.end() && next->first < offset + len;
+    Status s;
+    if (more && pending == nullptr && crc_pool != nullptr && e.drive < devices.size() &&
+        ReadsWholePayload(e, from - e.logical_offset, to - from) &&
+        crc_jobs.load(std::memory_order_relaxed) < kMaxCrcJobs) {
+      s = devices[e.drive]->Read(e.payload_offset, at, e.payload_len);
+      if (s.ok()) {
+        auto task = std::make_shared<std::packaged_task<bool()>>([this, &e, at] {
+          const bool ok = crc32c::Value(at, e.payload_len) == e.payload_crc;
+          crc_jobs.fetch_sub(1, std::memory_order_relaxed);
+          return ok;
+        });
+        checks.push_back({&e, task->get_future()});
+        crc_jobs.fetch_add(1, std::memory_order_relaxed);
+        boost::asio::post(*crc_pool, [task] { (*task)(); });
+      }
+    } else {
+      s = ReadExtent(e, from - e.logical_offset, to - from, at, pending);
+    }
+    if (!s.ok()) return end_checks(s);
     filled = std::max(filled, to);
   }
   if (filled < offset + len) std::memset(dst + (filled - offset), 0, offset + len - filled);
-  return Status::OK();
+  return end_checks(Status::OK());
 }
 
 namespace {

@@ -428,6 +428,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
                          impl->meta->GetCounter(nullptr, kCounterInlineStored));
     impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
   }
+  impl->crc_pool = std::make_unique<boost::asio::thread_pool>(1);
   if (read_only) return std::unique_ptr<Store>(new Store(std::move(impl)));
   impl->superblock.mount_count++;
   SMR_RETURN_IF_ERROR(impl->UpdateSuperblocks(/*clean=*/false));

@@ -155,6 +155,12 @@ struct Store::Impl {
   std::thread committer;
   std::mutex group_mu;  // held while a group commits; Fsck holds it to pause commits
   std::unique_ptr<boost::asio::thread_pool> io_pool;
+  // One thread that checks a whole read's record crcs beside the reader (read_path.cc:
+  // record k is checked there while the reader reads record k+1), when it is not busy;
+  // crc_jobs counts its queued and running checks.
+  std::unique_ptr<boost::asio::thread_pool> crc_pool;
+  std::atomic<int> crc_jobs{0};
+  static constexpr int kMaxCrcJobs = 2;
 
   // Owned by the commit thread.
   uint64_t seq = 0;
@@ -342,6 +348,8 @@ struct Store::Impl {
   // of records not yet on the drives.
   Status ReadExtent(const Extent& e, uint64_t from, uint64_t len, char* dst,
                     const GroupWrites* pending);
+  // The kCorruption of a read whose record `e` failed its crc (counted and logged).
+  Status CrcMismatch(const Extent& e);
   // Reads [offset, offset+len) of an onode's data (holes as zeros).
   Status ReadOnode(const Onode& onode, uint64_t offset, uint64_t len, std::string* out,
                    const GroupWrites* pending);
