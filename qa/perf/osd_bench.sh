@@ -88,20 +88,26 @@ done
 import json, sys
 rows = {r["store"]: r for r in map(json.loads, open(sys.argv[1]))}
 json.dump(rows, open(sys.argv[2], "w"), indent=1)
-b = rows["bluestore"]
+STORES = ("smrstore", "bluestore", "memstore")
 def ratio(a, c):
     return f"{a / c:.2f}x" if a and c else "n/a"
+def cell(store, tag, key):  # a store left out (OSD_BENCH_STORES) is "not run"
+    return rows[store][tag][key] if store in rows else None
+def show(v):
+    return "not run" if v is None else str(v)
 print("| workload (4 OSDs, size 3) | smrstore | BlueStore | memstore | smrstore / BlueStore |")
 print("|---|---|---|---|---|")
 for tag, name, key in (("w4m", "rados bench 4 MiB write, MB/s", "mb_s"),
                        ("r4m", "rados bench 4 MiB seq read, MB/s", "mb_s"),
                        ("w4k", "rados bench 4 KiB write, IOPS", "iops")):
-    v = [rows[s][tag][key] for s in ("smrstore", "bluestore", "memstore")]
-    print(f"| {name} | {v[0]} | {v[1]} | {v[2]} | {ratio(v[0], v[1])} |")
+    v = [cell(s, tag, key) for s in STORES]
+    print(f"| {name} | {show(v[0])} | {show(v[1])} | {show(v[2])} | {ratio(v[0], v[1])} |")
 for tag, name in (("lat_w4m", "4 MiB write p99, ms"), ("lat_r4m", "4 MiB read p99, ms"),
                   ("lat_w4k", "4 KiB write p99, ms")):
-    v = [rows[s][tag]["p99_ms"] for s in ("smrstore", "bluestore", "memstore")]
-    print(f"| {name} (p50: {' / '.join(str(rows[s][tag]['p50_ms']) for s in ('smrstore', 'bluestore', 'memstore'))}) | {v[0]} | {v[1]} | {v[2]} | {ratio(v[0], v[1])} |")
-d = rows["smrstore"]["device"]
-print(f"\nsmrstore device WA over the run: {d['wa']} ({d['device_bytes']} device bytes for {d['user_bytes']} user bytes, 4 OSDs)")
+    v = [cell(s, tag, "p99_ms") for s in STORES]
+    p50 = " / ".join(show(cell(s, tag, "p50_ms")) for s in STORES)
+    print(f"| {name} (p50: {p50}) | {show(v[0])} | {show(v[1])} | {show(v[2])} | {ratio(v[0], v[1])} |")
+if "smrstore" in rows and rows["smrstore"].get("device"):
+    d = rows["smrstore"]["device"]
+    print(f"\nsmrstore device WA over the run: {d['wa']} ({d['device_bytes']} device bytes for {d['user_bytes']} user bytes, 4 OSDs)")
 EOF
