@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
+#include <string_view>
 
 #include "objectstore/ceph_types.h"
 
@@ -76,7 +78,12 @@ int Translate(std::vector<ObjectStore::Transaction>& tls, smr::Transaction* out,
                      std::to_string(bl.length()) + " != op length " + std::to_string(len);
               return -EINVAL;
             }
-            out->Write(c, o, off, ToString(bl));
+            // The payload stays in the bufferlist's memory (made contiguous if it is not),
+            // which the transaction holds until the write is committed: no copy into a
+            // fresh buffer of its size.
+            auto keep = std::make_shared<ceph::buffer::list>(std::move(bl));
+            const char* bytes = len > 0 ? keep->c_str() : nullptr;
+            out->Write(c, o, off, std::string_view(bytes, len), std::move(keep));
             touch_obj(c, o);
             break;
           }

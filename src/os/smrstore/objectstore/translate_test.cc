@@ -82,7 +82,8 @@ TEST(TranslateTest, BuiltOpsBecomeEngineOpsInOrder) {
   EXPECT_EQ(w.coll, "2.1f_head");
   EXPECT_EQ(w.oid.name, "a");
   EXPECT_EQ(w.offset, 100u);
-  EXPECT_EQ(w.data, "hello");
+  EXPECT_EQ(w.write_data(), "hello");
+  EXPECT_TRUE(w.data.empty()) << "the payload is borrowed from the bufferlist, not copied";
   EXPECT_EQ(res.out.ops()[1].kv.at("_"), "value");
   EXPECT_EQ(res.out.ops()[2].kv.at("k"), "v");
   EXPECT_EQ(res.out.ops()[3].data, "k1");

@@ -110,10 +110,11 @@ TEST_F(StoreTest, WriteReadRemount) {
   EXPECT_EQ(*a2, Pattern(1, 3 << 20).substr(1000, 5000));
 }
 
-// Transaction::Write's shared form: the store keeps the borrowed bytes alive until the
+// Transaction::Write's shared forms: the store keeps the borrowed bytes alive until the
 // write is durable (the caller drops its reference right after Submit), in the zones and
-// inline; the payload counts in data_bytes and in the range check like a copied one; a null
-// or empty buffer is a zero-length write (creates the object); survives a remount.
+// inline, whatever owns them; a view without an owner is copied at once; the payload counts
+// in data_bytes and in the range check like a copied one; a null or empty buffer is a
+// zero-length write (creates the object); survives a remount.
 TEST_F(StoreTest, ABorrowedWriteBufferIsKeptUntilCommittedAndCountsLikeACopy) {
   Transaction mk;
   mk.MkColl("1.0_head", 0);
@@ -124,12 +125,19 @@ TEST_F(StoreTest, ABorrowedWriteBufferIsKeptUntilCommittedAndCountsLikeACopy) {
   t.Write("1.0_head", Obj("big"), 4096, big);
   t.Write("1.0_head", Obj("tiny"), 0, tiny);
   t.Write("1.0_head", Obj("empty"), 0, std::shared_ptr<const std::string>());
-  EXPECT_EQ(t.data_bytes(), big->size() + tiny->size());
-  const std::string big_copy = *big, tiny_copy = *tiny;
+  // Any owner (here a vector the view points into), and a view with no owner: copied.
+  auto vec = std::make_shared<std::vector<char>>(300000, 'v');
+  std::string loose = Pattern(9, 70000);
+  t.Write("1.0_head", Obj("owned"), 0, std::string_view(vec->data(), vec->size()), vec);
+  t.Write("1.0_head", Obj("loose"), 0, std::string_view(loose), nullptr);
+  EXPECT_EQ(t.data_bytes(), big->size() + tiny->size() + vec->size() + loose.size());
+  const std::string big_copy = *big, tiny_copy = *tiny, loose_copy = loose;
   std::promise<Status> done;
   store_->Submit(std::move(t), [&done](const Status& s) { done.set_value(s); });
   big.reset();  // only the transaction holds the bytes now
   tiny.reset();
+  vec.reset();
+  loose.assign(loose.size(), 'x');  // the transaction copied these
   ASSERT_OK(done.get_future().get());
   for (int pass = 0; pass < 2; ++pass) {
     auto b = store_->Read("1.0_head", Obj("big"), 0, 0);
@@ -141,6 +149,12 @@ TEST_F(StoreTest, ABorrowedWriteBufferIsKeptUntilCommittedAndCountsLikeACopy) {
     auto e = store_->Stat("1.0_head", Obj("empty"));
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     EXPECT_EQ(e->size, 0u);
+    auto owned = store_->Read("1.0_head", Obj("owned"), 0, 0);
+    ASSERT_TRUE(owned.ok());
+    EXPECT_TRUE(*owned == std::string(300000, 'v'));
+    auto loose_read = store_->Read("1.0_head", Obj("loose"), 0, 0);
+    ASSERT_TRUE(loose_read.ok());
+    EXPECT_TRUE(*loose_read == loose_copy);
     Remount();
   }
   Transaction bad;

@@ -25,7 +25,24 @@ void Transaction::Write(const std::string& c, const ObjectId& o, uint64_t offset
   Op& op = Add(OpCode::kWrite, c, o);
   op.offset = offset;
   op.length = data ? data->size() : 0;
-  if (data && !data->empty()) op.shared_data = std::move(data);
+  if (data && !data->empty()) {
+    op.borrowed = *data;
+    op.borrowed_owner = std::move(data);
+  }
+}
+
+void Transaction::Write(const std::string& c, const ObjectId& o, uint64_t offset,
+                        std::string_view bytes, std::shared_ptr<const void> owner) {
+  Op& op = Add(OpCode::kWrite, c, o);
+  op.offset = offset;
+  op.length = bytes.size();
+  if (bytes.empty()) return;
+  if (!owner) {  // nothing keeps the bytes alive: copy them
+    op.data.assign(bytes.data(), bytes.size());
+    return;
+  }
+  op.borrowed = bytes;
+  op.borrowed_owner = std::move(owner);
 }
 
 void Transaction::Zero(const std::string& c, const ObjectId& o, uint64_t offset,

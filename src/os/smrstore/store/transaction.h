@@ -90,15 +90,17 @@ class Transaction {
     uint32_t rem = 0;   // split
     bool tolerate_missing = false;  // try_rename
     std::string data;   // write payload, omap header, attr name (rmattr), range first key
-    // A write's payload borrowed from the caller (Write's shared form); `data` is then empty.
-    std::shared_ptr<const std::string> shared_data;
+    // A write's payload borrowed from the caller (Write's shared forms): `borrowed` views
+    // memory that `borrowed_owner` keeps alive; `data` is then empty.
+    std::shared_ptr<const void> borrowed_owner;
+    std::string_view borrowed;
     std::string data2;  // range last key
     std::map<std::string, std::string> kv;  // attrs / omap keys
     std::set<std::string> keys;             // omap keys to remove
 
     // A kWrite's payload, wherever it is held.
     std::string_view write_data() const {
-      return shared_data ? std::string_view(*shared_data) : std::string_view(data);
+      return borrowed_owner ? borrowed : std::string_view(data);
     }
   };
 
@@ -109,6 +111,10 @@ class Transaction {
   // holds a reference to `data`, whose bytes must not change from now on (null = nothing).
   void Write(const std::string& c, const ObjectId& o, uint64_t offset,
              std::shared_ptr<const std::string> data);
+  // The same for bytes held by any owner (the Ceph adapter: a bufferlist's contiguous
+  // memory): `bytes` must stay valid and unchanged while `owner` lives (no owner: copied).
+  void Write(const std::string& c, const ObjectId& o, uint64_t offset, std::string_view bytes,
+             std::shared_ptr<const void> owner);
   void Zero(const std::string& c, const ObjectId& o, uint64_t offset, uint64_t length);
   void Truncate(const std::string& c, const ObjectId& o, uint64_t size);
   void Remove(const std::string& c, const ObjectId& o);
