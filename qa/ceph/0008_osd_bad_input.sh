@@ -127,4 +127,10 @@ echo "6: $(ceph osd df | sed -n 2p | awk '{print "osd.0 SIZE " $5$6 " RAW USE " 
 ceph osd df >"$scratch/df.out" 2>&1 || true
 
 echo "== 0008_osd_bad_input: $failed failure(s), $(( $(date +%s) - t0 )) s"
+# On success the scratch (~600 MB: drives, OSD and mon data) goes, unless the caller named it;
+# on failure it stays for a look.
+if [ $failed -eq 0 ] && [ -z "${SMRSTORE_QA_SCRATCH:-}" ]; then
+  ceph_cluster_stop "$cl" || true
+  cd / && rm -rf "$scratch"
+fi
 [ $failed -eq 0 ]

@@ -18,7 +18,11 @@ OUT=${1:-$repo/build/perf}
 mkdir -p "$OUT"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/osd-bench.XXXXXX")
 cl=
-cleanup() { [ -z "$cl" ] || [ ! -d "$cl/run" ] || ceph_cluster_stop "$cl" || true; }
+# The clusters' data (tens of GB after the 4 MiB writes) goes with the run; results are in $OUT.
+cleanup() {
+  [ -z "$cl" ] || [ ! -d "$cl/run" ] || ceph_cluster_stop "$cl" || true
+  cd / && rm -rf "$scratch"
+}
 trap cleanup EXIT
 results="$OUT/osd-bench.jsonl"
 # OSD_BENCH_STORES picks stores (default all three); OSD_BENCH_APPEND=1 keeps earlier rows.
@@ -81,6 +85,7 @@ row["device"] = json.loads(wa)
 print(json.dumps(row))
 EOF
   ceph_cluster_stop "$cl"
+  rm -rf "$cl"
   cl=
 done
 
