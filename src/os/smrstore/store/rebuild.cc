@@ -11,8 +11,9 @@
 // 4. The newest complete checkpoint is loaded, then every journal record from its
 //    completion on is replayed in (mount, sequence) order.
 // 5. The last records no later mount confirmed may reference data a power cut lost (the
-//    drives flush independently): the extents they put are checked against the record
-//    headers on the drives, and replay stops before the first record that fails. The
+//    drives flush independently) or a kill tore: the extents they put are checked against
+//    the records on the drives (header and payload crc), and replay stops before the first
+//    record that fails. The
 //    newest journal record is in doubt unless its mount ended cleanly (its RocksDB commit
 //    leaves no trace on the drives): replayed, and reported (doc/format.md).
 // 6. Zone accounting (stream, committed write pointer, live bytes, sealed) and counters are
@@ -336,13 +337,22 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   // The objects the tail leaves behind (key -> value and the record that put it), checked
   // against the drives; a failure cuts the tail before that record, and the check repeats
   // on the shorter tail (an extent GC moved later in the tail is checked where it went).
+  // A record's header alone does not say its payload reached the drive (a kill or a power
+  // cut in the middle of a group's write leaves a header with a torn or missing payload):
+  // the payload is read and its crc checked too.
   auto extent_ok = [&](const Onode& o, const Extent& e) {
     if (e.drive >= devs.size() || e.payload_offset < kBlock) return false;
     std::string hb(kBlock, '\0');
     if (!devs[e.drive]->Read(e.payload_offset - kBlock, hb.data(), kBlock).ok()) return false;
     auto h = DecodeRecordHeader(hb.data());
-    return h.ok() && h->type == RecordType::kData && h->nid == o.nid &&
-           h->payload_crc == e.payload_crc;
+    if (!h.ok() || h->type != RecordType::kData || h->nid != o.nid ||
+        h->payload_crc != e.payload_crc) {
+      return false;
+    }
+    const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
+    std::string payload(padded, '\0');
+    return devs[e.drive]->Read(e.payload_offset, payload.data(), padded).ok() &&
+           VerifyPayload(*h, payload.data()).ok();
   };
   size_t cut = replay.size();
   for (bool changed = true; changed;) {

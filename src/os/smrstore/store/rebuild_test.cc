@@ -467,6 +467,46 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhoseDataIsMissing) {
   EXPECT_TRUE(f->ok()) << f->errors.front();
 }
 
+// The same when the record's header reached the drive and its payload did not (a kill in
+// the middle of a group's write: crash sweep finding, seed 1338501955 point 62): the header
+// matches, the payload fails its crc, the commit is dropped. (Simulated by zeroing the
+// payload's last block.)
+TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhosePayloadIsTorn) {
+  Transaction t;
+  t.MkColl("c", 0);
+  t.Write("c", Obj("kept"), 0, Data(1, 200000));
+  Apply(std::move(t));
+  Transaction last;
+  const std::string lost_data = Data(2, 200704);  // 49 whole blocks
+  last.Write("c", Obj("lost"), 0, lost_data);
+  Apply(std::move(last));
+  Unmount();
+  int zeroed = 0;
+  for (const char* name : {"/d0.img", "/d1.img"}) {
+    std::fstream f(dir_.path() + name, std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const size_t at = bytes.find(lost_data.substr(0, 256));
+    if (at == std::string::npos) continue;
+    f.clear();
+    f.seekp(static_cast<std::streamoff>(at + lost_data.size() - 4096));
+    const std::string zeros(4096, '\0');
+    f.write(zeros.data(), zeros.size());
+    ASSERT_TRUE(f.good());
+    ++zeroed;
+  }
+  ASSERT_EQ(zeroed, 1);
+  std::filesystem::remove_all(store_dir() + "/meta");
+  auto report = Store::RebuildMeta(store_dir(), specs_);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->dropped_tail_records, 1u);
+  Mount();
+  EXPECT_YES(store_->Exists("c", Obj("kept")));
+  EXPECT_NO(store_->Exists("c", Obj("lost"))) << "rebuilt an object whose payload is torn";
+  auto f = store_->Fsck(true, false);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->ok()) << f->errors.front();
+}
+
 // Journal zones freed by checkpoints are reused for data. The journal's zone-open note of
 // a zone's journal incarnation can outlive the note of its later data incarnation (the
 // latter sat in a journal zone a checkpoint freed, the former in one still open): a
