@@ -13,7 +13,9 @@
 // 5. The last records no later mount confirmed may reference data a power cut lost (the
 //    drives flush independently) or a kill tore: the extents they put are checked against
 //    the records on the drives (header and payload crc), and replay stops before the first
-//    record that fails. The
+//    record that fails. The records left out are voided by the next mount's marker, which
+//    carries the last replayed sequence number (kCounterRebuiltCommitted), not the seq
+//    counter (the highest on the drives, so that new records sort after every old one). The
 //    newest journal record is in doubt unless its mount ended cleanly (its RocksDB commit
 //    leaves no trace on the drives): replayed, and reported (doc/format.md).
 // 6. Zone accounting (stream, committed write pointer, live bytes, sealed) and counters are
@@ -383,6 +385,9 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
     }
   }
   report.dropped_tail_records = replay.size() - cut;
+  // The records left out must stay out: the next mount's marker voids what lies above the
+  // last record replayed (kCounterRebuiltCommitted; the checkpoint's when none is).
+  const uint64_t replayed_seq = cut > 0 ? found[replay[cut - 1]].seq : base->seq;
   replay.resize(cut);
   // The newest journal record, if replayed, is in doubt unless its mount ended cleanly. A
   // mount commits one group at a time and writes a group's journal record only after the
@@ -503,6 +508,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
     out->PutZone(w.addr.drive, w.addr.zone, zm);
   }
   out->PutCounter(kCounterSeq, max_seq);
+  if (report.dropped_tail_records > 0) out->PutCounter(kCounterRebuiltCommitted, replayed_seq);
   out->PutCounter(kCounterNid, std::max(max_nid, ids_op.a));
   out->PutCounter(kCounterCid, std::max(max_cid, ids_op.b));
   out->PutCounter(kCounterUserBytes, counters_op.a);

@@ -449,6 +449,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     mount.kind = journalfmt::kOpMount;
     mount.a = impl->superblock.mount_count;
     mount.b = impl->seq;
+    // A rebuilt database that left journal records out commits below its seq counter.
+    SMR_ASSIGN_OR_RETURN(const uint64_t rebuilt,
+                         impl->meta->GetCounter(nullptr, kCounterRebuiltCommitted));
+    if (rebuilt != 0) {
+      mount.b = std::min(mount.b, rebuilt);
+      after_crash = true;  // the marker goes to the drives now
+    }
     impl->journal_markers.push_back(mount);
     // After a crash it is written now, in a record of its own, not with this mount's
     // first commit: a mount that commits nothing (a GC with nothing to move, a command
@@ -462,6 +469,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
       ++impl->seq;
       GroupWrites writes;
       auto batch = impl->meta->NewBatch();
+      if (rebuilt != 0) batch->PutCounter(kCounterRebuiltCommitted, 0);  // absent = 0
       SMR_RETURN_IF_ERROR(
           impl->WriteAndCommit(&writes, batch.get(), 0).WithContext("mount marker"));
     }

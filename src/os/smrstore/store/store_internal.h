@@ -48,6 +48,11 @@ inline constexpr char kCounterDeviceBytes[] = "lifetime_device_bytes";
 inline constexpr char kCounterTxns[] = "lifetime_txns";
 inline constexpr char kCounterInlineStored[] = "inline_stored_bytes";
 inline constexpr char kCounterGcBytes[] = "lifetime_gc_bytes";
+// Written by rebuild-meta when it left journal records out (their data torn or missing):
+// the sequence number of the last record it replayed. The next mount's marker carries it
+// instead of `seq` (which stays above every record on the drives), so that the records left
+// out are void from then on for every later rebuild; that mount removes it.
+inline constexpr char kCounterRebuiltCommitted[] = "rebuilt_committed_seq";
 
 // RAII registration of a reader in the current epoch (see Store::Impl::EnterRead).
 class ReadFence {
