@@ -467,10 +467,10 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhoseDataIsMissing) {
   EXPECT_TRUE(f->ok()) << f->errors.front();
 }
 
-// The same when the record's header reached the drive and its payload did not (a kill in
-// the middle of a group's write: crash sweep finding, seed 1338501955 point 62): the header
-// matches, the payload fails its crc, the commit is dropped. (Simulated by zeroing the
-// payload's last block.)
+// The same when the record's header reached the drive and its payload did not (a kill or
+// a power cut in the middle of a group's write; added while analysing crash sweep seed
+// 1338501955 point 62, whose cause was the next test's): the header matches, the payload
+// fails its crc, the commit is dropped. (Simulated by zeroing the payload's last block.)
 TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhosePayloadIsTorn) {
   Transaction t;
   t.MkColl("c", 0);
