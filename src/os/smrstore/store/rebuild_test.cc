@@ -85,6 +85,25 @@ class RebuildTest : public ::testing::Test {
   }
   void Apply(Transaction t) { ASSERT_OK(store_->Apply(std::move(t))); }
 
+  // Zeroes the 4 KiB block at `delta` bytes from where `payload` starts in the emulated
+  // drives' files (-4096: its record header); returns how many drive files held it.
+  int ZeroBlockAt(const std::string& payload, int64_t delta) {
+    int zeroed = 0;
+    for (const char* name : {"/d0.img", "/d1.img"}) {
+      std::fstream f(dir_.path() + name, std::ios::in | std::ios::out | std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      const size_t at = bytes.find(payload.substr(0, 256));
+      if (at == std::string::npos) continue;
+      f.clear();
+      f.seekp(static_cast<std::streamoff>(static_cast<int64_t>(at) + delta));
+      const std::string zeros(4096, '\0');
+      f.write(zeros.data(), zeros.size());
+      EXPECT_TRUE(f.good());
+      ++zeroed;
+    }
+    return zeroed;
+  }
+
   // Every kind of metadata change: collections, data (zones and inline), xattrs, omap,
   // truncate, clone, rename, moves between collections, removals, GC, and remounts.
   void Workload() {
@@ -441,20 +460,7 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhoseDataIsMissing) {
   Apply(std::move(last));
   Unmount();
   // Find the lost object's data record (its payload starts one block after its header).
-  int zeroed = 0;
-  for (const char* name : {"/d0.img", "/d1.img"}) {
-    std::fstream f(dir_.path() + name, std::ios::in | std::ios::out | std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    const size_t at = bytes.find(lost_data.substr(0, 256));
-    if (at == std::string::npos) continue;
-    f.clear();
-    f.seekp(static_cast<std::streamoff>(at - 4096));
-    const std::string zeros(4096, '\0');
-    f.write(zeros.data(), zeros.size());
-    ASSERT_TRUE(f.good());
-    ++zeroed;
-  }
-  ASSERT_EQ(zeroed, 1);
+  ASSERT_EQ(ZeroBlockAt(lost_data, -4096), 1);
   std::filesystem::remove_all(store_dir() + "/meta");
   auto report = Store::RebuildMeta(store_dir(), specs_);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
@@ -481,20 +487,7 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhosePayloadIsTorn) {
   last.Write("c", Obj("lost"), 0, lost_data);
   Apply(std::move(last));
   Unmount();
-  int zeroed = 0;
-  for (const char* name : {"/d0.img", "/d1.img"}) {
-    std::fstream f(dir_.path() + name, std::ios::in | std::ios::out | std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    const size_t at = bytes.find(lost_data.substr(0, 256));
-    if (at == std::string::npos) continue;
-    f.clear();
-    f.seekp(static_cast<std::streamoff>(at + lost_data.size() - 4096));
-    const std::string zeros(4096, '\0');
-    f.write(zeros.data(), zeros.size());
-    ASSERT_TRUE(f.good());
-    ++zeroed;
-  }
-  ASSERT_EQ(zeroed, 1);
+  ASSERT_EQ(ZeroBlockAt(lost_data, static_cast<int64_t>(lost_data.size()) - 4096), 1);
   std::filesystem::remove_all(store_dir() + "/meta");
   auto report = Store::RebuildMeta(store_dir(), specs_);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
@@ -523,20 +516,8 @@ TEST_F(RebuildTest, ACommitARebuildLeftOutStaysOutOfTheNextRebuild) {
   last.Write("c", Obj("o"), 0, v2);
   Apply(std::move(last));
   Unmount();
-  int zeroed = 0;  // v2's record header: its data "never reached the drive"
-  for (const char* name : {"/d0.img", "/d1.img"}) {
-    std::fstream f(dir_.path() + name, std::ios::in | std::ios::out | std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    const size_t at = bytes.find(v2.substr(0, 256));
-    if (at == std::string::npos) continue;
-    f.clear();
-    f.seekp(static_cast<std::streamoff>(at - 4096));
-    const std::string zeros(4096, '\0');
-    f.write(zeros.data(), zeros.size());
-    ASSERT_TRUE(f.good());
-    ++zeroed;
-  }
-  ASSERT_EQ(zeroed, 1);
+  // v2's record header: its data "never reached the drive"
+  ASSERT_EQ(ZeroBlockAt(v2, -4096), 1);
   std::filesystem::remove_all(store_dir() + "/meta");
   auto first = Store::RebuildMeta(store_dir(), specs_);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
