@@ -47,19 +47,28 @@ const char* RecordTypeName(RecordType type) {
       return "journal";
     case RecordType::kCheckpoint:
       return "checkpoint";
+    case RecordType::kPack:
+      return "pack";
   }
   return "unknown";
 }
 
 bool IsKnownRecordType(uint8_t tag) {
   return tag >= static_cast<uint8_t>(RecordType::kData) &&
-         tag <= static_cast<uint8_t>(RecordType::kCheckpoint);
+         tag <= static_cast<uint8_t>(RecordType::kPack);
+}
+
+bool PackEntry::operator==(const PackEntry& o) const {
+  return offset == o.offset && payload_len == o.payload_len && payload_crc == o.payload_crc &&
+         seq == o.seq && collection_id == o.collection_id && nid == o.nid &&
+         logical_offset == o.logical_offset;
 }
 
 bool RecordHeader::operator==(const RecordHeader& o) const {
   return type == o.type && flags == o.flags && payload_len == o.payload_len &&
          payload_crc == o.payload_crc && seq == o.seq && collection_id == o.collection_id &&
-         nid == o.nid && logical_offset == o.logical_offset && object_key == o.object_key;
+         nid == o.nid && logical_offset == o.logical_offset && object_key == o.object_key &&
+         pack == o.pack;
 }
 
 uint32_t PayloadCrc(const void* data, size_t n) { return n == 0 ? 0 : crc32c::Value(data, n); }
@@ -86,6 +95,20 @@ void EncodeRecordHeader(const RecordHeader& h, char* block) {
   if (!omit && !h.object_key.empty()) {
     EncodeFixed16(block + kObjectKeyLenOffset, static_cast<uint16_t>(h.object_key.size()));
     std::memcpy(block + kObjectKeyOffset, h.object_key.data(), h.object_key.size());
+  }
+  if (h.type == RecordType::kPack) {
+    // At most kMaxPackEntries fit; a longer directory is cut (and then fails to decode:
+    // the count in logical_offset no longer matches).
+    char* p = block + kObjectKeyOffset;
+    for (size_t i = 0; i < h.pack.size() && i < kMaxPackEntries; ++i, p += kPackEntrySize) {
+      const PackEntry& e = h.pack[i];
+      EncodeFixed32(p + 0, e.payload_len);
+      EncodeFixed32(p + 4, e.payload_crc);
+      EncodeFixed64(p + 8, e.seq);
+      EncodeFixed64(p + 16, e.collection_id);
+      EncodeFixed64(p + 24, e.nid);
+      EncodeFixed64(p + 32, e.logical_offset);
+    }
   }
   EncodeFixed32(block + kHeaderCrcOffset, crc32c::Value(block, kHeaderCrcOffset));
 }
@@ -176,15 +199,59 @@ Result<RecordHeader> DecodeRecordHeader(const char* block) {
         return HeaderCorruption("payload length 0 in a " + type_name + " record");
       }
       break;
+    case RecordType::kPack: {
+      if (h.flags != 0) {
+        return HeaderCorruption("flags " + Hex(h.flags) + " in a pack record");
+      }
+      if (h.collection_id != 0 || h.nid != 0 || key_len != 0) {
+        return HeaderCorruption("object fields set in a pack record");
+      }
+      if (h.logical_offset == 0 || h.logical_offset > kMaxPackEntries) {
+        return HeaderCorruption("pack entry count " + std::to_string(h.logical_offset) +
+                                " outside 1 … " + std::to_string(kMaxPackEntries));
+      }
+      const char* p = block + kObjectKeyOffset;
+      uint64_t sum = 0;
+      h.pack.resize(h.logical_offset);
+      for (size_t i = 0; i < h.pack.size(); ++i, p += kPackEntrySize) {
+        PackEntry& e = h.pack[i];
+        e.offset = static_cast<uint32_t>(sum);
+        e.payload_len = DecodeFixed32(p + 0);
+        e.payload_crc = DecodeFixed32(p + 4);
+        e.seq = DecodeFixed64(p + 8);
+        e.collection_id = DecodeFixed64(p + 16);
+        e.nid = DecodeFixed64(p + 24);
+        e.logical_offset = DecodeFixed64(p + 32);
+        const std::string where = "pack entry " + std::to_string(i) + ": ";
+        if (e.payload_len == 0) return HeaderCorruption(where + "payload length 0");
+        if (e.nid == 0) return HeaderCorruption(where + "nid 0");
+        if (e.seq > h.seq) {
+          return HeaderCorruption(where + "seq " + std::to_string(e.seq) +
+                                  " after the record's " + std::to_string(h.seq));
+        }
+        sum += e.payload_len;
+      }
+      if (sum != h.payload_len) {
+        return HeaderCorruption("pack entries hold " + std::to_string(sum) +
+                                " bytes but the payload length is " +
+                                std::to_string(h.payload_len));
+      }
+      break;
+    }
   }
   if (DecodeFixed16(block + kReserved16Offset) != 0 ||
       DecodeFixed32(block + kReserved32Offset) != 0 ||
       DecodeFixed64(block + kReserved64Offset) != 0) {
     return HeaderCorruption("nonzero reserved field");
   }
-  const uint32_t key_end = kObjectKeyOffset + key_len;
+  const uint32_t key_end =
+      kObjectKeyOffset + (h.type == RecordType::kPack
+                              ? static_cast<uint32_t>(h.pack.size()) * kPackEntrySize
+                              : key_len);
   if (!AllZero(block + key_end, kHeaderCrcOffset - key_end)) {
-    return HeaderCorruption("nonzero reserved bytes after the object key");
+    return HeaderCorruption(h.type == RecordType::kPack
+                                ? "nonzero reserved bytes after the pack directory"
+                                : "nonzero reserved bytes after the object key");
   }
   if (key_len != 0) {
     h.object_key.assign(block + kObjectKeyOffset, key_len);

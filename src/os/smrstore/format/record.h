@@ -25,6 +25,10 @@
 //                    payload_len > 0
 //       kJournal     flags = 0; nid = logical_offset = 0; no object key; payload_len > 0
 //       kCheckpoint  flags = 0; no object key; payload_len > 0
+//       kPack        flags = 0; collection_id = nid = 0; no object key; logical_offset =
+//                    the entry count, 1 … kMaxPackEntries; the directory (`pack`) fills
+//                    the key area; every entry has payload_len > 0, nid > 0 and seq ≤ the
+//                    header's seq; the entries' lengths sum to payload_len ("pack")
 //     An object key is "absent" (object_key_len 0, flag clear) or "omitted" (too long for
 //     the header: object_key_len 0, kFlagKeyOmitted); the onode in RocksDB names the
 //     object either way, the key in the header is for fsck and disaster recovery.
@@ -63,10 +67,29 @@ constexpr uint64_t RecordBytes(uint64_t payload_len) {
          (payload_len + recfmt::kBlockSize - 1) / recfmt::kBlockSize * recfmt::kBlockSize;
 }
 
-// "data", "tombstone", "zone-footer", "superblock" or "type-<n>".
+// "data", "tombstone", "zone-footer", "superblock", "journal", "checkpoint", "pack"
+// (or "unknown").
 const char* RecordTypeName(RecordType type);
 // True for the tags a version-1 reader knows.
 bool IsKnownRecordType(uint8_t tag);
+
+// One small write inside a pack record (RecordType::kPack): object bytes
+// [logical_offset, logical_offset + payload_len) of object `nid`, held at payload bytes
+// [offset, offset + payload_len) of the pack. `offset` is not stored: it is the sum of the
+// lengths of the entries before it (DecodeRecordHeader sets it; EncodeRecordHeader
+// ignores it).
+struct PackEntry {
+  uint32_t offset = 0;
+  uint32_t payload_len = 0;
+  uint32_t payload_crc = 0;  // crc32c of the entry's bytes
+  uint64_t seq = 0;
+  uint64_t collection_id = 0;
+  uint64_t nid = 0;
+  uint64_t logical_offset = 0;
+
+  bool operator==(const PackEntry& o) const;
+  bool operator!=(const PackEntry& o) const { return !(*this == o); }
+};
 
 struct RecordHeader {
   RecordType type = RecordType::kData;
@@ -77,8 +100,9 @@ struct RecordHeader {
   uint64_t collection_id = 0;
   uint64_t nid = 0;              // object (onode) id
   uint64_t logical_offset = 0;   // object byte offset of the payload (kData), new size
-                                 // (kTombstone, truncate)
+                                 // (kTombstone, truncate), entry count (kPack)
   std::string object_key;        // EncodeObjectKey bytes; empty when absent or omitted
+  std::vector<PackEntry> pack;   // kPack only: the directory, in payload order
 
   uint64_t record_bytes() const { return RecordBytes(payload_len); }
   bool key_omitted() const { return (flags & recfmt::kFlagKeyOmitted) != 0; }

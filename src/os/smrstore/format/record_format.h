@@ -40,7 +40,11 @@ enum class RecordType : uint8_t {
   kCheckpoint = 6,  // payload: one chunk of a metadata checkpoint (format/journal.h);
                     // seq = checkpoint sequence number, collection_id = mount count,
                     // nid = checkpoint id, logical_offset = chunk index
-  // Next free tag: 7.
+  kPack = 7,        // payload: the bytes of several small data writes back to back; the
+                    // header's object-key area holds their directory (one kPackEntrySize
+                    // entry each, see below); logical_offset = entry count, seq = the
+                    // highest entry seq
+  // Next free tag: 8.
 };
 
 namespace recfmt {
@@ -78,6 +82,17 @@ constexpr uint8_t kFlagKeyOmitted = 0x01;  // the object key did not fit; object
 constexpr uint8_t kFlagRemoved = 0x02;     // kTombstone only: removed, not truncated
 // Bits 0x04..0x80: unassigned. A version-1 reader rejects them.
 constexpr uint8_t kKnownFlags = kFlagKeyOmitted | kFlagRemoved;
+
+// Pack record (RecordType::kPack): the directory sits in the header block from
+// kObjectKeyOffset on (object_key_len 0), one entry per packed write, in payload order:
+// entry k's bytes are payload bytes [sum of lengths before k, + its length).
+// Entry, offset: field (width)
+//   0 payload_len (u32, > 0) | 4 payload_crc (u32, crc32c of its bytes) | 8 seq (u64)
+//   16 collection_id (u64) | 24 nid (u64, > 0) | 32 logical_offset (u64)
+// The record's own payload_len is the sum of the entries' and its payload_crc covers the
+// whole payload, as for any record.
+constexpr uint32_t kPackEntrySize = 40;
+constexpr uint32_t kMaxPackEntries = (kHeaderCrcOffset - kObjectKeyOffset) / kPackEntrySize;  // 100
 
 // Zone footer payload (RecordType::kZoneFooter):
 //   count (u32) | count entries of kFooterEntrySize | crc32c of the bytes before it (u32)

@@ -80,9 +80,12 @@ TEST(RecordFormat, LayoutConstants) {
   EXPECT_EQ(static_cast<int>(RecordType::kSuperblock), 4);
   EXPECT_EQ(static_cast<int>(RecordType::kJournal), 5);
   EXPECT_EQ(static_cast<int>(RecordType::kCheckpoint), 6);
+  EXPECT_EQ(static_cast<int>(RecordType::kPack), 7);
+  EXPECT_EQ(recfmt::kPackEntrySize, 40u);
+  EXPECT_EQ(recfmt::kMaxPackEntries, 100u);
   EXPECT_FALSE(IsKnownRecordType(0));
-  EXPECT_TRUE(IsKnownRecordType(6));
-  EXPECT_FALSE(IsKnownRecordType(7));
+  EXPECT_TRUE(IsKnownRecordType(7));
+  EXPECT_FALSE(IsKnownRecordType(8));
 }
 
 TEST(RecordHeader, ByteLayoutIsAsDocumented) {
@@ -224,7 +227,7 @@ TEST(RecordHeader, BadMagicVersionTypeNamed) {
     Reseal(b.data());
     ExpectCorruption(b, "unsupported version 0");
   }
-  for (uint8_t tag : {0, 7, 255}) {
+  for (uint8_t tag : {0, 8, 255}) {
     std::string b = good;
     b[6] = static_cast<char>(tag);
     Reseal(b.data());
@@ -534,13 +537,128 @@ std::string WithFutureFields(std::string enc, uint16_t minor, const std::string&
 TEST(RecordTypeNames, EveryTypeHasADistinctNonEmptyName) {
   std::set<std::string> names;
   for (RecordType t : {RecordType::kData, RecordType::kTombstone, RecordType::kZoneFooter,
-                       RecordType::kSuperblock, RecordType::kJournal, RecordType::kCheckpoint}) {
+                       RecordType::kSuperblock, RecordType::kJournal, RecordType::kCheckpoint,
+                       RecordType::kPack}) {
     const std::string name = RecordTypeName(t);
     EXPECT_FALSE(name.empty()) << static_cast<int>(t);
     EXPECT_NE(name, "unknown") << static_cast<int>(t);
     EXPECT_TRUE(names.insert(name).second) << name << " named twice";
   }
   EXPECT_STREQ(RecordTypeName(RecordType::kSuperblock), "superblock");
+}
+
+// ---- Pack records ----
+
+// A pack of `lens.size()` entries (objects nid 100 + i) and its payload.
+std::pair<RecordHeader, std::string> PackOf(const std::vector<uint32_t>& lens) {
+  RecordHeader h;
+  h.type = RecordType::kPack;
+  h.seq = 1000;
+  std::string payload;
+  for (size_t i = 0; i < lens.size(); ++i) {
+    const std::string bytes = Pattern(lens[i], static_cast<uint32_t>(40 + i));
+    PackEntry e;
+    e.offset = static_cast<uint32_t>(payload.size());
+    e.payload_len = lens[i];
+    e.payload_crc = PayloadCrc(bytes.data(), bytes.size());
+    e.seq = 490 + i;
+    e.collection_id = 7 + i;
+    e.nid = 100 + i;
+    e.logical_offset = 4096 * i + 3;
+    h.pack.push_back(e);
+    payload += bytes;
+  }
+  h.logical_offset = lens.size();
+  return {h, payload};
+}
+
+TEST(PackRecord, RoundTripsWithItsDirectoryAndEntryOffsets) {
+  for (const std::vector<uint32_t>& lens :
+       {std::vector<uint32_t>{4096}, {1, 4095, 4096, 5000, 17},
+        std::vector<uint32_t>(recfmt::kMaxPackEntries, 4096)}) {
+    SCOPED_TRACE(lens.size());
+    auto [h, payload] = PackOf(lens);
+    std::string rec;
+    AppendRecord(h, payload, &rec);
+    EXPECT_EQ(rec.size(), RecordBytes(payload.size()));
+    Result<RecordHeader> out = DecodeRecordHeader(rec.data());
+    ASSERT_OK(out.status());
+    RecordHeader want = h;
+    want.payload_len = static_cast<uint32_t>(payload.size());
+    want.payload_crc = PayloadCrc(payload.data(), payload.size());
+    EXPECT_EQ(*out, want);
+    ASSERT_EQ(out->pack.size(), lens.size());
+    for (const PackEntry& e : out->pack) {
+      EXPECT_EQ(e.payload_crc,
+                PayloadCrc(rec.data() + kHeaderSize + e.offset, e.payload_len));
+    }
+    EXPECT_OK(VerifyPayload(*out, rec.data() + kHeaderSize));
+  }
+}
+
+TEST(PackRecord, DirectoryLayoutIsAsDocumented) {
+  auto [h, payload] = PackOf({10, 20});
+  h.payload_len = 30;
+  const std::string b = EncodedBlock(h);
+  EXPECT_EQ(static_cast<uint8_t>(b[6]), 7u);
+  EXPECT_EQ(DecodeFixed64(b.data() + 40), 2u);  // entry count
+  EXPECT_EQ(DecodeFixed16(b.data() + 48), 0u);  // no object key
+  const char* e1 = b.data() + 64 + 40;
+  EXPECT_EQ(DecodeFixed32(e1 + 0), 20u);
+  EXPECT_EQ(DecodeFixed32(e1 + 4), h.pack[1].payload_crc);
+  EXPECT_EQ(DecodeFixed64(e1 + 8), 491u);
+  EXPECT_EQ(DecodeFixed64(e1 + 16), 8u);
+  EXPECT_EQ(DecodeFixed64(e1 + 24), 101u);
+  EXPECT_EQ(DecodeFixed64(e1 + 32), 4096u + 3);
+  EXPECT_EQ(b.substr(64 + 80, 4092 - 144), std::string(4092 - 144, '\0'));
+}
+
+TEST(PackRecord, EachBrokenDirectoryRuleIsNamed) {
+  struct Case {
+    const char* want;
+    std::function<void(RecordHeader*)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"pack entry count 0", [](RecordHeader* h) { h->logical_offset = 0; }},
+      {"pack entry count 101", [](RecordHeader* h) { h->logical_offset = 101; }},
+      {"object fields set", [](RecordHeader* h) { h->nid = 9; }},
+      {"object fields set", [](RecordHeader* h) { h->collection_id = 9; }},
+      {"flags", [](RecordHeader* h) { h->flags = recfmt::kFlagRemoved; }},
+      {"pack entry 1: payload length 0", [](RecordHeader* h) { h->pack[1].payload_len = 0; }},
+      {"pack entry 0: nid 0", [](RecordHeader* h) { h->pack[0].nid = 0; }},
+      {"pack entry 1: seq 1001 after", [](RecordHeader* h) { h->pack[1].seq = 1001; }},
+      {"pack entries hold 31 bytes", [](RecordHeader* h) { h->pack[1].payload_len = 21; }},
+      // Three entries written, two counted: the third is a nonzero byte after the directory.
+      {"after the pack directory",
+       [](RecordHeader* h) { h->pack.push_back(h->pack[0]); }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.want);
+    auto [h, payload] = PackOf({10, 20});
+    h.payload_len = 30;
+    h.payload_crc = PayloadCrc(payload.data(), payload.size());
+    ASSERT_OK(DecodeRecordHeader(EncodedBlock(h).data()).status());
+    c.edit(&h);
+    Result<RecordHeader> out = DecodeRecordHeader(EncodedBlock(h).data());
+    ASSERT_TRUE(out.status().IsCorruption()) << out.status().ToString();
+    EXPECT_NE(out.status().message().find(c.want), std::string::npos)
+        << out.status().ToString();
+  }
+}
+
+TEST(PackRecord, ScanWalksOverAPackLikeAnyRecord) {
+  std::string zone;
+  auto [h, payload] = PackOf({4096, 100, 9000});
+  AppendRecord(h, payload, &zone);
+  RecordHeader d = DataHeader();
+  AppendRecord(d, Pattern(10, 3), &zone);
+  zone.append(kBlockSize, '\0');
+  Result<std::vector<std::pair<uint64_t, RecordHeader>>> scan = ScanRecords(zone);
+  ASSERT_OK(scan.status());
+  ASSERT_EQ(scan->size(), 2u);
+  EXPECT_EQ((*scan)[0].second.type, RecordType::kPack);
+  EXPECT_EQ((*scan)[0].second.pack.size(), 3u);
+  EXPECT_EQ((*scan)[1].first, RecordBytes(payload.size()));
 }
 
 // A superblock payload shorter than its length field says is refused naming both sizes.

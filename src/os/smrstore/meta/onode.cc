@@ -11,7 +11,8 @@
 // bytes little-endian; `bytes` is var length then the raw bytes. Every value starts with
 // its version byte and must be consumed exactly: trailing bytes are corruption.
 //
-//   Onode          := u8 version=1 | u8 flags (bit 0 data_inline, bit 1 has_omap, others 0)
+//   Onode          := u8 version=1 | u8 flags (bit 0 data_inline, bit 1 has_omap, bit 2
+//                     packed: some extent is a pack entry; others 0)
 //                     | var nid | var size | var alloc_hint_flags (32) |
 //                     var expected_object_size | var expected_write_size | var mtime_ns |
 //                     var n_extents | Extent * n_extents (increasing logical_offset) |
@@ -19,7 +20,9 @@
 //                     (increasing name)
 //   Extent         := var logical_offset | var length (32) | var drive (16) |
 //                     var payload_offset | var payload_len (32) | fixed32 payload_crc |
-//                     var payload_skip (32)
+//                     var payload_skip (32) [| var pack (32), when the onode's packed
+//                     flag is set: 0 = a data record, k > 0 = an entry of a pack record
+//                     at its payload byte k - 1]
 //   CollectionMeta := u8 version=1 | var cid | var bits (32)
 //   ZoneMeta       := u8 version=1 | u8 stream | u8 flags (bit 0 sealed, others 0) |
 //                     var live_bytes | var committed_wp | var opened_seq
@@ -38,7 +41,8 @@ constexpr uint8_t kZoneMetaVersion = 1;
 
 constexpr uint8_t kOnodeFlagDataInline = 1u << 0;
 constexpr uint8_t kOnodeFlagHasOmap = 1u << 1;
-constexpr uint8_t kOnodeKnownFlags = kOnodeFlagDataInline | kOnodeFlagHasOmap;
+constexpr uint8_t kOnodeFlagPacked = 1u << 2;
+constexpr uint8_t kOnodeKnownFlags = kOnodeFlagDataInline | kOnodeFlagHasOmap | kOnodeFlagPacked;
 
 constexpr uint8_t kZoneFlagSealed = 1u << 0;
 constexpr uint8_t kZoneKnownFlags = kZoneFlagSealed;
@@ -137,7 +141,7 @@ Status Truncated(const char* what) {
   return Status::Corruption(std::string("truncated or malformed ") + what + " value");
 }
 
-void EncodeExtent(const Extent& e, std::string* out) {
+void EncodeExtent(const Extent& e, bool packed, std::string* out) {
   PutVarint(e.logical_offset, out);
   PutVarint(e.length, out);
   PutVarint(e.drive, out);
@@ -145,13 +149,22 @@ void EncodeExtent(const Extent& e, std::string* out) {
   PutVarint(e.payload_len, out);
   PutFixed32(e.payload_crc, out);
   PutVarint(e.payload_skip, out);
+  if (packed) PutVarint(e.in_pack ? uint64_t{e.pack_offset} + 1 : 0, out);
 }
 
-bool DecodeExtent(Reader* r, Extent* e) {
-  return r->GetVarint(&e->logical_offset) && r->GetVarintAs(&e->length) &&
-         r->GetVarintAs(&e->drive) && r->GetVarint(&e->payload_offset) &&
-         r->GetVarintAs(&e->payload_len) && r->GetFixed32(&e->payload_crc) &&
-         r->GetVarintAs(&e->payload_skip);
+bool DecodeExtent(Reader* r, bool packed, Extent* e) {
+  if (!(r->GetVarint(&e->logical_offset) && r->GetVarintAs(&e->length) &&
+        r->GetVarintAs(&e->drive) && r->GetVarint(&e->payload_offset) &&
+        r->GetVarintAs(&e->payload_len) && r->GetFixed32(&e->payload_crc) &&
+        r->GetVarintAs(&e->payload_skip))) {
+    return false;
+  }
+  if (!packed) return true;
+  uint32_t pack = 0;
+  if (!r->GetVarintAs(&pack)) return false;
+  e->in_pack = pack != 0;
+  e->pack_offset = pack == 0 ? 0 : pack - 1;
+  return true;
 }
 
 }  // namespace
@@ -159,7 +172,8 @@ bool DecodeExtent(Reader* r, Extent* e) {
 bool Extent::operator==(const Extent& o) const {
   return logical_offset == o.logical_offset && length == o.length && drive == o.drive &&
          payload_offset == o.payload_offset && payload_len == o.payload_len &&
-         payload_crc == o.payload_crc && payload_skip == o.payload_skip;
+         payload_crc == o.payload_crc && payload_skip == o.payload_skip &&
+         in_pack == o.in_pack && pack_offset == o.pack_offset;
 }
 
 bool Onode::operator==(const Onode& o) const {
@@ -177,6 +191,9 @@ std::string EncodeOnode(const Onode& onode) {
   uint8_t flags = 0;
   if (onode.data_inline) flags |= kOnodeFlagDataInline;
   if (onode.has_omap) flags |= kOnodeFlagHasOmap;
+  bool packed = false;
+  for (const auto& [offset, extent] : onode.extents) packed = packed || extent.in_pack;
+  if (packed) flags |= kOnodeFlagPacked;
   out.push_back(static_cast<char>(flags));
   PutVarint(onode.nid, &out);
   PutVarint(onode.size, &out);
@@ -187,7 +204,7 @@ std::string EncodeOnode(const Onode& onode) {
   PutVarint(onode.extents.size(), &out);
   // The map key is expected to equal the extent's logical_offset; the extent's own field
   // is what is stored (and what the decoded map is keyed by).
-  for (const auto& [offset, extent] : onode.extents) EncodeExtent(extent, &out);
+  for (const auto& [offset, extent] : onode.extents) EncodeExtent(extent, packed, &out);
   PutBytes(onode.inline_data, &out);
   PutVarint(onode.xattrs.size(), &out);
   for (const auto& [name, value] : onode.xattrs) {
@@ -218,11 +235,19 @@ Result<Onode> DecodeOnode(std::string_view value) {
   if (o.data_inline && n_extents != 0) {
     return Status::Corruption("onode has both inline data and extents");
   }
+  const bool packed = (flags & kOnodeFlagPacked) != 0;
+  bool any_in_pack = false;
   // No reserve from n_extents: a garbage count must not allocate; truncation stops the loop.
   uint64_t prev_end = 0;
   for (uint64_t i = 0; i < n_extents; ++i) {
     Extent e;
-    if (!DecodeExtent(&r, &e)) return Truncated(kWhat);
+    if (!DecodeExtent(&r, packed, &e)) return Truncated(kWhat);
+    any_in_pack = any_in_pack || e.in_pack;
+    if (e.in_pack && (e.pack_offset > e.payload_offset ||
+                      e.payload_offset - e.pack_offset < Extent::kRecordHeaderBytes)) {
+      return Status::Corruption("onode extent at offset " + std::to_string(e.logical_offset) +
+                                " puts its pack record before the drive's start");
+    }
     if (e.logical_offset > std::numeric_limits<uint64_t>::max() - e.length) {
       return Status::Corruption("onode extent end overflows");
     }
@@ -236,6 +261,10 @@ Result<Onode> DecodeOnode(std::string_view value) {
     }
     prev_end = e.end();
     o.extents.emplace_hint(o.extents.end(), e.logical_offset, e);
+  }
+  // Canonical: the flag is set exactly when some extent is a pack entry.
+  if (packed && !any_in_pack) {
+    return Status::Corruption("onode flagged packed but no extent is a pack entry");
   }
   uint64_t n_xattrs = 0;
   if (!r.GetBytes(&o.inline_data) || !r.GetVarint(&n_xattrs)) return Truncated(kWhat);

@@ -6,8 +6,9 @@
 //   xattrs and whether it has omap data. Extents never overlap; bytes of [0, size) that no
 //   extent covers are holes and read as zeros. An object's data lives either in zones
 //   (extents) or inline in RocksDB (inline_data, for tiny objects), never both.
-//   Every extent points into one data record (format/record.h) and carries that record's
-//   payload location and crc, so a read can verify the record it reads from.
+//   Every extent points into one data record, or one entry of a pack record
+//   (format/record.h), and carries that record's (entry's) payload location and crc, so a
+//   read can verify the bytes it reads.
 //   Encodings start with a version byte; decoders reject unknown versions with
 //   kCorruption. Decode(Encode(x)) == x.
 // Thread safety: value types and pure functions.
@@ -25,19 +26,29 @@ namespace smr {
 
 // A piece of an object's data: object bytes [logical_offset, logical_offset + length)
 // are payload bytes [payload_skip, payload_skip + length) of the data record whose payload
-// starts at device byte `payload_offset` of drive `drive`.
+// starts at device byte `payload_offset` of drive `drive`. For an entry of a pack record
+// (in_pack) "payload" means the entry's bytes: payload_offset is where they start (not
+// block-aligned in general), payload_len and payload_crc are the entry's, and the pack's
+// own payload starts pack_offset bytes before payload_offset.
 struct Extent {
   uint64_t logical_offset = 0;
   uint32_t length = 0;
   uint16_t drive = 0;
-  uint64_t payload_offset = 0;  // device byte where the record's payload starts
-  uint32_t payload_len = 0;     // the record's whole payload length
-  uint32_t payload_crc = 0;     // crc32c of the record's whole payload
+  uint64_t payload_offset = 0;  // device byte where the record's (entry's) payload starts
+  uint32_t payload_len = 0;     // the record's (entry's) whole payload length
+  uint32_t payload_crc = 0;     // crc32c of the record's (entry's) whole payload
   uint32_t payload_skip = 0;    // where this extent's bytes start inside the payload
+  bool in_pack = false;         // an entry of a pack record
+  uint32_t pack_offset = 0;     // in_pack: the entry's offset in the pack's payload
 
   uint64_t end() const { return logical_offset + length; }
   // Device byte of object byte `logical_offset`.
   uint64_t device_offset() const { return payload_offset + payload_skip; }
+  // Device byte of the header block of the record holding this extent.
+  uint64_t record_offset() const {
+    return payload_offset - (in_pack ? pack_offset : 0) - kRecordHeaderBytes;
+  }
+  static constexpr uint64_t kRecordHeaderBytes = 4096;  // recfmt::kHeaderSize
   bool operator==(const Extent& o) const;
 };
 

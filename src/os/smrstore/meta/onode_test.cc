@@ -61,6 +61,13 @@ Onode RandomOnode(std::mt19937_64& rng) {
       e.payload_skip = static_cast<uint32_t>(rng() % 65536);
       e.payload_len = e.payload_skip + e.length + static_cast<uint32_t>(rng() % 4096);
       e.payload_crc = static_cast<uint32_t>(rng());
+      if (rng() % 3 == 0) {  // an entry of a pack record
+        e.in_pack = true;
+        e.pack_offset = static_cast<uint32_t>(rng() % 2 == 0 ? rng() % 400000 : RandomU64(rng) % kU32Max);
+        if (e.payload_offset < uint64_t{e.pack_offset} + 4096) {
+          e.payload_offset = uint64_t{e.pack_offset} + 4096 + rng() % 4096;
+        }
+      }
       o.extents[e.logical_offset] = e;
       offset = e.end() + rng() % 3 * 4096;  // adjacent or with a hole
     }
@@ -164,8 +171,63 @@ TEST(OnodeTest, UnknownVersionRejected) {
 
 TEST(OnodeTest, UnknownFlagsRejected) {
   std::string enc = EncodeOnode(Onode());
+  for (int f : {0x08, 0x10, 0x80}) {
+    enc[1] = static_cast<char>(f);
+    const Status s = DecodeOnode(enc).status();
+    EXPECT_CODE(s, kCorruption);
+    EXPECT_NE(s.message().find("unknown flags"), std::string::npos) << s.ToString();
+  }
+}
+
+// The packed flag adds one field per extent; an onode without pack entries stays
+// byte-for-byte what it was before pack records existed.
+TEST(OnodeTest, PinnedBytesOfAPackEntryExtent) {
+  Onode o;
+  o.nid = 2;
+  o.size = 10;
+  Extent plain = SomeExtent(0, 5);
+  plain.payload_offset = 8192;
+  plain.payload_crc = 0x04030201;
+  o.extents[0] = plain;
+  const std::string unpacked("\x01\x00\x02\x0a\x00\x00\x00\x00\x01"
+                             "\x00\x05\x01\x80\x40\x05\x01\x02\x03\x04\x00"
+                             "\x00\x00",
+                             22);
+  EXPECT_EQ(EncodeOnode(o), unpacked);
+  Extent entry = SomeExtent(5, 5);
+  entry.payload_offset = 8192 + 4096 + 300;
+  entry.payload_crc = 0x04030201;
+  entry.in_pack = true;
+  entry.pack_offset = 300;  // stored as 301 = ad 02
+  o.extents[5] = entry;
+  const std::string packed("\x01\x04\x02\x0a\x00\x00\x00\x00\x02"
+                           "\x00\x05\x01\x80\x40\x05\x01\x02\x03\x04\x00\x00"
+                           "\x05\x05\x01\xac\x62\x05\x01\x02\x03\x04\x00\xad\x02"
+                           "\x00\x00",
+                           36);
+  EXPECT_EQ(EncodeOnode(o), packed);
+  Result<Onode> d = DecodeOnode(packed);
+  ASSERT_OK(d.status());
+  EXPECT_EQ(*d, o);
+  EXPECT_EQ(d->extents.at(5).record_offset(), 8192u);
+  EXPECT_EQ(d->extents.at(0).record_offset(), 4096u);
+}
+
+TEST(OnodeTest, PackedFlagWithoutAPackEntryOrAPackBeforeTheDriveIsCorruption) {
+  Onode o;
+  o.extents[0] = SomeExtent(0, 5);
+  std::string enc = EncodeOnode(o);
   enc[1] = '\x04';
-  EXPECT_CODE(DecodeOnode(enc).status(), kCorruption);
+  enc.insert(enc.size() - 2, 1, '\x00');  // the extent's pack field: 0 = a data record
+  Status s = DecodeOnode(enc).status();
+  EXPECT_CODE(s, kCorruption);
+  EXPECT_NE(s.message().find("flagged packed"), std::string::npos) << s.ToString();
+
+  o.extents[0].in_pack = true;
+  o.extents[0].pack_offset = 1 << 20;  // payload_offset is 1 MiB: the pack would start at -4096
+  s = DecodeOnode(EncodeOnode(o)).status();
+  EXPECT_CODE(s, kCorruption);
+  EXPECT_NE(s.message().find("before the drive's start"), std::string::npos) << s.ToString();
 }
 
 TEST(OnodeTest, BrokenInvariantsAreCorruption) {
