@@ -102,9 +102,12 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
             error(where + ": in zone " + std::to_string(za.zone) + " which is " +
                   ZoneStateName(z.state));
           }
+          // The record (for a pack entry: the pack) starts in the zone; the payload (the
+          // entry's bytes), to the next block boundary, ends within the committed bytes.
           const uint64_t rec_end =
-              e.payload_offset - z.start + (uint64_t{e.payload_len} + kBlock - 1) / kBlock * kBlock;
-          if (e.payload_offset < z.start + kBlock || rec_end > z.committed_wp) {
+              (e.payload_offset + e.payload_len + kBlock - 1) / kBlock * kBlock - z.start;
+          if (e.payload_offset < z.start + kBlock + (e.in_pack ? e.pack_offset : 0) ||
+              rec_end > z.committed_wp) {
             error(where + ": record ends at " + std::to_string(rec_end) + " past zone " +
                   std::to_string(za.zone) + "'s committed write pointer " +
                   std::to_string(z.committed_wp));
@@ -173,8 +176,10 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
       const uint64_t nid = owner.nid;
       const Extent& e = owner.extent;
       const std::string where = owner.who + ": drive " + std::to_string(key.first) +
-                                " record @" + std::to_string(key.second - kBlock);
-      Status st = s->devices[key.first]->Read(key.second - kBlock, header.data(), kBlock);
+                                (e.in_pack ? " pack @" : " record @") +
+                                std::to_string(e.record_offset()) +
+                                (e.in_pack ? " entry @+" + std::to_string(e.pack_offset) : "");
+      Status st = s->devices[key.first]->Read(e.record_offset(), header.data(), kBlock);
       if (!st.ok()) {
         error(where + ": " + st.ToString());
         lost.insert(owner.who);
@@ -186,10 +191,26 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
         lost.insert(owner.who);
         continue;
       }
-      if (h->type != RecordType::kData || h->nid != nid || h->payload_len != e.payload_len ||
-          h->payload_crc != e.payload_crc) {
+      // What the header says about the extent's bytes: the record's fields, or its pack
+      // entry's.
+      RecordType want_type = RecordType::kData;
+      uint64_t h_nid = h->nid;
+      uint32_t h_len = h->payload_len, h_crc = h->payload_crc;
+      if (e.in_pack) {
+        want_type = RecordType::kPack;
+        h_nid = 0;
+        for (const PackEntry& pe : h->pack) {
+          if (pe.offset == e.pack_offset) {
+            h_nid = pe.nid;
+            h_len = pe.payload_len;
+            h_crc = pe.payload_crc;
+          }
+        }
+      }
+      if (h->type != want_type || h_nid != nid || h_len != e.payload_len ||
+          h_crc != e.payload_crc) {
         error(where + ": header does not match the extent that references it (nid " +
-              std::to_string(h->nid) + " vs " + std::to_string(nid) + ")");
+              std::to_string(h_nid) + " vs " + std::to_string(nid) + ")");
         lost.insert(owner.who);
         continue;
       }

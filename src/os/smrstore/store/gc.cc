@@ -240,17 +240,36 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
     }
     const uint64_t rec_bytes = h->record_bytes();
     const uint64_t payload_at = pos + kBlock;
+    // The record's units: a data record is one; a pack record has one per entry.
+    struct Unit {
+      uint64_t nid;
+      uint64_t at;      // device byte of its first payload byte
+      uint32_t skip;    // its offset in the record's payload
+      uint32_t len;
+    };
+    std::vector<Unit> units;
+    const bool is_pack = h->type == RecordType::kPack;
     if (h->type == RecordType::kData && h->nid != 0) {
+      units.push_back(Unit{h->nid, payload_at, 0, h->payload_len});
+    } else if (is_pack) {
+      for (const PackEntry& pe : h->pack) {
+        units.push_back(Unit{pe.nid, payload_at + pe.offset, pe.offset, pe.payload_len});
+      }
+    }
+    bool partial = false;  // this record keeps live bytes the next slice moves
+    std::shared_ptr<const std::string> kept;  // the record's payload, once read
+    if (!units.empty() && pos == (*cursor)->pos) kept = std::move((*cursor)->payload);
+    for (const Unit& u : units) {
       Touched* t = nullptr;
-      auto it = touched.find(h->nid);
+      auto it = touched.find(u.nid);
       if (it != touched.end()) {
         t = &it->second;
       } else {
-        SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(nullptr, h->nid));
+        SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(nullptr, u.nid));
         if (where) {
           SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(nullptr, where->first, where->second));
-          if (onode && onode->nid == h->nid) {
-            t = &touched.emplace(h->nid, Touched{where->first, where->second, *onode})
+          if (onode && onode->nid == u.nid) {
+            t = &touched.emplace(u.nid, Touched{where->first, where->second, *onode})
                      .first->second;
           }
         }
@@ -258,86 +277,111 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
       std::vector<Extent*> live;
       if (t != nullptr) {
         for (auto& [off, e] : t->onode.extents) {
-          if (e.drive == victim.addr.drive && e.payload_offset == payload_at) live.push_back(&e);
+          if (e.drive == victim.addr.drive && e.payload_offset == u.at && e.in_pack == is_pack) {
+            live.push_back(&e);
+          }
         }
       }
-      bool partial = false;  // this record keeps live bytes the next slice moves
-      if (!live.empty()) {
-        std::shared_ptr<const std::string> kept;
-        if (pos == (*cursor)->pos) kept = std::move((*cursor)->payload);
-        if (!kept) {
-          const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
-          auto fresh = std::make_shared<std::string>(padded, '\0');
-          SMR_RETURN_IF_ERROR(dev->Read(payload_at, fresh->data(), padded));
-          if (!VerifyPayload(*h, fresh->data()).ok()) {
-            CountCrcError();
-            return Status::Corruption("GC: record at drive " +
-                                      std::to_string(victim.addr.drive) + " offset " +
-                                      std::to_string(pos) +
-                                      " fails its checksum; not relocating (run fsck)");
-          }
-          kept = std::move(fresh);
+      if (live.empty()) continue;
+      if (!kept) {
+        const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
+        auto fresh = std::make_shared<std::string>(padded, '\0');
+        SMR_RETURN_IF_ERROR(dev->Read(payload_at, fresh->data(), padded));
+        if (!VerifyPayload(*h, fresh->data()).ok()) {
+          CountCrcError();
+          return Status::Corruption("GC: " + std::string(RecordTypeName(h->type)) +
+                                    " record at drive " + std::to_string(victim.addr.drive) +
+                                    " offset " + std::to_string(pos) +
+                                    " fails its checksum; not relocating (run fsck)");
         }
-        const std::string& payload = *kept;
-        for (Extent* e : live) {
-          if (split_records && report.live_moved >= max_live) {
+        kept = std::move(fresh);
+      }
+      const std::string& payload = *kept;
+      for (Extent* e : live) {
+        // A pack is moved whole in one slice (at most kMaxPackPayload bytes).
+        if (!is_pack && split_records && report.live_moved >= max_live) {
+          partial = true;
+          break;
+        }
+        // A quantum smaller than the extent moves its first part: the rest stays an
+        // extent of the same record (payload_skip advanced), moved by the next slices.
+        const uint64_t room = max_live > report.live_moved ? max_live - report.live_moved : 0;
+        if (!is_pack && split_records && e->length > room) {
+          const uint64_t n = std::max<uint64_t>(room / kBlock * kBlock, kMinSplitPiece);
+          if (n < e->length) {
+            Extent rest = *e;
+            rest.logical_offset += n;
+            rest.length = static_cast<uint32_t>(e->length - n);
+            rest.payload_skip = static_cast<uint32_t>(e->payload_skip + n);
+            e->length = static_cast<uint32_t>(n);
+            t->onode.extents.emplace(rest.logical_offset, rest);
             partial = true;
-            break;
           }
-          // A quantum smaller than the extent moves its first part: the rest stays an
-          // extent of the same record (payload_skip advanced), moved by the next slices.
-          const uint64_t room = max_live - report.live_moved;
-          if (split_records && e->length > room) {
-            const uint64_t n = std::max<uint64_t>(room / kBlock * kBlock, kMinSplitPiece);
-            if (n < e->length) {
-              Extent rest = *e;
-              rest.logical_offset += n;
-              rest.length = static_cast<uint32_t>(e->length - n);
-              rest.payload_skip = static_cast<uint32_t>(e->payload_skip + n);
-              e->length = static_cast<uint32_t>(n);
-              t->onode.extents.emplace(rest.logical_offset, rest);
-              partial = true;
-            }
-          }
-          auto piece = std::make_shared<const std::string>(payload.substr(e->payload_skip,
-                                                                           e->length));
+        }
+        auto piece = std::make_shared<const std::string>(
+            payload.substr(u.skip + e->payload_skip, e->length));
+        const uint32_t crc = PayloadCrc(piece->data(), piece->size());
+        // Older than the mean lifetime: expected to live long -> the cold GC stream.
+        const uint64_t now_ns = static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count());
+        const double age = t->onode.mtime_ns && now_ns > t->onode.mtime_ns
+                               ? static_cast<double>(now_ns - t->onode.mtime_ns)
+                               : 0.0;
+        const StreamId to = to_stream ? *to_stream
+                            : mean_lifetime_ns > 0 && age > mean_lifetime_ns ? StreamId::kGcCold
+                                                                             : StreamId::kGc;
+        uint16_t to_drive = 0;
+        if (e->length <= options.pack_max) {
+          PackEntry pe;
+          pe.payload_len = e->length;
+          pe.payload_crc = crc;
+          pe.seq = gc_seq;
+          pe.collection_id = t->cid;
+          pe.nid = u.nid;
+          pe.logical_offset = e->logical_offset;
+          PackedAt at;
+          SMR_RETURN_IF_ERROR(PlacePacked(this, gc_seq, to, pe, *piece, piece, &writes, &at));
+          to_drive = at.drive;
+          e->payload_offset = at.payload_offset;
+          e->in_pack = true;
+          e->pack_offset = at.pack_offset;
+          writes.gc_bytes += at.allocated;
+        } else {
           RecordHeader nh;
           nh.type = RecordType::kData;
           nh.seq = gc_seq;
           nh.collection_id = t->cid;
-          nh.nid = h->nid;
+          nh.nid = u.nid;
           nh.logical_offset = e->logical_offset;
           EncodeObjectKey(t->oid, &nh.object_key);
           nh.payload_len = e->length;
-          nh.payload_crc = PayloadCrc(piece->data(), piece->size());
-          // Older than the mean lifetime: expected to live long -> the cold GC stream.
-          const uint64_t now_ns = static_cast<uint64_t>(
-              std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::system_clock::now().time_since_epoch())
-                  .count());
-          const double age = t->onode.mtime_ns && now_ns > t->onode.mtime_ns
-                                 ? static_cast<double>(now_ns - t->onode.mtime_ns)
-                                 : 0.0;
-          const StreamId to = to_stream ? *to_stream
-                              : mean_lifetime_ns > 0 && age > mean_lifetime_ns ? StreamId::kGcCold
-                                                                               : StreamId::kGc;
+          nh.payload_crc = crc;
           Allocation at;
           SMR_RETURN_IF_ERROR(PlaceRecord(this, gc_seq, to, nh, *piece, piece, &writes, &at));
-          writes.live_delta[victim.addr] -= e->length;
-          writes.live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
-              e->length;
-          writes.gc_bytes += RecordBytes(e->length);
-          report.live_moved += e->length;
-          e->drive = at.drive;
+          to_drive = at.drive;
           e->payload_offset = at.offset + kBlock;
-          e->payload_len = nh.payload_len;
-          e->payload_crc = nh.payload_crc;
-          e->payload_skip = 0;
-          if (partial) break;
+          e->in_pack = false;
+          e->pack_offset = 0;
+          writes.gc_bytes += RecordBytes(e->length);
         }
-        if (partial) partial_payload = std::move(kept);
+        writes.live_delta[victim.addr] -= e->length;
+        writes.live_delta[{to_drive,
+                           static_cast<uint32_t>(e->payload_offset / ZoneSize(to_drive))}] +=
+            e->length;
+        report.live_moved += e->length;
+        e->drive = to_drive;
+        e->payload_len = static_cast<uint32_t>(piece->size());
+        e->payload_crc = crc;
+        e->payload_skip = 0;
+        if (partial) break;
       }
-      if (partial) break;  // the cursor stays on this record
+      if (partial) break;
+    }
+    if (partial) {
+      partial_payload = std::move(kept);
+      break;  // the cursor stays on this record
     }
     pos += rec_bytes;
   }

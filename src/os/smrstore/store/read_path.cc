@@ -39,7 +39,7 @@ namespace {
 // into the caller's buffer: the caller wants exactly that payload and it is block-sized.
 bool ReadsWholePayload(const Extent& e, uint64_t from, uint64_t len) {
   return from == 0 && e.payload_skip == 0 && len == e.payload_len &&
-         e.payload_len % kBlock == 0;
+         e.payload_len % kBlock == 0 && e.payload_offset % kBlock == 0;
 }
 
 }  // namespace
@@ -50,9 +50,10 @@ Status Store::Impl::CrcMismatch(const Extent& e) {
                "smrstore: crc mismatch reading drive %u offset %llu (%u bytes): returning "
                "EIO\n",
                e.drive, static_cast<unsigned long long>(e.payload_offset), e.payload_len);
-  return Status::Corruption("checksum mismatch in the record at drive " +
+  return Status::Corruption(std::string("checksum mismatch in the ") +
+                            (e.in_pack ? "pack entry of the record" : "record") + " at drive " +
                             std::to_string(e.drive) + " offset " +
-                            std::to_string(e.payload_offset - kBlock));
+                            std::to_string(e.record_offset()));
 }
 
 Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, char* dst,
@@ -65,10 +66,12 @@ Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, cha
     }
   }
   if (e.drive >= devices.size()) return Status::Corruption("extent on a drive that does not exist");
-  // The whole record payload (rounded to blocks) is read and checked against its crc.
-  // Fast path: the caller wants exactly that payload and it is block-sized: read it straight
-  // into the caller's buffer and check it there.
-  const uint64_t padded = (uint64_t{e.payload_len} + kBlock - 1) / kBlock * kBlock;
+  // The whole record payload (a pack entry's: its bytes), from and to block boundaries, is
+  // read and checked against its crc. Fast path: the caller wants exactly that payload and
+  // it is block-aligned and block-sized: read it straight into the caller's buffer and
+  // check it there.
+  const uint64_t lead = e.payload_offset % kBlock;  // 0 but for pack entries
+  const uint64_t padded = (lead + e.payload_len + kBlock - 1) / kBlock * kBlock;
   const bool direct = ReadsWholePayload(e, from, len);
   std::string bounce;
   char* buf = dst;
@@ -76,9 +79,9 @@ Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, cha
     bounce.resize(padded);
     buf = bounce.data();
   }
-  SMR_RETURN_IF_ERROR(devices[e.drive]->Read(e.payload_offset, buf, padded));
-  if (crc32c::Value(buf, e.payload_len) != e.payload_crc) return CrcMismatch(e);
-  if (!direct) std::memcpy(dst, buf + e.payload_skip + from, len);
+  SMR_RETURN_IF_ERROR(devices[e.drive]->Read(e.payload_offset - lead, buf, padded));
+  if (crc32c::Value(buf + lead, e.payload_len) != e.payload_crc) return CrcMismatch(e);
+  if (!direct) std::memcpy(dst, buf + lead + e.payload_skip + from, len);
   return Status::OK();
 }
 

@@ -241,6 +241,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
         break;
       }
       if (h->type == RecordType::kData) max_nid = std::max(max_nid, h->nid);
+      for (const PackEntry& pe : h->pack) max_nid = std::max(max_nid, pe.nid);
       max_seq = std::max(max_seq, h->seq);
       pos += bytes;
     }
@@ -342,19 +343,37 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   // A record's header alone does not say its payload reached the drive (a kill or a power
   // cut in the middle of a group's write leaves a header with a torn or missing payload):
   // the payload is read and its crc checked too.
+  // A pack entry is checked the same way: the pack's header names the object and the
+  // entry's crc, and the entry's bytes are read and checked.
   auto extent_ok = [&](const Onode& o, const Extent& e) {
-    if (e.drive >= devs.size() || e.payload_offset < kBlock) return false;
-    std::string hb(kBlock, '\0');
-    if (!devs[e.drive]->Read(e.payload_offset - kBlock, hb.data(), kBlock).ok()) return false;
-    auto h = DecodeRecordHeader(hb.data());
-    if (!h.ok() || h->type != RecordType::kData || h->nid != o.nid ||
-        h->payload_crc != e.payload_crc) {
+    if (e.drive >= devs.size() ||
+        e.payload_offset < kBlock + (e.in_pack ? uint64_t{e.pack_offset} : 0)) {
       return false;
     }
-    const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
+    std::string hb(kBlock, '\0');
+    if (!devs[e.drive]->Read(e.record_offset(), hb.data(), kBlock).ok()) return false;
+    auto h = DecodeRecordHeader(hb.data());
+    if (!h.ok()) return false;
+    RecordHeader unit = *h;  // the record, or its entry as a record of its own
+    if (e.in_pack) {
+      if (h->type != RecordType::kPack) return false;
+      auto pe = std::find_if(h->pack.begin(), h->pack.end(),
+                             [&](const PackEntry& p) { return p.offset == e.pack_offset; });
+      if (pe == h->pack.end()) return false;
+      unit.type = RecordType::kData;
+      unit.nid = pe->nid;
+      unit.payload_len = pe->payload_len;
+      unit.payload_crc = pe->payload_crc;
+    }
+    if (unit.type != RecordType::kData || unit.nid != o.nid ||
+        unit.payload_crc != e.payload_crc || unit.payload_len != e.payload_len) {
+      return false;
+    }
+    const uint64_t lead = e.payload_offset % kBlock;
+    const uint64_t padded = (lead + uint64_t{unit.payload_len} + kBlock - 1) / kBlock * kBlock;
     std::string payload(padded, '\0');
-    return devs[e.drive]->Read(e.payload_offset, payload.data(), padded).ok() &&
-           VerifyPayload(*h, payload.data()).ok();
+    return devs[e.drive]->Read(e.payload_offset - lead, payload.data(), padded).ok() &&
+           VerifyPayload(unit, payload.data() + lead).ok();
   };
   size_t cut = replay.size();
   for (bool changed = true; changed;) {

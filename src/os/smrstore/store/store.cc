@@ -33,6 +33,7 @@ std::string EncodeOptions(const StoreOptions& o) {
   return "max_record_payload=" + std::to_string(o.max_record_payload) +
          "\ninline_max=" + std::to_string(o.inline_max) +
          "\nsmall_write_max=" + std::to_string(o.small_write_max) +
+         "\npack_max=" + std::to_string(o.pack_max) +
          "\nmax_group=" + std::to_string(o.max_group) +
          "\ngc_policy=" + VictimPolicyName(o.gc_policy) +
          "\nseparate_streams=" + (o.separate_streams ? "1" : "0") +
@@ -61,6 +62,7 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "max_record_payload") o.max_record_payload = static_cast<uint32_t>(v);
     if (k == "inline_max") o.inline_max = static_cast<uint32_t>(v);
     if (k == "small_write_max") o.small_write_max = static_cast<uint32_t>(v);
+    if (k == "pack_max") o.pack_max = static_cast<uint32_t>(v);  // absent: the default
     if (k == "max_group") o.max_group = static_cast<uint32_t>(v);
     const std::string val = line.substr(eq + 1);
     if (k == "gc_policy") {
@@ -81,7 +83,8 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "hybrid_latency_bound_ms") o.hybrid_latency_bound_ms = static_cast<uint32_t>(v);
     if (k == "hybrid_hbuffer") o.hybrid_hbuffer = v != 0;
   }
-  if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0) {
+  if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0 ||
+      o.pack_max > kMaxPackPayload) {
     return Status::Corruption("stored store options are invalid: " + text);
   }
   return o;
@@ -96,6 +99,10 @@ Status CheckOptions(const StoreOptions& o) {
     return Status::InvalidArgument("inline_max above 64 KiB would bloat RocksDB");
   }
   if (o.max_group == 0) return Status::InvalidArgument("max_group must be > 0");
+  if (o.pack_max > kMaxPackPayload) {
+    return Status::InvalidArgument("pack_max must be at most " +
+                                   std::to_string(kMaxPackPayload) + " (a pack's payload)");
+  }
   if (!(o.gc_urgent_free >= 0 && o.gc_urgent_free <= o.gc_start_free &&
         o.gc_start_free <= o.gc_stop_free && o.gc_stop_free < 1)) {
     return Status::InvalidArgument("GC watermarks must satisfy 0 <= urgent <= start <= stop < 1");
@@ -853,6 +860,7 @@ void GroupWrites::AppendRecordPieces(const RecordHeader& h, std::string_view pay
 }
 
 Status Store::Impl::WriteGroup(GroupWrites* w) {
+  w->CloseAllPacks();
   // Zones write in parallel (each zone's records as one device write at its write
   // pointer: ZonedDevice::WriteV); then footers and finishes of sealed zones; then one
   // flush per drive touched.

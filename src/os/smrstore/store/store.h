@@ -66,6 +66,10 @@ struct StoreOptions {
   // by measurement (doc/performance.md, storebench): a 4 KiB object costs an 8 KiB record
   // in a zone (header block + payload) but ~4.2 KiB in RocksDB, and PUTs are ~5x faster.
   uint32_t inline_max = 4096;
+  // Data records of at most this many payload bytes are packed: the small writes of one
+  // commit group (and small GC relocations) share pack records, each an entry with its
+  // own crc, instead of costing a 4 KiB header block each (0 = never pack).
+  uint32_t pack_max = 32u << 10;
   // Writes smaller than this go to the small-data stream, larger ones to the user stream.
   uint32_t small_write_max = 64u << 10;
   // Most transactions committed together in one group.

@@ -76,6 +76,9 @@ struct PendingRecord {
   StreamId stream = StreamId::kUser;
   bool referenced = true;
   Allocation where;  // valid once allocated
+  uint64_t payload_at = 0;  // device byte of its payload (entry) once allocated
+  bool in_pack = false;     // placed as a pack entry (PlacePacked)
+  uint32_t pack_offset = 0;
   bool allocated = false;
 };
 
@@ -110,6 +113,23 @@ struct GroupWrites {
   // (name hash, lifetime ns) of objects removed or overwritten whole in this group, for
   // lifetime_history after the commit.
   std::vector<std::pair<uint64_t, uint64_t>> name_deaths;
+  // A pack record (format/record.h, RecordType::kPack) being filled by this group: small
+  // data writes share its blocks. While open it is the last allocation of its zone and
+  // grows with each entry (ZoneManager::TryExtend); ClosePacks* writes its header block
+  // and padding, before anything else is placed in its zone and before the group is
+  // written (WriteGroup).
+  struct OpenPack {
+    Allocation at;                        // its header block
+    uint64_t bytes = 0;                   // allocated: header block + payload to blocks
+    RecordHeader header;                  // kPack, the directory so far
+    std::string* header_block = nullptr;  // owned by its ZoneBuffer; encoded at close
+    uint32_t crc = 0;                     // crc32c of the payload so far
+  };
+  std::map<StreamId, OpenPack> packs;
+  void ClosePack(StreamId stream);
+  void ClosePacksIn(uint16_t drive, uint32_t zone);
+  void CloseAllPacks();
+
   uint64_t user_bytes = 0;
   uint64_t gc_bytes = 0;       // record bytes written by GC relocations
   uint64_t inline_bytes = 0;   // inline payload bytes written
@@ -372,6 +392,23 @@ struct Store::Impl {
 Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where);
+
+// Where PlacePacked put an entry.
+struct PackedAt {
+  uint16_t drive = 0;
+  uint64_t payload_offset = 0;  // device byte of the entry's first byte
+  uint32_t pack_offset = 0;     // its offset in the pack's payload
+  uint64_t allocated = 0;       // zone bytes this entry added (0 when it fit the last block)
+};
+
+// Adds `payload` as an entry (entry.offset is set here) of `stream`'s open pack in this
+// group, growing it, or starts a new pack when it is full (kMaxPackEntries,
+// kMaxPackPayload) or cannot grow in its zone (store/txn_planner.cc).
+Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry entry,
+                   std::string_view payload, std::shared_ptr<const std::string> owner,
+                   GroupWrites* writes, PackedAt* where);
+// Largest payload of one pack record.
+inline constexpr uint32_t kMaxPackPayload = 1u << 20;
 
 // A transaction's WriteCrcs (store/txn_planner.cc: the planner's cut of writes into
 // records of `chunk` bytes).

@@ -606,10 +606,29 @@ class Planner {
         if (IsPending(e)) pending_[e.payload_offset - kPendingBase].referenced = true;
       }
     }
+    const uint32_t pack_max = store_->options.pack_max;
     for (PendingRecord& r : pending_) {
       if (!r.referenced) continue;
-      SMR_RETURN_IF_ERROR(PlaceRecord(store_, seq_, r.stream, r.header, r.payload, r.owner,
-                                      writes_, &r.where));
+      if (r.header.payload_len <= pack_max) {
+        PackEntry entry;
+        entry.payload_len = r.header.payload_len;
+        entry.payload_crc = r.header.payload_crc;
+        entry.seq = seq_;
+        entry.collection_id = r.header.collection_id;
+        entry.nid = r.header.nid;
+        entry.logical_offset = r.header.logical_offset;
+        PackedAt at;
+        SMR_RETURN_IF_ERROR(PlacePacked(store_, seq_, r.stream, entry, r.payload, r.owner,
+                                        writes_, &at));
+        r.where.drive = at.drive;
+        r.payload_at = at.payload_offset;
+        r.in_pack = true;
+        r.pack_offset = at.pack_offset;
+      } else {
+        SMR_RETURN_IF_ERROR(PlaceRecord(store_, seq_, r.stream, r.header, r.payload, r.owner,
+                                        writes_, &r.where));
+        r.payload_at = r.where.offset + kBlock;
+      }
       r.allocated = true;
     }
     for (auto& [key, obj] : objs_) {
@@ -618,7 +637,9 @@ class Planner {
         if (!IsPending(e)) continue;
         const PendingRecord& r = pending_[e.payload_offset - kPendingBase];
         e.drive = r.where.drive;
-        e.payload_offset = r.where.offset + kBlock;
+        e.payload_offset = r.payload_at;
+        e.in_pack = r.in_pack;
+        e.pack_offset = r.pack_offset;
       }
     }
     // Live bytes: final extents count, original extents no longer do.
@@ -657,7 +678,121 @@ class Planner {
   const std::vector<uint32_t>* op_crcs_ = nullptr;  // the op being planned's, or null
 };
 
+// The group's buffer of zone `a.zone`, which `a` continues; a pack left open in that zone
+// is closed first (the record placed at `a` follows it).
+Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocation& a) {
+  writes->ClosePacksIn(a.drive, a.zone);
+  GroupWrites::ZoneBuffer& buf = writes->zones[{a.drive, a.zone}];
+  if (buf.length == 0) {
+    buf.drive = a.drive;
+    buf.zone = a.zone;
+    buf.offset = a.offset;
+  } else if (buf.offset + buf.length != a.offset) {
+    return Status::IOError("internal: non-contiguous allocation in zone " +
+                           std::to_string(a.zone));
+  }
+  return &buf;
+}
+
+ZoneFooterEntry PackFooterEntry(const RecordHeader& pack) {
+  ZoneFooterEntry e = FooterEntryFor(0, pack);
+  return e;
+}
+
 }  // namespace
+
+void GroupWrites::ClosePack(StreamId stream) {
+  auto it = packs.find(stream);
+  if (it == packs.end()) return;
+  OpenPack& p = it->second;
+  ZoneBuffer& buf = zones[{p.at.drive, p.at.zone}];
+  const uint64_t pad = p.bytes - kBlock - p.header.payload_len;
+  if (pad > 0) {
+    auto zeros = std::make_unique<std::string>(pad, '\0');
+    buf.pieces.push_back(*zeros);
+    buf.owned.push_back(std::move(zeros));
+  }
+  p.header.payload_crc = p.crc;
+  EncodeRecordHeader(p.header, p.header_block->data());
+  packs.erase(it);
+}
+
+void GroupWrites::ClosePacksIn(uint16_t drive, uint32_t zone) {
+  std::vector<StreamId> in_zone;
+  for (const auto& [stream, p] : packs) {
+    if (p.at.drive == drive && p.at.zone == zone) in_zone.push_back(stream);
+  }
+  for (StreamId s : in_zone) ClosePack(s);
+}
+
+void GroupWrites::CloseAllPacks() {
+  while (!packs.empty()) ClosePack(packs.begin()->first);
+}
+
+Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry entry,
+                   std::string_view payload, std::shared_ptr<const std::string> owner,
+                   GroupWrites* writes, PackedAt* where) {
+  const auto n = static_cast<uint32_t>(payload.size());
+  if (n == 0 || n > kMaxPackPayload) {
+    return Status::InvalidArgument("internal: a pack entry of " + std::to_string(n) + " bytes");
+  }
+  auto add = [&](GroupWrites::OpenPack* p, uint64_t new_bytes) {
+    GroupWrites::ZoneBuffer& buf = writes->zones[{p->at.drive, p->at.zone}];
+    entry.offset = p->header.payload_len;
+    p->header.pack.push_back(entry);
+    p->header.payload_len += n;
+    p->header.seq = std::max(p->header.seq, entry.seq);
+    p->header.logical_offset = p->header.pack.size();
+    p->crc = crc32c::Extend(p->crc, payload.data(), n);
+    buf.pieces.push_back(payload);
+    buf.length += new_bytes - p->bytes;
+    where->drive = p->at.drive;
+    where->payload_offset = p->at.offset + kBlock + entry.offset;
+    where->pack_offset = entry.offset;
+    where->allocated = new_bytes - p->bytes;
+    p->bytes = new_bytes;
+    writes->payloads[{where->drive, where->payload_offset}] = payload;
+    if (owner) writes->keep_alive.push_back(std::move(owner));
+  };
+  if (auto it = writes->packs.find(stream); it != writes->packs.end()) {
+    GroupWrites::OpenPack& p = it->second;
+    if (p.header.pack.size() < recfmt::kMaxPackEntries &&
+        uint64_t{p.header.payload_len} + n <= kMaxPackPayload) {
+      const uint64_t new_bytes = RecordBytes(uint64_t{p.header.payload_len} + n);
+      RecordHeader grown = p.header;
+      grown.payload_len += n;
+      grown.seq = std::max(grown.seq, entry.seq);
+      grown.logical_offset = grown.pack.size() + 1;
+      if (store->zones->TryExtend(p.at, p.bytes, new_bytes - p.bytes, PackFooterEntry(grown))) {
+        add(&p, new_bytes);
+        return Status::OK();
+      }
+    }
+    writes->ClosePack(stream);
+  }
+  GroupWrites::OpenPack p;
+  p.header.type = RecordType::kPack;
+  p.header.seq = entry.seq;
+  p.header.payload_len = n;
+  p.header.logical_offset = 1;
+  auto a = store->zones->Allocate(stream, RecordBytes(n), PackFooterEntry(p.header), seq);
+  for (SealWrite& s : store->zones->TakeSealWrites()) writes->seals.push_back(std::move(s));
+  if (!a.ok()) return a.status();
+  SMR_ASSIGN_OR_RETURN(GroupWrites::ZoneBuffer * buf, ZoneBufferAt(writes, *a));
+  p.header.payload_len = 0;
+  p.header.logical_offset = 0;
+  p.at = *a;
+  p.bytes = kBlock;
+  auto block = std::make_unique<std::string>(kBlock, '\0');
+  p.header_block = block.get();
+  buf->pieces.push_back(*block);
+  buf->owned.push_back(std::move(block));
+  buf->length += kBlock;
+  GroupWrites::OpenPack& open = writes->packs[stream] = std::move(p);
+  add(&open, RecordBytes(n));
+  where->allocated += kBlock;
+  return Status::OK();
+}
 
 Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
@@ -668,16 +803,8 @@ Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const Reco
   auto a = store->zones->Allocate(stream, bytes, FooterEntryFor(0, h), seq);
   for (SealWrite& s : store->zones->TakeSealWrites()) writes->seals.push_back(std::move(s));
   if (!a.ok()) return a.status();
-  GroupWrites::ZoneBuffer& buf = writes->zones[{a->drive, a->zone}];
-  if (buf.length == 0) {
-    buf.drive = a->drive;
-    buf.zone = a->zone;
-    buf.offset = a->offset;
-  } else if (buf.offset + buf.length != a->offset) {
-    return Status::IOError("internal: non-contiguous allocation in zone " +
-                           std::to_string(a->zone));
-  }
-  GroupWrites::AppendRecordPieces(h, payload, &buf);
+  SMR_ASSIGN_OR_RETURN(GroupWrites::ZoneBuffer * buf, ZoneBufferAt(writes, *a));
+  GroupWrites::AppendRecordPieces(h, payload, buf);
   writes->payloads[{a->drive, a->offset + kBlock}] = payload;
   if (owner) writes->keep_alive.push_back(std::move(owner));
   *where = *a;

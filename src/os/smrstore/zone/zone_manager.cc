@@ -485,6 +485,31 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
                                              "offline or read-only)"));
 }
 
+bool ZoneManager::TryExtend(const Allocation& a, uint64_t old_bytes, uint64_t extra,
+                            const ZoneFooterEntry& entry) {
+  MutexLock lock(&mu_);
+  if (a.drive >= state_.size() || extra % kBlock != 0) return false;
+  Drive& drive = state_[a.drive];
+  if (a.zone >= drive.zones.size()) return false;
+  Zone& zone = drive.zones[a.zone];
+  const uint64_t start = uint64_t{a.zone} * drive.dev->info().zone_size;
+  if (zone.state != ZoneState::kOpen || a.offset < start ||
+      a.offset - start + old_bytes != zone.written) {
+    return false;  // sealed, or something was allocated after the record
+  }
+  const uint64_t reserve = zone.footer_ok ? ZoneFooterRecordBytes(zone.footer.size()) : 0;
+  if (zone.written + extra + reserve > zone.capacity) return false;
+  if (zone.footer_ok && !zone.footer.empty() &&
+      uint64_t{zone.footer.back().block} * kBlock == a.offset - start) {
+    const uint32_t block = zone.footer.back().block;
+    zone.footer.back() = entry;
+    zone.footer.back().block = block;
+  }
+  zone.written += extra;
+  MarkDirty(a.drive, a.zone);
+  return true;
+}
+
 std::vector<SealWrite> ZoneManager::TakeSealWrites() {
   MutexLock lock(&mu_);
   std::vector<SealWrite> out;

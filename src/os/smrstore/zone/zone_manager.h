@@ -165,6 +165,14 @@ class ZoneManager {
   // that could not take the record may have been sealed), kInvalidArgument for a bad size.
   Result<Allocation> Allocate(StreamId stream, uint64_t bytes, const ZoneFooterEntry& entry,
                               uint64_t seq);
+  // Grows the record allocated at `a` by `extra` bytes (a multiple of 4096) when it is
+  // still the last allocation of its zone, the zone is open and the bytes fit (with the
+  // footer reserve); `entry` (but its block) replaces the record's footer entry. Returns
+  // whether it grew (false: nothing changed; allocate a new record instead). Pack records
+  // (format/record.h) grow this way while a commit group adds entries to them; `extra` 0
+  // only updates the footer entry.
+  bool TryExtend(const Allocation& a, uint64_t old_bytes, uint64_t extra,
+                 const ZoneFooterEntry& entry);
   // Footer writes and finishes produced by seals since the last call, in seal order.
   std::vector<SealWrite> TakeSealWrites();
 

@@ -49,6 +49,57 @@ TEST_F(ZoneManagerTest, StreamsGetZonesOfTheirOwn) {
   EXPECT_EQ(c->offset, a->offset + kRec);
 }
 
+// A pack record grows while it is its zone's last allocation, and its footer entry follows;
+// once anything is allocated after it, or the zone is full, it does not.
+TEST_F(ZoneManagerTest, TheLastRecordOfAnOpenZoneGrowsAndNothingElseDoes) {
+  ZoneFooterEntry entry;
+  entry.type = RecordType::kPack;
+  entry.payload_len = 100;
+  auto a = zm_->Allocate(StreamId::kSmall, 8192, entry, 1);
+  ASSERT_OK(a.status());
+  auto with_len = [&](uint32_t n) {
+    ZoneFooterEntry e = entry;
+    e.payload_len = n;
+    e.block = 999;  // ignored: the record's block stays
+    return e;
+  };
+  EXPECT_TRUE(zm_->TryExtend(*a, 8192, 8192, with_len(9000)));
+  EXPECT_FALSE(zm_->TryExtend(*a, 8192, 4096, with_len(9100))) << "stale size: it is 16 KiB now";
+  EXPECT_FALSE(zm_->TryExtend(*a, 16384, 100, with_len(9100))) << "not a multiple of 4096";
+  auto b = zm_->Allocate(StreamId::kSmall, 4096, {}, 2);
+  ASSERT_OK(b.status());
+  EXPECT_EQ(b->offset, a->offset + 16384);
+  EXPECT_FALSE(zm_->TryExtend(*a, 16384, 4096, with_len(9200))) << "b follows it";
+  EXPECT_TRUE(zm_->TryExtend(*b, 4096, 4096, with_len(5000)));
+  // Fill the zone: the last record cannot grow past the footer reserve.
+  const uint64_t cap = zm_->Snapshot()[a->zone].capacity;
+  auto c = zm_->Allocate(StreamId::kSmall, cap - 16384 - 8192 - 8192, {}, 3);
+  ASSERT_OK(c.status());
+  ASSERT_EQ(c->zone, a->zone);
+  EXPECT_FALSE(zm_->TryExtend(*c, cap - 32768, 8192, with_len(1))) << "the footer's room";
+  // The footer lists a with its grown length.
+  auto d = zm_->Allocate(StreamId::kSmall, 8192, {}, 4);  // does not fit: seals a's zone
+  ASSERT_OK(d.status());
+  EXPECT_NE(d->zone, a->zone);
+  bool seen = false;
+  for (const SealWrite& sw : zm_->TakeSealWrites()) {
+    if (sw.zone != a->zone || sw.bytes.empty()) continue;
+    auto h = DecodeRecordHeader(sw.bytes.data());
+    ASSERT_OK(h.status());
+    auto footer = DecodeZoneFooter(std::string_view(sw.bytes).substr(4096, h->payload_len));
+    ASSERT_OK(footer.status());
+    ASSERT_EQ(footer->size(), 3u);
+    EXPECT_EQ((*footer)[0].payload_len, 9000u);
+    EXPECT_EQ((*footer)[0].block, 0u);
+    EXPECT_EQ((*footer)[0].type, RecordType::kPack);
+    EXPECT_EQ((*footer)[1].payload_len, 5000u);
+    EXPECT_EQ((*footer)[1].block, 4u);
+    seen = true;
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_FALSE(zm_->TryExtend(*c, cap - 32768, 0, with_len(1))) << "sealed";
+}
+
 TEST_F(ZoneManagerTest, UserStreamBorrowsAnotherUserStreamsRoomBeforeNoSpace) {
   // Open the user stream's zone, then use every free zone beyond the GC reserve.
   ASSERT_TRUE(zm_->Allocate(StreamId::kUser, kRec, {}, 1).ok());
