@@ -144,17 +144,23 @@ Status StoreLeg(const std::string& spec, const std::string& store_dir, uint64_t 
 struct SmallResult {
   double ops = 0;
   double device_bytes_per_object = 0;  // zone bytes written per object
+  // Of those: data zones (records, packs, footers: the space the object keeps) and the
+  // metadata journal (transient: a checkpoint frees its zones).
+  double data_zone_bytes_per_object = 0;
+  double journal_bytes_per_object = 0;
   double meta_bytes_per_object = 0;    // RocksDB size growth per object (after flush)
   double device_writes_per_object = 0;  // device write commands per object
 };
 
 Result<SmallResult> SmallPuts(const std::string& spec, const std::string& store_dir,
                               uint64_t size, uint64_t count, size_t depth,
-                              uint32_t inline_max, bool journal = true) {
+                              uint32_t inline_max, bool journal = true,
+                              uint32_t pack_max = StoreOptions().pack_max) {
   std::error_code ec;
   StoreOptions options;
   options.inline_max = inline_max;
   options.journal = journal;
+  options.pack_max = pack_max;
   SMR_ASSIGN_OR_RETURN(auto store, FreshStore(spec, store_dir, options));
   std::string data(size, '\0');
   FillPattern(size, 0, data.data(), size);
@@ -166,6 +172,10 @@ Result<SmallResult> SmallPuts(const std::string& spec, const std::string& store_
   r.device_bytes_per_object =
       static_cast<double>(c.device_bytes_written) / static_cast<double>(count);
   r.device_writes_per_object = static_cast<double>(c.device_writes) / static_cast<double>(count);
+  const uint64_t journal_bytes = c.journal_bytes_written + c.checkpoint_bytes_written;
+  r.journal_bytes_per_object = static_cast<double>(journal_bytes) / static_cast<double>(count);
+  r.data_zone_bytes_per_object =
+      static_cast<double>(c.device_bytes_written - journal_bytes) / static_cast<double>(count);
   SMR_RETURN_IF_ERROR(store->Close());
   store.reset();
   uint64_t meta_bytes = 0;
@@ -306,6 +316,9 @@ int CmdStorebench(const Args& args) {
   // Where tiny objects go: zones (inline_max 0) or inline in RocksDB (inline_max 4 KiB).
   auto small4 = SmallPuts(spec, stem + ".store", 4096, *small_count, *depth, 0);
   if (!small4.ok()) return Fail("storebench", small4.status());
+  // The same without pack records (each 4 KiB object a record of its own).
+  auto small4u = SmallPuts(spec, stem + ".store", 4096, *small_count, *depth, 0, true, 0);
+  if (!small4u.ok()) return Fail("storebench", small4u.status());
   auto small4i = SmallPuts(spec, stem + ".store", 4096, *small_count, *depth, 4096);
   if (!small4i.ok()) return Fail("storebench", small4i.status());
   auto small64 = SmallPuts(spec, stem + ".store", 65536, *small_count, *depth, 0);
@@ -333,6 +346,13 @@ int CmdStorebench(const Args& args) {
         {"put_64k_ops", JsonFixed(small64->ops, 0)},
         {"put_4k_device_bytes_per_object", JsonFixed(small4->device_bytes_per_object, 0)},
         {"put_4k_meta_bytes_per_object", JsonFixed(small4->meta_bytes_per_object, 0)},
+        {"put_4k_data_zone_bytes_per_object", JsonFixed(small4->data_zone_bytes_per_object, 0)},
+        {"put_4k_journal_bytes_per_object", JsonFixed(small4->journal_bytes_per_object, 0)},
+        {"put_4k_unpacked_ops", JsonFixed(small4u->ops, 0)},
+        {"put_4k_unpacked_data_zone_bytes_per_object",
+         JsonFixed(small4u->data_zone_bytes_per_object, 0)},
+        {"put_4k_unpacked_journal_bytes_per_object",
+         JsonFixed(small4u->journal_bytes_per_object, 0)},
         {"put_4k_inline_device_bytes_per_object",
          JsonFixed(small4i->device_bytes_per_object, 0)},
         {"put_4k_inline_meta_bytes_per_object", JsonFixed(small4i->meta_bytes_per_object, 0)}};
@@ -347,6 +367,10 @@ int CmdStorebench(const Args& args) {
       "  GET %8.1f MB/s vs raw sequential read  %8.1f MB/s: ratio %.3f (IQR %.3f-%.3f)\n"
       "  PUT 4 KiB objects:  %8.0f ops/s in zones (%.0f zone + %.0f RocksDB bytes, %.2f "
       "device writes each)\n"
+      "                      of the zone bytes: %.0f in data zones (%.3fx the object) + %.0f "
+      "journal\n"
+      "                      %8.0f ops/s in zones without packing (%.0f in data zones, "
+      "%.3fx, + %.0f journal)\n"
       "                      %8.0f ops/s inline in RocksDB (%.0f zone + %.0f RocksDB bytes "
       "each)\n"
       "  PUT 64 KiB objects: %8.0f ops/s\n",
@@ -356,7 +380,11 @@ int CmdStorebench(const Args& args) {
       Quantile(raw_w, 0.5), Quantile(wr, 0.5), Quantile(wr, 0.25), Quantile(wr, 0.75),
       Quantile(put_wpm, 0.5), Quantile(put_bpm, 0.5), Quantile(get_mbps, 0.5), Quantile(raw_r, 0.5), Quantile(rd, 0.5),
       Quantile(rd, 0.25), Quantile(rd, 0.75), small4->ops, small4->device_bytes_per_object,
-      small4->meta_bytes_per_object, small4->device_writes_per_object, small4i->ops, small4i->device_bytes_per_object,
+      small4->meta_bytes_per_object, small4->device_writes_per_object,
+      small4->data_zone_bytes_per_object, small4->data_zone_bytes_per_object / 4096.0,
+      small4->journal_bytes_per_object, small4u->ops, small4u->data_zone_bytes_per_object,
+      small4u->data_zone_bytes_per_object / 4096.0, small4u->journal_bytes_per_object,
+      small4i->ops, small4i->device_bytes_per_object,
       small4i->meta_bytes_per_object, small64->ops);
   return 0;
 }
