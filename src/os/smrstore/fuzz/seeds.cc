@@ -103,6 +103,29 @@ void RecordSeeds() {
   AppendRecord(tomb, "", &t1);
   Write("record_header", "tombstone", t1);
 
+  // A pack of three small writes (the directory in the header block).
+  RecordHeader pack;
+  pack.type = RecordType::kPack;
+  pack.seq = 10;
+  std::string pack_payload;
+  for (int i = 0; i < 3; ++i) {
+    const std::string bytes(1000 + 3000 * i, static_cast<char>('a' + i));
+    PackEntry e;
+    e.payload_len = static_cast<uint32_t>(bytes.size());
+    e.payload_crc = PayloadCrc(bytes.data(), bytes.size());
+    e.seq = 8 + i;
+    e.collection_id = 3;
+    e.nid = 12 + i;
+    e.logical_offset = 4096 * i;
+    pack.pack.push_back(e);
+    pack_payload += bytes;
+  }
+  pack.logical_offset = pack.pack.size();
+  add(pack, pack_payload);
+  std::string p1;
+  AppendRecord(pack, pack_payload, &p1);
+  Write("record_header", "pack", p1);
+
   RecordHeader footer;
   footer.type = RecordType::kZoneFooter;
   footer.seq = 10;
@@ -110,7 +133,7 @@ void RecordSeeds() {
   AppendRecord(footer, footer_payload, &zone);
   Write("record_header", "zone-with-footer", zone + std::string(recfmt::kBlockSize, '\0'));
   Write("record_header", "zone-torn-tail", zone + std::string(100, '\x5a'));
-  Write("zone_footer", "three-entries", footer_payload);
+  Write("zone_footer", "four-entries", footer_payload);
   Write("zone_footer", "empty", EncodeZoneFooter({}));
   Write("zone_footer", "one-entry", EncodeZoneFooter({entries[0]}));
 

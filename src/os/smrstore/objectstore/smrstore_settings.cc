@@ -87,11 +87,16 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
     } else if (key == "separate_streams") {
       if (!ParseBool(value, &s.store.separate_streams)) return bad("true or false");
       s.mkfs_keys[key] = value;
+    } else if (key == "pack_max") {
+      if (!ParseU32(value, &s.store.pack_max) || s.store.pack_max > kMaxPackPayload) {
+        return bad("a size in bytes up to " + std::to_string(kMaxPackPayload));
+      }
+      s.mkfs_keys[key] = value;
     } else {
       return Status::InvalidArgument(
           where + "unknown key '" + key +
           "' (known: on_transaction_error, throttle_bytes, device_class, gc_policy, gc_reserve_zones, "
-          "inline_max, separate_streams)");
+          "inline_max, pack_max, separate_streams)");
     }
   }
   return s;
@@ -121,6 +126,9 @@ Status CheckMkfsKeys(const AdapterSettings& s, const StoreOptions& actual,
     } else if (key == "inline_max") {
       have = std::to_string(actual.inline_max);
       if (actual.inline_max == s.store.inline_max) continue;
+    } else if (key == "pack_max") {
+      have = std::to_string(actual.pack_max);
+      if (actual.pack_max == s.store.pack_max) continue;
     } else if (key == "separate_streams") {
       have = actual.separate_streams ? "true" : "false";
       if (actual.separate_streams == s.store.separate_streams) continue;

@@ -19,6 +19,7 @@
 //   gc_policy = greedy | cost-benefit | lifetime (mkfs; default lifetime)
 //   gc_reserve_zones = N                       (mkfs; default 2) zones per drive for GC only
 //   inline_max = BYTES                         (mkfs; default 4096)
+//   pack_max = BYTES                           (mkfs; default 32768; at most 1 MiB; 0 = off)
 //   separate_streams = true | false            (mkfs; default true)
 // A mkfs-time key in the file of an existing store must equal the store's value (else the
 // mount is refused with the difference named), so the file never silently lies.

@@ -358,8 +358,12 @@ TEST_F(SMRStoreTest, SettingsFileErrorsRefuseTheMountNamingTheLine) {
   // A mkfs-time key that disagrees with how the store was made.
   ASSERT_EQ(store_->write_meta("smrstore.conf", "gc_policy = greedy"), 0);
   EXPECT_EQ(store_->mount(), -EINVAL);
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "pack_max = 0"), 0);
+  EXPECT_EQ(store_->mount(), -EINVAL);
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "pack_max = 2000000"), 0);  // above 1 MiB
+  EXPECT_EQ(store_->mount(), -EINVAL);
   ASSERT_EQ(store_->write_meta("smrstore.conf",
-                               "# mkfs defaults, restated\ngc_policy = lifetime\n"
+                               "# mkfs defaults, restated\ngc_policy = lifetime\npack_max = 32768\n"
                                "on_transaction_error = report\ndevice_class = smr"), 0);
   ASSERT_EQ(store_->mount(), 0);
   EXPECT_EQ(store_->get_default_device_class(), "smr");

@@ -45,6 +45,10 @@
 
 namespace smr {
 
+// Largest payload of one pack record (format/record.h, RecordType::kPack); pack_max may
+// not exceed it.
+inline constexpr uint32_t kMaxPackPayload = 1u << 20;
+
 struct StoreOptions {
   // --- Zone GC (store/gc.cc). Fractions are of the data zones that are free. ---
   VictimPolicy gc_policy = VictimPolicy::kLifetime;

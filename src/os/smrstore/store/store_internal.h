@@ -407,8 +407,6 @@ struct PackedAt {
 Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry entry,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, PackedAt* where);
-// Largest payload of one pack record.
-inline constexpr uint32_t kMaxPackPayload = 1u << 20;
 
 // A transaction's WriteCrcs (store/txn_planner.cc: the planner's cut of writes into
 // records of `chunk` bytes).
