@@ -202,12 +202,28 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
                                             bool* zone_done, bool* committed,
                                             Deadline deadline, std::optional<StreamId> to_stream,
                                             bool split_records) {
+  auto batch = meta->NewBatch();
+  GroupWrites writes;
+  SMR_ASSIGN_OR_RETURN(GcSlicePlan plan, GcPlanSlice(cursor, max_live, batch.get(), &writes,
+                                                     deadline, to_stream, split_records));
+  if (plan.any) {
+    SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
+  }
+  *committed = true;
+  return GcFinishSlice(cursor, std::move(plan), zone_done);
+}
+
+Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
+                                             MetaStore::Batch* batch, GroupWrites* group,
+                                             Deadline deadline,
+                                             std::optional<StreamId> to_stream,
+                                             bool split_records) {
   const ZoneStatus victim = (*cursor)->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
   GcReport report;
-  auto batch = meta->NewBatch();
-  GroupWrites writes;
+  GroupWrites& writes = *group;
+  const uint64_t gc_bytes_before = writes.gc_bytes;
   const uint64_t gc_seq = ++seq;
   struct Touched {
     uint64_t cid;
@@ -366,10 +382,12 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
           e->pack_offset = 0;
           writes.gc_bytes += RecordBytes(e->length);
         }
+        const ZoneAddress to_zone{to_drive,
+                                  static_cast<uint32_t>(e->payload_offset / ZoneSize(to_drive))};
         writes.live_delta[victim.addr] -= e->length;
-        writes.live_delta[{to_drive,
-                           static_cast<uint32_t>(e->payload_offset / ZoneSize(to_drive))}] +=
-            e->length;
+        writes.live_delta[to_zone] += e->length;
+        writes.gc_live_delta[victim.addr] -= e->length;
+        writes.gc_live_delta[to_zone] += e->length;
         report.live_moved += e->length;
         e->drive = to_drive;
         e->payload_len = static_cast<uint32_t>(piece->size());
@@ -386,19 +404,29 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
     pos += rec_bytes;
   }
   for (const auto& [nid, t] : touched) batch->PutOnode(t.cid, t.oid, t.onode);
-  report.bytes_written = writes.gc_bytes;
-  if (!touched.empty() || !writes.zones.empty()) {
-    SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
-  }
-  *committed = true;
+  report.bytes_written = writes.gc_bytes - gc_bytes_before;
+  GcSlicePlan plan;
+  plan.report = report;
+  plan.pos = pos;
+  plan.at_end = at_end;
+  plan.partial_payload = std::move(partial_payload);
+  plan.any = !touched.empty() || report.bytes_written > 0;
+  return plan;
+}
+
+Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
+                                            bool* zone_done) {
+  *zone_done = false;
+  const ZoneStatus victim = (*cursor)->victim;
+  GcReport report = plan.report;
   {
     MutexLock lock(&counters_mu);
     counters.gc_live_moved += report.live_moved;
     counters.gc_slices++;
   }
-  (*cursor)->pos = pos;
-  (*cursor)->payload = std::move(partial_payload);
-  if (!at_end) return report;
+  (*cursor)->pos = plan.pos;
+  (*cursor)->payload = std::move(plan.partial_payload);
+  if (!plan.at_end) return report;
   cursor->reset();
   *zone_done = true;
 
@@ -480,12 +508,13 @@ void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
   for (uint64_t age : w.death_ages_ns) NoteDeath(age);
   for (const auto& [name, age] : w.name_deaths) lifetime_history.Note(name, age);
   // Bytes that died by user action, per stream of the zone they died in (GC moves are
-  // not deaths: a GC group has gc_bytes and is skipped).
-  if (w.gc_bytes == 0) {
-    for (const auto& [addr, delta] : w.live_delta) {
-      const std::optional<StreamId> stream = zones->StreamOf(addr);
-      if (stream) death_rates.NoteLiveDelta(static_cast<size_t>(*stream), delta);
-    }
+  // not deaths: a group's GC relocations, gc_live_delta, are left out).
+  for (const auto& [addr, delta] : w.live_delta) {
+    auto gc = w.gc_live_delta.find(addr);
+    const int64_t user = delta - (gc == w.gc_live_delta.end() ? 0 : gc->second);
+    if (user == 0) continue;
+    const std::optional<StreamId> stream = zones->StreamOf(addr);
+    if (stream) death_rates.NoteLiveDelta(static_cast<size_t>(*stream), user);
   }
   // Live bytes per stream integrated over time (txn seqs since the last update).
   const auto live = zones->LiveBytesByStream();

@@ -109,6 +109,7 @@ struct GroupWrites {
   std::map<std::pair<uint16_t, uint64_t>, std::string_view> payloads;
   std::vector<std::shared_ptr<const std::string>> keep_alive;
   std::map<ZoneAddress, int64_t> live_delta;
+  std::map<ZoneAddress, int64_t> gc_live_delta;  // the part of live_delta GC relocations made
   std::vector<uint64_t> death_ages_ns;  // ages of objects removed in this group
   // (name hash, lifetime ns) of objects removed or overwritten whole in this group, for
   // lifetime_history after the commit.
@@ -138,6 +139,15 @@ struct GroupWrites {
   // Appends a whole record (header block, payload, zero padding) to `buf`.
   static void AppendRecordPieces(const RecordHeader& h, std::string_view payload,
                                  ZoneBuffer* buf);
+};
+
+// A GC slice planned but not yet committed (Store::Impl::GcPlanSlice).
+struct GcSlicePlan {
+  GcReport report;
+  uint64_t pos = 0;     // where the cursor goes once committed
+  bool at_end = false;  // the victim's end was reached: reset it once committed
+  std::shared_ptr<const std::string> partial_payload;
+  bool any = false;     // something to commit
 };
 
 // The store's own lock (DIR/lock, flock): exclusive for a read-write mount, shared for a
@@ -244,6 +254,18 @@ struct Store::Impl {
   Result<GcReport> GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
                                  bool* zone_done, bool* committed, Deadline deadline,
                                  std::optional<StreamId> to, bool split_records);
+  // The two halves of a slice, for a slice that rides in a foreground commit group
+  // (CommitGroup) as well as for GcSliceOrFail. GcPlanSlice plans the relocations into
+  // `batch` and `writes` (nothing is written; the cursor is not moved); on error the caller
+  // discards both and rolls the zone allocations back. GcFinishSlice, after the commit
+  // that made them durable: counters, the cursor, and at the victim's end its reset (after
+  // the read fence).
+  Result<GcSlicePlan> GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
+                                  MetaStore::Batch* batch, GroupWrites* writes,
+                                  Deadline deadline, std::optional<StreamId> to,
+                                  bool split_records);
+  Result<GcReport> GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
+                                 bool* zone_done);
   std::optional<GcCursor> gc_cursor;
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
