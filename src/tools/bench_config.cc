@@ -161,6 +161,10 @@ Result<Config> ParseConfig(const Args& args) {
   const auto separated = Lookup<bool>(placement, {{"single", false}, {"separated", true}});
   if (!separated) return bad("--placement: '" + placement + "' is not single or separated");
   c.separated = *separated;
+  const std::string gc_commits = args.get("gc-commits", "ride");
+  const auto ride = Lookup<bool>(gc_commits, {{"ride", true}, {"separate", false}});
+  if (!ride) return bad("--gc-commits: '" + gc_commits + "' is not ride or separate");
+  c.gc_in_groups = *ride;
   c.json = args.has("json");
   c.oracle = args.has("oracle");
   auto list = [](const std::string& v) {

@@ -56,6 +56,7 @@ struct Config {
   VictimPolicy policy = VictimPolicy::kLifetime;
   std::string policy_text = "lifetime";
   bool separated = true;
+  bool gc_in_groups = true;  // --gc-commits ride (StoreOptions::gc_in_groups) | separate
   uint64_t seed = 1;
   bool json = false, oracle = false;
   std::string plot;

@@ -49,6 +49,7 @@ Json ReportJson(const Config& c, const RunReport& r) {
                  {"ops", c.ops ? Json(c.ops) : Json(nullptr)},
                  {"policy", c.policy_text},
                  {"placement", c.separated ? "separated" : "single"},
+                 {"gc_commits", c.gc_in_groups ? "ride" : "separate"},
                  {"seed", c.seed},
                  {"oracle", c.oracle},
                  {"target", r.fs ? "fs" : r.emu ? "store-emu" : "store-devices"},

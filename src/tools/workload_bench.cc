@@ -192,6 +192,7 @@ int CmdBench(const Args& args) {
   opts.gc_policy = c.policy;
   opts.separate_streams = c.separated;
   opts.gc_auto = true;
+  opts.gc_in_groups = c.gc_in_groups;
   if (!fs) {
     if (Status s = Store::Mkfs(store_dir, specs, opts, /*force=*/true); !s.ok()) {
       return Fail(kCmd, s.WithContext("mkfs"));
@@ -378,6 +379,8 @@ void AddWorkloadBenchCommand(Cli* cli) {
         {"ops", "N", "steady-state operations instead of --duration"},
         {"policy", "P", "GC victim policy: greedy | cost-benefit | lifetime (default lifetime)"},
         {"placement", "P", "single (one stream) | separated (streams by size/GC; default)"},
+        {"gc-commits", "M", "ride (paced GC slices ride in the foreground commit groups; "
+                            "default) | separate (each slice commits alone)"},
         {"seed", "N", "random seed (default 1)"},
         {"oracle", "", "replay the trace through gc_sim: oracle WA floor + same-policy WA"},
         {"json", "", "print the result as JSON"},

@@ -281,9 +281,10 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
       if (it != touched.end()) {
         t = &it->second;
       } else {
-        SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(nullptr, u.nid));
+        // Through the batch: a slice riding in a commit group sees the group's changes.
+        SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(batch, u.nid));
         if (where) {
-          SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(nullptr, where->first, where->second));
+          SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(batch, where->first, where->second));
           if (onode && onode->nid == u.nid) {
             t = &touched.emplace(u.nid, Touched{where->first, where->second, *onode})
                      .first->second;

@@ -3,11 +3,13 @@
 // until the stop watermark and no further, and yields to a transaction that arrives; a
 // zone is cleaned in slices of bounded live bytes; under load GC runs one slice per paced
 // commit group, not two.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <future>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -277,6 +279,108 @@ TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
   EXPECT_GE(slices, 1u) << "no GC at all below the start watermark";
   EXPECT_LE(slices, 6u) << "more slices than the cleaning needed: two per paced group?";
   ASSERT_OK(store.Close());
+}
+
+// Paced GC slices under load ride in the commit group they are paced against
+// (StoreOptions::gc_in_groups): they add no commit of their own. The same 40 queued groups
+// as above, once with riding and once without: without, every slice is one more commit
+// group (groups = 41 + slices); with it, the paced ones are not (fewer groups than that).
+// Every object still reads back and deep fsck is clean.
+TEST(GcIdleTest, PacedSlicesRideInTheForegroundGroupsInsteadOfCommittingAlone) {
+  for (const bool ride : {false, true}) {
+    SCOPED_TRACE(ride ? "gc_in_groups" : "separate commits");
+    ScratchDir dir;
+    StoreOptions options;
+    options.max_group = 1;  // one commit group per transaction
+    options.gc_in_groups = ride;
+    std::unique_ptr<Store> opened;
+    ASSERT_NO_FATAL_FAILURE(MkfsAndOpen(dir, /*zones=*/40, /*zone_mib=*/16, options, &opened));
+    Store& store = *opened;
+    std::map<uint64_t, bool> live;
+    uint64_t n = 0;
+    for (;; ++n) {  // until full
+      Transaction t;
+      t.Write(kColl, Obj(n), 0, Data(n, kMiB));
+      Status s = store.Apply(std::move(t));
+      if (s.IsNoSpace()) break;
+      ASSERT_OK(s);
+      live[n] = true;
+    }
+    for (uint64_t i = 0; i < n; i += 2) {
+      Transaction t;
+      t.Remove(kColl, Obj(i));
+      ASSERT_OK(store.Apply(std::move(t)));
+      live.erase(i);
+    }
+    store.SetGcAuto(true);
+    auto free_zones = [&] {
+      const Json zones = store.Stats().at("zones");
+      return zones.contains("free") ? zones.at("free").get<uint64_t>() : 0;
+    };
+    Transaction poke;
+    poke.SetAttr(kColl, Obj(1), "k", "v");
+    ASSERT_OK(store.Apply(std::move(poke)));
+    ASSERT_TRUE(smr::testing::WaitUntil([&] { return free_zones() >= 4; }));
+    for (uint64_t i = n; free_zones() > 3; ++i) {
+      Transaction t;
+      t.Write(kColl, Obj(i), 0, Data(i, kMiB));
+      ASSERT_OK(store.Apply(std::move(t)));
+      live[i] = true;
+    }
+    const StoreCounters before = store.Counters();
+    std::atomic<int> done{0};
+    std::atomic<uint64_t> groups_at_end{0}, slices_at_end{0};
+    std::promise<void> all_queued;
+    std::shared_future<void> queued_gate = all_queued.get_future().share();
+    {
+      Transaction t;
+      t.SetAttr(kColl, Obj(1), "gate", "v");
+      store.Submit(std::move(t), [queued_gate](const Status&) { queued_gate.wait(); });
+    }
+    // 40 overwrites of live objects, queued behind the gate: 40 groups with work behind
+    // them (but the last), each preceded by the paced check.
+    std::vector<uint64_t> rewritten;
+    for (auto it = live.begin(); it != live.end() && rewritten.size() < 40; ++it) {
+      rewritten.push_back(it->first);
+    }
+    for (uint64_t i : rewritten) {
+      Transaction t;
+      t.Write(kColl, Obj(i), 0, Data(i + 5000, kMiB));
+      store.Submit(std::move(t), [&](const Status& s) {
+        EXPECT_OK(s);
+        if (++done == static_cast<int>(rewritten.size())) {
+          // The last group's callback runs before the idle GC after it.
+          groups_at_end = store.Counters().groups_committed;
+          slices_at_end = store.Counters().gc_slices;
+        }
+      });
+    }
+    all_queued.set_value();
+    ASSERT_TRUE(smr::testing::WaitUntil([&] { return done.load() == static_cast<int>(rewritten.size()); }));
+    const uint64_t groups = groups_at_end.load() - before.groups_committed;
+    const uint64_t slices = slices_at_end.load() - before.gc_slices;
+    const uint64_t foreground = rewritten.size() + 1;
+    std::printf("%s: %llu commit groups, %llu GC slices for %llu foreground groups\n",
+                ride ? "riding" : "separate", static_cast<unsigned long long>(groups),
+                static_cast<unsigned long long>(slices),
+                static_cast<unsigned long long>(foreground));
+    EXPECT_GE(slices, 1u) << "no GC at all below the start watermark";
+    if (ride) {
+      EXPECT_LT(groups, foreground + slices) << "no slice rode in a foreground group";
+    } else {
+      EXPECT_EQ(groups, foreground + slices);
+    }
+    for (const auto& [i, unused] : live) {
+      const bool again = std::find(rewritten.begin(), rewritten.end(), i) != rewritten.end();
+      auto got = store.Read(kColl, Obj(i), 0, 0);
+      ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
+      EXPECT_TRUE(*got == Data(again ? i + 5000 : i, kMiB)) << "object " << i;
+    }
+    auto f = store.Fsck(/*deep=*/true, /*repair=*/false);
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    EXPECT_TRUE(f->ok()) << f->errors.front();
+    ASSERT_OK(store.Close());
+  }
 }
 
 }  // namespace

@@ -29,6 +29,12 @@ namespace {
 // Records are aligned to the record format's block (format/record_format.h).
 constexpr uint64_t kBlock = recfmt::kBlockSize;
 
+uint64_t NowNanos() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
 std::string EncodeOptions(const StoreOptions& o) {
   return "max_record_payload=" + std::to_string(o.max_record_payload) +
          "\ninline_max=" + std::to_string(o.inline_max) +
@@ -38,6 +44,7 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\ngc_policy=" + VictimPolicyName(o.gc_policy) +
          "\nseparate_streams=" + (o.separate_streams ? "1" : "0") +
          "\ngc_auto=" + (o.gc_auto ? "1" : "0") +
+         "\ngc_in_groups=" + (o.gc_in_groups ? "1" : "0") +
          "\ngc_start_free=" + std::to_string(o.gc_start_free) +
          "\ngc_urgent_free=" + std::to_string(o.gc_urgent_free) +
          "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
@@ -72,6 +79,7 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     }
     if (k == "separate_streams") o.separate_streams = v != 0;
     if (k == "gc_auto") o.gc_auto = v != 0;
+    if (k == "gc_in_groups") o.gc_in_groups = v != 0;
     if (k == "gc_start_free") o.gc_start_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_urgent_free") o.gc_urgent_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
@@ -583,6 +591,7 @@ void Store::Impl::CommitLoop() {
   for (;;) {
     std::vector<Pending> group;
     bool queued_more = false;
+    uint64_t ride = 0;  // live bytes of GC relocation this group carries (RideGcSlice)
     {
       std::unique_lock<std::mutex> lock(mu);
       if (converting() || convert_request) {
@@ -655,10 +664,14 @@ void Store::Impl::CommitLoop() {
       }
       queued_more = !queue.empty();
       lock.unlock();
-      MaybeGc(/*queued=*/true);
+      if (options.gc_in_groups) {
+        ride = RideGcSlice();
+      } else {
+        MaybeGc(/*queued=*/true);
+      }
       if (gc_auto || options.hybrid_auto) EnsureSpace(need);
     }
-    CommitGroup(&group);
+    CommitGroup(&group, ride);
     MaybeCheckpoint();
     MaybeConvert(queued_more);
     MaybeEvict(queued_more);
@@ -666,7 +679,7 @@ void Store::Impl::CommitLoop() {
   }
 }
 
-void Store::Impl::CommitGroup(std::vector<Pending>* group) {
+void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
   std::unique_lock<std::mutex> group_lock(group_mu);
   Status fatal_now;
   {
@@ -688,10 +701,13 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
   std::vector<Status> results(group->size());
   std::unique_ptr<GroupWrites> writes;
   Status s;
+  std::optional<GcSlicePlan> ride;  // the GC slice this group carries
   for (int attempt = 0;; ++attempt) {
     const ZoneManager::AllocationMark mark = zones->MarkAllocations();
     auto batch = meta->NewBatch();
     writes = std::make_unique<GroupWrites>();
+    ride.reset();
+    s = Status::OK();
     size_t ok_count = 0;
     for (size_t i = 0; i < group->size(); ++i) {
       batch->SetSavePoint();
@@ -711,7 +727,35 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
       }
       results[i] = r;
     }
-    s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
+    if (ride_live > 0 && gc_cursor) {
+      // The GC slice this group carries, planned after its transactions (they get their
+      // space first; the slice reads their changes through the batch). A slice that fails
+      // costs the group nothing: what it placed stays as dead bytes, its live-byte deltas
+      // are taken back, and its victim is quarantined, as GcSlice does.
+      const uint64_t t0 = NowNanos();
+      const auto live_delta = writes->live_delta;
+      const auto gc_live_delta = writes->gc_live_delta;
+      const uint64_t gc_bytes = writes->gc_bytes;
+      batch->SetSavePoint();
+      auto plan = GcPlanSlice(&gc_cursor, ride_live, batch.get(), writes.get(), std::nullopt,
+                              std::nullopt, /*split_records=*/false);
+      if (plan.ok()) {
+        (void)batch->PopSavePoint();
+        ride = std::move(*plan);
+      } else {
+        Status rb = batch->RollbackToSavePoint();
+        writes->live_delta = live_delta;
+        writes->gc_live_delta = gc_live_delta;
+        writes->gc_bytes = gc_bytes;
+        if (!rb.ok()) s = rb;
+        const ZoneAddress victim = gc_cursor->victim.addr;
+        gc_cursor.reset();
+        Quarantine(victim, plan.status());
+      }
+      MutexLock lock(&counters_mu);
+      counters.gc_throttle_ns += NowNanos() - t0;
+    }
+    if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
     if (s.ok()) break;
     {
       std::unique_lock<std::mutex> lock(mu);
@@ -767,6 +811,38 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group) {
     const Status& r = !s.ok() ? s : results[i];
     if ((*group)[i].done) (*group)[i].done(r);
   }
+  // The ridden slice's moves are durable: advance its cursor, and at the victim's end reset
+  // it (after the read fence) — after the group's callbacks, which need not wait for it.
+  if (ride && s.ok() && gc_cursor) {
+    std::lock_guard<std::mutex> glock(group_mu);
+    bool zone_done = false;
+    auto r = GcFinishSlice(&gc_cursor, std::move(*ride), &zone_done);
+    if (!r.ok()) {
+      std::fprintf(stderr, "smrstore: background GC: %s\n", r.status().ToString().c_str());
+      gc_cursor.reset();
+    }
+  }
+}
+
+uint64_t Store::Impl::RideGcSlice() {
+  if (!gc_auto) return 0;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!fatal.ok()) return 0;
+  }
+  const double free = zones->free_fraction();
+  if (!gc_pacer.StartRound(free, gc_cursor.has_value(), /*queued=*/true)) return 0;
+  // Under the urgent watermark a paced round is two slices; here it is one of twice the
+  // size.
+  const uint64_t live = gc_pacer.Urgent(free) ? 2 * kGcSliceBytes : kGcSliceBytes;
+  (void)gc_pacer.NextSlice(free, true, false);
+  if (!gc_cursor) {
+    std::lock_guard<std::mutex> glock(group_mu);
+    auto victim = PickVictim();
+    if (!victim.ok()) return 0;  // nothing to clean
+    gc_cursor = GcCursor{*victim, victim->start, nullptr};
+  }
+  return live;
 }
 
 Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint64_t ok_txns,

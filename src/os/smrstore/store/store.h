@@ -55,6 +55,11 @@ struct StoreOptions {
   // false: every write (user, small, GC) goes to one stream — the baseline placement.
   bool separate_streams = true;
   bool gc_auto = true;          // clean in the background of commits
+  // Paced GC slices under load ride in the foreground commit group they are paced
+  // against: their relocations are written, flushed and synced with its transactions (one
+  // flush, one RocksDB sync, one journal record), instead of as a commit of their own that
+  // the group waits behind. false: every slice commits alone (the earlier behaviour).
+  bool gc_in_groups = true;
   // Kept low on purpose: free zones hold no data, so every free zone kept makes the sealed
   // zones fuller, and fuller victims cost more to clean (higher WA). Cleaning also always
   // runs before a commit group that would not fit in the space users can still write.

@@ -382,7 +382,12 @@ struct Store::Impl {
   uint64_t SpaceNeeded(const Transaction& txn) const;
 
   void CommitLoop();
-  void CommitGroup(std::vector<Pending>* group);
+  // Commits one group; `ride_live` > 0: a GC slice of that many live bytes of gc_cursor's
+  // victim rides in it (StoreOptions::gc_in_groups).
+  void CommitGroup(std::vector<Pending>* group, uint64_t ride_live = 0);
+  // Whether the pacer wants a slice with this group (picking a victim if none is in hand):
+  // its live bytes, or 0.
+  uint64_t RideGcSlice();
   Status WriteGroup(GroupWrites* w);
   Status UpdateSuperblocks(bool clean);
   // Writes a group's records and commits its batch (the tail of CommitGroup, shared by GC).
