@@ -4,7 +4,9 @@
 // victim's old extents has ended (the read fence). A crash before (1) leaves the victim as
 // it was (the new records are dead space); a crash between (1) and the reset leaves a
 // sealed zone with no live bytes, which mount resets (zone/zone_manager.cc).
-// Runs on the commit thread, between commit groups, holding group_mu.
+// Runs on the commit thread holding group_mu: between commit groups (GcSlice), or as part
+// of one (GcPlanSlice within CommitGroup, then GcFinishSlice once the group committed:
+// StoreOptions::gc_in_groups).
 #include <algorithm>
 #include "format/record_format.h"
 #include <chrono>

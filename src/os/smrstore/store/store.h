@@ -199,7 +199,8 @@ struct StoreCounters {
   // Zone GC since this mount.
   uint64_t gc_runs = 0;            // victims cleaned
   uint64_t gc_slices = 0;          // relocation steps committed (background GC moves about
-                                   // 4 MiB of live data per slice between commit groups)
+                                   // 4 MiB of live data per slice, between commit groups or
+                                   // riding in one: StoreOptions::gc_in_groups)
   uint64_t gc_bytes_written = 0;   // relocated record bytes (part of device_bytes_written)
   uint64_t gc_live_moved = 0;      // live payload bytes relocated
   uint64_t gc_zones_reset = 0;
