@@ -1,7 +1,7 @@
 // smrstore-tool bench --oracle: the PUT/DELETE trace a run records, and its replay through
-// the offline GC simulator (gc/gc_sim.h) on the run's zone geometry: once with the oracle
-// placement (the WA floor) and once with the run's own policy and placement (a cross-check
-// of the store).
+// the offline GC simulator (gc/gc_sim.h) on the run's zone geometry: with the oracle
+// placement under each victim policy (the WA floor: the lowest) and once with the run's own
+// policy and placement (a cross-check of the store).
 // Thread safety: RunOracle is a pure function of its arguments.
 #pragma once
 
