@@ -148,6 +148,26 @@ TEST_F(ZoneManagerTest, GcStreamsShareAnOpenZoneWhenDownToTheReserve) {
 }
 
 
+// A pack grown after the mark shrinks back with the rest on RollBack (a failed GC slice's
+// or commit group's packs leave nothing allocated), and can grow again after it.
+TEST_F(ZoneManagerTest, RollBackUndoesAGrownRecordToo) {
+  ZoneFooterEntry entry;
+  entry.type = RecordType::kPack;
+  entry.payload_len = 10;
+  auto a = zm_->Allocate(StreamId::kSmall, 8192, entry, 1);
+  ASSERT_OK(a.status());
+  const uint64_t written = zm_->Snapshot()[a->zone].written;
+  const ZoneManager::AllocationMark mark = zm_->MarkAllocations();
+  ZoneFooterEntry grown = entry;
+  grown.payload_len = 20000;
+  ASSERT_TRUE(zm_->TryExtend(*a, 8192, 20480, grown));
+  EXPECT_EQ(zm_->Snapshot()[a->zone].written, written + 20480);
+  ASSERT_OK(zm_->RollBack(mark));
+  EXPECT_EQ(zm_->Snapshot()[a->zone].written, written);
+  EXPECT_FALSE(zm_->TryExtend(*a, 8192 + 20480, 4096, grown)) << "its old size is gone";
+  EXPECT_TRUE(zm_->TryExtend(*a, 8192, 4096, grown));
+}
+
 // RollBack: allocations since the mark are undone (write pointers, open zones, space);
 // bytes a failed write left on the drive past the restored pointer seal that zone, and a
 // zone free again that holds bytes is reset.
