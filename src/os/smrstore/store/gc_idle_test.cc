@@ -201,17 +201,18 @@ TEST(GcIdleTest, BackgroundGcCleansAZoneInBoundedSlices) {
       << "a slice moved more than 4 MiB and one record";
 }
 
-// Under load, a little below the start watermark, background GC runs one slice per paced
-// commit group (two only when urgent): 40 queued groups need 4 slices here, a GC that ran
-// two per group ran 9. (Most of these 4 come from the commit thread making room for a
-// group, EnsureSpace; the pacing's 1/debt spacing itself is not pinned by this test.)
-TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
-  ScratchDir dir;
-  StoreOptions options;
-  options.max_group = 1;  // one commit group per transaction
+// One drive of 40 zones x 16 MiB with `options`, filled with 1 MiB objects until full,
+// every other one removed; then background GC on: idle GC cleans to the stop watermark
+// (5 %), and puts take the free zones down to one beyond the GC reserve (2.7 % of the 37
+// user zones: a little below the 3 % start watermark, a debt of 0.15). `live` (if given):
+// the objects left, each holding Data(i, kMiB).
+void MakeStoreJustBelowTheStartWatermark(const ScratchDir& dir, const StoreOptions& options,
+                                         std::unique_ptr<Store>* out,
+                                         std::map<uint64_t, bool>* live) {
   std::unique_ptr<Store> opened;
   ASSERT_NO_FATAL_FAILURE(MkfsAndOpen(dir, /*zones=*/40, /*zone_mib=*/16, options, &opened));
   Store& store = *opened;
+  std::map<uint64_t, bool> objects;
   uint64_t n = 0;
   for (;; ++n) {  // until full
     Transaction t;
@@ -219,15 +220,14 @@ TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
     Status s = store.Apply(std::move(t));
     if (s.IsNoSpace()) break;
     ASSERT_OK(s);
+    objects[n] = true;
   }
   for (uint64_t i = 0; i < n; i += 2) {
     Transaction t;
     t.Remove(kColl, Obj(i));
     ASSERT_OK(store.Apply(std::move(t)));
+    objects.erase(i);
   }
-  // Half of everything is dead and no zone is free: idle GC cleans to the stop watermark
-  // (5 %); then puts take the free zones down to one beyond the GC reserve (2.7 % of the
-  // 37 user zones: a little below the 3 % start watermark, a debt of 0.15).
   store.SetGcAuto(true);
   auto free_zones = [&] {
     const Json zones = store.Stats().at("zones");
@@ -241,7 +241,23 @@ TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
     Transaction t;
     t.Write(kColl, Obj(i), 0, Data(i, kMiB));
     ASSERT_OK(store.Apply(std::move(t)));
+    objects[i] = true;
   }
+  if (live != nullptr) *live = std::move(objects);
+  *out = std::move(opened);
+}
+
+// Under load, a little below the start watermark, background GC runs one slice per paced
+// commit group (two only when urgent): 40 queued groups need 4 slices here, a GC that ran
+// two per group ran 9. (Most of these 4 come from the commit thread making room for a
+// group, EnsureSpace; the pacing's 1/debt spacing itself is not pinned by this test.)
+TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
+  ScratchDir dir;
+  StoreOptions options;
+  options.max_group = 1;  // one commit group per transaction
+  std::unique_ptr<Store> opened;
+  ASSERT_NO_FATAL_FAILURE(MakeStoreJustBelowTheStartWatermark(dir, options, &opened, nullptr));
+  Store& store = *opened;
   // 40 small transactions queued at once: 40 groups, each preceded by the paced check.
   const uint64_t slices_before = store.Counters().gc_slices;
   std::atomic<int> done{0};
@@ -294,39 +310,9 @@ TEST(GcIdleTest, PacedSlicesRideInTheForegroundGroupsInsteadOfCommittingAlone) {
     options.max_group = 1;  // one commit group per transaction
     options.gc_in_groups = ride;
     std::unique_ptr<Store> opened;
-    ASSERT_NO_FATAL_FAILURE(MkfsAndOpen(dir, /*zones=*/40, /*zone_mib=*/16, options, &opened));
-    Store& store = *opened;
     std::map<uint64_t, bool> live;
-    uint64_t n = 0;
-    for (;; ++n) {  // until full
-      Transaction t;
-      t.Write(kColl, Obj(n), 0, Data(n, kMiB));
-      Status s = store.Apply(std::move(t));
-      if (s.IsNoSpace()) break;
-      ASSERT_OK(s);
-      live[n] = true;
-    }
-    for (uint64_t i = 0; i < n; i += 2) {
-      Transaction t;
-      t.Remove(kColl, Obj(i));
-      ASSERT_OK(store.Apply(std::move(t)));
-      live.erase(i);
-    }
-    store.SetGcAuto(true);
-    auto free_zones = [&] {
-      const Json zones = store.Stats().at("zones");
-      return zones.contains("free") ? zones.at("free").get<uint64_t>() : 0;
-    };
-    Transaction poke;
-    poke.SetAttr(kColl, Obj(1), "k", "v");
-    ASSERT_OK(store.Apply(std::move(poke)));
-    ASSERT_TRUE(smr::testing::WaitUntil([&] { return free_zones() >= 4; }));
-    for (uint64_t i = n; free_zones() > 3; ++i) {
-      Transaction t;
-      t.Write(kColl, Obj(i), 0, Data(i, kMiB));
-      ASSERT_OK(store.Apply(std::move(t)));
-      live[i] = true;
-    }
+    ASSERT_NO_FATAL_FAILURE(MakeStoreJustBelowTheStartWatermark(dir, options, &opened, &live));
+    Store& store = *opened;
     const StoreCounters before = store.Counters();
     std::atomic<int> done{0};
     std::atomic<uint64_t> groups_at_end{0}, slices_at_end{0};

@@ -694,11 +694,6 @@ Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocat
   return &buf;
 }
 
-ZoneFooterEntry PackFooterEntry(const RecordHeader& pack) {
-  ZoneFooterEntry e = FooterEntryFor(0, pack);
-  return e;
-}
-
 }  // namespace
 
 void GroupWrites::ClosePack(StreamId stream) {
@@ -763,7 +758,7 @@ Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry 
       grown.payload_len += n;
       grown.seq = std::max(grown.seq, entry.seq);
       grown.logical_offset = grown.pack.size() + 1;
-      if (store->zones->TryExtend(p.at, p.bytes, new_bytes - p.bytes, PackFooterEntry(grown))) {
+      if (store->zones->TryExtend(p.at, p.bytes, new_bytes - p.bytes, FooterEntryFor(0, grown))) {
         add(&p, new_bytes);
         return Status::OK();
       }
@@ -775,7 +770,7 @@ Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry 
   p.header.seq = entry.seq;
   p.header.payload_len = n;
   p.header.logical_offset = 1;
-  auto a = store->zones->Allocate(stream, RecordBytes(n), PackFooterEntry(p.header), seq);
+  auto a = store->zones->Allocate(stream, RecordBytes(n), FooterEntryFor(0, p.header), seq);
   for (SealWrite& s : store->zones->TakeSealWrites()) writes->seals.push_back(std::move(s));
   if (!a.ok()) return a.status();
   SMR_ASSIGN_OR_RETURN(GroupWrites::ZoneBuffer * buf, ZoneBufferAt(writes, *a));
