@@ -84,6 +84,11 @@ class RebuildTest : public ::testing::Test {
     store_.reset();
   }
   void Apply(Transaction t) { ASSERT_OK(store_->Apply(std::move(t))); }
+  // The metadata database deleted, then rebuilt from the drives alone.
+  Result<RebuildReport> RebuildFromTheDrives() {
+    std::filesystem::remove_all(store_dir() + "/meta");
+    return Store::RebuildMeta(store_dir(), specs_);
+  }
 
   // Zeroes the 4 KiB block at `delta` bytes from where `payload` starts in the emulated
   // drives' files (-4096: its record header); returns how many drive files held it.
@@ -302,8 +307,7 @@ TEST_F(RebuildTest, AfterCheckpointsFreedOldJournalZones) {
   EXPECT_GE(store_->Counters().checkpoints, 1u) << "the journal never reached a checkpoint";
   Unmount();
   const Dump before = DumpMeta(store_dir() + "/meta");
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto report = Store::RebuildMeta(store_dir(), specs_);
+  auto report = RebuildFromTheDrives();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_GE(report->checkpoint_id, 2u);  // mkfs's, then at least one more
   const Dump after = DumpMeta(store_dir() + "/meta");
@@ -375,8 +379,7 @@ TEST_F(RebuildTest, AJournalRecordNeverCommittedIsVoidedByTheNextMount) {
   Apply(std::move(c));
   Unmount();
   const Dump before = DumpMeta(store_dir() + "/meta");
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto report = Store::RebuildMeta(store_dir(), specs_);
+  auto report = RebuildFromTheDrives();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_GE(report->voided_records, 1u);
   const Dump after = DumpMeta(store_dir() + "/meta");
@@ -431,8 +434,7 @@ TEST_F(RebuildTest, AMountThatCommitsNothingStillVoidsTheRecordItsDatabaseLacks)
   Unmount();
   Mount();  // commits nothing either
   Unmount();
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto report = Store::RebuildMeta(store_dir(), specs_);
+  auto report = RebuildFromTheDrives();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_GE(report->voided_records, 1u);
   Mount();
@@ -461,8 +463,7 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhoseDataIsMissing) {
   Unmount();
   // Find the lost object's data record (its payload starts one block after its header).
   ASSERT_EQ(ZeroBlockAt(lost_data, -4096), 1);
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto report = Store::RebuildMeta(store_dir(), specs_);
+  auto report = RebuildFromTheDrives();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->dropped_tail_records, 1u);
   Mount();
@@ -488,8 +489,7 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhosePayloadIsTorn) {
   Apply(std::move(last));
   Unmount();
   ASSERT_EQ(ZeroBlockAt(lost_data, static_cast<int64_t>(lost_data.size()) - 4096), 1);
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto report = Store::RebuildMeta(store_dir(), specs_);
+  auto report = RebuildFromTheDrives();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->dropped_tail_records, 1u);
   Mount();
@@ -551,8 +551,7 @@ TEST_F(RebuildTest, TheUnconfirmedTailStopsBeforeACommitWhosePackEntryIsTorn) {
   Unmount();
   // b is the pack's second entry (not block-aligned): zero its first 4096 bytes.
   ASSERT_EQ(ZeroBlockAt(b, 0), 1);
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto report = Store::RebuildMeta(store_dir(), specs_);
+  auto report = RebuildFromTheDrives();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->dropped_tail_records, 1u);
   Mount();
@@ -584,8 +583,7 @@ TEST_F(RebuildTest, ACommitARebuildLeftOutStaysOutOfTheNextRebuild) {
   Unmount();
   // v2's record header: its data "never reached the drive"
   ASSERT_EQ(ZeroBlockAt(v2, -4096), 1);
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto first = Store::RebuildMeta(store_dir(), specs_);
+  auto first = RebuildFromTheDrives();
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_EQ(first->dropped_tail_records, 1u);
   Mount();
@@ -596,8 +594,7 @@ TEST_F(RebuildTest, ACommitARebuildLeftOutStaysOutOfTheNextRebuild) {
   more.Write("c", Obj("other"), 0, Data(3, 100000));
   Apply(std::move(more));
   Unmount();
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto second = Store::RebuildMeta(store_dir(), specs_);
+  auto second = RebuildFromTheDrives();
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   EXPECT_GE(second->voided_records, 1u) << "the left-out commit was not voided";
   Mount();
@@ -660,8 +657,7 @@ TEST_F(RebuildTest, AJournalZoneReusedForDataIsADataZoneAfterRebuild) {
   for (int r = 0; r < 30; ++r) ASSERT_NO_FATAL_FAILURE(round());
   Unmount();
   const Dump before = DumpMeta(store_dir() + "/meta");
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto report = Store::RebuildMeta(store_dir(), specs_);
+  auto report = RebuildFromTheDrives();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   const Dump after = DumpMeta(store_dir() + "/meta");
   const uint8_t journal = static_cast<uint8_t>(StreamId::kJournal);
@@ -739,8 +735,7 @@ TEST_F(RebuildTest, TheLastCommitOfACrashedMountIsInDoubtReplayedAndReported) {
   Apply(std::move(c));
   Unmount();  // clean: the superblock confirms this mount's last commit
 
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto clean = Store::RebuildMeta(store_dir(), specs_);
+  auto clean = RebuildFromTheDrives();
   ASSERT_TRUE(clean.ok()) << clean.status().ToString();
   EXPECT_EQ(clean->in_doubt_records, 0u);
 }
@@ -813,8 +808,7 @@ TEST_F(HybridRebuildTest, AReusedCmrZoneEndsWhereTheSequenceGoesBack) {
   EXPECT_GE(store_->Counters().checkpoints, 2u) << "the journal never reused a zone";
   Unmount();
   const Dump before = DumpMeta(store_dir() + "/meta");
-  std::filesystem::remove_all(store_dir() + "/meta");
-  auto report = Store::RebuildMeta(store_dir(), specs_);
+  auto report = RebuildFromTheDrives();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_GT(report->cmr_stale_records, 0u) << "no reused CMR zone: the case is not exercised";
   const Dump after = DumpMeta(store_dir() + "/meta");
