@@ -212,7 +212,14 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
     SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
   }
   *committed = true;
+  CountSliceMoves(plan);
   return GcFinishSlice(cursor, std::move(plan), zone_done);
+}
+
+void Store::Impl::CountSliceMoves(const GcSlicePlan& plan) {
+  MutexLock lock(&counters_mu);
+  counters.gc_live_moved += plan.report.live_moved;
+  counters.gc_slices++;
 }
 
 Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
@@ -422,11 +429,6 @@ Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcS
   *zone_done = false;
   const ZoneStatus victim = (*cursor)->victim;
   GcReport report = plan.report;
-  {
-    MutexLock lock(&counters_mu);
-    counters.gc_live_moved += report.live_moved;
-    counters.gc_slices++;
-  }
   (*cursor)->pos = plan.pos;
   (*cursor)->payload = std::move(plan.partial_payload);
   if (!plan.at_end) return report;

@@ -796,6 +796,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
     break;
   }
   if (s.ok()) UpdateDeathRates(*writes);
+  if (ride && s.ok()) CountSliceMoves(*ride);
   {
     MutexLock lock(&counters_mu);
     for (const Status& r : results) {

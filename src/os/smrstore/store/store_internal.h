@@ -258,14 +258,16 @@ struct Store::Impl {
   // (CommitGroup) as well as for GcSliceOrFail. GcPlanSlice plans the relocations into
   // `batch` and `writes` (nothing is written; the cursor is not moved); on error the caller
   // discards both and rolls the zone allocations back. GcFinishSlice, after the commit
-  // that made them durable: counters, the cursor, and at the victim's end its reset (after
-  // the read fence).
+  // that made them durable: the cursor, and at the victim's end its reset (after the read
+  // fence). CountSliceMoves, right after that commit and before the callbacks of a group
+  // the slice rode in: counters read after a commit include the moves it carried.
   Result<GcSlicePlan> GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
                                   MetaStore::Batch* batch, GroupWrites* writes,
                                   Deadline deadline, std::optional<StreamId> to,
                                   bool split_records);
   Result<GcReport> GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
                                  bool* zone_done);
+  void CountSliceMoves(const GcSlicePlan& plan) SMR_EXCLUDES(counters_mu);
   std::optional<GcCursor> gc_cursor;
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
