@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,9 @@ struct Config {
   std::string policy_text = "lifetime";
   bool separated = true;
   bool gc_in_groups = true;  // --gc-commits ride (StoreOptions::gc_in_groups) | separate
+  // --gc-free START:URGENT:STOP: the store's GC watermarks (StoreOptions::gc_*_free);
+  // empty = the store's defaults.
+  std::optional<std::array<double, 3>> gc_free;
   uint64_t seed = 1;
   bool json = false, oracle = false;
   std::string plot;

@@ -59,27 +59,13 @@ OracleResult RunOracle(const Config& c, const std::vector<TraceRec>& trace, size
     const double user = static_cast<double>(s.user_bytes - pre->user_bytes);
     return user > 0 ? static_cast<double>(s.device_bytes - pre->device_bytes) / user : 0.0;
   };
-  // The floor: oracle placement under every victim policy, the lowest steady-state WA. (The
-  // victim policy matters even with perfect placement: the run's own policy alone gave
-  // floors 16-50 % apart for the same workload — the lifetime policy's per-stream death
-  // rates do not fit the oracle's classes.)
-  Result<SimResult> orc = Status::InvalidArgument("no oracle run");
-  VictimPolicy orc_policy = VictimPolicy::kGreedy;
+  // The floor: oracle placement under every victim policy, the lowest steady-state WA
+  // (gc_sim.h SimulateOracleFloor).
+  auto orc = SimulateOracleFloor(full, cfg, steady_wa);
   Json per_policy = Json::object();
-  for (VictimPolicy p : {VictimPolicy::kGreedy, VictimPolicy::kCostBenefit, VictimPolicy::kLifetime}) {
-    SimConfig oc = cfg;
-    oc.policy = p;
-    oc.placement = Placement::kOracle;
-    auto run = Simulate(full, oc);
-    if (!run.ok()) {
-      per_policy[VictimPolicyName(p)] = run.status().ToString();
-      if (!orc.ok()) orc = std::move(run);
-      continue;
-    }
-    per_policy[VictimPolicyName(p)] = JsonNum(steady_wa(*run));
-    if (!orc.ok() || steady_wa(*run) < steady_wa(*orc)) {
-      orc = std::move(run);
-      orc_policy = p;
+  if (orc.ok()) {
+    for (const auto& [p, run] : orc->runs) {
+      per_policy[VictimPolicyName(p)] = run.ok() ? JsonNum(steady_wa(*run)) : Json(run.status().ToString());
     }
   }
   cfg.placement = c.separated ? Placement::kSeparated : Placement::kSingleStream;
@@ -89,21 +75,21 @@ OracleResult RunOracle(const Config& c, const std::vector<TraceRec>& trace, size
     return r;
   }
   r.ran = true;
-  r.wa_floor = steady_wa(*orc);
+  r.wa_floor = steady_wa(orc->best);
   r.wa_sim_same = steady_wa(*same);
   r.extra = {{"sim_zones", cfg.zones},
              {"sim_reserve_zones", cfg.reserve_zones},
              {"sim_placement", PlacementName(cfg.placement)},
-             {"oracle_policy", VictimPolicyName(orc_policy)},
-             {"oracle_classes", orc->oracle_classes},
+             {"oracle_policy", VictimPolicyName(orc->policy)},
+             {"oracle_classes", orc->best.oracle_classes},
              {"oracle_wa_by_policy", per_policy},
-             {"oracle_gc_bytes", orc->gc_bytes},
-             {"oracle_zones_reset", orc->zones_reset},
+             {"oracle_gc_bytes", orc->best.gc_bytes},
+             {"oracle_zones_reset", orc->best.zones_reset},
              {"sim_gc_bytes", same->gc_bytes},
              {"sim_zones_reset", same->zones_reset},
              {"full_trace",
-              {{"oracle_wa", JsonNum(orc->wa)},
-               {"oracle_gc_wa", JsonNum(orc->gc_wa)},
+              {{"oracle_wa", JsonNum(orc->best.wa)},
+               {"oracle_gc_wa", JsonNum(orc->best.gc_wa)},
                {"sim_wa", JsonNum(same->wa)},
                {"sim_gc_wa", JsonNum(same->gc_wa)}}}};
   return r;

@@ -751,13 +751,11 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
   pr.window_omap_bytes = at_end.omap_bytes - at_steady.omap_bytes;
   pr.window_inline_bytes = at_end.inline_bytes - at_steady.inline_bytes;
   if (o.oracle) {
-    SimConfig oc = cfg;
-    oc.policy = VictimPolicy::kGreedy;
-    oc.placement = Placement::kOracle;
-    auto r = Simulate(trace, oc);
+    auto r = SimulateOracleFloor(trace, cfg);
     if (r.ok()) {
-      pr.oracle_wa = r->wa;
-      pr.oracle_classes = r->oracle_classes;
+      pr.oracle_wa = r->best.wa;
+      pr.oracle_classes = r->best.oracle_classes;
+      pr.oracle_policy = VictimPolicyName(r->policy);
     } else {
       pr.oracle_error = r.status().ToString();
     }

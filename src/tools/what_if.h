@@ -257,6 +257,7 @@ struct Prediction {
   double whole_wa = 0;             // the store policy over the whole scaled trace (sim)
   double oracle_wa = 0;            // the oracle floor over the whole scaled trace (sim)
   uint32_t oracle_classes = 0;
+  std::string oracle_policy;       // the victim policy of the floor (gc_sim.h SimulateOracleFloor)
   std::string oracle_error;        // when the oracle did not fit
   // The rate oracle (gc_sim.h kRateOracle: each name's write count known), whole trace:
   // the best a placement by name could do on this workload; < 0 when it did not fit.

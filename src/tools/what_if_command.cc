@@ -137,6 +137,7 @@ int RunWhatIf(const Args& args) {
        {{"store_policy_whole_wa", p.whole_wa},
         {"oracle_whole_wa", o.oracle && p.oracle_error.empty() ? Json(p.oracle_wa) : Json()},
         {"oracle_classes", p.oracle_classes},
+        {"oracle_policy", o.oracle && p.oracle_error.empty() ? Json(p.oracle_policy) : Json()},
         {"rate_oracle_whole_wa",
          o.oracle && p.rate_oracle_wa >= 0 ? Json(p.rate_oracle_wa) : Json()}}},
       {"measured", nullptr},
@@ -224,9 +225,9 @@ int RunWhatIf(const Args& args) {
     char rate[32] = "did not fit";
     if (p.rate_oracle_wa >= 0) std::snprintf(rate, sizeof(rate), "%.3f", p.rate_oracle_wa);
     std::printf("context: over the whole scaled trace (fill included) the simulated store policy "
-                "writes WA %.3f of data records, the oracle floor %.3f (%u classes), the rate "
-                "oracle (placement by each name's known write count) %s\n",
-                p.whole_wa, p.oracle_wa, p.oracle_classes, rate);
+                "writes WA %.3f of data records, the oracle floor %.3f (%u classes, %s victims), "
+                "the rate oracle (placement by each name's known write count) %s\n",
+                p.whole_wa, p.oracle_wa, p.oracle_classes, p.oracle_policy.c_str(), rate);
   } else if (o.oracle) {
     std::printf("context: the oracle did not fit: %s\n", p.oracle_error.c_str());
   }

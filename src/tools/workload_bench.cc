@@ -193,6 +193,11 @@ int CmdBench(const Args& args) {
   opts.separate_streams = c.separated;
   opts.gc_auto = true;
   opts.gc_in_groups = c.gc_in_groups;
+  if (c.gc_free) {
+    opts.gc_start_free = (*c.gc_free)[0];
+    opts.gc_urgent_free = (*c.gc_free)[1];
+    opts.gc_stop_free = (*c.gc_free)[2];
+  }
   if (!fs) {
     if (Status s = Store::Mkfs(store_dir, specs, opts, /*force=*/true); !s.ok()) {
       return Fail(kCmd, s.WithContext("mkfs"));
@@ -381,6 +386,7 @@ void AddWorkloadBenchCommand(Cli* cli) {
         {"placement", "P", "single (one stream) | separated (streams by size/GC; default)"},
         {"gc-commits", "M", "ride (paced GC slices ride in the foreground commit groups; "
                             "default) | separate (each slice commits alone)"},
+        {"gc-free", "S:U:T", "GC watermarks, free fractions: start:urgent:stop (default the store's, 0.03:0.01:0.05)"},
         {"seed", "N", "random seed (default 1)"},
         {"oracle", "", "replay the trace through gc_sim: oracle WA floor + same-policy WA"},
         {"json", "", "print the result as JSON"},

@@ -577,4 +577,25 @@ std::vector<TraceOp> MakeTrace(const TraceSpec& spec) {
   return trace;
 }
 
+Result<OracleFloor> SimulateOracleFloor(const std::vector<TraceOp>& trace, const SimConfig& cfg,
+                                        const std::function<double(const SimResult&)>& score) {
+  const auto value = [&](const SimResult& r) { return score ? score(r) : r.wa; };
+  OracleFloor floor;
+  bool any = false;
+  for (VictimPolicy p : {VictimPolicy::kGreedy, VictimPolicy::kCostBenefit, VictimPolicy::kLifetime}) {
+    SimConfig c = cfg;
+    c.policy = p;
+    c.placement = Placement::kOracle;
+    Result<SimResult> r = Simulate(trace, c);
+    if (r.ok() && (!any || value(*r) < value(floor.best))) {
+      floor.best = *r;
+      floor.policy = p;
+      any = true;
+    }
+    floor.runs.emplace_back(p, std::move(r));
+  }
+  if (!any) return floor.runs.front().second.status();
+  return floor;
+}
+
 }  // namespace smr

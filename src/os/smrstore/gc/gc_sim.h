@@ -74,6 +74,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -144,6 +146,22 @@ struct SimResult {
 // Replays `trace` under `cfg`. kInvalidArgument for a malformed config or trace,
 // kNoSpace if the trace does not fit even with GC.
 Result<SimResult> Simulate(const std::vector<TraceOp>& trace, const SimConfig& cfg);
+
+// The oracle floor: the trace under Placement::kOracle with every victim policy (greedy,
+// cost-benefit, lifetime; each at its best class count, as Simulate), the lowest by
+// `score` (default: whole-trace WA). Even with perfect placement the victim policy
+// matters: the lifetime policy's per-stream death rates do not fit the oracle's classes
+// and inflate its WA, so the floor is never one fixed policy's. `cfg.policy` and
+// `cfg.placement` are ignored. The error of the first policy that failed when none ran.
+struct OracleFloor {
+  SimResult best;
+  VictimPolicy policy = VictimPolicy::kGreedy;  // the victim policy of `best`
+  // Every policy's run, in the order above (a failed one carries its error).
+  std::vector<std::pair<VictimPolicy, Result<SimResult>>> runs;
+};
+Result<OracleFloor> SimulateOracleFloor(
+    const std::vector<TraceOp>& trace, const SimConfig& cfg,
+    const std::function<double(const SimResult&)>& score = nullptr);
 
 // Synthetic workloads. A trace first fills the capacity to `utilization` with new objects,
 // then runs `steady_ops` steps of (delete one live object, write a new one of a fresh size).

@@ -3,6 +3,7 @@
 // 64 zones of 16 MiB and objects scaled down 16x (4 MiB -> 256 KiB, ~63 per zone).
 #include "gc/gc_sim.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -269,6 +270,36 @@ TEST(GcSimTest, RejectsMalformedInput) {
   cfg = Config(VictimPolicy::kGreedy, Placement::kOracle);
   cfg.oracle_classes = 0;
   EXPECT_CODE(Simulate({}, cfg).status(), kInvalidArgument);
+}
+
+// The oracle floor is the lowest over the victim policies — by the caller's score when it
+// gives one — and keeps every policy's run, so a tool reporting it can show them all.
+TEST(GcSimTest, TheOracleFloorIsTheLowestOverVictimPolicies) {
+  const std::vector<TraceOp> trace = MakeTrace(Spec(DeletePattern::kZipf, 0.8));
+  const SimConfig c = Config(VictimPolicy::kLifetime, Placement::kOracle);
+  auto floor = SimulateOracleFloor(trace, c);
+  ASSERT_TRUE(floor.ok()) << floor.status().ToString();
+  ASSERT_EQ(floor->runs.size(), 3u);
+  std::vector<double> was;
+  for (const auto& [policy, run] : floor->runs) {
+    ASSERT_TRUE(run.ok()) << VictimPolicyName(policy) << ": " << run.status().ToString();
+    SimConfig one = c;
+    one.policy = policy;
+    auto alone = Simulate(trace, one);
+    ASSERT_TRUE(alone.ok());
+    EXPECT_DOUBLE_EQ(run->wa, alone->wa) << VictimPolicyName(policy);
+    EXPECT_LE(floor->best.wa, run->wa) << VictimPolicyName(policy);
+    was.push_back(run->wa);
+  }
+  const auto lowest = std::min_element(was.begin(), was.end()) - was.begin();
+  EXPECT_EQ(floor->policy, floor->runs[static_cast<size_t>(lowest)].first);
+  EXPECT_DOUBLE_EQ(floor->best.wa, was[static_cast<size_t>(lowest)]);
+  // The policies' floors differ on this trace (else the test could not tell them apart).
+  EXPECT_GT(*std::max_element(was.begin(), was.end()), 1.02 * was[static_cast<size_t>(lowest)]);
+  // A score the caller gives decides: the highest WA when asked for it.
+  auto worst = SimulateOracleFloor(trace, c, [](const SimResult& r) { return -r.wa; });
+  ASSERT_TRUE(worst.ok());
+  EXPECT_DOUBLE_EQ(worst->best.wa, *std::max_element(was.begin(), was.end()));
 }
 
 }  // namespace
