@@ -232,7 +232,12 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
                    crc_errors=need(store, "smrstore_crc_errors", "smrstore"),
                    write_amplification=wa, lifetime_user_bytes=user,
                    lifetime_device_bytes=device, lifetime_gc_bytes=gc_bytes,
-                   lifetime_write_amplification=wa),
+                   lifetime_write_amplification=wa,
+                   # Added within v1: an OSD on an older preload library lacks them (None).
+                   pack_records=_optional_int(store, "smrstore_pack_records"),
+                   pack_entries=_optional_int(store, "smrstore_pack_entries"),
+                   pack_payload_bytes=_optional_int(store, "smrstore_pack_payload_bytes"),
+                   pack_record_bytes=_optional_int(store, "smrstore_pack_record_bytes")),
         gc=GcStats(runs=need(store, "smrstore_gc_runs", "smrstore"),
                    zones_reset=need(store, "smrstore_gc_zones_reset", "smrstore"),
                    live_moved=need(store, "smrstore_gc_live_moved", "smrstore"),
@@ -306,6 +311,10 @@ class OsdReading:
     document_error: Optional[str] = None
 
 
+# io fields of the pack records: perf counters smrstore_<field> (added within v1).
+_PACK_FIELDS = ("pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes")
+
+
 def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
     """One smrstore OSD as a DaemonState (source ``osd``).
 
@@ -359,7 +368,10 @@ def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
             "lifetime_user_bytes": full.io.lifetime_user_bytes,
             "lifetime_device_bytes": full.io.lifetime_device_bytes,
             "lifetime_gc_bytes": full.io.lifetime_gc_bytes,
-            "lifetime_write_amplification": full.io.lifetime_write_amplification}),
+            "lifetime_write_amplification": full.io.lifetime_write_amplification,
+            # A counter an older OSD library lacks is taken from the document if it has it.
+            **{k: getattr(c.io, k) if getattr(c.io, k) is not None else getattr(full.io, k)
+               for k in _PACK_FIELDS}}),
         # A counter an older OSD library lacks is taken from the document if it has it.
         gc=c.gc.copy(update={
             "failures": c.gc.failures if c.gc.failures is not None else full.gc.failures,

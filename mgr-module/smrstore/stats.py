@@ -95,6 +95,9 @@ class StoreInfo(_Doc):
     mount_count: int = Field(..., ge=0)
     gc_policy: str
     gc_auto: bool
+    pack_max: Optional[int] = Field(
+        None, ge=0, description="the store's pack_max option: data writes of at most this many "
+                                "bytes share pack records (0: never; null: not reported)")
 
 
 class Statfs(_Doc):
@@ -121,6 +124,17 @@ class IoStats(_Doc):
     lifetime_device_bytes: int = Field(..., ge=0)
     lifetime_gc_bytes: int = Field(..., ge=0)
     lifetime_write_amplification: float = Field(..., ge=0)
+    # Added within v1 (pack records): null when a daemon does not report them.
+    pack_records: Optional[int] = Field(
+        None, ge=0, description="pack records (small writes of a commit group sharing one "
+                                "header block) written since mount, GC's included")
+    pack_entries: Optional[int] = Field(
+        None, ge=0, description="entries written into pack records since mount")
+    pack_payload_bytes: Optional[int] = Field(
+        None, ge=0, description="payload bytes of those entries")
+    pack_record_bytes: Optional[int] = Field(
+        None, ge=0, description="zone bytes of those pack records: header blocks and payload "
+                                "padded to blocks (part of device_bytes)")
 
 
 class GcStats(_Doc):

@@ -96,14 +96,21 @@ def _strip(node: Any, path: List[str]) -> None:
             del node[key]
 
 
+# io.pack_*: 120 writes of 3000 bytes in two packs (100 + 20 entries; a header block each,
+# payloads padded to 4 KiB blocks: 4096 + 303104 + 4096 + 61440).
+PACK: Tuple[int, int, int, int] = (2, 120, 360_000, 372_736)
+
+
 def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str, Any]]] = None,
         user: int = 10 * GiB, device: int = 12 * GiB, gc_bytes: int = 2 * GiB,
         runs: int = 3, zones_reset: int = 5, throttle_ns: int = 0,
         total: int = 30 * GiB, available: int = 20 * GiB,
         reclaimable: int = 0, gc_failures: Optional[int] = 0,
-        quarantined_zones: Optional[int] = 0) -> Dict[str, Any]:
-    """A complete document; gc_failures / quarantined_zones None leave the field out (a
-    document from before they were added within v1)."""
+        quarantined_zones: Optional[int] = 0,
+        pack: Optional[Tuple[int, int, int, int]] = PACK) -> Dict[str, Any]:
+    """A complete document; gc_failures / quarantined_zones / pack None leave the field(s) out
+    (a document from before they were added within v1).  ``pack`` is io's (pack_records,
+    pack_entries, pack_payload_bytes, pack_record_bytes)."""
     drs = drives if drives is not None else [drive(0), drive(1)]
     out: Dict[str, Any] = {
         "schema": "smrstore.stats/1", "name": name, "time": t,
@@ -123,6 +130,10 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
     }
     if gc_failures is not None:
         out["gc"]["failures"] = gc_failures
+    if pack is not None:
+        out["store"]["pack_max"] = 32768
+        out["io"].update(zip(("pack_records", "pack_entries", "pack_payload_bytes",
+                              "pack_record_bytes"), pack))
     if quarantined_zones is not None:
         out["gc"]["quarantined_zones"] = quarantined_zones
     return out
@@ -145,8 +156,10 @@ def status(d: Dict[str, Any]) -> Dict[str, str]:
 # in fixtures/osd/ (test_osd_source.py).
 def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
                  drives: int = 2, offline: int = 0, gc_failures: Optional[int] = None,
-                 quarantined_zones: Optional[int] = None) -> Dict[str, Dict[str, Any]]:
-    """gc_failures / quarantined_zones: None leaves the counter out (older OSD libraries)."""
+                 quarantined_zones: Optional[int] = None,
+                 pack: Optional[Tuple[int, int, int, int]] = None) -> Dict[str, Dict[str, Any]]:
+    """gc_failures / quarantined_zones / pack: None leaves the counter(s) out (older OSD
+    libraries); pack is (records, entries, payload bytes, record bytes)."""
     def c(v: int, typ: int = 2) -> Dict[str, Any]:
         return {"description": "", "nick": "", "type": typ, "priority": 5, "units": 1, "value": v}
     out = {
@@ -171,6 +184,9 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
         out["smrstore.smrstore_gc_failures"] = c(gc_failures, 10)
     if quarantined_zones is not None:
         out["smrstore.smrstore_gc_quarantined_zones"] = c(quarantined_zones)
+    if pack is not None:
+        for k, v in zip(("records", "entries", "payload_bytes", "record_bytes"), pack):
+            out[f"smrstore.smrstore_pack_{k}"] = c(v, 10)
     for i in range(drives):
         p = f"smrstore-drive.{i}."
         for k, v in {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,

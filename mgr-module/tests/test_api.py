@@ -110,8 +110,12 @@ def test_daemons_and_detail() -> None:
     assert d["io"]["lifetime_gc_bytes"] == 4 * GiB and d["store"]["gc_policy"] == "lifetime"
     assert "zonemap" not in d["drives"][0] and d["drives"][1]["zones"]["free"] == 6
     assert d["gc"]["failures"] == 3 and d["gc"]["quarantined_zones"] == 2
+    assert (d["io"]["pack_records"], d["io"]["pack_entries"], d["io"]["pack_payload_bytes"],
+            d["io"]["pack_record_bytes"], d["store"]["pack_max"]) == (2, 120, 360_000, 372_736,
+                                                                      32768)
     b = c.get("/api/v1/daemons/demo-b", headers=AUTH).json()
     assert b["gc"]["failures"] is None and b["gc"]["quarantined_zones"] is None
+    assert b["io"]["pack_entries"] is None and b["store"]["pack_max"] is None
     o = c.get("/api/v1/daemons/osd.5", headers=AUTH).json()
     assert o["store"] is None and o["drives"][0]["nr_zones"] is None
     r = c.get("/api/v1/daemons/nobody", headers=AUTH)

@@ -177,6 +177,32 @@ def test_osd_gc_failure_counters_read_when_present() -> None:
     assert d is not None and (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (None, None)
 
 
+def test_osd_pack_counters_read_when_present() -> None:
+    d = parse_osd_counters("osd.3", osd_counters(pack=(5, 300, 900_000, 942_080)), now=1.0)
+    assert d is not None
+    io = d.doc.io
+    assert (io.pack_records, io.pack_entries, io.pack_payload_bytes, io.pack_record_bytes) == (
+        5, 300, 900_000, 942_080)
+    d = parse_osd_counters("osd.3", osd_counters(pack=(0, 0, 0, 0)), now=1.0)
+    assert d is not None and d.doc.io.pack_entries == 0
+    # An OSD library from before the counters: absent (None), not an error.
+    d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
+    assert d is not None
+    assert (d.doc.io.pack_records, d.doc.io.pack_entries, d.doc.io.pack_payload_bytes,
+            d.doc.io.pack_record_bytes) == (None, None, None, None)
+
+
+def test_a_service_daemons_pack_fields_and_pack_max() -> None:
+    st = parse_service_status("demo-a", status(doc(pack=(2, 120, 360_000, 372_736))))
+    io = st.doc.io
+    assert (io.pack_records, io.pack_entries, io.pack_payload_bytes, io.pack_record_bytes) == (
+        2, 120, 360_000, 372_736)
+    assert st.doc.store is not None and st.doc.store.pack_max == 32768
+    old = parse_service_status("demo-a", status(doc(pack=None)))
+    assert old.doc.io.pack_records is None and old.doc.store is not None
+    assert old.doc.store.pack_max is None
+
+
 def test_a_hybrid_drive_parses_with_its_realms_and_quanta() -> None:
     d0 = drive(0, nr_zones=8, zonemap="##A.b___", streams="--uu-" + "---",
                hybrid=hybrid("CcS>", violations=3, p99=120.0, qmax=300.5,

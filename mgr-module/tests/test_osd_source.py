@@ -349,6 +349,41 @@ def test_gc_quarantine_from_counters_else_from_the_document() -> None:
             snap.daemons["osd.0"].doc.gc.quarantined_zones) == (None, None)
 
 
+def test_pack_figures_from_counters_else_from_the_document() -> None:
+    """smrstore_pack_* are read when the OSD has them; an older OSD library lacks them: then
+    the document's io.pack_*, else None. store.pack_max comes from the document."""
+    counters, raw = _capture_osd0()
+    t = counters["smrstore.smrstore_gc_runs"][0]
+    with_counters = dict(counters)
+    for k, v in (("records", 7), ("entries", 500), ("payload_bytes", 1_500_000),
+                 ("record_bytes", 1_556_480)):
+        with_counters[f"smrstore.smrstore_pack_{k}"] = [t, v]
+    newer = dict(raw, store=dict(raw["store"], pack_max=32768),
+                 io=dict(raw["io"], pack_records=6, pack_entries=400,
+                         pack_payload_bytes=1_200_000, pack_record_bytes=1_245_184))
+
+    def pack(d: Any) -> Any:
+        io = d.doc.io
+        return (io.pack_records, io.pack_entries, io.pack_payload_bytes, io.pack_record_bytes)
+
+    # Counters win over the document (they are newer, as for every other number).
+    d = parse_osd("osd.0", OsdReading(counters=with_counters, document=json.dumps(newer)), 1.0)
+    assert pack(d) == (7, 500, 1_500_000, 1_556_480)
+    assert d.doc.store is not None and d.doc.store.pack_max == 32768
+    # Counters only (no document yet).
+    d = parse_osd("osd.0", OsdReading(counters=with_counters), 1.0)
+    assert pack(d) == (7, 500, 1_500_000, 1_556_480) and d.doc.store is None
+    # No such counters: the document's values.
+    d = parse_osd("osd.0", OsdReading(counters=counters, document=json.dumps(newer)), 1.0)
+    assert pack(d) == (6, 400, 1_200_000, 1_245_184)
+    # Neither (the recorded OSD predates them): absent, not an error.
+    snap = merge(1.0, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
+    assert snap.errors == []
+    assert pack(snap.daemons["osd.0"]) == (None, None, None, None)
+    assert snap.daemons["osd.0"].doc.store is not None
+    assert snap.daemons["osd.0"].doc.store.pack_max is None
+
+
 def test_health_names_a_real_osd_with_quarantined_zones() -> None:
     counters, raw = _capture_osd0()
     t = counters["smrstore.smrstore_gc_runs"][0]

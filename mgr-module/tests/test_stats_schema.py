@@ -235,6 +235,9 @@ def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> No
     assert errors(d) == []
     # The engine writes every field, the ones added within v1 too.
     assert "reclaimable" in d["statfs"] and "failures" in d["gc"]
+    assert d["store"]["pack_max"] == 32768
+    assert {k for k in d["io"] if k.startswith("pack_")} == {
+        "pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes"}
     assert sum(len(dr["zonemap"]) for dr in d["drives"]) == 32
     assert {c for dr in d["drives"] for c in dr["zonemap"]} >= {"#", "=", "."}
     assert errors(json.loads(compact), jsonschema.Draft202012Validator(compact_schema())) == []
@@ -361,9 +364,11 @@ def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
     hybrid_fields = {"realms", "realms_cmr", "realms_smr", "realms_pending", "realmmap",
                      "quantum_bytes", "quantum_ms_p99", "quantum_ms_max", "bound_violations",
                      "conversions", "migrated_bytes", "stall_reason"}
+    pack_fields = {"pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes"}
     assert ADDED_IN_V1 == {"statfs.reclaimable", "gc.failures", "gc.quarantined_zones",
-                           "drives[].zones.inactive"} | {f"drives[].hybrid.{f}"
-                                                         for f in hybrid_fields}
+                           "drives[].zones.inactive", "store.pack_max"} | {
+                               f"drives[].hybrid.{f}" for f in hybrid_fields} | {
+                               f"io.{f}" for f in pack_fields}
     # ... and parse_stats accepts a document without each of them (alone, and all at once:
     # a document from before any was added), and names any other.
     full = json.loads(status(doc(drives=[drive(0, hybrid=hybrid()), drive(1)]))["stats"])
@@ -378,6 +383,7 @@ def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
     old = parse_stats(without_added_in_v1(full))
     assert old.drives[0].hybrid is not None and old.drives[0].hybrid.realmmap is None
     assert old.drives[0].zones.inactive is None and old.statfs.reclaimable is None
+    assert old.io.pack_entries is None and old.store is not None and old.store.pack_max is None
     d = json.loads(status(doc())["stats"])
     del d["drives"][1]["zones"]["conventional"]
     with pytest.raises(StatsError, match=r"missing field\(s\) drives\[1\]\.zones\.conventional"):

@@ -730,6 +730,26 @@ export interface components {
             lifetime_user_bytes: number;
             /** Lifetime Write Amplification */
             lifetime_write_amplification: number;
+            /**
+             * Pack Entries
+             * @description entries written into pack records since mount
+             */
+            pack_entries?: number;
+            /**
+             * Pack Payload Bytes
+             * @description payload bytes of those entries
+             */
+            pack_payload_bytes?: number;
+            /**
+             * Pack Record Bytes
+             * @description zone bytes of those pack records: header blocks and payload padded to blocks (part of device_bytes)
+             */
+            pack_record_bytes?: number;
+            /**
+             * Pack Records
+             * @description pack records (small writes of a commit group sharing one header block) written since mount, GC's included
+             */
+            pack_records?: number;
             /** Txns Committed */
             txns_committed: number;
             /** Txns Failed */
@@ -773,6 +793,11 @@ export interface components {
             gc_policy: string;
             /** Mount Count */
             mount_count: number;
+            /**
+             * Pack Max
+             * @description the store's pack_max option: data writes of at most this many bytes share pack records (0: never; null: not reported)
+             */
+            pack_max?: number;
             /** Uuid */
             uuid: string;
         };

@@ -76,6 +76,16 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
                     "GC cleanings that failed and were rolled back since mount");
   b.add_u64(l_smrstore_gc_quarantined_zones, "smrstore_gc_quarantined_zones",
             "Zones GC leaves alone for a while after their cleaning failed");
+  b.add_u64_counter(l_smrstore_pack_records, "smrstore_pack_records",
+                    "Pack records (small writes sharing a header block) written since mount");
+  b.add_u64_counter(l_smrstore_pack_entries, "smrstore_pack_entries",
+                    "Small writes stored as pack entries since mount");
+  b.add_u64_counter(l_smrstore_pack_payload_bytes, "smrstore_pack_payload_bytes",
+                    "Payload bytes of pack entries written since mount", nullptr, 0,
+                    PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64_counter(l_smrstore_pack_record_bytes, "smrstore_pack_record_bytes",
+                    "Zone bytes of pack records written since mount (header blocks, padding)",
+                    nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
   b.add_u64_counter(l_smrstore_txns, "smrstore_txns", "Transactions committed");
   b.add_u64_counter(l_smrstore_crc_errors, "smrstore_crc_errors",
                     "Records that failed their crc32c on read");
@@ -167,6 +177,10 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_gc_throttle_ns, c.gc_throttle_ns);
   logger_->set(l_smrstore_gc_failures, c.gc_failures);
   logger_->set(l_smrstore_gc_quarantined_zones, c.gc_quarantined_zones);
+  logger_->set(l_smrstore_pack_records, c.pack_records);
+  logger_->set(l_smrstore_pack_entries, c.pack_entries);
+  logger_->set(l_smrstore_pack_payload_bytes, c.pack_payload_bytes);
+  logger_->set(l_smrstore_pack_record_bytes, c.pack_record_bytes);
   logger_->set(l_smrstore_txns, c.txns_committed);
   logger_->set(l_smrstore_crc_errors, c.crc_errors);
   logger_->set(l_smrstore_statfs_total, st.total);

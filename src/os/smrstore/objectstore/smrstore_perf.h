@@ -55,6 +55,10 @@ enum {
   l_smrstore_conversion_state,
   l_smrstore_gc_failures,
   l_smrstore_gc_quarantined_zones,
+  l_smrstore_pack_records,
+  l_smrstore_pack_entries,
+  l_smrstore_pack_payload_bytes,
+  l_smrstore_pack_record_bytes,
   l_smrstore_last,
 };
 enum {

@@ -253,6 +253,9 @@ TEST_F(SMRStoreTest, PerfCountersAndAdminSocketThroughCephCli) {
     t.create_collection(cid, 0);
     ceph::buffer::list d = Bl(std::string(300000, 'z'));
     t.write(cid, Obj("p", 7), 0, d.length(), d);
+    // A small object (above inline_max, at most pack_max): a pack entry.
+    ceph::buffer::list small = Bl(std::string(20000, 's'));
+    t.write(cid, Obj("s", 8), 0, small.length(), small);
     ASSERT_EQ(Commit(store_.get(), ch, std::move(t)), 0);
   }
   ASSERT_NE(store_->get_perf_counters(), nullptr);
@@ -274,7 +277,12 @@ TEST_F(SMRStoreTest, PerfCountersAndAdminSocketThroughCephCli) {
   ASSERT_TRUE(stop_doc.ok()) << stop;
   EXPECT_EQ(stop_doc->value("gc_auto", true), false) << stop;
   const std::string perf = RunCommand(cli + "perf dump smrstore");
-  EXPECT_NE(perf.find("\"smrstore_user_bytes\": 300000"), std::string::npos) << perf;
+  EXPECT_NE(perf.find("\"smrstore_user_bytes\": 320000"), std::string::npos) << perf;
+  // One pack record of one entry: a header block and 20000 bytes padded to 5 blocks.
+  EXPECT_NE(perf.find("\"smrstore_pack_records\": 1,"), std::string::npos) << perf;
+  EXPECT_NE(perf.find("\"smrstore_pack_entries\": 1,"), std::string::npos) << perf;
+  EXPECT_NE(perf.find("\"smrstore_pack_payload_bytes\": 20000,"), std::string::npos) << perf;
+  EXPECT_NE(perf.find("\"smrstore_pack_record_bytes\": 24576"), std::string::npos) << perf;
   EXPECT_NE(perf.find("\"smrstore_gc_auto\": 0"), std::string::npos) << perf;
   const std::string drive = RunCommand(cli + "perf dump smrstore-drive.1");
   EXPECT_NE(drive.find("\"smrstore_zones_free\""), std::string::npos) << drive;

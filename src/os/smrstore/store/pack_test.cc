@@ -1,7 +1,8 @@
 // Pack records (format/record.h, RecordType::kPack; StoreOptions::pack_max): the small
 // writes of a commit group share blocks, so a 4 KiB object costs about 4 KiB of zone space
 // rather than 8 (header block + payload); every entry keeps its own crc, reads back after a
-// remount, is checked by deep fsck and moved by GC into new packs.
+// remount, is checked by deep fsck and moved by GC into new packs; the store counts the
+// packs its committed groups wrote (StoreCounters pack_*, the stats document's io.pack_*).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -120,6 +121,113 @@ TEST_F(PackTest, SixtyFourSmallObjectsCostAboutTheirSizeInZoneSpace) {
   }
 }
 
+// The pack counters (StoreCounters pack_*, the stats document's io.pack_*): 150 objects of
+// 3000 bytes in one transaction are 150 entries of 450,000 payload bytes in at least two
+// packs (a pack holds at most 100 entries), and the packs are every byte the group wrote
+// into data zones. Without packing (pack_max 0) they stay 0.
+TEST_F(PackTest, CountersCountPackRecordsEntriesAndTheirBytes) {
+  constexpr int kObjects = 150;
+  constexpr size_t kSize = 3000;
+  for (const uint32_t pack_max : {32u << 10, 0u}) {
+    SCOPED_TRACE(pack_max);
+    MakeStore(pack_max, "counters" + std::to_string(pack_max));
+    const StoreCounters c0 = store_->Counters();
+    EXPECT_EQ(c0.pack_records, 0u);  // MkColl wrote no data
+    const uint64_t zone_bytes0 = DataZoneBytes();
+    const uint64_t allocated0 = store_->Statfs().allocated;
+    Transaction t;
+    for (int i = 0; i < kObjects; ++i) t.Write("c", Obj(i), 0, Data(i, kSize));
+    ASSERT_OK(store_->Apply(std::move(t)));
+    const StoreCounters c1 = store_->Counters();
+    const uint64_t records = c1.pack_records - c0.pack_records;
+    const uint64_t entries = c1.pack_entries - c0.pack_entries;
+    const uint64_t payload = c1.pack_payload_bytes - c0.pack_payload_bytes;
+    const uint64_t record_bytes = c1.pack_record_bytes - c0.pack_record_bytes;
+    const uint64_t zone_bytes = DataZoneBytes() - zone_bytes0;
+    // The zones' write pointers moved by the data records and the metadata journal.
+    const uint64_t allocated = store_->Statfs().allocated - allocated0 -
+                               (c1.journal_bytes_written - c0.journal_bytes_written) -
+                               (c1.checkpoint_bytes_written - c0.checkpoint_bytes_written);
+    if (pack_max > 0) {
+      EXPECT_EQ(entries, uint64_t{kObjects});
+      EXPECT_EQ(payload, kObjects * kSize);
+      EXPECT_GE(records, 2u);
+      EXPECT_EQ(record_bytes, zone_bytes) << records << " packs";
+      EXPECT_EQ(record_bytes, allocated) << records << " packs";
+      // Each pack: a header block and its payload padded to a block.
+      EXPECT_GE(record_bytes, records * 4096 + payload);
+      EXPECT_LT(record_bytes, records * 8192 + payload);
+      EXPECT_EQ(record_bytes % 4096, 0u);
+    } else {
+      EXPECT_EQ(records, 0u);
+      EXPECT_EQ(entries, 0u);
+      EXPECT_EQ(payload, 0u);
+      EXPECT_EQ(record_bytes, 0u);
+      EXPECT_EQ(zone_bytes, kObjects * 2 * 4096u) << "a header block and a block each";
+    }
+    // The stats document carries them as they are, and the option.
+    const Json doc = store_->StatsDocumentJson("pack-test");
+    EXPECT_EQ(doc.at("io").at("pack_records").get<uint64_t>(), c1.pack_records);
+    EXPECT_EQ(doc.at("io").at("pack_entries").get<uint64_t>(), c1.pack_entries);
+    EXPECT_EQ(doc.at("io").at("pack_payload_bytes").get<uint64_t>(), c1.pack_payload_bytes);
+    EXPECT_EQ(doc.at("io").at("pack_record_bytes").get<uint64_t>(), c1.pack_record_bytes);
+    EXPECT_EQ(doc.at("store").at("pack_max").get<uint64_t>(), pack_max);
+    store_.reset();
+  }
+}
+
+// A commit group whose write fails on a zone that turned read-only is planned and written
+// again elsewhere: its packs count once, for the attempt that committed.
+TEST_F(PackTest, AGroupWrittenAgainAfterAZoneFaultCountsItsPacksOnce) {
+  MakeStore(32u << 10);
+  {
+    Transaction t;
+    t.Write("c", Obj(0), 0, Data(0, 3000));
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  auto dev = OpenDevice(specs_[0]);
+  ASSERT_OK(dev.status());
+  FaultInjectionDevice faulty(std::move(*dev));
+  // The zone holding object 0's pack: the small-write stream's open zone.
+  const std::string want = Data(0, 3000);
+  std::string hay(4 << 20, '\0');
+  uint64_t at = UINT64_MAX;
+  for (uint64_t z = 0; z < faulty.info().capacity_bytes() && at == UINT64_MAX; z += hay.size()) {
+    if (!faulty.Read(z, hay.data(), hay.size()).ok()) continue;
+    const size_t f = hay.find(want.substr(0, 512));
+    if (f != std::string::npos) at = z + f;
+  }
+  ASSERT_NE(at, UINT64_MAX);
+  auto opened = Store::Open(root_ + "/store", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<testing::BorrowedDevice>(&faulty));
+  });
+  ASSERT_OK(opened.status());
+  store_ = std::move(*opened);
+  faulty.SetZoneFault(static_cast<uint32_t>(at / faulty.info().zone_size),
+                      ZoneCondition::kReadOnly);
+  const StoreCounters c0 = store_->Counters();
+  const uint64_t zone_bytes0 = DataZoneBytes();
+  Transaction t;
+  std::vector<int> all;
+  for (int i = 1; i <= 40; ++i) {
+    t.Write("c", Obj(i), 0, Data(i, 3000));
+    all.push_back(i);
+  }
+  ASSERT_OK(store_->Apply(std::move(t)));
+  const StoreCounters c1 = store_->Counters();
+  EXPECT_EQ(c1.zones_retired - c0.zones_retired, 1u) << "the write was retried";
+  EXPECT_EQ(c1.pack_entries - c0.pack_entries, 40u);
+  EXPECT_EQ(c1.pack_payload_bytes - c0.pack_payload_bytes, 40u * 3000);
+  EXPECT_EQ(c1.pack_records - c0.pack_records, 1u);
+  EXPECT_EQ(c1.pack_record_bytes - c0.pack_record_bytes, DataZoneBytes() - zone_bytes0);
+  ExpectReadsBack(all, 3000);
+  ASSERT_OK(store_->Close());
+  store_.reset();
+}
+
 // Transactions committed together in one group share a pack too; a transaction that fails
 // leaves its entries as dead bytes and the others are unaffected.
 TEST_F(PackTest, TheSmallWritesOfOneCommitGroupShareAPackAcrossTransactions) {
@@ -199,6 +307,11 @@ TEST_F(PackTest, GcMovesLiveEntriesIntoNewPacks) {
   const uint64_t written = c1.gc_bytes_written - c0.gc_bytes_written;
   ASSERT_EQ(moved, kept.size() * 4096u) << "every kept object moved once";
   EXPECT_LE(static_cast<double>(written), 1.1 * static_cast<double>(moved));
+  // GC's packs count as pack records: every relocated byte went into one.
+  EXPECT_EQ(c1.pack_entries - c0.pack_entries, kept.size());
+  EXPECT_EQ(c1.pack_payload_bytes - c0.pack_payload_bytes, moved);
+  EXPECT_GE(c1.pack_records - c0.pack_records, 1u);
+  EXPECT_EQ(c1.pack_record_bytes - c0.pack_record_bytes, written);
   ExpectReadsBack(kept, 4096);
   ExpectDeepFsckClean(kept.size());
   Remount();

@@ -323,7 +323,8 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                   {"dir", impl_->dir},
                   {"mount_count", impl_->superblock.mount_count},
                   {"gc_policy", VictimPolicyName(impl_->options.gc_policy)},
-                  {"gc_auto", impl_->options.gc_auto}};
+                  {"gc_auto", impl_->options.gc_auto},
+                  {"pack_max", impl_->options.pack_max}};
   doc["statfs"] = {{"total", st.total},         {"available", st.available},
                    {"allocated", st.allocated}, {"stored", st.stored},
                    {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable}};
@@ -340,7 +341,11 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
       {"lifetime_device_bytes", c.lifetime_device_bytes},
       {"lifetime_gc_bytes", c.lifetime_gc_bytes},
       {"lifetime_write_amplification",
-       JsonFixed(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4)}};
+       JsonFixed(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4)},
+      {"pack_records", c.pack_records},
+      {"pack_entries", c.pack_entries},
+      {"pack_payload_bytes", c.pack_payload_bytes},
+      {"pack_record_bytes", c.pack_record_bytes}};
   doc["gc"] = {{"runs", c.gc_runs},
                {"zones_reset", c.gc_zones_reset},
                {"live_moved", c.gc_live_moved},

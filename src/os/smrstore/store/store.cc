@@ -905,6 +905,10 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     counters.groups_committed++;
     counters.user_bytes_written += w->user_bytes;
     counters.inline_bytes_written += w->inline_bytes;
+    counters.pack_records += w->pack_records;
+    counters.pack_entries += w->pack_entries;
+    counters.pack_payload_bytes += w->pack_payload_bytes;
+    counters.pack_record_bytes += w->pack_record_bytes;
     counters.lifetime_user_bytes += w->user_bytes;
     counters.lifetime_txns += ok_txns;
     counters.lifetime_device_bytes += device_bytes;

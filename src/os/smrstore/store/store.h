@@ -193,6 +193,13 @@ struct StoreCounters {
                                       // headers, payloads, padded tails): each was a device
                                       // write of its own before ZonedDevice::WriteV
   uint64_t inline_bytes_written = 0;  // payload bytes kept inline in RocksDB
+  // Pack records (RecordType::kPack: the small data writes of a commit group, and small GC
+  // relocations, sharing one header block) written by committed groups since this mount.
+  uint64_t pack_records = 0;
+  uint64_t pack_entries = 0;        // entries written into them
+  uint64_t pack_payload_bytes = 0;  // the entries' payload bytes
+  uint64_t pack_record_bytes = 0;   // their bytes in the zones: header blocks + payload padded
+                                    // to blocks (part of device_bytes_written)
   uint64_t bytes_read = 0;
   uint64_t crc_errors = 0;
   uint64_t dead_on_mount_bytes = 0;

@@ -134,6 +134,11 @@ struct GroupWrites {
   uint64_t user_bytes = 0;
   uint64_t gc_bytes = 0;       // record bytes written by GC relocations
   uint64_t inline_bytes = 0;   // inline payload bytes written
+  // Pack records closed in this group (ClosePack), counted once the group commits.
+  uint64_t pack_records = 0;
+  uint64_t pack_entries = 0;
+  uint64_t pack_payload_bytes = 0;
+  uint64_t pack_record_bytes = 0;  // header blocks + payloads padded to blocks
   int64_t inline_delta = 0;    // change of the bytes held inline in RocksDB
 
   // Appends a whole record (header block, payload, zero padding) to `buf`.

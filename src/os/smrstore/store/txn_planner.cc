@@ -709,6 +709,10 @@ void GroupWrites::ClosePack(StreamId stream) {
   }
   p.header.payload_crc = p.crc;
   EncodeRecordHeader(p.header, p.header_block->data());
+  pack_records++;
+  pack_entries += p.header.pack.size();
+  pack_payload_bytes += p.header.payload_len;
+  pack_record_bytes += p.bytes;
   packs.erase(it);
 }
 
