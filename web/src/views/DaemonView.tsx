@@ -4,12 +4,14 @@ import { ApiError } from "../api/client";
 import { Empty, ErrorBox, Loading } from "../components/QueryState";
 import { Badge, Stat } from "../components/Stat";
 import { formatAge, formatBytes, formatCount, formatNs, formatPercent, formatWa, ratio } from "../lib/format";
+import { packFigures } from "../lib/pack";
 import { routeHref } from "../lib/route";
 import { SourceBadge } from "./Overview";
 
 function Detail({ d }: { d: DaemonDetail }) {
   const now = d.time + d.age_seconds;
   const freeZones = d.drives.reduce((n, dr) => n + dr.zones.free, 0);
+  const pack = packFigures(d.io, d.store?.pack_max);
   return (
     <>
       <p>
@@ -45,6 +47,15 @@ function Detail({ d }: { d: DaemonDetail }) {
         <Stat label="user bytes (since mount)" value={formatBytes(d.io.user_bytes)} exact={d.io.user_bytes} testId="stat-user-bytes" />
         <Stat label="device bytes (since mount)" value={formatBytes(d.io.device_bytes)} exact={d.io.device_bytes} testId="stat-device-bytes" />
         <Stat label="WA since mount" value={formatWa(d.io.write_amplification)} exact={d.io.write_amplification} testId="stat-wa" />
+        {pack ? (
+          <Stat
+            label="small objects (packed, since mount)"
+            value={pack.value}
+            hint={pack.hint ?? undefined}
+            exact={pack.entries}
+            testId="stat-pack"
+          />
+        ) : null}
         <Stat label="WA lifetime" value={formatWa(d.io.lifetime_write_amplification)} />
         <Stat label="user bytes (lifetime)" value={formatBytes(d.io.lifetime_user_bytes)} />
         <Stat label="device bytes (lifetime)" value={formatBytes(d.io.lifetime_device_bytes)} />
