@@ -161,13 +161,10 @@ Result<Config> ParseConfig(const Args& args) {
   const auto separated = Lookup<bool>(placement, {{"single", false}, {"separated", true}});
   if (!separated) return bad("--placement: '" + placement + "' is not single or separated");
   c.separated = *separated;
-  c.gc_commits = args.get("gc-commits", "ride");
-  const auto ride = Lookup<int>(c.gc_commits, {{"ride", 1}, {"ride-proportional", 2}, {"separate", 0}});
-  if (!ride) {
-    return bad("--gc-commits: '" + c.gc_commits + "' is not ride, ride-proportional or separate");
-  }
-  c.gc_in_groups = *ride != 0;
-  c.gc_ride_proportional = *ride == 2;
+  const std::string gc_commits = args.get("gc-commits", "ride");
+  const auto ride = Lookup<bool>(gc_commits, {{"ride", true}, {"separate", false}});
+  if (!ride) return bad("--gc-commits: '" + gc_commits + "' is not ride or separate");
+  c.gc_in_groups = *ride;
   if (args.has("gc-free")) {
     const std::string v = args.get("gc-free");
     const auto parts = Split(v, ':');

@@ -58,11 +58,7 @@ struct Config {
   VictimPolicy policy = VictimPolicy::kLifetime;
   std::string policy_text = "lifetime";
   bool separated = true;
-  // --gc-commits ride (StoreOptions::gc_in_groups) | ride-proportional (and
-  // gc_ride_proportional) | separate
-  std::string gc_commits = "ride";
-  bool gc_in_groups = true;
-  bool gc_ride_proportional = false;
+  bool gc_in_groups = true;  // --gc-commits ride (StoreOptions::gc_in_groups) | separate
   // --gc-free START:URGENT:STOP: the store's GC watermarks (StoreOptions::gc_*_free);
   // empty = the store's defaults.
   std::optional<std::array<double, 3>> gc_free;

@@ -49,7 +49,7 @@ Json ReportJson(const Config& c, const RunReport& r) {
                  {"ops", c.ops ? Json(c.ops) : Json(nullptr)},
                  {"policy", c.policy_text},
                  {"placement", c.separated ? "separated" : "single"},
-                 {"gc_commits", c.gc_commits},
+                 {"gc_commits", c.gc_in_groups ? "ride" : "separate"},
                  {"gc_free", c.gc_free ? Json{(*c.gc_free)[0], (*c.gc_free)[1], (*c.gc_free)[2]}
                                        : Json(nullptr)},
                  {"seed", c.seed},

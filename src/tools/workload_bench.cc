@@ -193,7 +193,6 @@ int CmdBench(const Args& args) {
   opts.separate_streams = c.separated;
   opts.gc_auto = true;
   opts.gc_in_groups = c.gc_in_groups;
-  opts.gc_ride_proportional = c.gc_ride_proportional;
   if (c.gc_free) {
     opts.gc_start_free = (*c.gc_free)[0];
     opts.gc_urgent_free = (*c.gc_free)[1];
@@ -386,9 +385,7 @@ void AddWorkloadBenchCommand(Cli* cli) {
         {"policy", "P", "GC victim policy: greedy | cost-benefit | lifetime (default lifetime)"},
         {"placement", "P", "single (one stream) | separated (streams by size/GC; default)"},
         {"gc-commits", "M", "ride (paced GC slices ride in the foreground commit groups; "
-                            "default) | ride-proportional (every group below the start "
-                            "watermark carries relocation in proportion to its bytes) | "
-                            "separate (each slice commits alone)"},
+                            "default) | separate (each slice commits alone)"},
         {"gc-free", "S:U:T", "GC watermarks, free fractions: start:urgent:stop (default the store's, 0.03:0.01:0.05)"},
         {"seed", "N", "random seed (default 1)"},
         {"oracle", "", "replay the trace through gc_sim: oracle WA floor + same-policy WA"},

@@ -45,7 +45,6 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\nseparate_streams=" + (o.separate_streams ? "1" : "0") +
          "\ngc_auto=" + (o.gc_auto ? "1" : "0") +
          "\ngc_in_groups=" + (o.gc_in_groups ? "1" : "0") +
-         "\ngc_ride_proportional=" + (o.gc_ride_proportional ? "1" : "0") +
          "\ngc_start_free=" + std::to_string(o.gc_start_free) +
          "\ngc_urgent_free=" + std::to_string(o.gc_urgent_free) +
          "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
@@ -81,7 +80,6 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "separate_streams") o.separate_streams = v != 0;
     if (k == "gc_auto") o.gc_auto = v != 0;
     if (k == "gc_in_groups") o.gc_in_groups = v != 0;
-    if (k == "gc_ride_proportional") o.gc_ride_proportional = v != 0;
     if (k == "gc_start_free") o.gc_start_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_urgent_free") o.gc_urgent_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
@@ -667,7 +665,7 @@ void Store::Impl::CommitLoop() {
       queued_more = !queue.empty();
       lock.unlock();
       if (options.gc_in_groups) {
-        ride = RideGcSlice(need);
+        ride = RideGcSlice();
       } else {
         MaybeGc(/*queued=*/true);
       }
@@ -740,7 +738,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       const uint64_t gc_bytes = writes->gc_bytes;
       batch->SetSavePoint();
       auto plan = GcPlanSlice(&gc_cursor, ride_live, batch.get(), writes.get(), std::nullopt,
-                              std::nullopt, /*split_records=*/options.gc_ride_proportional);
+                              std::nullopt, /*split_records=*/false);
       if (plan.ok()) {
         (void)batch->PopSavePoint();
         ride = std::move(*plan);
@@ -827,29 +825,13 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
   }
 }
 
-uint64_t Store::Impl::RideGcSlice(uint64_t group_bytes) {
+uint64_t Store::Impl::RideGcSlice() {
   if (!gc_auto) return 0;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (!fatal.ok()) return 0;
   }
   const double free = zones->free_fraction();
-  if (options.gc_ride_proportional) {
-    if (free >= options.gc_start_free && !gc_cursor) return 0;
-    if (!gc_cursor) {
-      std::lock_guard<std::mutex> glock(group_mu);
-      auto victim = PickVictim();
-      if (!victim.ok()) return 0;  // nothing to clean
-      gc_cursor = GcCursor{*victim, victim->start, nullptr};
-    }
-    const ZoneStatus& v = gc_cursor->victim;
-    const double live = static_cast<double>(v.live_bytes);
-    const double dead = std::max<double>(static_cast<double>(v.capacity) - live, kBlock);
-    const double k = gc_pacer.Urgent(free) ? 4.0 : 2.0 * gc_pacer.Debt(free);
-    const double want = static_cast<double>(group_bytes) * (live / dead) * k;
-    return static_cast<uint64_t>(
-        std::clamp(want, static_cast<double>(kGcMinRideBytes), 4.0 * kGcSliceBytes));
-  }
   if (!gc_pacer.StartRound(free, gc_cursor.has_value(), /*queued=*/true)) return 0;
   // Under the urgent watermark a paced round is two slices; here it is one of twice the
   // size.

@@ -60,13 +60,6 @@ struct StoreOptions {
   // flush, one RocksDB sync, one journal record), instead of as a commit of their own that
   // the group waits behind. false: every slice commits alone (the earlier behaviour).
   bool gc_in_groups = true;
-  // With gc_in_groups: below the start watermark (or while a victim is half cleaned) every
-  // foreground group carries relocation in proportion to its own bytes — its bytes x the
-  // victim's live/dead ratio (what cleaning it costs per byte it frees) x 2 x debt (gc/
-  // pacer.h; 4 below the urgent watermark) — in pieces down to 64 KiB (records are split),
-  // instead of a 4 MiB slice every 1/debt groups: GC cost spread over every commit rather
-  // than landing on a few. false: the spaced slices.
-  bool gc_ride_proportional = false;
   // Kept low on purpose: free zones hold no data, so every free zone kept makes the sealed
   // zones fuller, and fuller victims cost more to clean (higher WA). Cleaning also always
   // runs before a commit group that would not fit in the space users can still write.

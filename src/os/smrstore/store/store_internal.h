@@ -380,7 +380,6 @@ struct Store::Impl {
   }
   void UpdateDeathRates(const GroupWrites& w);
   static constexpr uint64_t kGcSliceBytes = 4ull << 20;  // live bytes per background slice
-  static constexpr uint64_t kGcMinRideBytes = 64ull << 10;  // gc_ride_proportional's least
   // Runs background GC per the watermarks before a commit group; `queued` tells whether
   // foreground work is waiting (counted as throttle time).
   void MaybeGc(bool queued);
@@ -395,8 +394,7 @@ struct Store::Impl {
   void CommitGroup(std::vector<Pending>* group, uint64_t ride_live = 0);
   // Whether the pacer wants a slice with this group (picking a victim if none is in hand):
   // its live bytes, or 0.
-  // `group_bytes`: the zone bytes the group's transactions need (gc_ride_proportional).
-  uint64_t RideGcSlice(uint64_t group_bytes);
+  uint64_t RideGcSlice();
   Status WriteGroup(GroupWrites* w);
   Status UpdateSuperblocks(bool clean);
   // Writes a group's records and commits its batch (the tail of CommitGroup, shared by GC).
