@@ -461,11 +461,21 @@ Result<SimResult> Simulate(const std::vector<TraceOp>& trace, const SimConfig& c
   // The oracle: the lowest WA over oracle_classes, /2, /4 ... 1 classes among the runs that
   // fit (more classes separate better but hold more zones open; with few zones the
   // relocations of many classes can run out of free zones).
+  // A victim's relocations may open a zone per class: a run that does not fit in the
+  // configured reserve is tried again with k + 2, then 2k + 2 reserve zones (at most a quarter of the
+  // zones) before fewer classes are
+  // (else whether k classes fit would be a coin flip of the trace, and the floor would jump
+  // between runs of one workload).
   Result<SimResult> best = Status::InvalidArgument("gc_sim: no oracle run");
   for (uint32_t k = cfg.oracle_classes; k >= 1; k /= 2) {
     SimConfig c = cfg;
     c.oracle_classes = k;
     Result<SimResult> r = Simulator(trace, c).Run();
+    for (uint32_t more : {k + 2, 2 * k + 2}) {
+      if (r.ok() || !r.status().IsNoSpace() || c.reserve_zones >= more || more >= c.zones / 4) break;
+      c.reserve_zones = more;
+      r = Simulator(trace, c).Run();
+    }
     if (r.ok()) {
       r->oracle_classes = k;
       if (!best.ok() || r->wa < best->wa) best = std::move(r);

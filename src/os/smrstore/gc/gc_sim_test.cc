@@ -302,5 +302,39 @@ TEST(GcSimTest, TheOracleFloorIsTheLowestOverVictimPolicies) {
   EXPECT_DOUBLE_EQ(worst->best.wa, *std::max_element(was.begin(), was.end()));
 }
 
+// Whether 8 death-time classes fit in a 2-zone reserve is a coin flip of the trace: before
+// the oracle retried with a larger reserve, statistically identical traces (seeds) got 8
+// classes or fell back to 4, and floors 25-30 % apart (gcsim below: seed 4 gave 1.427 with
+// 4 classes against 1.10 for seeds 1-3; at 12 fills 1.42 / 1.75 / 1.75). Now every seed
+// keeps 8 classes and the floors agree within 10 %. The gcsim geometry of
+// doc/performance.md (256 x 16 MiB zones, 252 KiB objects, zipf, 80 %), 4 fills.
+TEST(GcSimTest, TheOracleFloorDoesNotJumpBetweenSeedsOfOneWorkload) {
+  std::vector<double> floors;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    TraceSpec t;
+    t.capacity_bytes = 256 * kZoneBytes;
+    t.utilization = 0.8;
+    t.deletes = DeletePattern::kZipf;
+    t.fixed_bytes = 258048;
+    t.seed = seed;
+    const size_t live = MakeTrace(t).size();
+    t.steady_ops = 4 * live;
+    const std::vector<TraceOp> trace = MakeTrace(t);
+    SimConfig c;
+    c.zone_bytes = kZoneBytes;
+    c.zones = 256;
+    c.reserve_zones = 2;
+    c.placement = Placement::kOracle;
+    auto r = Simulate(trace, c);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::printf("seed %llu: oracle %.3f with %u classes\n", static_cast<unsigned long long>(seed),
+                r->wa, r->oracle_classes);
+    EXPECT_EQ(r->oracle_classes, 8u) << "seed " << seed;
+    floors.push_back(r->wa);
+  }
+  const auto [lo, hi] = std::minmax_element(floors.begin(), floors.end());
+  EXPECT_LT(*hi, 1.10 * *lo);
+}
+
 }  // namespace
 }  // namespace smr
