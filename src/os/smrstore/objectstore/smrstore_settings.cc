@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -21,6 +23,16 @@ bool ParseBool(const std::string& v, bool* out) {
   if (v == "true" || v == "yes" || v == "1") return *out = true, true;
   if (v == "false" || v == "no" || v == "0") return *out = false, true;
   return false;
+}
+
+// A free fraction in [0, 1) (the GC watermarks; their order is checked by Store::Mkfs).
+bool ParseFraction(const std::string& v, double* out) {
+  if (v.empty() || v.find_first_not_of("0123456789.") != std::string::npos) return false;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() + v.size() || !(d >= 0 && d < 1)) return false;
+  *out = d;
+  return true;
 }
 
 bool ParseU32(const std::string& v, uint32_t* out) {
@@ -92,11 +104,17 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
         return bad("a size in bytes up to " + std::to_string(kMaxPackPayload));
       }
       s.mkfs_keys[key] = value;
+    } else if (key == "gc_start_free" || key == "gc_urgent_free" || key == "gc_stop_free") {
+      double* w = key == "gc_start_free"    ? &s.store.gc_start_free
+                  : key == "gc_urgent_free" ? &s.store.gc_urgent_free
+                                            : &s.store.gc_stop_free;
+      if (!ParseFraction(value, w)) return bad("a free fraction in [0, 1), e.g. 0.03");
+      s.mkfs_keys[key] = value;
     } else {
       return Status::InvalidArgument(
           where + "unknown key '" + key +
           "' (known: on_transaction_error, throttle_bytes, device_class, gc_policy, gc_reserve_zones, "
-          "inline_max, pack_max, separate_streams)");
+          "gc_start_free, gc_urgent_free, gc_stop_free, inline_max, pack_max, separate_streams)");
     }
   }
   return s;
@@ -132,6 +150,15 @@ Status CheckMkfsKeys(const AdapterSettings& s, const StoreOptions& actual,
     } else if (key == "separate_streams") {
       have = actual.separate_streams ? "true" : "false";
       if (actual.separate_streams == s.store.separate_streams) continue;
+    } else if (key == "gc_start_free" || key == "gc_urgent_free" || key == "gc_stop_free") {
+      const double made = key == "gc_start_free"    ? actual.gc_start_free
+                          : key == "gc_urgent_free" ? actual.gc_urgent_free
+                                                    : actual.gc_stop_free;
+      const double want = key == "gc_start_free"    ? s.store.gc_start_free
+                          : key == "gc_urgent_free" ? s.store.gc_urgent_free
+                                                    : s.store.gc_stop_free;
+      have = std::to_string(made);
+      if (std::fabs(made - want) < 1e-9) continue;
     }
     return Status::InvalidArgument(name + ": " + key + " = " + value +
                                    " is a mkfs-time setting; this store was made with " +

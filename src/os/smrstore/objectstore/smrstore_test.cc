@@ -104,6 +104,30 @@ TEST_F(SMRStoreTest, TypeJournalAndMkfsErrors) {
   EXPECT_EQ(none.mkfs(), -EINVAL);
 }
 
+// The GC watermarks are mkfs-time keys of smrstore.conf: a store is made with them, a later
+// file that disagrees refuses the mount, and an order that cannot work refuses the mkfs.
+TEST_F(SMRStoreTest, GcWatermarksAreMadeFromTheSettingsFile) {
+  auto make = [&](const std::string& name, const std::string& conf) {
+    const std::string dir = dir_.path() + "/" + name;
+    EXPECT_EQ(::mkdir(dir.c_str(), 0755), 0);
+    auto s = std::make_unique<SMRStore>(ctx_->get(), dir);
+    EXPECT_EQ(s->write_meta("smrstore_devices", "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1"), 0);
+    EXPECT_EQ(s->write_meta("smrstore.conf", conf), 0);
+    return s;
+  };
+  auto bad = make("bad", "gc_start_free = 0.2\ngc_stop_free = 0.1");  // start above stop
+  EXPECT_EQ(bad->mkfs(), -EINVAL);
+  auto low = make("low", "gc_start_free = 0.015\ngc_urgent_free = 0.005\ngc_stop_free = 0.025");
+  ASSERT_EQ(low->mkfs(), 0);
+  ASSERT_EQ(low->mount(), 0);
+  ASSERT_EQ(low->umount(), 0);
+  ASSERT_EQ(low->write_meta("smrstore.conf", "gc_start_free = 0.03"), 0);  // the default
+  EXPECT_EQ(low->mount(), -EINVAL);
+  ASSERT_EQ(low->write_meta("smrstore.conf", "gc_start_free = 0.015"), 0);
+  ASSERT_EQ(low->mount(), 0);
+  ASSERT_EQ(low->umount(), 0);
+}
+
 TEST_F(SMRStoreTest, TransactionsCallbacksAndReads) {
   const coll_t cid = coll_t::pg(spg_t(pg_t(3, 2)));
   auto ch = store_->create_new_collection(cid);
@@ -370,8 +394,15 @@ TEST_F(SMRStoreTest, SettingsFileErrorsRefuseTheMountNamingTheLine) {
   EXPECT_EQ(store_->mount(), -EINVAL);
   ASSERT_EQ(store_->write_meta("smrstore.conf", "pack_max = 2000000"), 0);  // above 1 MiB
   EXPECT_EQ(store_->mount(), -EINVAL);
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "gc_start_free = 0.015"), 0);  // made with 0.03
+  EXPECT_EQ(store_->mount(), -EINVAL);
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "gc_stop_free = 1.5"), 0);
+  EXPECT_EQ(store_->mount(), -EINVAL);
+  ASSERT_EQ(store_->write_meta("smrstore.conf", "gc_urgent_free = 1%"), 0);
+  EXPECT_EQ(store_->mount(), -EINVAL);
   ASSERT_EQ(store_->write_meta("smrstore.conf",
                                "# mkfs defaults, restated\ngc_policy = lifetime\npack_max = 32768\n"
+                               "gc_start_free = 0.03\ngc_urgent_free = 0.01\ngc_stop_free = 0.05\n"
                                "on_transaction_error = report\ndevice_class = smr"), 0);
   ASSERT_EQ(store_->mount(), 0);
   EXPECT_EQ(store_->get_default_device_class(), "smr");
