@@ -28,6 +28,12 @@ _META: Dict[str, Tuple[str, str]] = {
     "smrstore_gc_failures_total": ("counter", "GC cleanings that failed and were rolled back"),
     "smrstore_gc_quarantined_zones": ("gauge", "Zones GC has quarantined after a failed cleaning"),
     "smrstore_txns_total": ("counter", "Transactions committed"),
+    # Small writes packed into shared records (io.pack_*, since mount; optional within v1).
+    "smrstore_pack_records_total": ("counter", "Pack records written since mount (user and GC)"),
+    "smrstore_pack_entries_total": ("counter", "Small writes packed into pack records since mount"),
+    "smrstore_pack_payload_bytes_total": ("counter", "Payload bytes of the packed writes since mount"),
+    "smrstore_pack_record_bytes_total": (
+        "counter", "Zone bytes of the pack records (header block + padded payload) since mount"),
     "smrstore_crc_errors_total": ("counter", "Checksum errors on read"),
     "smrstore_drive_capacity_bytes": ("gauge", "Drive capacity for data"),
     "smrstore_drive_written_bytes": ("gauge", "Bytes below the drive's write pointers"),
@@ -98,6 +104,10 @@ def render(snap: Snapshot, stale_seconds: float) -> str:
         put("smrstore_gc_failures_total", lab, doc.gc.failures)
         put("smrstore_gc_quarantined_zones", lab, doc.gc.quarantined_zones)
         put("smrstore_txns_total", lab, doc.io.txns_committed)
+        put("smrstore_pack_records_total", lab, doc.io.pack_records)
+        put("smrstore_pack_entries_total", lab, doc.io.pack_entries)
+        put("smrstore_pack_payload_bytes_total", lab, doc.io.pack_payload_bytes)
+        put("smrstore_pack_record_bytes_total", lab, doc.io.pack_record_bytes)
         put("smrstore_crc_errors_total", lab, doc.io.crc_errors)
         for dr in doc.drives:
             dl: Labels = lab + (("drive", str(dr.index)),)

@@ -1,6 +1,6 @@
 from typing import Dict, Tuple
 
-from conftest import GiB, doc, drive, hybrid, osd_counters, status, without_added_in_v1
+from conftest import PACK, GiB, doc, drive, hybrid, osd_counters, status, without_added_in_v1
 from prometheus_client.parser import text_string_to_metric_families
 
 from smrstore.model import OsdReading, merge
@@ -161,6 +161,8 @@ def test_every_metric_of_a_service_daemon() -> None:
         "smrstore_gc_live_moved_total": 2 * GiB, "smrstore_gc_throttle_seconds_total": 2.5,
         "smrstore_gc_auto": 0, "smrstore_txns_total": 100, "smrstore_crc_errors_total": 2,
         "smrstore_gc_failures_total": 4, "smrstore_gc_quarantined_zones": 1,
+        "smrstore_pack_records_total": PACK[0], "smrstore_pack_entries_total": PACK[1],
+        "smrstore_pack_payload_bytes_total": PACK[2], "smrstore_pack_record_bytes_total": PACK[3],
     }
     got = {name: v for (name, labels), v in m.items() if labels == a}
     assert got == want
@@ -215,3 +217,26 @@ def test_gc_failures_and_quarantine_only_when_reported() -> None:
     text = render(merge(1000.0, {"old": status(old)}, {"osd.1": OsdReading(osd_counters())}),
                   30.0)
     assert "smrstore_gc_failures" not in text and "smrstore_gc_quarantined" not in text
+
+
+def test_pack_counters_only_when_reported() -> None:
+    # A service daemon with io.pack_*, one from before they were added, an OSD with the
+    # perf counters and one without (older library).
+    new = doc(name="new")
+    old = doc(name="old", pack=None)
+    snap = merge(1000.0, {"new": status(new), "old": status(old)},
+                 {"osd.1": OsdReading(osd_counters(pack=(1, 3, 12000, 16384))),
+                  "osd.2": OsdReading(osd_counters())})
+    text = render(snap, 30.0)
+    m = parse(text)
+
+    def by_daemon(metric: str) -> Dict[str, float]:
+        return {dict(lab)["daemon"]: v for (n, lab), v in m.items() if n == metric}
+
+    assert by_daemon("smrstore_pack_records_total") == {"new": PACK[0], "osd.1": 1}
+    assert by_daemon("smrstore_pack_entries_total") == {"new": PACK[1], "osd.1": 3}
+    assert by_daemon("smrstore_pack_payload_bytes_total") == {"new": PACK[2], "osd.1": 12000}
+    assert by_daemon("smrstore_pack_record_bytes_total") == {"new": PACK[3], "osd.1": 16384}
+    assert "# TYPE smrstore_pack_record_bytes_total counter\n" in text
+    text = render(merge(1000.0, {"old": status(old)}, {"osd.2": OsdReading(osd_counters())}), 30.0)
+    assert "smrstore_pack" not in text
