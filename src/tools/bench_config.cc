@@ -166,15 +166,9 @@ Result<Config> ParseConfig(const Args& args) {
   if (!ride) return bad("--gc-commits: '" + gc_commits + "' is not ride or separate");
   c.gc_in_groups = *ride;
   if (args.has("gc-free")) {
-    const std::string v = args.get("gc-free");
-    const auto parts = Split(v, ':');
-    std::array<double, 3> w{};
-    bool ok = parts.size() == 3;
-    for (size_t i = 0; ok && i < 3; ++i) ok = ParseDouble(parts[i], &w[i]);
-    if (!ok || !(w[1] >= 0 && w[1] <= w[0] && w[0] <= w[2] && w[2] < 1)) {
-      return bad("--gc-free: '" + v + "' is not START:URGENT:STOP free fractions with 0 <= URGENT <= START <= STOP < 1");
-    }
-    c.gc_free = w;
+    auto w = ParseGcFree(args.get("gc-free"));
+    if (!w.ok()) return bad("--gc-free: " + w.status().message());
+    c.gc_free = *w;
   }
   c.json = args.has("json");
   c.oracle = args.has("oracle");

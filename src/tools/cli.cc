@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <cstdlib>
+
 #include <cstdio>
 #include <iostream>
 
@@ -30,6 +32,31 @@ Result<uint64_t> Args::number(const std::string& name, uint64_t fallback) const 
     return Status::InvalidArgument("--" + name + ": '" + s + "' is not a non-negative integer");
   }
   return std::stoull(s);
+}
+
+Result<std::array<double, 3>> ParseGcFree(const std::string& text) {
+  std::array<double, 3> w{};
+  size_t at = 0;
+  bool ok = true;
+  for (size_t i = 0; ok && i < 3; ++i) {
+    const size_t colon = i < 2 ? text.find(':', at) : text.size();
+    if (colon == std::string::npos) {
+      ok = false;
+      break;
+    }
+    const std::string part = text.substr(at, colon - at);
+    char* end = nullptr;
+    w[i] = part.empty() ? -1 : std::strtod(part.c_str(), &end);
+    ok = !part.empty() && end == part.c_str() + part.size();
+    at = colon + 1;
+  }
+  if (!ok || text.find(':', at) != std::string::npos ||
+      !(w[1] >= 0 && w[1] <= w[0] && w[0] <= w[2] && w[2] < 1)) {
+    return Status::InvalidArgument(
+        "'" + text +
+        "' is not START:URGENT:STOP free fractions with 0 <= URGENT <= START <= STOP < 1");
+  }
+  return w;
 }
 
 Result<uint64_t> ParseSize(const std::string& text) {

@@ -7,6 +7,7 @@
 // non-zero exit. Thread safety: single-threaded use from main().
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -68,6 +69,10 @@ class Cli {
 
 // Parses "123", "64K", "256M", "1G", "2T" (binary multiples). Errors name the text.
 Result<uint64_t> ParseSize(const std::string& text);
+// Parses "START:URGENT:STOP", the store's GC watermarks as free fractions (StoreOptions::
+// gc_start_free, gc_urgent_free, gc_stop_free; bench and what-if --gc-free);
+// kInvalidArgument naming the text unless 0 <= URGENT <= START <= STOP < 1.
+Result<std::array<double, 3>> ParseGcFree(const std::string& text);
 // Exit codes, one convention for every command (documented in --help and
 // doc/operations.md): 0 ok; 1 the operation failed (device/store errors, a named object,
 // collection or zone that does not exist, no space, a drive that belongs to a store...);

@@ -751,7 +751,11 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
   pr.window_omap_bytes = at_end.omap_bytes - at_steady.omap_bytes;
   pr.window_inline_bytes = at_end.inline_bytes - at_steady.inline_bytes;
   if (o.oracle) {
-    auto r = SimulateOracleFloor(trace, cfg);
+    // The floor with the store's GC reserve only: the stop watermark above is how the
+    // store cleans, not something an oracle needs (bench --oracle takes the same reserve).
+    SimConfig oc = cfg;
+    oc.reserve_zones = Geometry::kGcReserveZones;
+    auto r = SimulateOracleFloor(trace, oc);
     if (r.ok()) {
       pr.oracle_wa = r->best.wa;
       pr.oracle_classes = r->best.oracle_classes;
@@ -759,7 +763,7 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
     } else {
       pr.oracle_error = r.status().ToString();
     }
-    SimConfig rc = cfg;
+    SimConfig rc = oc;
     rc.placement = Placement::kRateOracle;
     auto rate = Simulate(trace, rc);
     if (rate.ok()) pr.rate_oracle_wa = rate->wa;

@@ -76,8 +76,16 @@ int RunWhatIf(const Args& args) {
   if (*zones > (1u << 20) || *window == 0 || *window > 100000) {
     return UsageFail(cmd, Status::InvalidArgument("--zones must be at most 1M, --max-window 1..100000"));
   }
-  if ((args.has("keep") || args.has("no-idle-gc") || args.has("work")) && !args.has("check")) {
-    return UsageFail(cmd, Status::InvalidArgument("--keep, --work and --no-idle-gc need --check"));
+  if ((args.has("keep") || args.has("no-idle-gc") || args.has("work") || args.has("gc-free")) &&
+      !args.has("check")) {
+    return UsageFail(cmd,
+                     Status::InvalidArgument("--keep, --work, --no-idle-gc and --gc-free need --check"));
+  }
+  std::optional<std::array<double, 3>> gc_free;
+  if (args.has("gc-free")) {
+    auto w = ParseGcFree(args.get("gc-free"));
+    if (!w.ok()) return UsageFail(cmd, w.status().WithContext("--gc-free"));
+    gc_free = *w;
   }
   o.geometry.zones = static_cast<uint32_t>(*zones);
   o.geometry.zone_bytes = *zone;
@@ -153,6 +161,11 @@ int RunWhatIf(const Args& args) {
     // The simulator cleans only when a write finds no zone; the store also cleans whenever
     // it is idle, up to gc_stop_free. This makes idle cleaning stop where paced cleaning
     // starts (an experiment on the difference; the default is the store as it ships).
+    if (gc_free) {
+      options.gc_start_free = (*gc_free)[0];
+      options.gc_urgent_free = (*gc_free)[1];
+      options.gc_stop_free = (*gc_free)[2];
+    }
     if (args.has("no-idle-gc")) options.gc_stop_free = options.gc_start_free;
     auto chk = whatif::RunCheck(*cap, p, o.geometry, options, work, args.has("keep"));
     if (!chk.ok()) return Fail(cmd, chk.status());
@@ -163,6 +176,7 @@ int RunWhatIf(const Args& args) {
     measured["store_capacity"] = chk->capacity;
     measured["seconds"] = chk->seconds;
     measured["idle_gc"] = !args.has("no-idle-gc");
+    measured["gc_free"] = {options.gc_start_free, options.gc_urgent_free, options.gc_stop_free};
     Json err;
     for (const char* k : {"wa", "data_wa", "gc_per_user_byte", "zone_resets_per_tb",
                           "journal_per_user_byte"}) {
@@ -273,6 +287,7 @@ void AddWhatIfCommand(Cli* cli) {
                {"work", "DIR", "--check: directory to create for it (default /var/tmp/smrstore-what-if-PID)"},
                {"keep", "", "--check: keep the directory"},
                {"no-idle-gc", "", "--check: the store's idle cleaning stops at gc_start_free, not gc_stop_free"},
+               {"gc-free", "S:U:T", "--check: the store's GC watermarks, free fractions start:urgent:stop (default 0.03:0.01:0.05)"},
                {"json", "", "one JSON object"}};
   c.run = RunWhatIf;
   cli->Add(std::move(c));

@@ -256,6 +256,12 @@ TEST(WhatIfTool, BadInputIsOneLineAndWritesNothing) {
   EXPECT_EQ(rc, 2);  // one pass holds more than fits
   RunTool("what-if " + cap + " --zones 20 --zone-size 4M --check --work " + work, &rc);
   EXPECT_EQ(rc, 2);  // the simulator runs out of zones
+  RunTool("what-if " + cap + " --check --gc-free 0.05:0.01:0.03 --work " + work, &rc);
+  EXPECT_EQ(rc, 2);  // start above stop
+  RunTool("what-if " + cap + " --check --gc-free 0.03:0.01 --work " + work, &rc);
+  EXPECT_EQ(rc, 2);
+  RunTool("what-if " + cap + " --gc-free 0.03:0.01:0.05", &rc);
+  EXPECT_EQ(rc, 2);  // without --check
   RunTool("what-if /nonexistent/capture --check --work " + work, &rc);
   EXPECT_EQ(rc, 1);
   EXPECT_FALSE(std::filesystem::exists(work));
