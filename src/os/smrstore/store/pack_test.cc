@@ -37,6 +37,18 @@ std::string Data(uint64_t seed, size_t n) {
   return s;
 }
 
+// The device offset of the first copy of `needle` on the drive (read in 4 MiB steps; a
+// copy across a step boundary is not found), or UINT64_MAX.
+uint64_t FindOnDrive(ZonedDevice* dev, const std::string& needle) {
+  std::string hay(4 << 20, '\0');
+  for (uint64_t z = 0; z < dev->info().capacity_bytes(); z += hay.size()) {
+    if (!dev->Read(z, hay.data(), hay.size()).ok()) continue;
+    const size_t f = hay.find(needle);
+    if (f != std::string::npos) return z + f;
+  }
+  return UINT64_MAX;
+}
+
 class PackTest : public ::testing::Test {
  protected:
   // inline_max 0: every object's data goes to the zones (the case packs are for).
@@ -192,13 +204,7 @@ TEST_F(PackTest, AGroupWrittenAgainAfterAZoneFaultCountsItsPacksOnce) {
   FaultInjectionDevice faulty(std::move(*dev));
   // The zone holding object 0's pack: the small-write stream's open zone.
   const std::string want = Data(0, 3000);
-  std::string hay(4 << 20, '\0');
-  uint64_t at = UINT64_MAX;
-  for (uint64_t z = 0; z < faulty.info().capacity_bytes() && at == UINT64_MAX; z += hay.size()) {
-    if (!faulty.Read(z, hay.data(), hay.size()).ok()) continue;
-    const size_t f = hay.find(want.substr(0, 512));
-    if (f != std::string::npos) at = z + f;
-  }
+  const uint64_t at = FindOnDrive(&faulty, want.substr(0, 512));
   ASSERT_NE(at, UINT64_MAX);
   auto opened = Store::Open(root_ + "/store", [&](const std::string&) {
     return Result<std::unique_ptr<ZonedDevice>>(
@@ -340,13 +346,7 @@ TEST_F(PackTest, ABitFlipInOneEntryFailsThatObjectOnly) {
   const std::string want = Data(5, 3000);
   auto stat = store_->Stat("c", Obj(5));
   ASSERT_OK(stat.status());
-  std::string hay(4 << 20, '\0');
-  uint64_t at = UINT64_MAX;
-  for (uint64_t z = 0; z < faulty.info().capacity_bytes() && at == UINT64_MAX; z += hay.size()) {
-    if (!faulty.Read(z, hay.data(), hay.size()).ok()) continue;
-    const size_t f = hay.find(want.substr(0, 512));
-    if (f != std::string::npos) at = z + f;
-  }
+  const uint64_t at = FindOnDrive(&faulty, want.substr(0, 512));
   ASSERT_NE(at, UINT64_MAX);
   EXPECT_NE(at % 4096, 0u) << "object 5 is a pack entry (not block-aligned)";
   faulty.CorruptReads(at + 1500, 1);
