@@ -15,6 +15,7 @@
 #include "bench_workload.h"
 #include "device/device_spec.h"
 #include "fs_target.h"
+#include "store/store.h"
 
 namespace smr::tool::bench {
 
@@ -169,6 +170,10 @@ Result<Config> ParseConfig(const Args& args) {
     auto w = ParseGcFree(args.get("gc-free"));
     if (!w.ok()) return bad("--gc-free: " + w.status().message());
     c.gc_free = *w;
+  }
+  if (args.has("gc-idle-slice")) {
+    SMR_RETURN_IF_ERROR(
+        num("gc-idle-slice", 0, kMinGcIdleSlice, kMaxGcIdleSlice, &c.gc_idle_slice));
   }
   c.json = args.has("json");
   c.oracle = args.has("oracle");

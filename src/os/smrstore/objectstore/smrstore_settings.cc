@@ -104,6 +104,14 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
         return bad("a size in bytes up to " + std::to_string(kMaxPackPayload));
       }
       s.mkfs_keys[key] = value;
+    } else if (key == "gc_idle_slice") {
+      if (!ParseU32(value, &s.store.gc_idle_slice) ||
+          (s.store.gc_idle_slice != 0 && (s.store.gc_idle_slice < kMinGcIdleSlice ||
+                                          s.store.gc_idle_slice > kMaxGcIdleSlice))) {
+        return bad("0 (sized from measured slices) or a size in bytes from " +
+                   std::to_string(kMinGcIdleSlice) + " to " + std::to_string(kMaxGcIdleSlice));
+      }
+      s.mkfs_keys[key] = value;
     } else if (key == "gc_start_free" || key == "gc_urgent_free" || key == "gc_stop_free") {
       double* w = key == "gc_start_free"    ? &s.store.gc_start_free
                   : key == "gc_urgent_free" ? &s.store.gc_urgent_free
@@ -114,7 +122,7 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
       return Status::InvalidArgument(
           where + "unknown key '" + key +
           "' (known: on_transaction_error, throttle_bytes, device_class, gc_policy, gc_reserve_zones, "
-          "gc_start_free, gc_urgent_free, gc_stop_free, inline_max, pack_max, separate_streams)");
+          "gc_start_free, gc_urgent_free, gc_stop_free, gc_idle_slice, inline_max, pack_max, separate_streams)");
     }
   }
   return s;
@@ -141,6 +149,9 @@ Status CheckMkfsKeys(const AdapterSettings& s, const StoreOptions& actual,
     } else if (key == "gc_reserve_zones") {
       have = std::to_string(actual.gc_reserve_zones);
       if (actual.gc_reserve_zones == s.store.gc_reserve_zones) continue;
+    } else if (key == "gc_idle_slice") {
+      have = std::to_string(actual.gc_idle_slice);
+      if (actual.gc_idle_slice == s.store.gc_idle_slice) continue;
     } else if (key == "inline_max") {
       have = std::to_string(actual.inline_max);
       if (actual.inline_max == s.store.inline_max) continue;

@@ -128,6 +128,30 @@ TEST_F(SMRStoreTest, GcWatermarksAreMadeFromTheSettingsFile) {
   ASSERT_EQ(low->umount(), 0);
 }
 
+// So is the idle GC slice: out of range refuses the mkfs; a store keeps the one it was made
+// with, and a file that disagrees later refuses the mount.
+TEST_F(SMRStoreTest, TheIdleGcSliceIsMadeFromTheSettingsFile) {
+  auto make = [&](const std::string& name, const std::string& conf) {
+    const std::string dir = dir_.path() + "/" + name;
+    EXPECT_EQ(::mkdir(dir.c_str(), 0755), 0);
+    auto s = std::make_unique<SMRStore>(ctx_->get(), dir);
+    EXPECT_EQ(s->write_meta("smrstore_devices", "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1"), 0);
+    EXPECT_EQ(s->write_meta("smrstore.conf", conf), 0);
+    return s;
+  };
+  auto tiny = make("tiny", "gc_idle_slice = 4096");
+  EXPECT_EQ(tiny->mkfs(), -EINVAL);
+  auto a = make("a", "gc_idle_slice = 2097152");
+  ASSERT_EQ(a->mkfs(), 0);
+  ASSERT_EQ(a->mount(), 0);
+  ASSERT_EQ(a->umount(), 0);
+  ASSERT_EQ(a->write_meta("smrstore.conf", "gc_idle_slice = 262144"), 0);
+  EXPECT_EQ(a->mount(), -EINVAL);
+  ASSERT_EQ(a->write_meta("smrstore.conf", ""), 0);  // no key: the store's own value
+  ASSERT_EQ(a->mount(), 0);
+  ASSERT_EQ(a->umount(), 0);
+}
+
 TEST_F(SMRStoreTest, TransactionsCallbacksAndReads) {
   const coll_t cid = coll_t::pg(spg_t(pg_t(3, 2)));
   auto ch = store_->create_new_collection(cid);

@@ -1,8 +1,8 @@
 // Background zone GC (store/testing/gc_test_fixture.h lists the GC tests' files): it
 // sustains churn of twice the capacity without NoSpace; idle GC cleans, slice after slice,
 // until the stop watermark and no further, and yields to a transaction that arrives; a
-// zone is cleaned in slices of bounded live bytes; under load GC runs one slice per paced
-// commit group, not two.
+// zone is cleaned in slices of bounded live bytes (the idle slice as configured, refused
+// out of range); under load GC runs one slice per paced commit group, not two.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -52,9 +52,10 @@ TEST_F(GcTest, BackgroundGcSustainsChurnWithoutNoSpace) {
 // A store in `dir` on one emulated drive of `zones` zones x `zone_mib` MiB (1
 // conventional) with `options`, mounted with auto GC off, collection kColl made.
 void MkfsAndOpen(const ScratchDir& dir, int zones, int zone_mib, const StoreOptions& options,
-                 std::unique_ptr<Store>* out) {
+                 std::unique_ptr<Store>* out, const std::string& timing = "") {
   const std::string spec = "emu:" + dir.path() + "/d0.img?zones=" + std::to_string(zones) +
-                           "&zone_mib=" + std::to_string(zone_mib) + "&conv=1&max_open=8";
+                           "&zone_mib=" + std::to_string(zone_mib) + "&conv=1&max_open=8" +
+                           timing;
   ASSERT_OK(Store::Mkfs(dir.path() + "/st", {spec}, options));
   auto opened = Store::Open(dir.path() + "/st");
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
@@ -161,19 +162,19 @@ TEST(GcIdleTest, IdleGcYieldsToATransactionThatArrives) {
   ASSERT_OK(store.Close());
 }
 
-// Background GC works in slices of about 4 MiB of live data (a bound on how long one
-// slice holds the commit thread), not a whole zone at a time: zones holding ~7 MiB of live
-// data take two slices or more each.
-TEST(GcIdleTest, BackgroundGcCleansAZoneInBoundedSlices) {
+// A store of 12 zones x 16 MiB (drive `timing` appended to its spec) filled with objects of
+// 1.25 MiB (records of 1 MiB and 256 KiB), every other one removed, then idle GC from a
+// poke until `zones` more zones are reset: the live bytes idle GC moved and its slices.
+struct IdleRun {
+  uint64_t moved = 0, slices = 0;
+};
+void RunIdleGc(const StoreOptions& options, const std::string& timing, uint64_t zones,
+               IdleRun* out) {
   ScratchDir dir;
-  StoreOptions options;
-  options.gc_start_free = 0.30;
-  options.gc_stop_free = 0.35;
   std::unique_ptr<Store> opened;
-  ASSERT_NO_FATAL_FAILURE(MkfsAndOpen(dir, /*zones=*/12, /*zone_mib=*/16, options, &opened));
+  ASSERT_NO_FATAL_FAILURE(
+      MkfsAndOpen(dir, /*zones=*/12, /*zone_mib=*/16, options, &opened, timing));
   Store& store = *opened;
-  // 1.25 MiB (records of 1 MiB and 256 KiB): the live bytes moved never add up to exactly
-  // 4 MiB, a slice ends on the record that passes it.
   const size_t size = 5 * kMiB / 4;
   for (uint64_t i = 0; i < 200; ++i) {  // until full
     Transaction t;
@@ -191,14 +192,78 @@ TEST(GcIdleTest, BackgroundGcCleansAZoneInBoundedSlices) {
   Transaction poke;
   poke.SetAttr(kColl, Obj(1), "k", "v");
   ASSERT_OK(store.Apply(std::move(poke)));
+  // The poke's own group may carry a paced slice of 4 MiB (8 below the urgent watermark,
+  // where this full store is); idle cleaning starts after it: count from here.
+  const StoreCounters at_poke = store.Counters();
   ASSERT_TRUE(smr::testing::WaitUntil(
-      [&] { return store.Counters().gc_zones_reset >= 2; }, std::chrono::seconds(30)));
+      [&] { return store.Counters().gc_zones_reset >= at_poke.gc_zones_reset + zones; },
+      std::chrono::seconds(60)));
   ASSERT_OK(store.Close());  // waits for the GC loop
   const StoreCounters c = store.Counters();
-  EXPECT_GE(c.gc_slices, 2 * c.gc_zones_reset)
-      << c.gc_slices << " slices for " << c.gc_zones_reset << " zones";
-  EXPECT_LE(c.gc_live_moved, c.gc_slices * (4 * kMiB + size))
-      << "a slice moved more than 4 MiB and one record";
+  out->slices = c.gc_slices - at_poke.gc_slices;
+  out->moved = c.gc_live_moved - at_poke.gc_live_moved;
+  // Zones of ~8 MiB live each, cleaned while idle: several slices of real work.
+  ASSERT_GE(out->moved, zones * 4 * kMiB) << "idle GC moved too little to tell its slices";
+  ASSERT_GE(out->slices, 2u);
+}
+
+// Idle background GC works in slices of about `idle_slice` live bytes (a bound on how long
+// an arriving transaction waits behind it: StoreOptions::gc_idle_slice), not a whole zone at
+// a time.
+void ExpectIdleGcCleansInSlicesOf(uint32_t idle_slice) {
+  StoreOptions options;
+  options.gc_start_free = 0.30;
+  options.gc_stop_free = 0.35;
+  options.gc_idle_slice = idle_slice;
+  IdleRun run;
+  ASSERT_NO_FATAL_FAILURE(RunIdleGc(options, "", 2, &run));
+  // A slice stops at the first record that takes it past the slice (records are <= 1 MiB).
+  EXPECT_LE(run.moved, run.slices * (idle_slice + kMiB))
+      << run.moved << " bytes in " << run.slices << " idle slices: a slice moved more than "
+      << idle_slice << " bytes and one record";
+}
+
+TEST(GcIdleTest, BackgroundGcCleansAZoneInBoundedSlices) {
+  ExpectIdleGcCleansInSlicesOf(4 * kMiB);
+}
+
+TEST(GcIdleTest, IdleGcSlicesFollowTheConfiguredSize) {
+  ExpectIdleGcCleansInSlicesOf(512 * 1024);
+}
+
+// By default idle slices are sized from the slices measured (gc/quantum_sizer.h): on a
+// drive whose every slice pays seeks (20 ms each: the victim's read, the GC zone's write, the
+// journal record) they grow past the 1 MiB probes to several MiB, so each byte moved does
+// not pay a seek of its own; a store whose sizer were not fed, or sized slices as a
+// constant MiB, moves under 2 MiB a slice here.
+TEST(GcIdleTest, IdleSlicesGrowOnADriveThatSeeks) {
+  StoreOptions options;
+  options.gc_start_free = 0.30;
+  options.gc_stop_free = 0.35;
+  ASSERT_EQ(options.gc_idle_slice, 0u);  // the default: sized from the measured slices
+  IdleRun run;
+  ASSERT_NO_FATAL_FAILURE(RunIdleGc(options, "&mbps=100&seek_ms=20", 4, &run));
+  std::printf("seeking drive: %llu bytes in %llu idle slices\n",
+              static_cast<unsigned long long>(run.moved),
+              static_cast<unsigned long long>(run.slices));
+  EXPECT_GE(run.moved, run.slices * (2 * kMiB))
+      << run.moved << " bytes in " << run.slices << " idle slices";
+  // And at most the sizer's cap (16 MiB and a record) however slow the drive.
+  EXPECT_LE(run.moved, run.slices * (17 * kMiB));
+}
+
+// Out-of-range idle slices are refused at mkfs with a message naming the option.
+TEST(GcIdleTest, AnIdleSliceOutOfRangeIsRefused) {
+  for (uint32_t bad : {4096u, (64u << 10) - 1, 65u << 20}) {
+    ScratchDir dir;
+    StoreOptions options;
+    options.gc_idle_slice = bad;
+    Status s = Store::Mkfs(dir.path() + "/st",
+                           {"emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1&max_open=8"},
+                           options);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad << ": " << s.ToString();
+    EXPECT_NE(s.message().find("gc_idle_slice"), std::string::npos) << s.ToString();
+  }
 }
 
 // One drive of 40 zones x 16 MiB with `options`, filled with 1 MiB objects until full,

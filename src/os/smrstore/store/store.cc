@@ -49,6 +49,7 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\ngc_urgent_free=" + std::to_string(o.gc_urgent_free) +
          "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
          "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) +
+         "\ngc_idle_slice=" + std::to_string(o.gc_idle_slice) +
          "\njournal=" + (o.journal ? "1" : "0") +
          "\nhybrid_auto=" + (o.hybrid_auto ? "1" : "0") +
          "\nhybrid_convert_free=" + std::to_string(o.hybrid_convert_free) +
@@ -84,6 +85,7 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "gc_urgent_free") o.gc_urgent_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_reserve_zones") o.gc_reserve_zones = static_cast<uint32_t>(v);
+    if (k == "gc_idle_slice") o.gc_idle_slice = static_cast<uint32_t>(v);  // absent: default
     if (k == "journal") o.journal = v != 0;
     if (k == "hybrid_auto") o.hybrid_auto = v != 0;
     if (k == "hybrid_convert_free") o.hybrid_convert_free = std::strtod(val.c_str(), nullptr);
@@ -92,7 +94,8 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "hybrid_hbuffer") o.hybrid_hbuffer = v != 0;
   }
   if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0 ||
-      o.pack_max > kMaxPackPayload) {
+      o.pack_max > kMaxPackPayload || (o.gc_idle_slice != 0 && (o.gc_idle_slice < kMinGcIdleSlice ||
+                                  o.gc_idle_slice > kMaxGcIdleSlice))) {
     return Status::Corruption("stored store options are invalid: " + text);
   }
   return o;
@@ -114,6 +117,11 @@ Status CheckOptions(const StoreOptions& o) {
   if (!(o.gc_urgent_free >= 0 && o.gc_urgent_free <= o.gc_start_free &&
         o.gc_start_free <= o.gc_stop_free && o.gc_stop_free < 1)) {
     return Status::InvalidArgument("GC watermarks must satisfy 0 <= urgent <= start <= stop < 1");
+  }
+  if (o.gc_idle_slice != 0 &&
+      (o.gc_idle_slice < kMinGcIdleSlice || o.gc_idle_slice > kMaxGcIdleSlice)) {
+    return Status::InvalidArgument("gc_idle_slice must be 0 (sized from measured slices) or "
+                                   "64 KiB..64 MiB");
   }
   if (!(o.hybrid_convert_free >= 0 && o.hybrid_convert_free < 1)) {
     return Status::InvalidArgument("hybrid_convert_free must be in [0, 1)");

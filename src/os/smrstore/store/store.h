@@ -48,6 +48,9 @@ namespace smr {
 // Largest payload of one pack record (format/record.h, RecordType::kPack); pack_max may
 // not exceed it.
 inline constexpr uint32_t kMaxPackPayload = 1u << 20;
+// Bounds of StoreOptions::gc_idle_slice.
+inline constexpr uint32_t kMinGcIdleSlice = 64u << 10;
+inline constexpr uint32_t kMaxGcIdleSlice = 64u << 20;
 
 struct StoreOptions {
   // --- Zone GC (store/gc.cc). Fractions are of the data zones that are free. ---
@@ -67,6 +70,13 @@ struct StoreOptions {
   double gc_urgent_free = 0.01; // below this, commit groups wait for cleaning
   double gc_stop_free = 0.05;   // idle cleaning stops above this
   uint32_t gc_reserve_zones = 2;  // zones per drive only GC may fill (so it can always run)
+  // Live bytes one idle GC slice moves (idle = no foreground work queued). Idle cleaning
+  // yields to a foreground arrival only between slices, so this bounds how long an arrival
+  // waits behind idle GC; paced slices under load move 4 MiB. 0 (default): sized from
+  // the slices measured so far (gc/quantum_sizer.h, NextAtCostShare) so that moving the
+  // bytes takes twice a slice's fixed cost (seeks, journal record, sync): short slices
+  // where that cost is small, long ones where seeks dominate. Else 64 KiB..64 MiB, fixed.
+  uint32_t gc_idle_slice = 0;
 
   // Largest payload of one data record; larger writes are split. Reads verify whole
   // records, so this bounds the read amplification of small reads of large objects.

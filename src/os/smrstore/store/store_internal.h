@@ -274,6 +274,10 @@ struct Store::Impl {
                                  bool* zone_done);
   void CountSliceMoves(const GcSlicePlan& plan) SMR_EXCLUDES(counters_mu);
   std::optional<GcCursor> gc_cursor;
+  // Sizes idle GC slices when options.gc_idle_slice is 0 (MaybeGc, with group_mu held).
+  QuantumSizer gc_idle_sizer;
+  static constexpr double kIdleSliceCostShare = 2;  // bytes' time : a slice's fixed cost
+  uint64_t IdleSliceBytes();
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
   // - 1)` more times (at most 1024), then tries again. Forgotten when the zone is reset.
