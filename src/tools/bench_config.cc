@@ -172,8 +172,13 @@ Result<Config> ParseConfig(const Args& args) {
     c.gc_free = *w;
   }
   if (args.has("gc-idle-slice")) {
-    SMR_RETURN_IF_ERROR(
-        num("gc-idle-slice", 0, kMinGcIdleSlice, kMaxGcIdleSlice, &c.gc_idle_slice));
+    uint64_t v = 0;
+    SMR_RETURN_IF_ERROR(num("gc-idle-slice", 0, 0, kMaxGcIdleSlice, &v));
+    if (v != 0 && v < kMinGcIdleSlice) {
+      return bad("--gc-idle-slice: " + std::to_string(v) + " is neither 0 (sized) nor in [" +
+                 std::to_string(kMinGcIdleSlice) + ", " + std::to_string(kMaxGcIdleSlice) + "]");
+    }
+    c.gc_idle_slice = v;
   }
   c.json = args.has("json");
   c.oracle = args.has("oracle");

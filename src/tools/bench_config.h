@@ -62,7 +62,8 @@ struct Config {
   // --gc-free START:URGENT:STOP: the store's GC watermarks (StoreOptions::gc_*_free);
   // empty = the store's defaults.
   std::optional<std::array<double, 3>> gc_free;
-  uint64_t gc_idle_slice = 0;  // --gc-idle-slice BYTES (StoreOptions::gc_idle_slice); 0 = default
+  // --gc-idle-slice BYTES (StoreOptions::gc_idle_slice; 0 = sized); empty = the default.
+  std::optional<uint64_t> gc_idle_slice;
   uint64_t seed = 1;
   bool json = false, oracle = false;
   std::string plot;

@@ -193,7 +193,7 @@ int CmdBench(const Args& args) {
   opts.separate_streams = c.separated;
   opts.gc_auto = true;
   opts.gc_in_groups = c.gc_in_groups;
-  if (c.gc_idle_slice) opts.gc_idle_slice = static_cast<uint32_t>(c.gc_idle_slice);
+  if (c.gc_idle_slice) opts.gc_idle_slice = static_cast<uint32_t>(*c.gc_idle_slice);
   if (c.gc_free) {
     opts.gc_start_free = (*c.gc_free)[0];
     opts.gc_urgent_free = (*c.gc_free)[1];
@@ -387,7 +387,7 @@ void AddWorkloadBenchCommand(Cli* cli) {
         {"placement", "P", "single (one stream) | separated (streams by size/GC; default)"},
         {"gc-commits", "M", "ride (paced GC slices ride in the foreground commit groups; "
                             "default) | separate (each slice commits alone)"},
-        {"gc-idle-slice", "BYTES", "live bytes per idle GC slice, fixed (default the store's: sized from the slices measured)"},
+        {"gc-idle-slice", "BYTES", "live bytes per idle GC slice (default the store's, 4194304; 0 = sized from the slices measured)"},
         {"gc-free", "S:U:T", "GC watermarks, free fractions: start:urgent:stop (default the store's, 0.03:0.01:0.05)"},
         {"seed", "N", "random seed (default 1)"},
         {"oracle", "", "replay the trace through gc_sim: oracle WA floor + same-policy WA"},

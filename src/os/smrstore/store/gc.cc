@@ -514,10 +514,10 @@ void Store::Impl::MaybeGc(bool queued) {
 
 uint64_t Store::Impl::IdleSliceBytes() {
   if (options.gc_idle_slice != 0) return options.gc_idle_slice;
-  // At least 256 KiB (a slice pays a journal record and a sync), at most 16 MiB (a bound
-  // on the wait behind it however slow the fit says seeks are).
+  // At least 256 KiB (a slice pays a journal record and a sync), at most a paced slice's
+  // 4 MiB (an idle slice never holds an arrival longer than a paced one holds a group).
   return std::clamp<uint64_t>(gc_idle_sizer.NextAtCostShare(kIdleSliceCostShare), 256ull << 10,
-                              16ull << 20);
+                              kGcSliceBytes);
 }
 
 void Store::Impl::NoteDeath(uint64_t age_ns) {
