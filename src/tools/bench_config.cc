@@ -175,7 +175,7 @@ Result<Config> ParseConfig(const Args& args) {
     uint64_t v = 0;
     SMR_RETURN_IF_ERROR(num("gc-idle-slice", 0, 0, kMaxGcIdleSlice, &v));
     if (v != 0 && v < kMinGcIdleSlice) {
-      return bad("--gc-idle-slice: " + std::to_string(v) + " is neither 0 (sized) nor in [" +
+      return bad("--gc-idle-slice: " + std::to_string(v) + " is neither 0 (by how far ahead cleaning is) nor in [" +
                  std::to_string(kMinGcIdleSlice) + ", " + std::to_string(kMaxGcIdleSlice) + "]");
     }
     c.gc_idle_slice = v;

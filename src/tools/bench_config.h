@@ -62,7 +62,7 @@ struct Config {
   // --gc-free START:URGENT:STOP: the store's GC watermarks (StoreOptions::gc_*_free);
   // empty = the store's defaults.
   std::optional<std::array<double, 3>> gc_free;
-  // --gc-idle-slice BYTES (StoreOptions::gc_idle_slice; 0 = sized); empty = the default.
+  // --gc-idle-slice BYTES (StoreOptions::gc_idle_slice; 0 = by how far ahead cleaning is); empty = the default.
   std::optional<uint64_t> gc_idle_slice;
   uint64_t seed = 1;
   bool json = false, oracle = false;

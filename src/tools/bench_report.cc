@@ -107,6 +107,7 @@ Json ReportJson(const Config& c, const RunReport& r) {
       {"device_bytes", r.device_bytes()},
       {"gc_bytes", r.k1.gc_bytes_written - r.k0.gc_bytes_written},
       {"gc_live_moved", r.k1.gc_live_moved - r.k0.gc_live_moved},
+      {"gc_slices", r.k1.gc_slices - r.k0.gc_slices},  // live_moved / slices: mean slice
       {"gc_runs", r.k1.gc_runs - r.k0.gc_runs},
       {"zones_reset", r.k1.gc_zones_reset - r.k0.gc_zones_reset},
       {"gc_throttle_s", JsonNum((r.k1.gc_throttle_ns - r.k0.gc_throttle_ns) / 1e9)},

@@ -387,7 +387,7 @@ void AddWorkloadBenchCommand(Cli* cli) {
         {"placement", "P", "single (one stream) | separated (streams by size/GC; default)"},
         {"gc-commits", "M", "ride (paced GC slices ride in the foreground commit groups; "
                             "default) | separate (each slice commits alone)"},
-        {"gc-idle-slice", "BYTES", "live bytes per idle GC slice (default the store's, 4194304; 0 = sized from the slices measured)"},
+        {"gc-idle-slice", "BYTES", "live bytes per idle GC slice (default the store's, 4194304; 0 = 1 MiB while cleaning is ahead, 4 MiB behind)"},
         {"gc-free", "S:U:T", "GC watermarks, free fractions: start:urgent:stop (default the store's, 0.03:0.01:0.05)"},
         {"seed", "N", "random seed (default 1)"},
         {"oracle", "", "replay the trace through gc_sim: oracle WA floor + same-policy WA"},

@@ -17,8 +17,13 @@
 //   * Idle (nothing queued): a round runs at once and goes on, slice after slice, while a
 //     victim is half cleaned or free < stop, and stops as soon as a foreground transaction
 //     arrives.
+//   IdleSlice(free): the live bytes of an idle slice when the store sizes them (its
+//   gc_idle_slice = 0): kIdleShort (1 MiB) while GC is ahead — free at or above the
+//   midpoint of start and stop — so an arrival waits behind less; kIdleFull (4 MiB, a paced
+//   slice's size) below it, so each slice's fixed cost (seeks, journal record, sync) buys
+//   more and idle cleaning keeps up on a drive that seeks.
 //   Invariants: Debt() is in [0.05, 1]; a paced (queued, not urgent) round is at most one
-//   slice; an urgent queued round at most two.
+//   slice; an urgent queued round at most two; IdleSlice() is kIdleShort or kIdleFull.
 // Thread safety: none; the store calls it with its group mutex held.
 #pragma once
 
@@ -39,6 +44,12 @@ class GcPacer {
   // How far below the start watermark `free` is, in [0.05, 1].
   double Debt(double free) const;
   bool Urgent(double free) const { return free < o_.urgent_free; }
+
+  static constexpr uint64_t kIdleShort = 1ull << 20;
+  static constexpr uint64_t kIdleFull = 4ull << 20;
+  uint64_t IdleSlice(double free) const {
+    return free >= (o_.start_free + o_.stop_free) / 2 ? kIdleShort : kIdleFull;
+  }
 
   // After a commit group (queued) or when idle: whether to run a slice now.
   bool StartRound(double free, bool cleaning, bool queued);

@@ -122,5 +122,16 @@ TEST(GcPacerTest, ASliceRestartsTheSpacing) {
   EXPECT_EQ(RunningGroups(p, 0.25, 4), (std::vector<int>{4}));
 }
 
+// Idle slices: short while cleaning is ahead (free at or above the midpoint of start 0.30
+// and stop 0.50, 0.40), full below it.
+TEST(GcPacerTest, IdleSlicesAreShortOnlyWhileCleaningIsAhead) {
+  const GcPacer p = MakePacer();
+  EXPECT_EQ(p.IdleSlice(0.45), GcPacer::kIdleShort);
+  EXPECT_EQ(p.IdleSlice(0.40), GcPacer::kIdleShort);
+  EXPECT_EQ(p.IdleSlice(0.39), GcPacer::kIdleFull);
+  EXPECT_EQ(p.IdleSlice(0.20), GcPacer::kIdleFull);
+  EXPECT_LT(GcPacer::kIdleShort, GcPacer::kIdleFull);
+}
+
 }  // namespace
 }  // namespace smr

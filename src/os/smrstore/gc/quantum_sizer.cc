@@ -35,22 +35,6 @@ uint64_t QuantumSizer::Next(double bound_ms) {
   return last_;
 }
 
-uint64_t QuantumSizer::NextAtCostShare(double share) {
-  ++calls_;
-  double target;
-  if (fitted_) {
-    target = fixed_ms_ * share / ms_per_byte_;
-    static constexpr double kDither[] = {1.0, 1.25, 0.75};
-    target *= kDither[calls_ % 3];
-  } else {
-    // Probes of three sizes: enough for a fit whatever the drive.
-    target = static_cast<double>(kFirstProbe << (calls_ % 3));
-  }
-  last_ = std::clamp(static_cast<uint64_t>(std::min(target, static_cast<double>(kMaxBytes))),
-                     kMinBytes, kMaxBytes);
-  return last_;
-}
-
 void QuantumSizer::Note(uint64_t bytes, double ms, double bound_ms) {
   if (ms > bound_ms) halve_next_ = true;
   if (bytes < kMinSample || !(ms > 0)) return;

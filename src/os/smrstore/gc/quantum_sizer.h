@@ -1,6 +1,5 @@
 // Sizing the quanta of a hybrid conversion's migration (store/hybrid.cc), so that each one
-// stays within the operator's latency bound; and the slices of idle zone GC (store/gc.cc),
-// so that each one pays its fixed cost only a bounded share of its time.
+// stays within the operator's latency bound.
 //
 // Contract
 //   The store calls Next(bound_ms) for the live bytes the next quantum may move, runs the
@@ -19,12 +18,6 @@
 //   halves the next one at once. When the fitted fixed cost alone reaches the bound, the
 //   bound cannot hold on this drive: the minimum size is used and Feasible() says so.
 //   Sizes are clamped to [kMinBytes, kMaxBytes].
-//   NextAtCostShare(share) is the other target, for work with no latency bound of its own
-//   (idle GC): the size whose bytes take `share` times the fixed cost, fixed / slope *
-//   share, dithered as above; before a fit, probes of kFirstProbe, twice, four times it.
-//   Small where a quantum's fixed cost is small (an SSD, a drive in RAM: the wait of a
-//   foreground arrival behind it stays short), large where seeks dominate (an HDD: each
-//   byte does not pay a seek of its own). Note() takes its samples the same way.
 // Thread safety: none; the store calls it under its hybrid mutex.
 #pragma once
 
@@ -45,9 +38,6 @@ class QuantumSizer {
 
   // Live bytes the next quantum may move under a bound of `bound_ms`.
   uint64_t Next(double bound_ms);
-  // Live bytes the next quantum should move so that moving them takes `share` times the
-  // fitted fixed cost (share > 0).
-  uint64_t NextAtCostShare(double share);
   // A quantum that moved `bytes` took `ms` (quanta that moved less than kMinSample, e.g. a
   // walk over dead records only, do not enter the fit).
   void Note(uint64_t bytes, double ms, double bound_ms);

@@ -1,6 +1,6 @@
 // QuantumSizer (gc/quantum_sizer.h): the fit of a quantum's fixed cost and per-byte cost,
-// the size it gives for a bound, probes, the halving after a quantum over the bound, a
-// bound the fixed cost alone exceeds, and the size for a share of the fixed cost (idle GC).
+// the size it gives for a bound, probes, the halving after a quantum over the bound, and a
+// bound the fixed cost alone exceeds.
 #include "gc/quantum_sizer.h"
 
 #include <gtest/gtest.h>
@@ -126,36 +126,6 @@ TEST(QuantumSizerTest, OccasionalSlowQuantaDoNotMoveTheFit) {
   ASSERT_TRUE(q.fitted());
   EXPECT_NEAR(q.fixed_ms(), 40, 3);
   EXPECT_NEAR(q.ms_per_mib(), 12, 1.5);
-}
-
-// Idle GC's slices: bytes that take twice the fixed cost. A drive in RAM (0.4 ms a slice,
-// 1.6 ms per MiB) gets slices of about half a MiB, an HDD (3 seeks of 8 ms, 8 ms per MiB
-// read and written again) of about 6 MiB: the size follows the drive, not a constant.
-TEST(QuantumSizerTest, TheCostShareSizeFollowsTheDrive) {
-  struct Case {
-    Drive drive;
-    double want_mib;
-  };
-  for (Case c : {Case{Drive{0.4, 1.6, 0.05}, 0.5}, Case{Drive{24, 8, 2}, 6}}) {
-    QuantumSizer q;
-    // Probes first: three sizes, before any fit.
-    EXPECT_EQ(q.NextAtCostShare(2), 2 * QuantumSizer::kFirstProbe);
-    EXPECT_EQ(q.NextAtCostShare(2), 4 * QuantumSizer::kFirstProbe);
-    EXPECT_EQ(q.NextAtCostShare(2), QuantumSizer::kFirstProbe);
-    for (int i = 0; i < 30; ++i) {
-      const uint64_t b = q.NextAtCostShare(2);
-      q.Note(b, c.drive.Run(b), 1e9);
-    }
-    ASSERT_TRUE(q.fitted());
-    double sum = 0;
-    for (int i = 0; i < 30; ++i) {
-      const uint64_t b = q.NextAtCostShare(2);
-      sum += static_cast<double>(b) / kMiB;
-      q.Note(b, c.drive.Run(b), 1e9);
-    }
-    EXPECT_NEAR(sum / 30, c.want_mib, 0.2 * c.want_mib)
-        << "fixed " << c.drive.fixed << " ms, " << c.drive.per_mib << " ms/MiB";
-  }
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
       if (!ParseU32(value, &s.store.gc_idle_slice) ||
           (s.store.gc_idle_slice != 0 && (s.store.gc_idle_slice < kMinGcIdleSlice ||
                                           s.store.gc_idle_slice > kMaxGcIdleSlice))) {
-        return bad("0 (sized from measured slices) or a size in bytes from " +
+        return bad("0 (1 MiB while cleaning is ahead, 4 MiB behind) or a size in bytes from " +
                    std::to_string(kMinGcIdleSlice) + " to " + std::to_string(kMaxGcIdleSlice));
       }
       s.mkfs_keys[key] = value;

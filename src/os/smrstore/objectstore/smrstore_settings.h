@@ -20,9 +20,9 @@
 //   gc_reserve_zones = N                       (mkfs; default 2) zones per drive for GC only
 //   gc_start_free, gc_urgent_free, gc_stop_free = FRACTION
 //                                              (mkfs; defaults StoreOptions') GC watermarks
-//   gc_idle_slice = BYTES                      (mkfs; default 4194304; 0 = sized from
-//       the measured slices) live bytes one idle GC slice moves: how long a foreground
-//       arrival can wait behind idle cleaning
+//   gc_idle_slice = BYTES                      (mkfs; default 4194304; 0 = 1 MiB while
+//       cleaning is ahead, 4 MiB behind) live bytes one idle GC slice moves: how long a
+//       foreground arrival can wait behind idle cleaning
 //   inline_max = BYTES                         (mkfs; default 4096)
 //   pack_max = BYTES                           (mkfs; default 32768; at most 1 MiB; 0 = off)
 //   separate_streams = true | false            (mkfs; default true)

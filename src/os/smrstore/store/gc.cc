@@ -483,15 +483,10 @@ void Store::Impl::MaybeGc(bool queued) {
   const uint64_t t0 = NowNs();
   for (;;) {
     bool zone_done = false;
-    // Queued: a paced slice of fixed size; idle: the idle slice (fixed, or sized from the
-    // slices measured so far), so an arrival waits behind at most one of those.
+    // Queued: a paced slice of fixed size; idle: the idle slice (fixed, or by how far
+    // ahead cleaning is), so an arrival waits behind at most one of those.
     const uint64_t slice = queued ? kGcSliceBytes : IdleSliceBytes();
-    const uint64_t slice_t0 = NowNs();
     auto r = GcStep(slice, &zone_done);
-    if (r.ok() && !queued && options.gc_idle_slice == 0) {
-      gc_idle_sizer.Note(r->live_moved, static_cast<double>(NowNs() - slice_t0) / 1e6,
-                         /*bound_ms=*/1e12);
-    }
     if (!r.ok()) {
       gc_cursor.reset();
       if (!r.status().IsNotFound()) {
@@ -514,10 +509,7 @@ void Store::Impl::MaybeGc(bool queued) {
 
 uint64_t Store::Impl::IdleSliceBytes() {
   if (options.gc_idle_slice != 0) return options.gc_idle_slice;
-  // At least 256 KiB (a slice pays a journal record and a sync), at most a paced slice's
-  // 4 MiB (an idle slice never holds an arrival longer than a paced one holds a group).
-  return std::clamp<uint64_t>(gc_idle_sizer.NextAtCostShare(kIdleSliceCostShare), 256ull << 10,
-                              kGcSliceBytes);
+  return gc_pacer.IdleSlice(zones->free_fraction());
 }
 
 void Store::Impl::NoteDeath(uint64_t age_ns) {

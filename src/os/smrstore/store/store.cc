@@ -120,7 +120,7 @@ Status CheckOptions(const StoreOptions& o) {
   }
   if (o.gc_idle_slice != 0 &&
       (o.gc_idle_slice < kMinGcIdleSlice || o.gc_idle_slice > kMaxGcIdleSlice)) {
-    return Status::InvalidArgument("gc_idle_slice must be 0 (sized from measured slices) or "
+    return Status::InvalidArgument("gc_idle_slice must be 0 (by how far ahead cleaning is) or "
                                    "64 KiB..64 MiB");
   }
   if (!(o.hybrid_convert_free >= 0 && o.hybrid_convert_free < 1)) {

@@ -72,12 +72,12 @@ struct StoreOptions {
   uint32_t gc_reserve_zones = 2;  // zones per drive only GC may fill (so it can always run)
   // Live bytes one idle GC slice moves (idle = no foreground work queued). Idle cleaning
   // yields to a foreground arrival only between slices, so this bounds how long an arrival
-  // waits behind idle GC; paced slices under load move 4 MiB. 64 KiB..64 MiB, or 0: sized
-  // from the slices measured so far (gc/quantum_sizer.h, NextAtCostShare) so that moving
-  // the bytes takes twice a slice's fixed cost (seeks, journal record, sync), 256 KiB to
-  // 4 MiB. Measured (doc/performance.md, "Idle GC in shorter slices"): 0 halved the PUT p99
-  // on a drive without seek cost (SSD-like) but doubled it on the HDD model, where GC then
-  // fell behind in idle time; so the default is 4 MiB, and 0 is for SSD-like drives.
+  // waits behind idle GC; paced slices under load move 4 MiB. 64 KiB..64 MiB, or 0: by
+  // how far ahead cleaning is (gc/pacer.h, IdleSlice): 1 MiB while free space is at or
+  // above the midpoint of gc_start_free and gc_stop_free, 4 MiB below it. Measured
+  // (doc/performance.md, "Idle GC in shorter slices"): a fixed 1 MiB halved the PUT p99 on
+  // a drive without seek cost but doubled it on the HDD model (GC fell behind in idle
+  // time); the default stays 4 MiB until 0 is shown on both.
   uint32_t gc_idle_slice = 4u << 20;
 
   // Largest payload of one data record; larger writes are split. Reads verify whole

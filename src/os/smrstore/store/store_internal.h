@@ -274,9 +274,8 @@ struct Store::Impl {
                                  bool* zone_done);
   void CountSliceMoves(const GcSlicePlan& plan) SMR_EXCLUDES(counters_mu);
   std::optional<GcCursor> gc_cursor;
-  // Sizes idle GC slices when options.gc_idle_slice is 0 (MaybeGc, with group_mu held).
-  QuantumSizer gc_idle_sizer;
-  static constexpr double kIdleSliceCostShare = 2;  // bytes' time : a slice's fixed cost
+  // Live bytes of the next idle GC slice: options.gc_idle_slice, or (0) the pacer's
+  // IdleSlice for the current free space.
   uint64_t IdleSliceBytes();
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
