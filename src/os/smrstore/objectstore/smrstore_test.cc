@@ -84,6 +84,17 @@ class SMRStoreTest : public ::testing::Test {
     }
   }
 
+  // A second store, not yet made, in dir_/NAME on one drive of 24 x 4 MiB zones, with
+  // smrstore.conf holding `conf`.
+  std::unique_ptr<SMRStore> MakeWithConf(const std::string& name, const std::string& conf) {
+    const std::string dir = dir_.path() + "/" + name;
+    EXPECT_EQ(::mkdir(dir.c_str(), 0755), 0);
+    auto s = std::make_unique<SMRStore>(ctx_->get(), dir);
+    EXPECT_EQ(s->write_meta("smrstore_devices", "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1"), 0);
+    EXPECT_EQ(s->write_meta("smrstore.conf", conf), 0);
+    return s;
+  }
+
   smr::testing::ScratchDir dir_;
   std::string path_, asok_;
   std::unique_ptr<StandaloneCephContext> ctx_;
@@ -107,17 +118,9 @@ TEST_F(SMRStoreTest, TypeJournalAndMkfsErrors) {
 // The GC watermarks are mkfs-time keys of smrstore.conf: a store is made with them, a later
 // file that disagrees refuses the mount, and an order that cannot work refuses the mkfs.
 TEST_F(SMRStoreTest, GcWatermarksAreMadeFromTheSettingsFile) {
-  auto make = [&](const std::string& name, const std::string& conf) {
-    const std::string dir = dir_.path() + "/" + name;
-    EXPECT_EQ(::mkdir(dir.c_str(), 0755), 0);
-    auto s = std::make_unique<SMRStore>(ctx_->get(), dir);
-    EXPECT_EQ(s->write_meta("smrstore_devices", "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1"), 0);
-    EXPECT_EQ(s->write_meta("smrstore.conf", conf), 0);
-    return s;
-  };
-  auto bad = make("bad", "gc_start_free = 0.2\ngc_stop_free = 0.1");  // start above stop
+  auto bad = MakeWithConf("bad", "gc_start_free = 0.2\ngc_stop_free = 0.1");  // start above stop
   EXPECT_EQ(bad->mkfs(), -EINVAL);
-  auto low = make("low", "gc_start_free = 0.015\ngc_urgent_free = 0.005\ngc_stop_free = 0.025");
+  auto low = MakeWithConf("low", "gc_start_free = 0.015\ngc_urgent_free = 0.005\ngc_stop_free = 0.025");
   ASSERT_EQ(low->mkfs(), 0);
   ASSERT_EQ(low->mount(), 0);
   ASSERT_EQ(low->umount(), 0);
@@ -131,17 +134,9 @@ TEST_F(SMRStoreTest, GcWatermarksAreMadeFromTheSettingsFile) {
 // So is the idle GC slice: out of range refuses the mkfs; a store keeps the one it was made
 // with, and a file that disagrees later refuses the mount.
 TEST_F(SMRStoreTest, TheIdleGcSliceIsMadeFromTheSettingsFile) {
-  auto make = [&](const std::string& name, const std::string& conf) {
-    const std::string dir = dir_.path() + "/" + name;
-    EXPECT_EQ(::mkdir(dir.c_str(), 0755), 0);
-    auto s = std::make_unique<SMRStore>(ctx_->get(), dir);
-    EXPECT_EQ(s->write_meta("smrstore_devices", "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1"), 0);
-    EXPECT_EQ(s->write_meta("smrstore.conf", conf), 0);
-    return s;
-  };
-  auto tiny = make("tiny", "gc_idle_slice = 4096");
+  auto tiny = MakeWithConf("tiny", "gc_idle_slice = 4096");
   EXPECT_EQ(tiny->mkfs(), -EINVAL);
-  auto a = make("a", "gc_idle_slice = 2097152");
+  auto a = MakeWithConf("a", "gc_idle_slice = 2097152");
   ASSERT_EQ(a->mkfs(), 0);
   ASSERT_EQ(a->mount(), 0);
   ASSERT_EQ(a->umount(), 0);
