@@ -180,6 +180,12 @@ Result<Config> ParseConfig(const Args& args) {
     }
     c.gc_idle_slice = v;
   }
+  if (args.has("gc-idle-yield")) {
+    const std::string y = args.get("gc-idle-yield");
+    const auto yield = Lookup<bool>(y, {{"on", true}, {"off", false}});
+    if (!yield) return bad("--gc-idle-yield: '" + y + "' is not on or off");
+    c.gc_idle_yield = *yield;
+  }
   c.json = args.has("json");
   c.oracle = args.has("oracle");
   auto list = [](const std::string& v) {

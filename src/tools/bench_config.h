@@ -64,6 +64,8 @@ struct Config {
   std::optional<std::array<double, 3>> gc_free;
   // --gc-idle-slice BYTES (StoreOptions::gc_idle_slice; 0 = by how far ahead cleaning is); empty = the default.
   std::optional<uint64_t> gc_idle_slice;
+  // --gc-idle-yield on|off (StoreOptions::gc_idle_yield); empty = the default.
+  std::optional<bool> gc_idle_yield;
   uint64_t seed = 1;
   bool json = false, oracle = false;
   std::string plot;

@@ -53,6 +53,7 @@ Json ReportJson(const Config& c, const RunReport& r) {
                  {"gc_free", c.gc_free ? Json{(*c.gc_free)[0], (*c.gc_free)[1], (*c.gc_free)[2]}
                                        : Json(nullptr)},
                  {"gc_idle_slice", c.gc_idle_slice ? Json(*c.gc_idle_slice) : Json(nullptr)},
+                 {"gc_idle_yield", c.gc_idle_yield ? Json(*c.gc_idle_yield) : Json(nullptr)},
                  {"seed", c.seed},
                  {"oracle", c.oracle},
                  {"target", r.fs ? "fs" : r.emu ? "store-emu" : "store-devices"},

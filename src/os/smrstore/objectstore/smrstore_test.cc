@@ -131,9 +131,9 @@ TEST_F(SMRStoreTest, GcWatermarksAreMadeFromTheSettingsFile) {
   ASSERT_EQ(low->umount(), 0);
 }
 
-// So is the idle GC slice: out of range refuses the mkfs; a store keeps the one it was made
-// with, and a file that disagrees later refuses the mount.
-TEST_F(SMRStoreTest, TheIdleGcSliceIsMadeFromTheSettingsFile) {
+// So are the idle GC slice and gc_idle_yield: a bad value refuses the mkfs; a store keeps
+// the one it was made with, and a file that disagrees later refuses the mount.
+TEST_F(SMRStoreTest, TheIdleGcSliceAndYieldAreMadeFromTheSettingsFile) {
   auto tiny = MakeWithConf("tiny", "gc_idle_slice = 4096");
   EXPECT_EQ(tiny->mkfs(), -EINVAL);
   auto a = MakeWithConf("a", "gc_idle_slice = 2097152");
@@ -145,6 +145,18 @@ TEST_F(SMRStoreTest, TheIdleGcSliceIsMadeFromTheSettingsFile) {
   ASSERT_EQ(a->write_meta("smrstore.conf", ""), 0);  // no key: the store's own value
   ASSERT_EQ(a->mount(), 0);
   ASSERT_EQ(a->umount(), 0);
+  // And whether idle slices yield to an arrival (gc_idle_yield): a bool, kept likewise.
+  auto maybe = MakeWithConf("maybe", "gc_idle_yield = maybe");
+  EXPECT_EQ(maybe->mkfs(), -EINVAL);
+  auto y = MakeWithConf("y", "gc_idle_yield = true");
+  ASSERT_EQ(y->mkfs(), 0);
+  ASSERT_EQ(y->mount(), 0);
+  ASSERT_EQ(y->umount(), 0);
+  ASSERT_EQ(y->write_meta("smrstore.conf", "gc_idle_yield = false"), 0);
+  EXPECT_EQ(y->mount(), -EINVAL);
+  ASSERT_EQ(y->write_meta("smrstore.conf", "gc_idle_yield = true"), 0);
+  ASSERT_EQ(y->mount(), 0);
+  ASSERT_EQ(y->umount(), 0);
 }
 
 TEST_F(SMRStoreTest, TransactionsCallbacksAndReads) {

@@ -87,7 +87,7 @@ Result<GcReport> Store::Impl::GcOne() {
   }
 }
 
-Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done) {
+Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival) {
   *zone_done = false;
   if (!gc_cursor) {
     SMR_ASSIGN_OR_RETURN(ZoneStatus victim, PickVictim());
@@ -97,7 +97,8 @@ Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done) {
   // after it, only the reset can fail), and its victim waits in quarantine: the store
   // keeps taking writes and GC cleans other zones meanwhile.
   const ZoneAddress victim = gc_cursor->victim.addr;
-  auto r = GcSlice(&gc_cursor, max_live, zone_done);
+  auto r = GcSlice(&gc_cursor, max_live, zone_done, std::nullopt, std::nullopt,
+                   /*split_records=*/false, stop_on_arrival);
   if (!r.ok()) {
     gc_cursor.reset();
     Quarantine(victim, r.status());
@@ -170,13 +171,15 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
 // victim (after the read fence).
 Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
                                       bool* zone_done, Deadline deadline,
-                                      std::optional<StreamId> to, bool split_records) {
+                                      std::optional<StreamId> to, bool split_records,
+                                      bool stop_on_arrival) {
   // Until its commit, a failing slice rolls its allocations back (zone write pointers and
   // space as before; zones a failed write left bytes in are sealed or reset).
   const ZoneManager::AllocationMark mark = zones->MarkAllocations();
   bool committed = false;
   auto result =
-      GcSliceOrFail(cursor, max_live, zone_done, &committed, deadline, to, split_records);
+      GcSliceOrFail(cursor, max_live, zone_done, &committed, deadline, to, split_records,
+                    stop_on_arrival);
   if (!result.ok() && !committed) {
     Status rb = zones->RollBack(mark);
     if (rb.ok()) {
@@ -203,11 +206,12 @@ Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t 
 Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
                                             bool* zone_done, bool* committed,
                                             Deadline deadline, std::optional<StreamId> to_stream,
-                                            bool split_records) {
+                                            bool split_records, bool stop_on_arrival) {
   auto batch = meta->NewBatch();
   GroupWrites writes;
-  SMR_ASSIGN_OR_RETURN(GcSlicePlan plan, GcPlanSlice(cursor, max_live, batch.get(), &writes,
-                                                     deadline, to_stream, split_records));
+  SMR_ASSIGN_OR_RETURN(GcSlicePlan plan,
+                       GcPlanSlice(cursor, max_live, batch.get(), &writes, deadline, to_stream,
+                                   split_records, stop_on_arrival));
   if (plan.any) {
     SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
   }
@@ -226,7 +230,7 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
                                              MetaStore::Batch* batch, GroupWrites* group,
                                              Deadline deadline,
                                              std::optional<StreamId> to_stream,
-                                             bool split_records) {
+                                             bool split_records, bool stop_on_arrival) {
   const ZoneStatus victim = (*cursor)->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
@@ -252,6 +256,7 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
     }
     if (report.live_moved >= max_live) break;
     if (deadline && pos > (*cursor)->pos && std::chrono::steady_clock::now() >= *deadline) break;
+    if (stop_on_arrival && pos > (*cursor)->pos && ForegroundWaiting()) break;
     SMR_RETURN_IF_ERROR(dev->Read(pos, header.data(), kBlock));
     auto h = DecodeRecordHeader(header.data());
     if (h.status().IsNotFound()) {  // nothing more was written
@@ -485,8 +490,9 @@ void Store::Impl::MaybeGc(bool queued) {
     bool zone_done = false;
     // Queued: a paced slice of fixed size; idle: the idle slice (fixed, or by how far
     // ahead cleaning is), so an arrival waits behind at most one of those.
+    // With gc_idle_yield an idle slice also ends at the record an arrival finds it on.
     const uint64_t slice = queued ? kGcSliceBytes : IdleSliceBytes();
-    auto r = GcStep(slice, &zone_done);
+    auto r = GcStep(slice, &zone_done, !queued && options.gc_idle_yield);
     if (!r.ok()) {
       gc_cursor.reset();
       if (!r.status().IsNotFound()) {
@@ -494,17 +500,18 @@ void Store::Impl::MaybeGc(bool queued) {
       }
       break;
     }
-    bool arrived = false;
-    if (!queued) {
-      std::lock_guard<std::mutex> lock(mu);
-      arrived = !queue.empty() || stopping;
-    }
+    const bool arrived = !queued && ForegroundWaiting();
     if (!gc_pacer.NextSlice(zones->free_fraction(), gc_cursor.has_value(), arrived)) break;
   }
   if (queued) {
     MutexLock lock(&counters_mu);
     counters.gc_throttle_ns += NowNs() - t0;
   }
+}
+
+bool Store::Impl::ForegroundWaiting() {
+  std::lock_guard<std::mutex> lock(mu);
+  return !queue.empty() || stopping;
 }
 
 uint64_t Store::Impl::IdleSliceBytes() {

@@ -319,6 +319,69 @@ TEST(GcIdleTest, AnIdleSliceOutOfRangeIsRefused) {
   }
 }
 
+// StoreOptions::gc_idle_yield: an idle slice (64 MiB here: a whole zone's live data)
+// cleans the one zone with dead bytes — objects 0, 1, 2 of 1 MiB each, in that order, 1
+// removed — and a transaction arrives while the slice reads the zone's first record. With
+// yield the slice ends at the next record: the transaction commits after object 0 moved
+// and before object 2 (the next slice moves it); without, the slice runs to its size (the
+// zone's end) first. What GC moved is read in the transaction's callback (on the commit
+// thread, before the next slice). Watermarks: start 0.95 (GC runs: free is ~0.85), urgent
+// 0 (a debt of ~0.1, so none of the test's few commit groups is paced), stop 0.98.
+TEST_F(GcTest, AnIdleSliceEndsAtTheNextRecordWhenATransactionArrivesOnlyWithYield) {
+  for (const bool yield : {true, false}) {
+    SCOPED_TRACE(yield ? "gc_idle_yield" : "no yield");
+    (void)store_->Close();  // the drive is free for a fresh store
+    store_.reset();
+    model_.clear();
+    StoreOptions options;
+    options.gc_auto = false;
+    options.gc_start_free = 0.95;
+    options.gc_urgent_free = 0;
+    options.gc_stop_free = 0.98;
+    options.gc_idle_slice = 64u << 20;
+    options.gc_idle_yield = yield;
+    ASSERT_NO_FATAL_FAILURE(
+        MkfsAndMountFresh(dir_.path() + (yield ? "/yield" : "/no-yield"), options));
+    for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+    ASSERT_OK(Remove(1));
+    const StoreCounters before = store_->Counters();
+
+    // The next device read is idle GC's first: the header of the victim's first record.
+    // GC starts on the commit thread's next idle wakeup, or once the poke committed (so the
+    // poke may still be queued when the read is held: an arrival too, ending the slice
+    // with the one below).
+    fault_->PauseNextRead(0, fault_->info().capacity_bytes());
+    store_->SetGcAuto(true);
+    std::promise<Status> poked;
+    Transaction poke;
+    poke.SetAttr(kColl, Obj(3), "k", "v");
+    store_->Submit(std::move(poke), [&](const Status& s) { poked.set_value(s); });
+    const uint64_t held = fault_->WaitForPausedRead();
+    EXPECT_EQ(held % fault_->info().zone_size, 0u) << "GC's first read is not a zone's start";
+
+    std::promise<uint64_t> moved;
+    Transaction arrival;
+    arrival.SetAttr(kColl, Obj(4), "k", "v");
+    store_->Submit(std::move(arrival), [&](const Status& s) {
+      EXPECT_OK(s);
+      moved.set_value(store_->Counters().gc_live_moved - before.gc_live_moved);
+    });
+    fault_->ResumePausedRead();
+    EXPECT_EQ(moved.get_future().get(), yield ? kMiB : 2 * kMiB);
+    EXPECT_OK(poked.get_future().get());
+    EXPECT_TRUE(smr::testing::WaitUntil(
+        [&] { return store_->Counters().gc_zones_reset > before.gc_zones_reset; }))
+        << "idle GC did not finish the zone";
+    ASSERT_OK(store_->Close());
+    const StoreCounters after = store_->Counters();
+    EXPECT_EQ(after.gc_live_moved - before.gc_live_moved, 2 * kMiB);  // objects 0 and 2
+    EXPECT_EQ(after.gc_slices - before.gc_slices, yield ? 2u : 1u);
+    store_.reset();  // releases the store's lock
+    ASSERT_NO_FATAL_FAILURE(Mount());
+    ExpectModel();
+  }
+}
+
 // One drive of 40 zones x 16 MiB with `options`, filled with 1 MiB objects until full,
 // every other one removed; then background GC on: idle GC cleans to the stop watermark
 // (5 %), and puts take the free zones down to one beyond the GC reserve (2.7 % of the 37

@@ -50,6 +50,7 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
          "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) +
          "\ngc_idle_slice=" + std::to_string(o.gc_idle_slice) +
+         "\ngc_idle_yield=" + (o.gc_idle_yield ? "1" : "0") +
          "\njournal=" + (o.journal ? "1" : "0") +
          "\nhybrid_auto=" + (o.hybrid_auto ? "1" : "0") +
          "\nhybrid_convert_free=" + std::to_string(o.hybrid_convert_free) +
@@ -86,6 +87,7 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_reserve_zones") o.gc_reserve_zones = static_cast<uint32_t>(v);
     if (k == "gc_idle_slice") o.gc_idle_slice = static_cast<uint32_t>(v);  // absent: default
+    if (k == "gc_idle_yield") o.gc_idle_yield = v != 0;  // absent: the default
     if (k == "journal") o.journal = v != 0;
     if (k == "hybrid_auto") o.hybrid_auto = v != 0;
     if (k == "hybrid_convert_free") o.hybrid_convert_free = std::strtod(val.c_str(), nullptr);

@@ -79,6 +79,11 @@ struct StoreOptions {
   // a drive without seek cost but doubled it on the HDD model (GC fell behind in idle
   // time); the default stays 4 MiB until 0 is shown on both.
   uint32_t gc_idle_slice = 4u << 20;
+  // An idle slice also ends at the next record (after its first) once a foreground
+  // transaction is queued, and commits what it planned: an arrival waits behind the record
+  // being read plus the writes planned so far, not a whole slice; without arrivals slices
+  // stay gc_idle_slice long (what a drive that seeks needs). false: slices run to their size.
+  bool gc_idle_yield = false;
 
   // Largest payload of one data record; larger writes are split. Reads verify whole
   // records, so this bounds the read amplification of small reads of large objects.

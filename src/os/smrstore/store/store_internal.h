@@ -232,7 +232,7 @@ struct Store::Impl {
   Result<GcReport> GcOne();
   // One slice: picks a victim if none is in hand, relocates up to `max_live` live bytes of
   // it and commits; *zone_done when the victim was reset.
-  Result<GcReport> GcStep(uint64_t max_live, bool* zone_done);
+  Result<GcReport> GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival = false);
   Result<ZoneStatus> PickVictim();
   struct GcCursor {
     ZoneStatus victim;
@@ -251,14 +251,19 @@ struct Store::Impl {
   // in pieces (at least 64 KiB each, one record per piece; the cursor stays on the record
   // until all of it moved), so a quantum is not bounded below by the largest record.
   // Without it a record's live extents move whole.
+  // `stop_on_arrival` (idle GC, StoreOptions::gc_idle_yield): the slice also ends, before
+  // the next record (after the first), once a foreground transaction is queued; what it
+  // planned so far is written and committed as usual.
   using Deadline = std::optional<std::chrono::steady_clock::time_point>;
   Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done,
                            Deadline deadline = std::nullopt,
-                           std::optional<StreamId> to = std::nullopt, bool split_records = false);
+                           std::optional<StreamId> to = std::nullopt, bool split_records = false,
+                           bool stop_on_arrival = false);
   // GcSlice's work; *committed once its relocations are durable (no rollback after that).
   Result<GcReport> GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
                                  bool* zone_done, bool* committed, Deadline deadline,
-                                 std::optional<StreamId> to, bool split_records);
+                                 std::optional<StreamId> to, bool split_records,
+                                 bool stop_on_arrival);
   // The two halves of a slice, for a slice that rides in a foreground commit group
   // (CommitGroup) as well as for GcSliceOrFail. GcPlanSlice plans the relocations into
   // `batch` and `writes` (nothing is written; the cursor is not moved); on error the caller
@@ -269,7 +274,9 @@ struct Store::Impl {
   Result<GcSlicePlan> GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
                                   MetaStore::Batch* batch, GroupWrites* writes,
                                   Deadline deadline, std::optional<StreamId> to,
-                                  bool split_records);
+                                  bool split_records, bool stop_on_arrival = false);
+  // Whether a foreground transaction is queued (or the store is stopping): idle GC yields.
+  bool ForegroundWaiting();
   Result<GcReport> GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
                                  bool* zone_done);
   void CountSliceMoves(const GcSlicePlan& plan) SMR_EXCLUDES(counters_mu);
