@@ -112,6 +112,10 @@ Json ReportJson(const Config& c, const RunReport& r) {
       {"gc_runs", r.k1.gc_runs - r.k0.gc_runs},
       {"zones_reset", r.k1.gc_zones_reset - r.k0.gc_zones_reset},
       {"gc_throttle_s", JsonNum((r.k1.gc_throttle_ns - r.k0.gc_throttle_ns) / 1e9)},
+      // Open loop only (null closed loop): seconds behind the arrival schedule at the end,
+      // and whether that is under RunReport::kOpenLoopMaxLagSeconds.
+      {"open_loop_lag_s", c.rate > 0 ? JsonNum(r.open_loop_lag_s) : Json(nullptr)},
+      {"open_loop_kept_up", c.rate > 0 ? Json(r.open_loop_kept_up()) : Json(nullptr)},
       {"wa", JsonNum(r.wa())},
       {"user_mbps", JsonNum(r.user_mbps())},
       {"device_mbps", JsonNum(static_cast<double>(r.device_bytes()) / 1e6 / r.secs)},
@@ -206,6 +210,11 @@ void PrintReport(const Config& c, const RunReport& r) {
     } else {
       std::printf("  oracle: %s\n", r.oracle.error.c_str());
     }
+  }
+  if (c.rate > 0 && !r.open_loop_kept_up()) {
+    std::printf("  FELL BEHIND: %.1f s behind the %g ops/s schedule at the end; latencies "
+                "include the growing queue (compare no ratio from this run)\n",
+                r.open_loop_lag_s, c.rate);
   }
   if (!r.hard.ok()) std::printf("  STOPPED EARLY: %s\n", r.hard.ToString().c_str());
   std::fflush(stdout);

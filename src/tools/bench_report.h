@@ -37,8 +37,15 @@ struct RunReport {
   StoreStatfs st1;               // at its end
   uint64_t live_end = 0, objects_end = 0;
   Latencies lat;
+  double open_loop_lag_s = 0;    // SteadyResult::open_loop_lag_s
   std::vector<Point> timeline;
   OracleResult oracle;
+  // Open loop: whether the target kept up with --rate (it ended less than
+  // kOpenLoopMaxLagSeconds behind its schedule). Latencies of a run that did not include an
+  // ever-growing queue, so its percentiles and ratios say how far it was overloaded,
+  // not how GC affects latency.
+  static constexpr double kOpenLoopMaxLagSeconds = 2.0;
+  bool open_loop_kept_up() const { return open_loop_lag_s < kOpenLoopMaxLagSeconds; }
 
   uint64_t device_bytes() const { return k1.device_bytes_written - k0.device_bytes_written; }
   // WA of the steady state: device bytes / user PUT bytes.

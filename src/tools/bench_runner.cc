@@ -2,6 +2,7 @@
 // steady state's clients (Client) and its once-a-second sampler.
 #include "bench_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -237,7 +238,9 @@ class Client {
         break;
       }
     }
+    if (c.rate > 0) lag_s = std::max(0.0, Seconds(Clock::now() - next));
   }
+  double lag_s = 0;  // open loop, once Run returned: how far behind schedule it ended
 
  private:
   Status Delete(const Obj& victim) {
@@ -461,7 +464,10 @@ SteadyResult RunSteady(Shared* sh) {
   r.t1 = Clock::now();
   sampler_stop = true;
   sampler.join();
-  for (auto& cl : clients) r.lat.Merge(cl->lat);
+  for (auto& cl : clients) {
+    r.lat.Merge(cl->lat);
+    r.open_loop_lag_s = std::max(r.open_loop_lag_s, cl->lag_s);
+  }
   return r;
 }
 

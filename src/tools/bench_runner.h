@@ -104,6 +104,10 @@ struct SteadyResult {
   Clock::time_point t0, t1;       // start, and when the last client stopped
   std::vector<Point> timeline;
   Latencies lat;                  // all clients'
+  // Open loop: how far behind its Poisson schedule the most-behind client was when the
+  // steady state ended (0 when every client kept up; arrivals it had not issued by then
+  // are dropped, so a run that fell behind offered less than --rate). Closed loop: 0.
+  double open_loop_lag_s = 0;
 };
 
 SteadyResult RunSteady(Shared* sh);

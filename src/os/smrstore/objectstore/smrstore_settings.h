@@ -23,7 +23,7 @@
 //   gc_idle_slice = BYTES                      (mkfs; default 4194304; 0 = 1 MiB while
 //       cleaning is ahead, 4 MiB behind) live bytes one idle GC slice moves: how long a
 //       foreground arrival can wait behind idle cleaning
-//   gc_idle_yield = true | false               (mkfs; default false) an idle GC slice
+//   gc_idle_yield = true | false               (mkfs; default true) an idle GC slice
 //       also ends at the next record once a foreground transaction is queued
 //   inline_max = BYTES                         (mkfs; default 4096)
 //   pack_max = BYTES                           (mkfs; default 32768; at most 1 MiB; 0 = off)

@@ -148,13 +148,13 @@ TEST_F(SMRStoreTest, TheIdleGcSliceAndYieldAreMadeFromTheSettingsFile) {
   // And whether idle slices yield to an arrival (gc_idle_yield): a bool, kept likewise.
   auto maybe = MakeWithConf("maybe", "gc_idle_yield = maybe");
   EXPECT_EQ(maybe->mkfs(), -EINVAL);
-  auto y = MakeWithConf("y", "gc_idle_yield = true");
+  auto y = MakeWithConf("y", "gc_idle_yield = false");
   ASSERT_EQ(y->mkfs(), 0);
   ASSERT_EQ(y->mount(), 0);
   ASSERT_EQ(y->umount(), 0);
-  ASSERT_EQ(y->write_meta("smrstore.conf", "gc_idle_yield = false"), 0);
-  EXPECT_EQ(y->mount(), -EINVAL);
   ASSERT_EQ(y->write_meta("smrstore.conf", "gc_idle_yield = true"), 0);
+  EXPECT_EQ(y->mount(), -EINVAL);
+  ASSERT_EQ(y->write_meta("smrstore.conf", "gc_idle_yield = false"), 0);
   ASSERT_EQ(y->mount(), 0);
   ASSERT_EQ(y->umount(), 0);
 }

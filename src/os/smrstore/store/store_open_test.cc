@@ -103,7 +103,7 @@ TEST(StoreOpen, StoredOptionsAreTheMountedStoresOptions) {
   o.gc_stop_free = 0.09;
   o.gc_reserve_zones = 3;
   o.gc_idle_slice = 768u << 10;
-  o.gc_idle_yield = true;  // not the default
+  o.gc_idle_yield = false;  // not the default
   o.max_record_payload = 512u << 10;
   o.inline_max = 2048;
   o.small_write_max = 32u << 10;
@@ -120,7 +120,7 @@ TEST(StoreOpen, StoredOptionsAreTheMountedStoresOptions) {
   EXPECT_DOUBLE_EQ(got.gc_stop_free, 0.09);
   EXPECT_EQ(got.gc_reserve_zones, 3u);
   EXPECT_EQ(got.gc_idle_slice, 768u << 10);
-  EXPECT_TRUE(got.gc_idle_yield);
+  EXPECT_FALSE(got.gc_idle_yield);
   EXPECT_EQ(got.max_record_payload, 512u << 10);
   EXPECT_EQ(got.inline_max, 2048u);
   EXPECT_EQ(got.small_write_max, 32u << 10);
