@@ -134,29 +134,26 @@ TEST_F(SMRStoreTest, GcWatermarksAreMadeFromTheSettingsFile) {
 // So are the idle GC slice and gc_idle_yield: a bad value refuses the mkfs; a store keeps
 // the one it was made with, and a file that disagrees later refuses the mount.
 TEST_F(SMRStoreTest, TheIdleGcSliceAndYieldAreMadeFromTheSettingsFile) {
-  auto tiny = MakeWithConf("tiny", "gc_idle_slice = 4096");
-  EXPECT_EQ(tiny->mkfs(), -EINVAL);
-  auto a = MakeWithConf("a", "gc_idle_slice = 2097152");
-  ASSERT_EQ(a->mkfs(), 0);
-  ASSERT_EQ(a->mount(), 0);
-  ASSERT_EQ(a->umount(), 0);
-  ASSERT_EQ(a->write_meta("smrstore.conf", "gc_idle_slice = 262144"), 0);
-  EXPECT_EQ(a->mount(), -EINVAL);
-  ASSERT_EQ(a->write_meta("smrstore.conf", ""), 0);  // no key: the store's own value
-  ASSERT_EQ(a->mount(), 0);
-  ASSERT_EQ(a->umount(), 0);
-  // And whether idle slices yield to an arrival (gc_idle_yield): a bool, kept likewise.
-  auto maybe = MakeWithConf("maybe", "gc_idle_yield = maybe");
-  EXPECT_EQ(maybe->mkfs(), -EINVAL);
-  auto y = MakeWithConf("y", "gc_idle_yield = false");
-  ASSERT_EQ(y->mkfs(), 0);
-  ASSERT_EQ(y->mount(), 0);
-  ASSERT_EQ(y->umount(), 0);
-  ASSERT_EQ(y->write_meta("smrstore.conf", "gc_idle_yield = true"), 0);
-  EXPECT_EQ(y->mount(), -EINVAL);
-  ASSERT_EQ(y->write_meta("smrstore.conf", "gc_idle_yield = false"), 0);
-  ASSERT_EQ(y->mount(), 0);
-  ASSERT_EQ(y->umount(), 0);
+  // `bad` refuses the mkfs; a store made with `made` mounts, refuses a file saying
+  // `differs`, and mounts again with `again`.
+  auto expect_kept = [&](const std::string& key, const std::string& bad, const std::string& made,
+                         const std::string& differs, const std::string& again) {
+    SCOPED_TRACE(key);
+    auto refused = MakeWithConf(key + "-bad", key + " = " + bad);
+    EXPECT_EQ(refused->mkfs(), -EINVAL);
+    auto st = MakeWithConf(key, key + " = " + made);
+    ASSERT_EQ(st->mkfs(), 0);
+    ASSERT_EQ(st->mount(), 0);
+    ASSERT_EQ(st->umount(), 0);
+    ASSERT_EQ(st->write_meta("smrstore.conf", key + " = " + differs), 0);
+    EXPECT_EQ(st->mount(), -EINVAL);
+    ASSERT_EQ(st->write_meta("smrstore.conf", again), 0);
+    ASSERT_EQ(st->mount(), 0);
+    ASSERT_EQ(st->umount(), 0);
+  };
+  // For the slice, a file without the key: the store's own value.
+  expect_kept("gc_idle_slice", "4096", "2097152", "262144", "");
+  expect_kept("gc_idle_yield", "maybe", "false", "true", "gc_idle_yield = false");
 }
 
 TEST_F(SMRStoreTest, TransactionsCallbacksAndReads) {
