@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Table and plot of a qa/vm/peers.sh run: smrstore vs F2FS, btrfs, dm-zoned (+ext4/XFS)
-on the same null_blk zoned device in one VM run.
+on the same kernel zoned device in one VM run.
 
 usage: peers_report.py --dir DIR --systems "raw smrstore f2fs ..." [--wall-seconds N]
-                       [--geometry TEXT] [--bench TEXT]
+                       [--geometry TEXT] [--bench TEXT] [--zoned-dev nullb0]
+                       [--device TEXT] [--emu-raw FILE --hdd-stats FILE]
+--emu-raw (PEERS_DEVICE=hdd): the host's raw leg on an emulated drive with the timing
+model's parameters; the report puts it beside the VM's raw leg (sequential write, read,
+random 4 KiB reads) with their ratios. --hdd-stats: the nbdkit filter's counters.
 Reads DIR/result-SYSTEM.json (smrstore-tool bench --json; raw: bench --raw-only --json),
 writes DIR/results.json (one summary row per system), DIR/results.md (markdown table) and
 DIR/peers.png (throughput / raw and device WA per system). A system without a result (it
@@ -11,9 +15,10 @@ failed or did not run) gets a row with its status and no numbers.
 Per system:
   ratio     steady-state user PUT MB/s / the raw sequential write MB/s of the same device
             in the same VM run (the `raw` leg)
-  dev WA    bytes the kernel wrote to the zoned device (nullb0, /sys/block/nullb0/stat) /
+  dev WA    bytes the kernel wrote to the zoned device (--zoned-dev, /sys/block/DEV/stat) /
             user PUT bytes, over the steady state (after a syncfs at both ends)
-  +meta WA  smrstore only: nullb0 + nullb1 (the regular device holding its RocksDB)
+  +meta WA  the zoned device + nullb1 (the regular device holding smrstore's RocksDB, and
+            in hdd mode F2FS's metadata)
   x F2FS    steady MB/s / F2FS's (at the common --util; if F2FS has no result there, at
             the util of an f2fs@UTIL row)
 Debian: python3-matplotlib.
@@ -42,7 +47,7 @@ def load(path):
         return None
 
 
-def row(name, r, raw_mbps, device_bytes):
+def row(name, r, raw_mbps, device_bytes, zdev):
     sys_, _, util = name.partition("@")
     label = NAMES.get(sys_, sys_) + (f" @ util {util}" if util else "")
     out = {"system": name, "label": label}
@@ -52,7 +57,7 @@ def row(name, r, raw_mbps, device_bytes):
     st, bd, cap = r["steady"], r.get("blockdev") or {}, r["capacity"]
     per = bd.get("per_dev", {})
     user = st["user_bytes"]
-    z = per.get("nullb0", {}).get("steady_bytes")
+    z = per.get(zdev, {}).get("steady_bytes")
     allb = bd.get("steady_bytes")
     lat = r["latency_ms"]
     out.update({
@@ -76,6 +81,17 @@ def row(name, r, raw_mbps, device_bytes):
     return out
 
 
+def agreement(vm, emu):
+    """The VM's raw leg beside the emulated drive's: {leg: {vm, emu, ratio}}, or None."""
+    if not vm or not emu:
+        return None
+    out = {}
+    for k in ("write_mbps", "read_mbps", "rand4k_read_iops", "rand4k_read_mean_ms"):
+        v, e = vm["raw"].get(k), emu["raw"].get(k)
+        out[k] = {"vm": v, "emu": e, "ratio": (v / e) if (v and e) else None}
+    return out
+
+
 def fmt(v, nd=2):
     if v is None:
         return "–"
@@ -91,15 +107,23 @@ def main():
     ap.add_argument("--bench", default="")
     ap.add_argument("--device-bytes", type=int, default=0,
                     help="size of the zoned device (for live bytes / device)")
+    ap.add_argument("--zoned-dev", default="nullb0")
+    ap.add_argument("--device", default="null_blk zoned")
+    ap.add_argument("--emu-raw", default=None)
+    ap.add_argument("--hdd-stats", default=None)
     a = ap.parse_args()
     systems = a.systems.split()
     raw = load(os.path.join(a.dir, "result-raw.json")) if "raw" in systems else None
     raw_w = raw["raw"]["write_mbps"] if raw else None
     raw_r = raw["raw"]["read_mbps"] if raw else None
-    rows = [row(s, load(os.path.join(a.dir, f"result-{s}.json")), raw_w, a.device_bytes)
-            for s in systems if s != "raw"]
+    rows = [row(s, load(os.path.join(a.dir, f"result-{s}.json")), raw_w, a.device_bytes,
+                a.zoned_dev) for s in systems if s != "raw"]
+    agree = agreement(raw, load(a.emu_raw) if a.emu_raw else None)
+    hdd = load(a.hdd_stats) if a.hdd_stats else None
     summary = {"raw_write_mbps": raw_w, "raw_read_mbps": raw_r, "geometry": a.geometry,
-               "bench": a.bench, "vm_wall_seconds": a.wall_seconds, "systems": rows}
+               "device": a.device, "zoned_dev": a.zoned_dev, "bench": a.bench,
+               "vm_wall_seconds": a.wall_seconds, "model_agreement": agree,
+               "hdd_filter_stats": hdd, "systems": rows}
     with open(os.path.join(a.dir, "results.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
@@ -107,7 +131,7 @@ def main():
     # "x F2FS": relative to F2FS at the common --util, else at its own (f2fs@U) one.
     ref = next((r for r in rows if r["system"] == "f2fs" and r.get("user_mbps")), None) or \
         next((r for r in rows if r["system"].startswith("f2fs@") and r.get("user_mbps")), None)
-    md = [f"Device: null_blk zoned, {a.geometry}; raw sequential write "
+    md = [f"Device: {a.device} ({a.zoned_dev}), {a.geometry}; raw sequential write "
           f"{fmt(raw_w, 1)} MB/s, read {fmt(raw_r, 1)} MB/s (same VM run). "
           f"Workload: smrstore-tool bench {a.bench}.", "",
           "| system | status | capacity MiB | live MiB | live / device | fill MB/s | "
@@ -128,6 +152,23 @@ def main():
             f"{fmt(r['user_mbps'], 1)} | {fmt(r['ratio_to_raw'], 3)} | {fmt(xf)} | "
             f"{fmt(r['dev_wa'])} | {fmt(r['dev_wa_with_meta'])} | {fmt(r['turnover'])} | "
             f"{fmt(r['put_p50_ms'], 1)} / {fmt(r['put_p99_ms'], 1)} | {fmt(r['get_p99_ms'], 1)} |")
+    if agree:
+        md += ["", "Drive model in the VM vs the emulated drive's timing model (raw leg, "
+               "bench --raw-only; same geometry and parameters):", "",
+               "| leg | VM device | emulated drive | VM / emulated |", "|---|---|---|---|"]
+        for k, label in (("write_mbps", "sequential write MB/s (4 MiB)"),
+                         ("read_mbps", "sequential read MB/s (4 MiB)"),
+                         ("rand4k_read_iops", "random 4 KiB read IOPS (QD1)"),
+                         ("rand4k_read_mean_ms", "random 4 KiB read mean ms")):
+            v = agree[k]
+            md.append(f"| {label} | {fmt(v['vm'], 2)} | {fmt(v['emu'], 2)} | "
+                      f"{fmt(v['ratio'], 3)} |")
+    if hdd:
+        md += ["", f"nbdkit filter over the whole run: {hdd.get('writes')} writes "
+               f"({hdd.get('write_bytes', 0) / 1e9:.2f} GB), {hdd.get('reads')} reads "
+               f"({hdd.get('read_bytes', 0) / 1e9:.2f} GB); charged I/Os: "
+               f"{hdd.get('sequential')} sequential, {hdd.get('skips')} short skips, "
+               f"{hdd.get('seeks')} seeks; {hdd.get('busy_seconds', 0):.0f} s of device time."]
     if a.wall_seconds is not None:
         md += ["", f"VM run (boot + all systems): {a.wall_seconds} s."]
     with open(os.path.join(a.dir, "results.md"), "w", encoding="utf-8") as f:

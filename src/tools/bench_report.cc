@@ -230,11 +230,16 @@ void PrintRawOnly(const Config& c, const std::vector<std::string>& specs, uint64
                     {"raw",
                      {{"bytes", raw.bytes},
                       {"write_mbps", JsonNum(raw.write_mbps)},
-                      {"read_mbps", JsonNum(raw.read_mbps)}}}};
+                      {"read_mbps", JsonNum(raw.read_mbps)},
+                      {"rand4k_reads", raw.rand_reads},
+                      {"rand4k_read_iops", JsonNum(raw.rand_read_iops)},
+                      {"rand4k_read_mean_ms", JsonNum(raw.rand_read_mean_ms)}}}};
     std::cout << JsonText(j);
   } else {
-    std::printf("raw sequential write %.1f MB/s, read %.1f MB/s (%llu MiB)\n", raw.write_mbps,
-                raw.read_mbps, (unsigned long long)(raw.bytes >> 20));
+    std::printf("raw sequential write %.1f MB/s, read %.1f MB/s (%llu MiB); "
+                "random 4 KiB reads %.1f IOPS, mean %.2f ms (%llu reads)\n",
+                raw.write_mbps, raw.read_mbps, (unsigned long long)(raw.bytes >> 20),
+                raw.rand_read_iops, raw.rand_read_mean_ms, (unsigned long long)raw.rand_reads);
   }
 }
 

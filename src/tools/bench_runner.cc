@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <thread>
@@ -56,7 +57,8 @@ Status RawOffsets(ZonedDevice* dev, uint64_t per_drive, uint64_t io,
 
 }  // namespace
 
-Result<RawResult> RawLeg(const std::vector<std::string>& specs, uint64_t zone_bytes) {
+Result<RawResult> RawLeg(const std::vector<std::string>& specs, uint64_t zone_bytes,
+                         uint64_t rand_reads) {
   std::vector<std::unique_ptr<ZonedDevice>> devs;
   for (const auto& s : specs) {
     SMR_ASSIGN_OR_RETURN(auto d, OpenDevice(s));
@@ -100,6 +102,41 @@ Result<RawResult> RawLeg(const std::vector<std::string>& specs, uint64_t zone_by
   run(false);
   r.read_mbps = static_cast<double>(r.bytes) / 1e6 / Seconds(Clock::now() - t0);
   for (const Status& s : st) SMR_RETURN_IF_ERROR(s);
+  if (rand_reads > 0) {
+    std::vector<double> secs(devs.size(), 0);
+    std::vector<std::thread> th;
+    for (size_t i = 0; i < devs.size(); ++i) {
+      th.emplace_back([&, i] {
+        std::mt19937_64 rng(1000 + i);
+        const uint64_t blocks = offsets[i].size() * (io / 4096);
+        std::uniform_int_distribution<uint64_t> pick(0, blocks - 1);
+        std::string buf(4096, '\0');
+        const auto t = Clock::now();
+        for (uint64_t k = 0; k < rand_reads; ++k) {
+          const uint64_t b = pick(rng);
+          const uint64_t off = offsets[i][b / (io / 4096)] + (b % (io / 4096)) * 4096;
+          Status s = devs[i]->Read(off, buf.data(), buf.size());
+          if (!s.ok()) {
+            st[i] = s;
+            return;
+          }
+          if (std::memcmp(buf.data(), data.data() + (off - offsets[i][b / (io / 4096)]), 4096) != 0) {
+            st[i] = Status::Corruption("raw random read at " + std::to_string(off) +
+                                       ": not the bytes written there");
+            return;
+          }
+        }
+        secs[i] = Seconds(Clock::now() - t);
+      });
+    }
+    for (auto& t : th) t.join();
+    for (const Status& s : st) SMR_RETURN_IF_ERROR(s);
+    double sum = 0;
+    for (double x : secs) sum += x;
+    r.rand_reads = rand_reads * devs.size();
+    r.rand_read_mean_ms = sum / static_cast<double>(r.rand_reads) * 1e3;
+    r.rand_read_iops = 1e3 / r.rand_read_mean_ms;
+  }
   for (auto& d : devs) {
     SMR_ASSIGN_OR_RETURN(auto zones, d->ReportZones(0, 0));
     for (uint32_t z = 0; z < zones.size(); ++z) {

@@ -69,14 +69,23 @@ struct Shared {
 // ---------------------------------------------------------------------------------------
 // Raw leg: sequential writes then reads at the write pointers of each drive's sequential
 // zones (skipping the first two, which the store reserves), all drives in parallel; the
-// zones are reset afterwards.
+// zones are reset afterwards. With rand_reads > 0 (bench --raw-only), before the reset each
+// drive also reads rand_reads 4 KiB blocks drawn uniformly from what it wrote, one at a
+// time (queue depth 1): a disk's random-read cost, positioning included.
 
 struct RawResult {
   double write_mbps = 0, read_mbps = 0;
   uint64_t bytes = 0;
+  uint64_t rand_reads = 0;       // 4 KiB random reads done (all drives)
+  double rand_read_iops = 0;     // per drive
+  double rand_read_mean_ms = 0;  // mean latency of one
 };
 
-Result<RawResult> RawLeg(const std::vector<std::string>& specs, uint64_t zone_bytes);
+// bench --raw-only: random 4 KiB reads per drive (at 8 ms each, about 3 s).
+constexpr uint64_t kRawRandReads = 400;
+
+Result<RawResult> RawLeg(const std::vector<std::string>& specs, uint64_t zone_bytes,
+                         uint64_t rand_reads = 0);
 
 // ---------------------------------------------------------------------------------------
 // Fill phase: batches of new objects, 16 transactions in flight, until live >= target.

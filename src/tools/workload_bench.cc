@@ -163,7 +163,9 @@ int CmdBench(const Args& args) {
   if (!fs) {
     ::sync();
     progress("raw sequential leg");
-    raw = RawLeg(specs, zone_bytes);
+    // --raw-only also measures random 4 KiB reads (qa/vm/peers.sh compares a drive model
+    // with the emulated drive's timing model by both).
+    raw = RawLeg(specs, zone_bytes, c.raw_only ? kRawRandReads : 0);
     if (!raw.ok()) return Fail(kCmd, raw.status().WithContext("raw leg"));
     ::sync();
   }

@@ -133,7 +133,7 @@ EmulatedZonedDevice::EmulatedZonedDevice(std::string path, int fd, EmulatedGeome
   state_offset_ = emufmt::kSlotTableOffset;
   data_offset_ =
       emufmt::DataOffsetFor(geometry_.nr_zones, geometry_.hybrid() ? geometry_.nr_realms : 0);
-  head_free_ = std::chrono::steady_clock::now();
+  if (timing_.enabled()) head_ = std::make_unique<HeadModel>(timing_.seq_mbps, timing_.seek_ms);
 }
 
 EmulatedZonedDevice::~EmulatedZonedDevice() { ::close(fd_); }
@@ -827,36 +827,7 @@ Status EmulatedZonedDevice::PwriteFull(uint64_t file_offset, const void* buf, si
 }
 
 void EmulatedZonedDevice::ChargeTime(uint64_t offset, size_t len, bool read) {
-  if (!timing_.enabled()) return;
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point done;
-  {
-    MutexLock lock(&head_mu_);
-    const double bw = timing_.seq_mbps * 1e6;
-    const bool forward_gap = offset > head_pos_ && offset - head_pos_ <= TimingModel::kSkipWindow;
-    double seconds = static_cast<double>(len) / bw;
-    if (forward_gap) {
-      // A short forward gap: the platter turns past it; cheaper than a seek.
-      seconds += static_cast<double>(offset - head_pos_) / bw;
-    } else if (offset != head_pos_) {
-      seconds += timing_.seek_ms / 1e3;
-    }
-    const Clock::time_point now = Clock::now();
-    if (read && (forward_gap || offset == head_pos_) && now > head_free_) {
-      // Read-ahead: while the host was busy, the drive went on reading sequentially into
-      // its cache (up to kReadAhead bytes); that part of this read is already done.
-      const double idle = std::chrono::duration<double>(now - head_free_).count();
-      const double prefetched =
-          std::min(idle * bw, static_cast<double>(TimingModel::kReadAhead)) / bw;
-      seconds = std::max(0.0, seconds - prefetched);
-    }
-    const Clock::time_point start = head_free_ > now ? head_free_ : now;
-    head_free_ = start + std::chrono::duration_cast<Clock::duration>(
-                             std::chrono::duration<double>(seconds));
-    head_pos_ = offset + len;
-    done = head_free_;
-  }
-  std::this_thread::sleep_until(done);
+  if (head_) head_->ChargeAndWait(offset, len, read);
 }
 
 }  // namespace smr

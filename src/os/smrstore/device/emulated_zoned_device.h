@@ -54,7 +54,8 @@
 // open zones included (implicitly open ones in zone order for the close-on-limit rule).
 // Only a simulated power cut (FaultInjectionDevice::PowerCut) closes open zones.
 //
-// Timing model (optional, off by default): when seq_mbps > 0, each I/O takes
+// Timing model (optional, off by default; the rule is HeadModel's, device/head_model.h, the
+// same code the VM's nbdkit filter charges with): when seq_mbps > 0, each I/O takes
 //   len / seq_mbps, plus gap / seq_mbps if it starts up to kSkipWindow bytes after where
 //   the previous I/O ended (the platter turns past the gap), else plus seek_ms if it does
 //   not start exactly there,
@@ -95,6 +96,7 @@
 
 #include "common/result.h"
 #include "common/thread_annotations.h"
+#include "device/head_model.h"
 #include "device/zone_state_machine.h"
 #include "device/zoned_device.h"
 
@@ -136,8 +138,9 @@ struct EmulatedGeometry {
 };
 
 struct TimingModel {
-  static constexpr uint64_t kSkipWindow = 2ull << 20;  // forward gaps read/written through
-  static constexpr uint64_t kReadAhead = 2ull << 20;   // drive read-ahead while host is busy
+  // The rule itself is HeadModel's (device/head_model.h), shared with the VM's filter.
+  static constexpr uint64_t kSkipWindow = HeadModel::kSkipWindow;
+  static constexpr uint64_t kReadAhead = HeadModel::kReadAhead;
   double seq_mbps = 0;  // sequential bandwidth in MB/s (10^6 bytes); 0 = timing model off
   double seek_ms = 0;   // positioning time added to an I/O that is not sequential
   // Not timing, but like it a behaviour given at open and not stored in the file: pieces of
@@ -246,9 +249,7 @@ class EmulatedZonedDevice final : public ZonedDevice {
   std::vector<SlotCursor> slots_ SMR_GUARDED_BY(mu_);
   std::vector<Realm> realms_ SMR_GUARDED_BY(mu_);
 
-  Mutex head_mu_;  // timing model
-  uint64_t head_pos_ SMR_GUARDED_BY(head_mu_) = 0;
-  std::chrono::steady_clock::time_point head_free_ SMR_GUARDED_BY(head_mu_);
+  std::unique_ptr<HeadModel> head_;  // the timing model; null when it is off
 };
 
 }  // namespace smr
