@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm test-osd-faults crash-sweep crash-vm fuzz-long osd-bench peers mutate unit demo demo-stop devbench storebench scale-bench clean
+.PHONY: all deps configure build test test-vm test-osd-faults crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
 all: build
 
@@ -94,6 +94,15 @@ osd-bench: build
 # under TCG, so not part of `make test`. Output in $(BUILD_DIR)/peers/.
 peers: build
 	SMRSTORE_PEERS_DIR=$(abspath $(BUILD_DIR))/peers qa/vm/peers.sh $(TOOL)
+
+# The same on a zoned device with an HDD's cost: a QEMU NVMe ZNS namespace whose backing
+# drive nbdkit serves through the emulated drive's timing model (PEERS_DEVICE=hdd in
+# qa/vm/peers.sh; doc/performance.md, "Peers on an HDD-cost zoned device"). PEERS_MBPS and
+# PEERS_SEEK_MS choose the model (default here 25 MB/s, 80 ms: see the doc). Output in
+# $(BUILD_DIR)/peers-hdd/.
+peers-hdd: build
+	PEERS_DEVICE=hdd PEERS_MBPS=$${PEERS_MBPS:-25} PEERS_SEEK_MS=$${PEERS_SEEK_MS:-80} \
+	  SMRSTORE_PEERS_DIR=$(abspath $(BUILD_DIR))/peers-hdd qa/vm/peers.sh $(TOOL)
 
 # Mutation testing, not part of `make test` (about an hour on 2 cores; doc/testing.md):
 # the C++ engine with universalmutator (qa/mutate/engine.sh: a seeded sample of mutants of

@@ -12,7 +12,7 @@ set -eu
 # clang): Debian's clang 14 builds the libFuzzer targets (src/os/smrstore/fuzz/, qa/fuzz/run.sh).
 # nlohmann-json3-dev: the JSON library of the C++ side (store/stats_schema_test.cc reads
 # mgr-module/smrstore/stats_schema.json with it).
-BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev librados-dev nlohmann-json3-dev python3 python3-matplotlib clang libclang-rt-14-dev nbdkit-plugin-dev"
+BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev librocksdb-dev libboost-dev librados-dev nlohmann-json3-dev python3 python3-matplotlib clang libclang-rt-14-dev nbdkit-plugin-dev nbdkit python3-libnbd"
 # Debian's Ceph 16.2.15: the daemons of the test/demo cluster, the libraries the adapter
 # links (librados2's libceph-common, libradospp-dev's buffer.h), python3-rados, radosgw and
 # an S3 client for the trace captures, FastAPI/uvicorn (pydantic v1) for the mgr module,

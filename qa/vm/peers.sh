@@ -32,7 +32,9 @@
 # whose backing drive is an NBD export served on the host by nbdkit's file plugin through
 # build/src/tools/nbdkit-smrtiming-filter.so — the emulated drive's timing model
 # (device/head_model.h: sequential MB/s, a positioning time for any I/O that does not
-# continue the previous one, read-ahead) with PEERS_MBPS / PEERS_SEEK_MS. Before the VM the
+# continue the previous one, read-ahead) with PEERS_MBPS / PEERS_SEEK_MS; requests served in
+# arrival order. The guest sets mq-deadline and rotational on it, as for an SMR disk; the
+# controller's mdts=10 and max_sectors_kb = max_hw_sectors_kb let requests be up to 4 MiB. Before the VM the
 # same raw leg runs on the host on an emulated drive with those parameters (emu-raw.json),
 # so the two can be compared on sequential and random 4 KiB reads. In this mode:
 #   nullb1   is every system's fast metadata device (RAM): smrstore's RocksDB (ext4, 1 GiB as
@@ -177,6 +179,14 @@ M "DEVICES BEGIN"
 if [ "$DEVICE" = hdd ]; then
   i=0
   while [ $i -lt 100 ] && [ ! -b /dev/$Z ]; do sleep 0.1; i=$((i + 1)); done
+  # As a host sets up an SMR disk: mq-deadline (one write per zone in flight, in order;
+  # the kernel left "none" on the NVMe namespace) and rotational (QEMU's NVMe says SSD).
+  echo mq-deadline >/sys/block/$Z/queue/scheduler || M "CONFIGFS-FAILED scheduler"
+  echo 1 >/sys/block/$Z/queue/rotational || M "CONFIGFS-FAILED rotational"
+  # Requests up to the controller's limit (4 MiB) instead of the kernel's default 1280 KiB:
+  # with one write per zone in flight, each request pays the VM's round trip.
+  cat /sys/block/$Z/queue/max_hw_sectors_kb >/sys/block/$Z/queue/max_sectors_kb ||
+    M "CONFIGFS-FAILED max_sectors_kb"
 fi
 zdev
 q=/sys/block/$Z/queue
@@ -335,7 +345,7 @@ if [ "$DEVICE" = hdd ]; then
   REPORT_ARGS=(--device "QEMU NVMe ZNS on nbdkit + smrtiming filter (mbps=$MBPS seek_ms=$SEEK_MS)"
                --emu-raw "$WORK/emu-raw.json" --hdd-stats "$WORK/hdd-stats.json")
   QARGS=(-drive "driver=nbd,server.type=unix,server.path=$WORK/nbd.sock,id=z0,if=none"
-         -device nvme,serial=zns0,id=nvme0
+         -device nvme,serial=zns0,id=nvme0,mdts=10
          -device "nvme-ns,drive=z0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZONE_MIB}M,zoned.zone_capacity=${ZONE_MIB}M,zoned.max_open=0,zoned.max_active=0")
 fi
 vm_boot "$TIMEOUT" "$MEM" "${QARGS[@]}"
