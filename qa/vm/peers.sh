@@ -52,13 +52,16 @@
 #                                is supported but not in the default (time)
 #                                (smrstore@0.567: the live bytes F2FS holds at 0.8 of its
 #                                own capacity on the default device; btrfs last: it can hang)
-#        SMRSTORE_PEERS_LIMIT    seconds per system before it counts as hung (default 700)
+#        SMRSTORE_PEERS_LIMIT    seconds per system before it is stopped (default 700; hdd
+#                                1500): OVERRUN if it was still writing, else HUNG
 #        SMRSTORE_PEERS_BENCH    bench options for every system
 #                                (default "--util 0.8 --duration 90 --seed 1")
 #        PEERS_ZONES PEERS_ZONE_MIB PEERS_CONV   the device (default 128 16 8)
 #        SMRSTORE_PEERS_TIMEOUT  seconds for the VM run (default 5400; systems that finished
 #                                before a timeout still report)
 #        SMRSTORE_PEERS_MEM      VM memory (default 6G)
+#        PEERS_REPORT_ONLY=1     no VM: the tables again from $WORK/serial.log of an earlier
+#                                run with the same settings
 #        PEERS_DEVICE            nullb (default) | hdd (above)
 #        PEERS_MBPS PEERS_SEEK_MS  hdd: the timing model (default 250 and 8, bench's --mbps
 #                                default pairing)
@@ -81,7 +84,8 @@ ZONES=${PEERS_ZONES:-128}
 ZONE_MIB=${PEERS_ZONE_MIB:-16}
 CONV=${PEERS_CONV:-8}
 TIMEOUT=${SMRSTORE_PEERS_TIMEOUT:-5400}
-LIMIT=${SMRSTORE_PEERS_LIMIT:-700}
+# hdd: a system fills 1.6 GB at a few MB/s there (btrfs: ~4 MB/s), so more time.
+if [ "${PEERS_DEVICE:-nullb}" = hdd ]; then LIMIT=${SMRSTORE_PEERS_LIMIT:-1500}; else LIMIT=${SMRSTORE_PEERS_LIMIT:-700}; fi
 MEM=${SMRSTORE_PEERS_MEM:-6G}
 DEVICE=${PEERS_DEVICE:-nullb}
 MBPS=${PEERS_MBPS:-250}
@@ -105,6 +109,9 @@ PY=/usr/bin/python3
 "$ROOT/scripts/install-deps.sh" vm
 mkdir -p "$WORK"
 
+# Builds the initramfs, boots the VM (hdd: with nbdkit and the host's raw leg first) and
+# leaves the serial log in $WORK; sets VM_QRC, VM_BOOT_SECONDS (also kept in $WORK/vm-run).
+build_and_boot() {
 # --- initramfs --------------------------------------------------------------------------
 vm_init_root
 vm_add_modules null_blk f2fs btrfs dm-zoned xfs ext4
@@ -195,20 +202,36 @@ blkzone report /dev/$Z | head -n $((CONV + 2)) | sed 's/^/  /'
 M "DEVICES END"
 
 # bench ARGS...: the tool with a deadline of LIMIT s (a progress line every 60 s). A system
-# that overruns (a kernel hang: tasks stuck in D state cannot be killed) is marked HUNG and
-# the rest are skipped, since the zoned device stays busy.
+# that overruns is killed. If the device was still being written in its last 60 s it is
+# marked OVERRUN (slow, not stuck) and the next system runs once the tool has exited; if not
+# (a kernel hang: tasks stuck in D state cannot be killed) it is marked HUNG and the rest are
+# skipped, since the zoned device stays busy.
 LIMIT=$(cat /etc/limit)
 hung=0
+wsect() { awk '{print $7}' /sys/block/$Z/stat; }
 bench() {
   ./smrstore-tool bench "$@" >/tmp/out.json 2>/tmp/err &
   pid=$!
   t=0
+  w0=$(wsect)
+  w60=$w0
   while kill -0 $pid 2>/dev/null; do
     sleep 5
     t=$((t + 5))
-    [ $((t % 60)) = 0 ] && echo "progress $name ${t}s ${Z}_write_sectors=$(awk '{print $7}' /sys/block/$Z/stat)"
+    if [ $((t % 60)) = 0 ]; then
+      w=$(wsect)
+      echo "progress $name ${t}s ${Z}_write_sectors=$w"
+      wlast=$((w - w60))
+      w60=$w
+    fi
     if [ $t -ge $LIMIT ]; then
       kill -9 $pid 2>/dev/null
+      i=0
+      while kill -0 $pid 2>/dev/null && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+      if [ "${wlast:-0}" -gt 0 ] && ! kill -0 $pid 2>/dev/null; then
+        M "OVERRUN $name after ${t}s, still writing: $wlast sectors in its last 60 s"
+        return 125
+      fi
       M "HUNG $name after ${t}s"
       hung=1
       return 124
@@ -317,7 +340,6 @@ vm_pack
 
 # --- boot -------------------------------------------------------------------------------
 QARGS=()
-REPORT_ARGS=(--device "null_blk zoned (RAM)")
 NBD_PID=""
 if [ "$DEVICE" = hdd ]; then
   FILTER=$(dirname "$TOOL")/nbdkit-smrtiming-filter.so
@@ -342,8 +364,6 @@ if [ "$DEVICE" = hdd ]; then
   i=0
   while [ ! -S "$WORK/nbd.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   [ -S "$WORK/nbd.sock" ] || vm_die "nbdkit did not start: $(cat "$WORK/nbdkit.log")"
-  REPORT_ARGS=(--device "QEMU NVMe ZNS on nbdkit + smrtiming filter (mbps=$MBPS seek_ms=$SEEK_MS)"
-               --emu-raw "$WORK/emu-raw.json" --hdd-stats "$WORK/hdd-stats.json")
   QARGS=(-drive "driver=nbd,server.type=unix,server.path=$WORK/nbd.sock,id=z0,if=none"
          -device nvme,serial=zns0,id=nvme0,mdts=10
          -device "nvme-ns,drive=z0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZONE_MIB}M,zoned.zone_capacity=${ZONE_MIB}M,zoned.max_open=0,zoned.max_active=0")
@@ -353,7 +373,31 @@ t_end=$(date +%s)
 if [ -n "$NBD_PID" ]; then
   kill "$NBD_PID" 2>/dev/null || true
   wait "$NBD_PID" 2>/dev/null || true
+  rm -f "$IMG"
   vm_log "hdd model (host, nbdkit filter): $(cat "$WORK/hdd-stats.json" 2>/dev/null)"
+fi
+echo "$VM_QRC $VM_BOOT_SECONDS" >"$WORK/vm-run"
+}
+
+if [ "$DEVICE" = hdd ]; then
+  REPORT_ARGS=(--device "QEMU NVMe ZNS on nbdkit + smrtiming filter (mbps=$MBPS seek_ms=$SEEK_MS)"
+               --emu-raw "$WORK/emu-raw.json" --hdd-stats "$WORK/hdd-stats.json")
+else
+  REPORT_ARGS=(--device "null_blk zoned (RAM)")
+fi
+if [ -n "${PEERS_REPORT_ONLY:-}" ]; then
+  # The results again from the serial log of an earlier run in $WORK (same settings).
+  [ -f "$WORK/serial.log" ] || vm_die "PEERS_REPORT_ONLY: no $WORK/serial.log"
+  tr -d '\r' <"$WORK/serial.log" >"$WORK/serial.txt"
+  if [ -f "$WORK/vm-run" ]; then
+    read -r VM_QRC VM_BOOT_SECONDS <"$WORK/vm-run"
+  else
+    VM_QRC=0  # a run that stopped before writing vm-run: vm_check_run still needs DONE
+    VM_BOOT_SECONDS=$(awk '/SMRSTORE-VM DONE/ { print int(prev) } { if (match($0, /^\[ *[0-9.]+\]/)) { prev = substr($0, 2, RLENGTH - 2) } }' "$WORK/serial.txt")
+  fi
+  t_end=$(date +%s)
+else
+  build_and_boot
 fi
 
 # --- results ----------------------------------------------------------------------------
@@ -365,12 +409,16 @@ for s in raw $SYSTEMS; do
   rc=$(printf '%s\n' "$sect" | sed -n "s/.*=== SMRSTORE-VM END $s rc=\([0-9]*\) ===.*/\1/p")
   printf '%s\n' "$sect" | sed -n "/=== SMRSTORE-VM JSON BEGIN $s ===/,/=== SMRSTORE-VM JSON END $s ===/p" |
     sed '1d;$d' >"$WORK/result-$s.json"
-  printf '%s\n' "$sect" | grep -E '^(wall_seconds|progress|skipped|util for|  (stderr|mkfs):)|HUNG' |
+  printf '%s\n' "$sect" | grep -E '^(wall_seconds|progress|skipped|util for|  (stderr|mkfs):)|HUNG|OVERRUN' |
     sed "s/^/peers: $s: /" || true
   echo "peers: $s: rc=${rc:-none}"
   [ "${rc:-x}" = 0 ] || fail=1
 done
-vm_log "VM boot+run $VM_BOOT_SECONDS s, total wall time $((t_end - t_start)) s"
+if [ -n "${PEERS_REPORT_ONLY:-}" ]; then
+  vm_log "VM boot+run $VM_BOOT_SECONDS s (from the earlier run)"
+else
+  vm_log "VM boot+run $VM_BOOT_SECONDS s, total wall time $((t_end - t_start)) s"
+fi
 "$PY" "$ROOT/qa/vm/peers_report.py" --dir "$WORK" --systems "raw $SYSTEMS" \
   --wall-seconds "$VM_BOOT_SECONDS" --geometry "$ZONES x $ZONE_MIB MiB, $CONV conventional" \
   --bench "$BENCH" --device-bytes $((ZONES * ZONE_MIB * 1048576)) --zoned-dev "$ZDEV" \

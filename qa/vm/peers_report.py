@@ -49,7 +49,12 @@ def load(path):
 
 def row(name, r, raw_mbps, device_bytes, zdev):
     sys_, _, util = name.partition("@")
-    label = NAMES.get(sys_, sys_) + (f" @ util {util}" if util else "")
+    if util == "f2fs":
+        label = NAMES.get(sys_, sys_) + " @ F2FS's live bytes"
+        if r is not None:
+            label += f" (util {r['capacity']['target_live_bytes'] / r['capacity']['data_bytes']:.3f})"
+    else:
+        label = NAMES.get(sys_, sys_) + (f" @ util {util}" if util else "")
     out = {"system": name, "label": label}
     if r is None:
         out["status"] = "failed (no result)"
