@@ -368,8 +368,25 @@ if [ "$DEVICE" = hdd ]; then
          -device nvme,serial=zns0,id=nvme0,mdts=10
          -device "nvme-ns,drive=z0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZONE_MIB}M,zoned.zone_capacity=${ZONE_MIB}M,zoned.max_open=0,zoned.max_active=0")
 fi
+WATCH_PID=""
+if [ "$DEVICE" = hdd ]; then
+  # Per-system device counters: at each system's BEGIN and END marker on the serial console,
+  # a copy of the filter's counters (rewritten at most once a second while I/O flows).
+  rm -f "$WORK"/hdd-stats-*.json
+  : >"$WORK/serial.log"
+  # (No tr in the pipe: it would buffer the lines; the name stops before the \r anyway.)
+  (tail -n +1 -F "$WORK/serial.log" 2>/dev/null | while IFS= read -r line; do
+    m=$(printf '%s\n' "$line" | sed -n 's/.*=== SMRSTORE-VM \(BEGIN\|END\) \([^ =]*\).*/\1-\2/p')
+    [ -n "$m" ] && cp "$WORK/hdd-stats.json" "$WORK/hdd-stats-$m.json" 2>/dev/null
+  done) &
+  WATCH_PID=$!
+fi
 vm_boot "$TIMEOUT" "$MEM" "${QARGS[@]}"
 t_end=$(date +%s)
+if [ -n "$WATCH_PID" ]; then
+  pkill -P "$WATCH_PID" 2>/dev/null || true
+  kill "$WATCH_PID" 2>/dev/null || true
+fi
 if [ -n "$NBD_PID" ]; then
   kill "$NBD_PID" 2>/dev/null || true
   wait "$NBD_PID" 2>/dev/null || true

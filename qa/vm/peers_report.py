@@ -97,6 +97,27 @@ def agreement(vm, emu):
     return out
 
 
+def per_system_device(d, systems):
+    """{system: counter deltas} from DIR/hdd-stats-BEGIN-S.json and -END-S.json (peers.sh
+    copies the filter's counters at each marker), for the systems that have both."""
+    out = {}
+    for s in systems:
+        b = load_quiet(os.path.join(d, f"hdd-stats-BEGIN-{s}.json"))
+        e = load_quiet(os.path.join(d, f"hdd-stats-END-{s}.json"))
+        if b and e:
+            out[s] = {k: e[k] - b[k] for k in ("reads", "read_bytes", "writes", "write_bytes",
+                                               "sequential", "skips", "seeks", "busy_seconds")}
+    return out
+
+
+def load_quiet(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
 def fmt(v, nd=2):
     if v is None:
         return "–"
@@ -128,7 +149,8 @@ def main():
     summary = {"raw_write_mbps": raw_w, "raw_read_mbps": raw_r, "geometry": a.geometry,
                "device": a.device, "zoned_dev": a.zoned_dev, "bench": a.bench,
                "vm_wall_seconds": a.wall_seconds, "model_agreement": agree,
-               "hdd_filter_stats": hdd, "systems": rows}
+               "hdd_filter_stats": hdd,
+               "hdd_filter_per_system": per_system_device(a.dir, systems), "systems": rows}
     with open(os.path.join(a.dir, "results.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
@@ -168,6 +190,19 @@ def main():
             v = agree[k]
             md.append(f"| {label} | {fmt(v['vm'], 2)} | {fmt(v['emu'], 2)} | "
                       f"{fmt(v['ratio'], 3)} |")
+    per = summary["hdd_filter_per_system"]
+    if per:
+        md += ["", "Device work per system (nbdkit filter counters at the system's BEGIN and "
+               "END markers, each up to 1 s stale):", "",
+               "| system | writes | GB written | reads | GB read | seeks | short skips | "
+               "sequential | seeks per GB written | device busy s |",
+               "|---|---|---|---|---|---|---|---|---|---|"]
+        for name, d in per.items():
+            gbw = d["write_bytes"] / 1e9
+            md.append(f"| {name} | {d['writes']} | {gbw:.2f} | {d['reads']} | "
+                      f"{d['read_bytes'] / 1e9:.2f} | {d['seeks']} | {d['skips']} | "
+                      f"{d['sequential']} | {fmt(d['seeks'] / gbw if gbw else None, 0)} | "
+                      f"{d['busy_seconds']:.0f} |")
     if hdd:
         md += ["", f"nbdkit filter over the whole run: {hdd.get('writes')} writes "
                f"({hdd.get('write_bytes', 0) / 1e9:.2f} GB), {hdd.get('reads')} reads "

@@ -6,6 +6,8 @@ real NBD client (Debian's nbdkit and python3-libnbd):
   - its counters classify I/Os as HeadModel does: sequential, short forward skip, seek;
   - the device time it booked is what the model gives for those I/Os, and the requests
     took at least that long (the filter makes the client wait);
+  - the counters file is kept up to date while a client is connected (peers.sh takes
+    per-system deltas from it);
   - nbdkit refuses to start without mbps= or seek_ms=, or with a bad number, and says why.
 usage: timing_filter_test.py FILTER.so
 """
@@ -85,6 +87,27 @@ def main():
               f"device time booked {s['busy_seconds']:.6f} s = the model's {model:.6f} s")
         check(elapsed >= 5 * MIB / (100 * MB) + 2 * 0.020,
               f"the client waited for it: first five requests took {elapsed:.3f} s")
+
+        # While connected, the counters are written at most once a second as I/O flows.
+        os.remove(stats)
+        if os.path.exists(sock):
+            os.remove(sock)
+        proc = serve(filt, img, sock, stats, "mbps=100", "seek_ms=20")
+        try:
+            wait_socket(sock, proc)
+            h = nbd.NBD()
+            h.connect_unix(sock)
+            h.pwrite(a, 0)
+            time.sleep(1.1)
+            h.pwrite(b, MIB)
+            check(os.path.exists(stats), "the counters file exists while connected")
+            with open(stats, encoding="utf-8") as f:
+                live = json.load(f)
+            check(live["writes"] >= 1, f"counters written while connected: {live['writes']} writes")
+            h.shutdown()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
 
         # Bad configuration: a clear error, no server.
         for params, word in ((["seek_ms=8"], "mbps"), (["mbps=100"], "seek_ms"),

@@ -11,7 +11,9 @@
 // request) waits until HeadModel says the I/O completes: one head, so concurrent requests
 // queue on it. Zero/trim (QEMU's ZNS zone reset writes zeroes over the zone) and flush are
 // passed through uncharged, as the emulated drive charges neither resets nor flushes.
-// Each connection's close rewrites STATS.json with the counts so far (JSON, one object).
+// STATS.json is rewritten with the counts so far (JSON, one object) at most once a second
+// while I/O flows, and at each connection's close, so a watcher can take per-phase deltas
+// (qa/vm/peers.sh does, per system).
 //
 // Requests are served one at a time in the order they arrive (thread model
 // SERIALIZE_REQUESTS): a head works in order, and parallel workers would charge requests the
@@ -24,6 +26,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -112,6 +115,18 @@ void WriteStats() {
 
 void Close(void*) { WriteStats(); }
 
+// From the data path: WriteStats() if a second has passed since the last one.
+std::atomic<int64_t> g_last_stats_ns{0};
+void MaybeWriteStats() {
+  if (g_stats_path.empty()) return;
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  int64_t last = g_last_stats_ns.load();
+  if (now - last < 1000000000 || !g_last_stats_ns.compare_exchange_strong(last, now)) return;
+  WriteStats();
+}
+
 int Pread(nbdkit_next* next, void*, void* buf, uint32_t count, uint64_t offset, uint32_t flags,
           int* err) {
   const int r = next->pread(next, buf, count, offset, flags, err);
@@ -119,6 +134,7 @@ int Pread(nbdkit_next* next, void*, void* buf, uint32_t count, uint64_t offset, 
   g_reads.fetch_add(1);
   g_read_bytes.fetch_add(count);
   g_head->ChargeAndWait(offset, count, /*read=*/true);
+  MaybeWriteStats();
   return r;
 }
 
@@ -129,6 +145,7 @@ int Pwrite(nbdkit_next* next, void*, const void* buf, uint32_t count, uint64_t o
   g_writes.fetch_add(1);
   g_write_bytes.fetch_add(count);
   g_head->ChargeAndWait(offset, count, /*read=*/false);
+  MaybeWriteStats();
   return r;
 }
 
