@@ -384,6 +384,7 @@ fi
 vm_boot "$TIMEOUT" "$MEM" "${QARGS[@]}"
 t_end=$(date +%s)
 if [ -n "$WATCH_PID" ]; then
+  sleep 3  # tail -F may not have passed on the last markers yet (run 3 lost END-btrfs)
   pkill -P "$WATCH_PID" 2>/dev/null || true
   kill "$WATCH_PID" 2>/dev/null || true
 fi
