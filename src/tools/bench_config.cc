@@ -186,6 +186,18 @@ Result<Config> ParseConfig(const Args& args) {
     if (!yield) return bad("--gc-idle-yield: '" + y + "' is not on or off");
     c.gc_idle_yield = *yield;
   }
+  if (args.has("journal")) {
+    const std::string j = args.get("journal");
+    const auto on = Lookup<bool>(j, {{"on", true}, {"off", false}});
+    if (!on) return bad("--journal: '" + j + "' is not on or off");
+    c.journal = *on;
+  }
+  if (args.has("journal-with-data")) {
+    const std::string j = args.get("journal-with-data");
+    const auto on = Lookup<bool>(j, {{"on", true}, {"off", false}});
+    if (!on) return bad("--journal-with-data: '" + j + "' is not on or off");
+    c.journal_with_data = *on;
+  }
   c.json = args.has("json");
   c.oracle = args.has("oracle");
   auto list = [](const std::string& v) {

@@ -66,6 +66,10 @@ struct Config {
   std::optional<uint64_t> gc_idle_slice;
   // --gc-idle-yield on|off (StoreOptions::gc_idle_yield); empty = the default.
   std::optional<bool> gc_idle_yield;
+  // --journal on|off (StoreOptions::journal: the metadata journal in the zones).
+  bool journal = true;
+  // --journal-with-data on|off (StoreOptions::journal_with_data); empty = the default.
+  std::optional<bool> journal_with_data;
   uint64_t seed = 1;
   bool json = false, oracle = false;
   std::string plot;

@@ -54,6 +54,8 @@ Json ReportJson(const Config& c, const RunReport& r) {
                                        : Json(nullptr)},
                  {"gc_idle_slice", c.gc_idle_slice ? Json(*c.gc_idle_slice) : Json(nullptr)},
                  {"gc_idle_yield", c.gc_idle_yield ? Json(*c.gc_idle_yield) : Json(nullptr)},
+                 {"journal", c.journal},
+                 {"journal_with_data", c.journal_with_data ? Json(*c.journal_with_data) : Json(nullptr)},
                  {"seed", c.seed},
                  {"oracle", c.oracle},
                  {"target", r.fs ? "fs" : r.emu ? "store-emu" : "store-devices"},

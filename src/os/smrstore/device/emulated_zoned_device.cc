@@ -111,6 +111,7 @@ EmulatedZonedDevice::EmulatedZonedDevice(std::string path, int fd, EmulatedGeome
     : path_(std::move(path)), fd_(fd), geometry_(geometry), timing_(timing) {
   info_.path = path_;
   info_.model_name = "smrstore-emulated";
+  info_.rotational = timing_.enabled();
   info_.model = ZonedModel::kHostManaged;
   info_.nr_zones = geometry_.nr_zones;
   info_.zone_size = geometry_.zone_size;

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,19 @@
 namespace smr {
 
 namespace {
+
+// /sys/block/NAME/queue/rotational of the block device at `path` ("1": a head that seeks);
+// false when it cannot be read (a partition, no sysfs).
+bool ReadRotational(const std::string& path) {
+  char* real = ::realpath(path.c_str(), nullptr);
+  if (real == nullptr) return false;
+  std::string name(real);
+  std::free(real);
+  name = name.substr(name.find_last_of('/') + 1);
+  std::ifstream f("/sys/block/" + name + "/queue/rotational");
+  int v = 0;
+  return static_cast<bool>(f >> v) && v == 1;
+}
 
 ZoneCondition ToCondition(unsigned int cond) {
   switch (cond) {
@@ -361,6 +375,7 @@ Result<std::unique_ptr<ZonedDevice>> OpenLibzbdDevice(const std::string& path) {
   // libzbd reports -1 for "unknown": treat as no known limit.
   info.max_open_zones = zi.max_nr_open_zones == UINT32_MAX ? 0 : zi.max_nr_open_zones;
   info.max_active_zones = zi.max_nr_active_zones == UINT32_MAX ? 0 : zi.max_nr_active_zones;
+  info.rotational = ReadRotational(path);
 
   zbd_zone* raw = nullptr;
   unsigned int nr = 0;

@@ -142,6 +142,9 @@ struct DeviceInfo {
   uint32_t physical_block_size = 4096;
   uint32_t max_open_zones = 0;    // 0 = no limit
   uint32_t max_active_zones = 0;  // 0 = no limit
+  // A head that seeks (HDD, HM-SMR): the kernel's queue/rotational for a block device; the
+  // emulator when its HDD timing model is on. Placement avoids seeks when it is set.
+  bool rotational = false;
 
   // Hybrid drives only (nr_realms > 0); see the contract above. Zone index ranges:
   // CMR domain [cmr_first_zone, + nr_realms * cmr_zones_per_realm),

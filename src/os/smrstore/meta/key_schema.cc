@@ -42,6 +42,9 @@ Result<uint32_t> DecodeFormatVersion(std::string_view value) {
 }
 
 std::string ValueKey(std::string_view name) { return WithPrefix(kValuePrefix, name); }
+std::string DerivedValueKey(std::string_view name) {
+  return WithPrefix(kDerivedValuePrefix, name);
+}
 
 std::string CounterKey(std::string_view name) { return WithPrefix(kCounterPrefix, name); }
 

@@ -9,6 +9,8 @@
 //   prefix  key                                         value (meta/onode.h encodings)
 //   'V'     'V' "format_version"                        fixed32 LE format version (1)
 //   'S'     'S' name (raw bytes)                        opaque bytes (PutValue/GetValue)
+//   'D'     'D' name (raw bytes)                        opaque bytes, derived from the drives
+//                                                       (PutDerivedValue; not journaled)
 //   'N'     'N' name (raw bytes)                        fixed64 LE counter
 //   'C'     'C' AppendEscaped(collection name)          EncodeCollectionMeta
 //   'O'     'O' cid (8 BE) EncodeObjectKey(oid)         EncodeOnode
@@ -39,6 +41,7 @@ constexpr uint32_t kFormatVersion = 1;
 
 constexpr char kFormatVersionPrefix = 'V';
 constexpr char kValuePrefix = 'S';
+constexpr char kDerivedValuePrefix = 'D';  // store state a rebuild recomputes: not journaled
 constexpr char kCounterPrefix = 'N';
 constexpr char kCollectionPrefix = 'C';
 constexpr char kObjectPrefix = 'O';
@@ -54,6 +57,7 @@ std::string EncodeFormatVersion(uint32_t version);
 Result<uint32_t> DecodeFormatVersion(std::string_view value);
 
 std::string ValueKey(std::string_view name);
+std::string DerivedValueKey(std::string_view name);
 std::string CounterKey(std::string_view name);
 
 std::string CollectionKey(std::string_view name);

@@ -20,13 +20,13 @@ KvBounds Range(std::string lower, std::string upper) {
 
 }  // namespace
 
-// Keys the journal carries: everything but the derived kinds (zone accounting, counters),
-// which a rebuild recomputes from the drives, and the format version, which the database
-// writes itself.
+// Keys the journal carries: everything but the derived kinds (zone accounting, counters,
+// derived values), which a rebuild recomputes from the drives, and the format version,
+// which the database writes itself.
 bool IsJournaledKey(std::string_view key) {
   if (key.empty()) return false;
   return key[0] != keys::kZonePrefix && key[0] != keys::kCounterPrefix &&
-         key[0] != keys::kFormatVersionPrefix;
+         key[0] != keys::kDerivedValuePrefix && key[0] != keys::kFormatVersionPrefix;
 }
 
 // --- MetaStore::Batch ---
@@ -92,6 +92,10 @@ MetaStore::Batch::~Batch() = default;
 
 void MetaStore::Batch::PutValue(const std::string& name, const std::string& value) {
   impl_->Put(keys::ValueKey(name), value);
+}
+
+void MetaStore::Batch::PutDerivedValue(const std::string& name, const std::string& value) {
+  impl_->Put(keys::DerivedValueKey(name), value);
 }
 
 void MetaStore::Batch::PutCounter(const std::string& name, uint64_t value) {
@@ -314,6 +318,11 @@ Status MetaStore::ForEachJournaledKey(
 Result<std::optional<std::string>> MetaStore::GetValue(const Batch* batch,
                                                        const std::string& name) {
   return impl_->Get(batch, keys::ValueKey(name));
+}
+
+Result<std::optional<std::string>> MetaStore::GetDerivedValue(const Batch* batch,
+                                                              const std::string& name) {
+  return impl_->Get(batch, keys::DerivedValueKey(name));
 }
 
 Result<uint64_t> MetaStore::GetCounter(const Batch* batch, const std::string& name) {

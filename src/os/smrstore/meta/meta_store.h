@@ -70,6 +70,7 @@ class MetaStore {
 
   // Opaque store-level values (e.g. the encoded StoreSuperblock), by name.
   Result<std::optional<std::string>> GetValue(const Batch* batch, const std::string& name);
+  Result<std::optional<std::string>> GetDerivedValue(const Batch* batch, const std::string& name);
   // Named 64-bit counters (e.g. "nid_max", "cid_max", "seq").
   Result<uint64_t> GetCounter(const Batch* batch, const std::string& name);
 
@@ -133,6 +134,8 @@ class MetaStore::Batch {
   Batch& operator=(const Batch&) = delete;
 
   void PutValue(const std::string& name, const std::string& value);
+  // A value the store derives from the drives (rebuild-meta recomputes it): not journaled.
+  void PutDerivedValue(const std::string& name, const std::string& value);
   void PutCounter(const std::string& name, uint64_t value);
   void PutCollection(const std::string& name, const CollectionMeta& meta);
   void DeleteCollection(const std::string& name);

@@ -128,10 +128,15 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
   const std::vector<ZoneStatus> snap = zones->Snapshot();
   std::vector<ZoneCandidate> cands;
   std::vector<size_t> index;
+  uint64_t pinned_worth = 0;  // pinned zones that would be candidates
   for (size_t i = 0; i < snap.size(); ++i) {
     const ZoneStatus& z = snap[i];
     if (z.state != ZoneState::kSealed || z.written == 0) continue;
     if (z.stream == StreamId::kJournal) continue;  // freed by checkpoints, not by GC
+    if (z.journal_pinned) {  // holds journal records a rebuild needs: after a checkpoint
+      if (std::min(z.written, z.live_bytes + z.live_bytes / 16) < z.written) ++pinned_worth;
+      continue;
+    }
     if (conversion && conversion->cursor && conversion->cursor->victim.addr == z.addr) {
       continue;  // being emptied by a hybrid conversion (store/hybrid.cc)
     }
@@ -162,7 +167,15 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
   for (const ZoneCandidate& c : cands) age_sum += static_cast<double>(c.age);
   params.horizon = cands.empty() ? 0 : age_sum / static_cast<double>(cands.size());
   const std::vector<size_t> ranked = RankVictims(options.gc_policy, cands, params);
-  if (ranked.empty()) return Status::NotFound("no zone has dead bytes to reclaim");
+  if (ranked.empty()) {
+    if (pinned_worth > 0) {
+      // Only zones pinned by journal records have dead bytes: a checkpoint makes those
+      // records obsolete and unpins them (every caller holds group_mu, as Checkpoint needs).
+      SMR_RETURN_IF_ERROR(Checkpoint().WithContext("checkpoint to unpin zones for GC"));
+      if (zones->JournalPins().empty()) return PickVictim();
+    }
+    return Status::NotFound("no zone has dead bytes to reclaim");
+  }
   return snap[index[ranked[0]]];
 }
 

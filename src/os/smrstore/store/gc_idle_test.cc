@@ -496,7 +496,7 @@ TEST(GcIdleTest, PacedSlicesRideInTheForegroundGroupsInsteadOfCommittingAlone) {
     Store& store = *opened;
     const StoreCounters before = store.Counters();
     std::atomic<int> done{0};
-    std::atomic<uint64_t> groups_at_end{0}, slices_at_end{0};
+    std::atomic<uint64_t> groups_at_end{0}, slices_at_end{0}, resets_at_end{0};
     std::promise<void> all_queued;
     std::shared_future<void> queued_gate = all_queued.get_future().share();
     {
@@ -519,6 +519,7 @@ TEST(GcIdleTest, PacedSlicesRideInTheForegroundGroupsInsteadOfCommittingAlone) {
           // The last group's callback runs before the idle GC after it.
           groups_at_end = store.Counters().groups_committed;
           slices_at_end = store.Counters().gc_slices;
+          resets_at_end = store.Counters().gc_zones_reset;
         }
       });
     }
@@ -535,7 +536,12 @@ TEST(GcIdleTest, PacedSlicesRideInTheForegroundGroupsInsteadOfCommittingAlone) {
     if (ride) {
       EXPECT_LT(groups, foreground + slices) << "no slice rode in a foreground group";
     } else {
-      EXPECT_EQ(groups, foreground + slices);
+      // Every slice is a commit group of its own, but a victim's last slice that found
+      // nothing left to move (what remained died meanwhile) commits none: at most one per
+      // zone reset.
+      const uint64_t resets = resets_at_end.load() - before.gc_zones_reset;
+      EXPECT_LE(groups, foreground + slices);
+      EXPECT_GE(groups + resets, foreground + slices);
     }
     for (const auto& [i, unused] : live) {
       const bool again = std::find(rewritten.begin(), rewritten.end(), i) != rewritten.end();

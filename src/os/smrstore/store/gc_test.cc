@@ -93,6 +93,45 @@ TEST_F(GcTest, GcOnAReadOnlyMountIsRefused) {
   Mount();
 }
 
+// Journal records after the data (StoreOptions::journal_with_data): the zone of objects
+// 0-2, all dead, holds the journal records of their commits, so it is pinned; GC does not
+// reset it until a checkpoint it takes makes those records obsolete, and then cleans it.
+TEST_F(GcTest, AZonePinnedByJournalRecordsIsCleanedAfterTheCheckpointGcTakes) {
+  StoreOptions o = options_;
+  o.journal_with_data = true;
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/st-pinned-gc", o));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  for (uint64_t i = 0; i < 3; ++i) ASSERT_OK(Remove(i));
+  const uint64_t checkpoints = store_->Counters().checkpoints;
+  auto r = store_->RunGc(1);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->zones_cleaned, 1u);
+  EXPECT_EQ(store_->Counters().checkpoints, checkpoints + 1) << "GC reset a pinned zone";
+  ExpectModel();
+}
+
+// A pinned zone with nothing live is not freed by the next mount (it would be without the
+// pin: ZoneManager::Load frees sealed zones nothing references); GC after the mount still
+// needs a checkpoint to clean it.
+TEST_F(GcTest, AMountKeepsAPinnedZoneWithNothingLive) {
+  StoreOptions o = options_;
+  o.journal_with_data = true;
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/st-pinned-mount", o));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  for (uint64_t i = 0; i < 3; ++i) ASSERT_OK(Remove(i));
+  Remount();
+  const uint64_t checkpoints = store_->Counters().checkpoints;
+  auto r = store_->RunGc(1);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->zones_cleaned, 1u);
+  EXPECT_EQ(store_->Counters().checkpoints, checkpoints + 1);
+  ExpectModel();
+}
+
 // Cleaning a zone with nothing live in it moves nothing and commits nothing but the zone's
 // reset: no commit group, no device bytes beyond what was there.
 TEST_F(GcTest, CleaningAnAllDeadZoneCommitsNoGroup) {

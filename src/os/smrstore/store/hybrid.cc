@@ -112,6 +112,7 @@ bool Store::Impl::MaybeEvict(bool queued) {
     const auto [cmr_free, smr_free] = zones->FreeZonesByDomain();
     auto candidate = [&](const ZoneStatus& z) {
       return z.state == ZoneState::kSealed && z.stream != StreamId::kJournal &&
+             !z.journal_pinned &&
              z.device_cond != ZoneCondition::kOffline &&
              z.device_cond != ZoneCondition::kReadOnly &&
              !(gc_cursor && gc_cursor->victim.addr == z.addr) &&
@@ -324,16 +325,18 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
       for (const ZoneStatus& z : zones->Snapshot()) {
         if (z.addr.drive != c.drive || z.realm != c.realm) continue;
         if (z.state != ZoneState::kSealed && z.state != ZoneState::kOpen) continue;
-        if (z.stream == StreamId::kJournal) {
-          journal = true;  // not relocatable: a checkpoint frees it (below)
+        if (z.stream == StreamId::kJournal || z.journal_pinned) {
+          // Not relocatable: a checkpoint frees it (a journal zone) or unpins it (a data
+          // zone holding journal records), below.
+          journal = true;
           continue;
         }
         c.cursor = GcCursor{z, z.start, nullptr};
         break;
       }
       if (!c.cursor && journal) {
-        // Only journal zones left (BeginDrain sealed the open one): a checkpoint, written
-        // outside the realm, makes them obsolete and frees them.
+        // Only journal zones (and pinned ones) left (BeginDrain sealed the open one): a
+        // checkpoint, written outside the realm, makes them obsolete and frees (unpins) them.
         const Clock::time_point t0 = Clock::now();
         Status st = Checkpoint();
         if (!st.ok()) {

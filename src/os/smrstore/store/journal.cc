@@ -2,8 +2,14 @@
 //
 // Every commit that changes journaled metadata (collections, onodes, xattrs, omap, the nid
 // index, store values) places one journal record — its metadata writes as raw key-value
-// ops — in the journal stream of the same commit group, so it is written and flushed with
-// the group's data records, before RocksDB commits the batch. A checkpoint writes the
+// ops — in the same commit group, so it is written and flushed with the group's data
+// records, before RocksDB commits the batch. With StoreOptions::journal_with_data (by
+// default on rotational drives) the record follows the group's data in the zone the group writes most to (a
+// group without data: the zone the last group wrote), so it costs no seek on a drive with
+// a head; that zone is then pinned (ZoneManager::PinJournal, persisted as
+// kValueJournalPins in the same commit): GC and mount never reset it until the next
+// checkpoint makes its journal records obsolete. Otherwise, and when that zone has no
+// room, the record goes to the journal stream's own zones. A checkpoint writes the
 // whole journaled keyspace as chunk records, then a journal record marking it complete;
 // after that commit, the journal zones sealed before the checkpoint began hold nothing a
 // rebuild needs and are reset. A read-write mount adds a mount marker (mount count,
@@ -24,12 +30,44 @@ namespace smr {
 namespace {
 
 
+// Pinned zones that make a checkpoint due when StoreOptions::journal_pinned_zones_max is 0.
+uint64_t DefaultPinLimit(uint64_t data_zones) { return std::max<uint64_t>(4, data_zones / 16); }
+
 std::string EncodeJournalState(uint64_t id, uint64_t seq, uint64_t bytes) {
   return "checkpoint_id=" + std::to_string(id) + "\ncheckpoint_seq=" + std::to_string(seq) +
          "\ncheckpoint_bytes=" + std::to_string(bytes) + "\n";
 }
 
 }  // namespace
+
+std::string Store::Impl::EncodeJournalPins(const std::vector<ZoneAddress>& pins) {
+  std::string out;
+  for (const ZoneAddress& z : pins) {
+    out += std::to_string(z.drive) + " " + std::to_string(z.zone) + "\n";
+  }
+  return out;
+}
+
+Result<std::vector<ZoneAddress>> Store::Impl::DecodeJournalPins(const std::string& v) {
+  std::vector<ZoneAddress> out;
+  size_t at = 0;
+  while (at < v.size()) {
+    const size_t nl = v.find('\n', at);
+    if (nl == std::string::npos) {
+      return Status::Corruption("metadata value 'journal_pins' does not end in a newline");
+    }
+    unsigned drive = 0, zone = 0;
+    char extra = 0;
+    const std::string line = v.substr(at, nl - at);
+    if (std::sscanf(line.c_str(), "%u %u%c", &drive, &zone, &extra) != 2 || drive > 0xffff) {
+      return Status::Corruption("metadata value 'journal_pins': line '" + line +
+                                "' is not DRIVE ZONE");
+    }
+    out.push_back(ZoneAddress{static_cast<uint16_t>(drive), zone});
+    at = nl + 1;
+  }
+  return out;
+}
 
 Status Store::Impl::LoadJournalState() {
   SMR_ASSIGN_OR_RETURN(auto v, meta->GetValue(nullptr, kValueJournal));
@@ -102,13 +140,51 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   h.collection_id = superblock.mount_count;
   h.payload_len = static_cast<uint32_t>(payload->size());
   h.payload_crc = PayloadCrc(payload->data(), payload->size());
-  Allocation at;
-  SMR_RETURN_IF_ERROR(
-      PlaceRecord(this, seq, StreamId::kJournal, h, *payload, payload, writes, &at));
   const uint64_t bytes = RecordBytes(payload->size());
-  // Journal zones count their records as live: they are not GC's to reclaim.
-  writes->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
-      static_cast<int64_t>(bytes);
+  std::optional<Allocation> with_data;
+  if (journal_with_data && !journal_own_zones_now) {
+    // The zone the group writes most to: its one device write carries the record too.
+    std::optional<ZoneAddress> target;
+    uint64_t most = 0;
+    for (const auto& [addr, buf] : writes->zones) {
+      if (buf.length > most && zones->StreamOf(addr) != StreamId::kJournal) {
+        most = buf.length;
+        target = addr;
+      }
+    }
+    if (!target && writes->zones.empty()) target = last_group_zone;
+    if (target) {
+      // A pack still open in the zone is closed first: the record follows it.
+      writes->ClosePacksIn(target->drive, target->zone);
+      with_data = zones->AllocateIn(*target, bytes, FooterEntryFor(0, h));
+    }
+  }
+  if (with_data) {
+    GroupWrites::ZoneBuffer& buf = writes->zones[{with_data->drive, with_data->zone}];
+    if (buf.length == 0) {
+      buf.drive = with_data->drive;
+      buf.zone = with_data->zone;
+      buf.offset = with_data->offset;
+    } else if (buf.offset + buf.length != with_data->offset) {
+      return Status::IOError("internal: journal record not contiguous in zone " +
+                             std::to_string(with_data->zone));
+    }
+    GroupWrites::AppendRecordPieces(h, *payload, &buf);
+    writes->keep_alive.push_back(payload);
+    // Not live (GC skips journal records); the pin keeps the zone until a checkpoint. It
+    // is persisted in this commit; one taken by a group that then fails stays (harmless:
+    // the next checkpoint clears it).
+    if (zones->PinJournal({with_data->drive, with_data->zone})) {
+      batch->PutDerivedValue(kValueJournalPins, EncodeJournalPins(zones->JournalPins()));
+    }
+  } else {
+    Allocation at;
+    SMR_RETURN_IF_ERROR(
+        PlaceRecord(this, seq, StreamId::kJournal, h, *payload, payload, writes, &at));
+    // Journal zones count their records as live: they are not GC's to reclaim.
+    writes->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
+        static_cast<int64_t>(bytes);
+  }
   journal_bytes_pending += bytes;
   return Status::OK();
 }
@@ -186,16 +262,40 @@ Status Store::Impl::Checkpoint() {
   SMR_RETURN_IF_ERROR(walk);
   SMR_RETURN_IF_ERROR(emit());
   SMR_RETURN_IF_ERROR(flush_group());
-  // Complete: the marker, and the state a mount reads, in one commit.
+  // Complete: the marker, and the state a mount reads, in one commit. The marker goes to
+  // a journal zone (a rebuild starts from it; pinned data zones are unpinned now), and the
+  // pins are cleared in the same commit: every journal record before it is obsolete.
   JournalOp done;
   done.kind = journalfmt::kOpCheckpointDone;
   done.a = id;
   done.b = at_seq;
   done.c = chunks;
   journal_markers.push_back(done);
+  // The stream of every data zone in use, again: a rebuild from this checkpoint on no
+  // longer sees the notes written when they opened (store/rebuild.cc reads these from the
+  // record that completes the checkpoint).
+  for (const ZoneStatus& z : zones->Snapshot()) {
+    if ((z.state != ZoneState::kOpen && z.state != ZoneState::kSealed) ||
+        z.stream == StreamId::kJournal) {
+      continue;
+    }
+    JournalOp note;
+    note.kind = journalfmt::kOpZoneOpen;
+    note.a = z.addr.drive;
+    note.b = z.addr.zone;
+    note.c = static_cast<uint64_t>(z.stream);
+    note.d = z.opened_seq;
+    journal_markers.push_back(note);
+  }
   auto batch = meta->NewBatch();
   batch->PutValue(kValueJournal, EncodeJournalState(id, at_seq, bytes));
-  SMR_RETURN_IF_ERROR(WriteAndCommit(group.get(), batch.get(), 0));
+  const bool had_pins = !zones->JournalPins().empty();
+  if (had_pins) batch->PutDerivedValue(kValueJournalPins, "");
+  journal_own_zones_now = true;
+  Status done_commit = WriteAndCommit(group.get(), batch.get(), 0);
+  journal_own_zones_now = false;
+  SMR_RETURN_IF_ERROR(done_commit);
+  if (had_pins) zones->ClearJournalPins();
   checkpoint_id = id;
   checkpoint_seq = at_seq;
   last_checkpoint_bytes = bytes;
@@ -238,7 +338,16 @@ void Store::Impl::MaybeCheckpoint() {
   // zone): its space is then mostly obsolete records a checkpoint frees.
   const uint64_t zone_cap = devices[0]->info().zone_capacity;
   const uint64_t threshold = std::max(2 * last_checkpoint_bytes, zone_cap);
-  if (journal_bytes < threshold) return;
+  // Or when the data zones pinned by journal records (journal_with_data) are many: a
+  // checkpoint unpins them. (GC that finds only pinned zones worth cleaning takes one
+  // itself: PickVictim.)
+  const size_t pins = zones->JournalPins().size();
+  const uint64_t pin_limit =
+      options.journal_pinned_zones_max != 0
+          ? options.journal_pinned_zones_max
+          : DefaultPinLimit(zone_cap == 0 ? 0 : zones->data_capacity() / zone_cap);
+  const bool unpin = pins > 0 && pins >= pin_limit;
+  if (journal_bytes < threshold && !unpin) return;
   std::lock_guard<std::mutex> glock(group_mu);
   {
     std::lock_guard<std::mutex> lock(mu);

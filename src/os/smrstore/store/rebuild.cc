@@ -64,7 +64,8 @@ struct Found {
 struct WalkedZone {
   ZoneAddress addr;
   uint64_t end = 0;  // bytes of valid records from the zone start
-  bool journal = false;
+  bool journal = false;  // holds journal or checkpoint records
+  bool data = false;     // holds data or pack records: a data zone, whatever else it holds
   bool footer = false;
   uint64_t footer_bytes = 0;  // the footer record's (not counted live: the store does not)
   bool full = false;
@@ -240,6 +241,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
         pos += bytes;
         break;
       }
+      if (h->type == RecordType::kData || h->type == RecordType::kPack) w.data = true;
       if (h->type == RecordType::kData) max_nid = std::max(max_nid, h->nid);
       for (const PackEntry& pe : h->pack) max_nid = std::max(max_nid, pe.nid);
       max_seq = std::max(max_seq, h->seq);
@@ -452,7 +454,8 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
   // for a zone whose records it can describe: never the journal stream for a zone without
   // journal records (whether a zone is the journal's is read from its records alone: the
   // journal's zones hold nothing else), and only if the zone was opened at or before its
-  // first record; of those, the latest opening. Zones without one default to the user
+  // first record; of those, the latest opening (the checkpoint's completing record restates
+  // the zones then in use: those count though opened before it). Zones without one default to the user
   // stream, opened at their first record (placement only: GC's choices, not correctness).
   std::map<ZoneAddress, uint64_t> first_seq;
   for (const WalkedZone& w : walked) first_seq[w.addr] = w.first_seq;
@@ -467,7 +470,10 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
       }
       const ZoneAddress addr{static_cast<uint16_t>(op.a), static_cast<uint32_t>(op.b)};
       auto f = first_seq.find(addr);
-      if (f == first_seq.end() || op.d > f->second || op.d < base->seq) continue;
+      // The record completing the checkpoint restates the streams of the zones then in use.
+      if (f == first_seq.end() || op.d > f->second || (op.d < base->seq && i != base->index)) {
+        continue;
+      }
       auto s = streams.find(addr);
       if (s == streams.end() || op.d >= s->second.second) {
         streams[addr] = {static_cast<StreamId>(op.c), op.d};
@@ -511,18 +517,32 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
     }
   }
   auto out = meta->NewBatch();
+  // A journal zone holds journal and checkpoint records only. A data zone may hold journal
+  // records too (StoreOptions::journal_with_data): those the replay used keep it pinned.
+  std::set<ZoneAddress> data_zones;
+  for (const WalkedZone& w : walked) {
+    if (w.data) data_zones.insert(w.addr);
+  }
+  std::vector<ZoneAddress> pins;
+  for (size_t i : replay) {
+    if (data_zones.count(found[i].zone)) pins.push_back(found[i].zone);
+  }
+  std::sort(pins.begin(), pins.end());
+  pins.erase(std::unique(pins.begin(), pins.end()), pins.end());
+  out->PutDerivedValue(kValueJournalPins, Store::Impl::EncodeJournalPins(pins));
   for (const WalkedZone& w : walked) {
     if (w.end == 0) continue;  // only undecodable bytes: mount resets the zone
     ZoneMeta zm;
-    auto s = w.journal ? streams.end() : streams.find(w.addr);
-    const StreamId stream = w.journal ? StreamId::kJournal
+    const bool journal_zone = w.journal && !w.data;
+    auto s = journal_zone ? streams.end() : streams.find(w.addr);
+    const StreamId stream = journal_zone ? StreamId::kJournal
                             : s != streams.end() ? s->second.first
                                                  : StreamId::kUser;
     zm.stream = static_cast<uint8_t>(stream);
     zm.committed_wp = w.end;
     zm.opened_seq = s != streams.end() ? s->second.second : w.first_seq;
     zm.sealed = w.full || w.footer;
-    zm.live_bytes = w.journal ? w.end - w.footer_bytes
+    zm.live_bytes = journal_zone ? w.end - w.footer_bytes
                               : (zone_live.count(w.addr) ? zone_live[w.addr] : 0);
     out->PutZone(w.addr.drive, w.addr.zone, zm);
   }

@@ -52,6 +52,9 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\ngc_idle_slice=" + std::to_string(o.gc_idle_slice) +
          "\ngc_idle_yield=" + (o.gc_idle_yield ? "1" : "0") +
          "\njournal=" + (o.journal ? "1" : "0") +
+         "\njournal_with_data=" +
+         (o.journal_with_data ? (*o.journal_with_data ? "1" : "0") : "auto") +
+         "\njournal_pinned_zones_max=" + std::to_string(o.journal_pinned_zones_max) +
          "\nhybrid_auto=" + (o.hybrid_auto ? "1" : "0") +
          "\nhybrid_convert_free=" + std::to_string(o.hybrid_convert_free) +
          "\nhybrid_shrink_free=" + std::to_string(o.hybrid_shrink_free) +
@@ -89,6 +92,8 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "gc_idle_slice") o.gc_idle_slice = static_cast<uint32_t>(v);  // absent: default
     if (k == "gc_idle_yield") o.gc_idle_yield = v != 0;  // absent: the default
     if (k == "journal") o.journal = v != 0;
+    if (k == "journal_with_data" && val != "auto") o.journal_with_data = v != 0;  // absent: auto
+    if (k == "journal_pinned_zones_max") o.journal_pinned_zones_max = static_cast<uint32_t>(v);
     if (k == "hybrid_auto") o.hybrid_auto = v != 0;
     if (k == "hybrid_convert_free") o.hybrid_convert_free = std::strtod(val.c_str(), nullptr);
     if (k == "hybrid_shrink_free") o.hybrid_shrink_free = std::strtod(val.c_str(), nullptr);
@@ -402,6 +407,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
                          impl->options.gc_reserve_zones);
   impl->zones->SetDomainPlacement(impl->options.hybrid_hbuffer);
   impl->gc_auto = impl->options.gc_auto;
+  {
+    bool rotational = false;
+    for (const auto& d : impl->devices) rotational |= d->info().rotational;
+    impl->journal_with_data = impl->options.journal_with_data.value_or(rotational);
+  }
   impl->gc_pacer = GcPacer(GcPaceOptions{impl->options.gc_start_free, impl->options.gc_urgent_free,
                                          impl->options.gc_stop_free});
   // Every drive must carry this store's superblock, at its own index — checked before
@@ -431,6 +441,14 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
   }
   SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
+  {
+    // Data zones holding journal records a rebuild needs: Load must not free them.
+    SMR_ASSIGN_OR_RETURN(auto pins_value, impl->meta->GetDerivedValue(nullptr, kValueJournalPins));
+    if (pins_value) {
+      SMR_ASSIGN_OR_RETURN(auto pins, Impl::DecodeJournalPins(*pins_value));
+      impl->zones->SetJournalPins(pins);
+    }
+  }
   SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
   SMR_ASSIGN_OR_RETURN(impl->seq, impl->meta->GetCounter(nullptr, kCounterSeq));
   SMR_ASSIGN_OR_RETURN(impl->nid_max, impl->meta->GetCounter(nullptr, kCounterNid));
@@ -907,6 +925,15 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
   } else {
     meta_nid_max = nid_max;
     meta_cid_max = cid_max;
+    // Where a drive's head is after this group (the zone it wrote most to): the next group
+    // without data puts its journal record there.
+    uint64_t most = 0;
+    for (const auto& [addr, buf] : w->zones) {
+      if (buf.length > most && zones->StreamOf(addr) != StreamId::kJournal) {
+        most = buf.length;
+        last_group_zone = addr;
+      }
+    }
   }
   JournalCommitted(s.ok());
   MutexLock lock(&counters_mu);

@@ -107,6 +107,17 @@ struct StoreOptions {
   // The metadata journal in the zones (store/journal.cc): what `smrstore-tool rebuild-meta`
   // rebuilds the metadata database from. Off only to measure what it costs.
   bool journal = true;
+  // Where a commit group's journal record goes. With data: into the zone the group writes
+  // most to (a group without data: the zone the last group wrote), right after that data,
+  // so a drive with a head does not seek to a journal zone and back per commit; such zones
+  // stay pinned (never reset) until the next checkpoint, which is also taken once
+  // `journal_pinned_zones_max` zones are pinned or GC finds only pinned zones to clean.
+  // Otherwise every record goes to the journal's own zones, which keeps reclaim prompt on
+  // drives without seeks. Checkpoints always go to journal zones. Unset: with data when any
+  // drive is rotational (DeviceInfo::rotational), as Ceph picks hdd/ssd defaults.
+  std::optional<bool> journal_with_data;
+  // Pinned data zones that make a checkpoint due (0 = 1/16 of the data zones, at least 4).
+  uint32_t journal_pinned_zones_max = 0;
 
   // --- Hybrid drives (store/hybrid.cc; only emulated drives are hybrid here). ---
   // New space is CMR; a CMR realm converts to SMR (1.25x its capacity by default) when the

@@ -40,6 +40,9 @@ inline constexpr char kValueSuperblock[] = "superblock";
 inline constexpr char kValueDevices[] = "devices";
 inline constexpr char kValueOptions[] = "options";
 inline constexpr char kValueJournal[] = "journal";  // last complete checkpoint (journal.cc)
+// Data zones holding journal records newer than that checkpoint (journal.cc, "pins"): one
+// "DRIVE ZONE" line each; absent = none.
+inline constexpr char kValueJournalPins[] = "journal_pins";
 inline constexpr char kCounterSeq[] = "seq";
 inline constexpr char kCounterNid[] = "nid_max";
 inline constexpr char kCounterCid[] = "cid_max";
@@ -362,6 +365,16 @@ struct Store::Impl {
   uint64_t journal_bytes_pending = 0;  // placed in the group being committed
   std::vector<JournalOp> journal_markers;  // written with the next journal record
   bool journal_markers_now = false;  // write a record for the markers alone (mount)
+  // StoreOptions::journal_with_data as resolved at mount (unset: any drive rotational).
+  bool journal_with_data = false;
+  // Checkpoint's own commits: the record goes to a journal zone whatever the placement.
+  bool journal_own_zones_now = false;
+  // The zone the last committed group wrote last (where a drive's head is): a group
+  // without data puts its journal record there.
+  std::optional<ZoneAddress> last_group_zone;
+  // Journal pins as persisted (kValueJournalPins), to decode at mount and encode in a commit.
+  static std::string EncodeJournalPins(const std::vector<ZoneAddress>& pins);
+  static Result<std::vector<ZoneAddress>> DecodeJournalPins(const std::string& v);
   Status LoadJournalState();
   // Places the journal record of `batch` (and pending markers) into `writes`; no-op when
   // the journal is off or there is nothing to journal. WriteAndCommit calls it.

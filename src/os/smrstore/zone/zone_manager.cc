@@ -176,7 +176,8 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
                                   " belongs to unknown stream " + std::to_string(m.stream) +
                                   " (written by a newer smrstore?)");
       }
-      if (m.sealed && m.live_bytes == 0 && m.stream != static_cast<uint8_t>(StreamId::kJournal)) {
+      if (m.sealed && m.live_bytes == 0 && m.stream != static_cast<uint8_t>(StreamId::kJournal) &&
+          journal_pins_.count({d, z}) == 0) {
         // Cleaned by GC (its relocations committed), maybe not yet reset when the process
         // died: nothing references it, so it is free (reset now unless read-only).
         if (modify && zi.cond != ZoneCondition::kEmpty && !zone.cmr) {
@@ -485,6 +486,47 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
                                              "offline or read-only)"));
 }
 
+std::optional<Allocation> ZoneManager::AllocateIn(ZoneAddress at, uint64_t bytes,
+                                                  const ZoneFooterEntry& entry) {
+  MutexLock lock(&mu_);
+  if (bytes == 0 || bytes % kBlock != 0 || at.drive >= state_.size()) return std::nullopt;
+  Drive& drive = state_[at.drive];
+  if (at.zone >= drive.zones.size()) return std::nullopt;
+  Zone& zone = drive.zones[at.zone];
+  if (zone.state != ZoneState::kOpen) return std::nullopt;
+  if (zone.written + bytes + FooterReserve(zone) > zone.capacity) return std::nullopt;
+  Allocation a;
+  a.drive = at.drive;
+  a.zone = at.zone;
+  a.offset = uint64_t{at.zone} * drive.dev->info().zone_size + zone.written;
+  ZoneFooterEntry e = entry;
+  e.block = static_cast<uint32_t>(zone.written / kBlock);
+  if (zone.footer_ok) zone.footer.push_back(e);
+  zone.written += bytes;
+  MarkDirty(at.drive, at.zone);
+  return a;
+}
+
+void ZoneManager::SetJournalPins(const std::vector<ZoneAddress>& pins) {
+  MutexLock lock(&mu_);
+  journal_pins_ = std::set<ZoneAddress>(pins.begin(), pins.end());
+}
+
+bool ZoneManager::PinJournal(ZoneAddress zone) {
+  MutexLock lock(&mu_);
+  return journal_pins_.insert(zone).second;
+}
+
+void ZoneManager::ClearJournalPins() {
+  MutexLock lock(&mu_);
+  journal_pins_.clear();
+}
+
+std::vector<ZoneAddress> ZoneManager::JournalPins() const {
+  MutexLock lock(&mu_);
+  return std::vector<ZoneAddress>(journal_pins_.begin(), journal_pins_.end());
+}
+
 bool ZoneManager::TryExtend(const Allocation& a, uint64_t old_bytes, uint64_t extra,
                             const ZoneFooterEntry& entry) {
   MutexLock lock(&mu_);
@@ -730,6 +772,7 @@ std::vector<ZoneStatus> ZoneManager::Snapshot() const {
       s.opened_seq = zone.opened_seq;
       s.device_cond = zone.device_cond;
       s.cmr = zone.cmr;
+      s.journal_pinned = journal_pins_.count({d, z}) != 0;
       if (auto r = RealmOfZone(drive.dev->info(), z)) s.realm = r->realm;
       out.push_back(s);
     }
@@ -852,7 +895,7 @@ std::vector<RealmStatus> ZoneManager::Realms() const {
         if (zone.state == ZoneState::kOpen || zone.state == ZoneState::kSealed) {
           rs.written += zone.written;
           rs.live_bytes += zone.live;
-          rs.has_journal |= zone.stream == StreamId::kJournal;
+          rs.has_journal |= zone.stream == StreamId::kJournal || journal_pins_.count({d, z}) != 0;
         }
         rs.faulted |= zone.device_cond == ZoneCondition::kOffline ||
                       zone.device_cond == ZoneCondition::kReadOnly;

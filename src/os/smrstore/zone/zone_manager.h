@@ -55,6 +55,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -118,6 +119,9 @@ struct ZoneStatus {
   ZoneCondition device_cond = ZoneCondition::kEmpty;  // as last seen
   bool cmr = false;  // a CMR data zone of a hybrid drive (conventional; software write pointer)
   std::optional<uint32_t> realm;  // hybrid drives: the realm the zone belongs to
+  // A data zone holding metadata journal records a rebuild still needs (newer than the
+  // last checkpoint): never reset until a checkpoint unpins it (ZoneManager::PinJournal).
+  bool journal_pinned = false;
 };
 
 // One realm of a hybrid drive as the manager sees it (ZoneManager::Realms).
@@ -175,6 +179,23 @@ class ZoneManager {
                  const ZoneFooterEntry& entry);
   // Footer writes and finishes produced by seals since the last call, in seal order.
   std::vector<SealWrite> TakeSealWrites();
+
+  // Space for a record of `bytes` in one given zone, right after what was allocated in it
+  // last: nullopt unless the zone is open and the record fits (with the footer reserve).
+  // Never seals or opens a zone. The metadata journal record of a commit group goes where
+  // the group's data goes this way (no seek to a journal zone on a drive with a head).
+  std::optional<Allocation> AllocateIn(ZoneAddress zone, uint64_t bytes,
+                                       const ZoneFooterEntry& entry);
+
+  // Journal pins (store/journal.cc): data zones holding journal records newer than the
+  // last complete checkpoint. A pinned zone is never freed here (Load does not free it
+  // when nothing in it is live; ReleaseZone is for the caller's GC, which skips pinned
+  // zones); ClearJournalPins after a checkpoint. SetJournalPins before Load (mount).
+  void SetJournalPins(const std::vector<ZoneAddress>& pins);
+  // Returns true when the zone was not pinned before.
+  bool PinJournal(ZoneAddress zone);
+  void ClearJournalPins();
+  std::vector<ZoneAddress> JournalPins() const;
 
   // Zones opened since the last call (the metadata journal records them, so a rebuild
   // knows each zone's stream).
@@ -340,6 +361,7 @@ class ZoneManager {
   uint32_t reserve_ SMR_GUARDED_BY(mu_) = 0;
   uint32_t journal_reserve_ SMR_GUARDED_BY(mu_) = 0;
   bool domain_placement_ SMR_GUARDED_BY(mu_) = true;
+  std::set<ZoneAddress> journal_pins_ SMR_GUARDED_BY(mu_);
 };
 
 }  // namespace smr
