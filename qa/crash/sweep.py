@@ -159,7 +159,8 @@ class Sweep:
             self.specs = ["emu:%s/d%d.img?zones=%d&zone_mib=%d&conv=1" % (
                 self.wd, i, z, self.a.zone_mib) for i in range(self.a.drives)]
         self.run_ok([self.tool, "mkfs", self.store] + self.specs
-                    + ["--inline-max", "4096", "--max-record", "65536"])
+                    + ["--inline-max", "4096", "--max-record", "65536",
+                       "--journal-with-data", self.a.journal_with_data])
         for c in COLLS:
             self.run_ok([self.tool, "mkcoll", self.store, c])
         self.model = {}            # (coll, name) -> Obj; absent keys are absent objects
@@ -1247,6 +1248,9 @@ def main():
     ap.add_argument("--no-snapshots", dest="snapshots", action="store_false",
                     help="do not keep a copy of the crashed store for failures")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--journal-with-data", choices=["auto", "on", "off"], default="auto",
+                    help="mkfs --journal-with-data: the journal records after the data "
+                         "(auto: off on these emulated drives, which have no timing model)")
     ap.add_argument("--op-timeout", type=int, default=120,
                     help="seconds a command may run before it counts as hung (a failure)")
     ap.add_argument("--weight", action="append", default=[], metavar="OP=W",

@@ -39,6 +39,15 @@ int CmdMkfs(const Args& args) {
   }
   opts.inline_max = static_cast<uint32_t>(*inline_max);
   opts.max_record_payload = static_cast<uint32_t>(*max_record);
+  if (args.has("journal-with-data")) {
+    const std::string j = args.get("journal-with-data");
+    if (j == "on" || j == "off") {
+      opts.journal_with_data = j == "on";
+    } else if (j != "auto") {
+      return UsageFail("mkfs", Status::InvalidArgument("--journal-with-data: '" + j +
+                                                       "' is not auto, on or off"));
+    }
+  }
   // The engine creates DIR only after formatting the drives (and does not undo that when
   // it cannot), so the tool creates DIR first and removes it again if mkfs fails.
   bool made_dir = false;

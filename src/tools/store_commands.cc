@@ -29,7 +29,10 @@ void AddStoreCommands(Cli* cli) {
             65,
             {{"force", "", "format drives that belong to another store"},
              {"inline-max", "BYTES", "objects up to this size stay in RocksDB (default 0)"},
-             {"max-record", "BYTES", "largest data record payload (default 1M, 4K multiple)"}},
+             {"max-record", "BYTES", "largest data record payload (default 1M, 4K multiple)"},
+             {"journal-with-data", "auto|on|off",
+              "each commit's journal record after its data, not in a journal zone (default "
+              "auto: on when a drive is rotational)"}},
             CmdMkfs});
   cli->Add({"df", "STORE", "space used and available",
             "Total data capacity; available: the largest object put can store now (its\n"

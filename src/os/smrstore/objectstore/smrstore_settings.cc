@@ -115,6 +115,15 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
     } else if (key == "gc_idle_yield") {
       if (!ParseBool(value, &s.store.gc_idle_yield)) return bad("true or false");
       s.mkfs_keys[key] = value;
+    } else if (key == "journal_with_data") {
+      if (value == "auto") {
+        s.store.journal_with_data.reset();
+      } else {
+        bool on = false;
+        if (!ParseBool(value, &on)) return bad("auto, true or false");
+        s.store.journal_with_data = on;
+      }
+      s.mkfs_keys[key] = value;
     } else if (key == "gc_start_free" || key == "gc_urgent_free" || key == "gc_stop_free") {
       double* w = key == "gc_start_free"    ? &s.store.gc_start_free
                   : key == "gc_urgent_free" ? &s.store.gc_urgent_free
@@ -125,7 +134,7 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
       return Status::InvalidArgument(
           where + "unknown key '" + key +
           "' (known: on_transaction_error, throttle_bytes, device_class, gc_policy, gc_reserve_zones, "
-          "gc_start_free, gc_urgent_free, gc_stop_free, gc_idle_slice, gc_idle_yield, inline_max, pack_max, separate_streams)");
+          "gc_start_free, gc_urgent_free, gc_stop_free, gc_idle_slice, gc_idle_yield, journal_with_data, inline_max, pack_max, separate_streams)");
     }
   }
   return s;
@@ -158,6 +167,12 @@ Status CheckMkfsKeys(const AdapterSettings& s, const StoreOptions& actual,
     } else if (key == "gc_idle_yield") {
       have = actual.gc_idle_yield ? "true" : "false";
       if (actual.gc_idle_yield == s.store.gc_idle_yield) continue;
+    } else if (key == "journal_with_data") {
+      auto name_of = [](const std::optional<bool>& v) {
+        return !v ? std::string("auto") : *v ? std::string("true") : std::string("false");
+      };
+      have = name_of(actual.journal_with_data);
+      if (actual.journal_with_data == s.store.journal_with_data) continue;
     } else if (key == "inline_max") {
       have = std::to_string(actual.inline_max);
       if (actual.inline_max == s.store.inline_max) continue;

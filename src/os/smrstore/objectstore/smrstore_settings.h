@@ -25,6 +25,8 @@
 //       foreground arrival can wait behind idle cleaning
 //   gc_idle_yield = true | false               (mkfs; default true) an idle GC slice
 //       also ends at the next record once a foreground transaction is queued
+//   journal_with_data = auto | true | false    (mkfs; default auto = true when a drive is
+//       rotational) each commit's journal record after its data, not in a journal zone
 //   inline_max = BYTES                         (mkfs; default 4096)
 //   pack_max = BYTES                           (mkfs; default 32768; at most 1 MiB; 0 = off)
 //   separate_streams = true | false            (mkfs; default true)
