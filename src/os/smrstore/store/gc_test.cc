@@ -97,13 +97,7 @@ TEST_F(GcTest, GcOnAReadOnlyMountIsRefused) {
 // 0-2, all dead, holds the journal records of their commits, so it is pinned; GC does not
 // reset it until a checkpoint it takes makes those records obsolete, and then cleans it.
 TEST_F(GcTest, AZonePinnedByJournalRecordsIsCleanedAfterTheCheckpointGcTakes) {
-  StoreOptions o = options_;
-  o.journal_with_data = true;
-  ASSERT_OK(store_->Close());
-  store_.reset();
-  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/st-pinned-gc", o));
-  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
-  for (uint64_t i = 0; i < 3; ++i) ASSERT_OK(Remove(i));
+  ASSERT_NO_FATAL_FAILURE(MakeAPinnedAllDeadZone(dir_.path() + "/st-pinned-gc"));
   const uint64_t checkpoints = store_->Counters().checkpoints;
   auto r = store_->RunGc(1);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -116,13 +110,7 @@ TEST_F(GcTest, AZonePinnedByJournalRecordsIsCleanedAfterTheCheckpointGcTakes) {
 // pin: ZoneManager::Load frees sealed zones nothing references); GC after the mount still
 // needs a checkpoint to clean it.
 TEST_F(GcTest, AMountKeepsAPinnedZoneWithNothingLive) {
-  StoreOptions o = options_;
-  o.journal_with_data = true;
-  ASSERT_OK(store_->Close());
-  store_.reset();
-  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/st-pinned-mount", o));
-  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
-  for (uint64_t i = 0; i < 3; ++i) ASSERT_OK(Remove(i));
+  ASSERT_NO_FATAL_FAILURE(MakeAPinnedAllDeadZone(dir_.path() + "/st-pinned-mount"));
   Remount();
   const uint64_t checkpoints = store_->Counters().checkpoints;
   auto r = store_->RunGc(1);

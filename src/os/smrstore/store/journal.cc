@@ -40,6 +40,18 @@ std::string EncodeJournalState(uint64_t id, uint64_t seq, uint64_t bytes) {
 
 }  // namespace
 
+std::optional<ZoneAddress> LargestDataZone(const GroupWrites& writes, const ZoneManager& zones) {
+  std::optional<ZoneAddress> out;
+  uint64_t most = 0;
+  for (const auto& [addr, buf] : writes.zones) {
+    if (buf.length > most && zones.StreamOf(addr) != StreamId::kJournal) {
+      most = buf.length;
+      out = addr;
+    }
+  }
+  return out;
+}
+
 std::string Store::Impl::EncodeJournalPins(const std::vector<ZoneAddress>& pins) {
   std::string out;
   for (const ZoneAddress& z : pins) {
@@ -144,14 +156,7 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   std::optional<Allocation> with_data;
   if (journal_with_data && !journal_own_zones_now) {
     // The zone the group writes most to: its one device write carries the record too.
-    std::optional<ZoneAddress> target;
-    uint64_t most = 0;
-    for (const auto& [addr, buf] : writes->zones) {
-      if (buf.length > most && zones->StreamOf(addr) != StreamId::kJournal) {
-        most = buf.length;
-        target = addr;
-      }
-    }
+    std::optional<ZoneAddress> target = LargestDataZone(*writes, *zones);
     if (!target && writes->zones.empty()) target = last_group_zone;
     if (target) {
       // A pack still open in the zone is closed first: the record follows it.
@@ -160,16 +165,8 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
     }
   }
   if (with_data) {
-    GroupWrites::ZoneBuffer& buf = writes->zones[{with_data->drive, with_data->zone}];
-    if (buf.length == 0) {
-      buf.drive = with_data->drive;
-      buf.zone = with_data->zone;
-      buf.offset = with_data->offset;
-    } else if (buf.offset + buf.length != with_data->offset) {
-      return Status::IOError("internal: journal record not contiguous in zone " +
-                             std::to_string(with_data->zone));
-    }
-    GroupWrites::AppendRecordPieces(h, *payload, &buf);
+    SMR_ASSIGN_OR_RETURN(GroupWrites::ZoneBuffer * buf, ZoneBufferAt(writes, *with_data));
+    GroupWrites::AppendRecordPieces(h, *payload, buf);
     writes->keep_alive.push_back(payload);
     // Not live (GC skips journal records); the pin keeps the zone until a checkpoint. It
     // is persisted in this commit; one taken by a group that then fails stays (harmless:

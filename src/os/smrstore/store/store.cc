@@ -927,13 +927,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     meta_cid_max = cid_max;
     // Where a drive's head is after this group (the zone it wrote most to): the next group
     // without data puts its journal record there.
-    uint64_t most = 0;
-    for (const auto& [addr, buf] : w->zones) {
-      if (buf.length > most && zones->StreamOf(addr) != StreamId::kJournal) {
-        most = buf.length;
-        last_group_zone = addr;
-      }
-    }
+    if (auto z = LargestDataZone(*w, *zones)) last_group_zone = z;
   }
   JournalCommitted(s.ok());
   MutexLock lock(&counters_mu);

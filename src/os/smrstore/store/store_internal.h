@@ -446,6 +446,13 @@ struct Store::Impl {
 
 // Allocates zone space for a record in `stream` and appends it to the group's writes
 // (store/txn_planner.cc). On success `*where` is the record's location.
+// The group's buffer of zone `a.zone`, which `a` continues; a pack left open in that zone
+// is closed first (the record placed at `a` follows it). kIOError if `a` does not continue
+// the buffer (an allocation out of order).
+Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocation& a);
+// The data zone (not a journal zone) the group writes most bytes to, if any: where a drive's
+// head ends up, and where the group's journal record goes (journal_with_data).
+std::optional<ZoneAddress> LargestDataZone(const GroupWrites& writes, const ZoneManager& zones);
 Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where);

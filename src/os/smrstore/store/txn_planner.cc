@@ -678,8 +678,9 @@ class Planner {
   const std::vector<uint32_t>* op_crcs_ = nullptr;  // the op being planned's, or null
 };
 
-// The group's buffer of zone `a.zone`, which `a` continues; a pack left open in that zone
-// is closed first (the record placed at `a` follows it).
+
+}  // namespace
+
 Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocation& a) {
   writes->ClosePacksIn(a.drive, a.zone);
   GroupWrites::ZoneBuffer& buf = writes->zones[{a.drive, a.zone}];
@@ -693,8 +694,6 @@ Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocat
   }
   return &buf;
 }
-
-}  // namespace
 
 void GroupWrites::ClosePack(StreamId stream) {
   auto it = packs.find(stream);

@@ -86,6 +86,18 @@ class GcTest : public testing::StoreOnFaultyDrive {
     }
     return out;
   }
+  // A fresh store in `dir` with the journal records after the data, objects 0-5 put and
+  // 0-2 removed: the zone of objects 0-2 is all dead and pinned by their commits' journal
+  // records (StoreOptions::journal_with_data).
+  void MakeAPinnedAllDeadZone(const std::string& dir) {
+    StoreOptions o = options_;
+    o.journal_with_data = true;
+    ASSERT_OK(store_->Close());
+    store_.reset();
+    ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir, o));
+    for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+    for (uint64_t i = 0; i < 3; ++i) ASSERT_OK(Remove(i));
+  }
   // Fills to about 80 % of the data zones, then deletes every other object.
   void FillAndPunch() {
     Transaction t;
