@@ -547,3 +547,59 @@ TEST_P(DeviceConformanceTest, WriteVPutsThePiecesBackToBack) {
 
 }  // namespace device_conformance
 }  // namespace smr
+
+namespace smr {
+namespace device_conformance {
+
+// ReadV: the range lands in the pieces in order, whatever their lengths and alignment
+// (block-aligned buffers, odd lengths, more pieces than one preadv takes, two pieces sharing
+// one buffer); bytes past the write pointer read as zeros in the pieces too; the range
+// rules are Read's; no pieces (or only empty ones) is a no-op.
+TEST_P(DeviceConformanceTest, ReadVGathersTheRangeIntoThePieces) {
+  REQUIRE_SEQ_ZONES(1);
+  const uint32_t z = Seq(0);
+  const uint64_t s = Start(z);
+  const uint64_t written = std::min<uint64_t>(1100 * lbs_, info_.zone_capacity / 2);
+  ASSERT_OK(WritePatternChunked(61, s, written));
+  std::string want(written, '\0');
+  FillPattern(61, s, want.data(), written);
+
+  // Block-sized pieces in aligned memory, more of them than IOV_MAX when the zone allows.
+  const uint64_t blocks = written / lbs_;
+  std::unique_ptr<char, decltype(&std::free)> aligned(
+      static_cast<char*>(std::aligned_alloc(lbs_, written)), &std::free);
+  ASSERT_NE(aligned, nullptr);
+  std::vector<ZonedDevice::ReadPiece> pieces;
+  for (uint64_t b = 0; b < blocks; ++b) pieces.push_back({aligned.get() + b * lbs_, lbs_});
+  ASSERT_OK(dev_->ReadV(s, pieces));
+  EXPECT_EQ(std::memcmp(aligned.get(), want.data(), written), 0);
+
+  // Odd lengths into unaligned memory, a gap's bytes into a shared scratch buffer, and a
+  // range that runs past the write pointer (zeros there).
+  const uint64_t len = written + 4 * lbs_;
+  std::string got(len + 1, '\x77');
+  std::string scratch(3 * lbs_, '\x55');
+  pieces = {{got.data() + 1, 5},
+            {got.data() + 6, lbs_ - 5},
+            {scratch.data(), lbs_},  // block 1 not wanted
+            {scratch.data(), lbs_},  // block 2 neither: same buffer
+            {got.data() + 1 + 3 * lbs_, len - 3 * lbs_}};
+  ASSERT_OK(dev_->ReadV(s, pieces));
+  EXPECT_EQ(got.substr(1, lbs_), want.substr(0, lbs_));
+  EXPECT_EQ(got.substr(1 + 3 * lbs_, written - 3 * lbs_), want.substr(3 * lbs_));
+  EXPECT_EQ(got.substr(1 + written, 4 * lbs_), std::string(4 * lbs_, '\0'))
+      << "bytes past the write pointer are not zeros";
+
+  // Read's rules; nothing to read is a no-op.
+  std::vector<ZoneInfo> before = Zones();
+  char one[1];
+  EXPECT_CODE(dev_->ReadV(s + 1, {{got.data(), lbs_}}), kInvalidArgument);
+  EXPECT_CODE(dev_->ReadV(s, {{got.data(), lbs_}, {one, 1}}), kInvalidArgument);
+  EXPECT_CODE(dev_->ReadV(info_.capacity_bytes(), {{got.data(), lbs_}}), kInvalidArgument);
+  ASSERT_OK(dev_->ReadV(s, {}));
+  ASSERT_OK(dev_->ReadV(s, {{got.data(), 0}}));
+  ExpectSameZones(before, Zones(), "ReadV");
+}
+
+}  // namespace device_conformance
+}  // namespace smr

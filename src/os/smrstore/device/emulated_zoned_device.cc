@@ -406,6 +406,16 @@ Status EmulatedZonedDevice::ResetZones(uint32_t first, uint32_t count) {
 
 Status EmulatedZonedDevice::Read(uint64_t offset, void* buf, size_t len) {
   SMR_RETURN_IF_ERROR(CheckIoRange(info_, offset, len, "read"));
+  return ReadV(offset, {{static_cast<char*>(buf), len}});
+}
+
+// One preadv per run of written blocks (a read within one zone's written part: one), zeros
+// past the write pointers; the head is charged once for the whole range.
+Status EmulatedZonedDevice::ReadV(uint64_t offset, const std::vector<ReadPiece>& targets) {
+  size_t len = 0;
+  for (const ReadPiece& t : targets) len += t.len;
+  if (len == 0) return Status::OK();
+  SMR_RETURN_IF_ERROR(CheckIoRange(info_, offset, len, "read"));
   // Work out, per zone, how much of the range lies below the write pointer.
   struct Piece {
     uint64_t off;
@@ -436,15 +446,20 @@ Status EmulatedZonedDevice::Read(uint64_t offset, void* buf, size_t len) {
       off = zend;
     }
   }
-  auto* p = static_cast<char*>(buf);
   Status io;
   for (const Piece& piece : pieces) {
+    const size_t rel = static_cast<size_t>(piece.off - offset);
     if (piece.valid > 0) {
-      io = PreadFull(data_offset_ + piece.off, p, piece.valid);
+      io = PreadvFull(fd_, data_offset_ + piece.off, ReadPieceSlices(targets, rel, piece.valid),
+                      path_);
       if (!io.ok()) break;
     }
-    if (piece.valid < piece.len) std::memset(p + piece.valid, 0, piece.len - piece.valid);
-    p += piece.len;
+    if (piece.valid < piece.len) {
+      for (const auto& [p, n] :
+           ReadPieceSlices(targets, rel + piece.valid, piece.len - piece.valid)) {
+        std::memset(p, 0, n);
+      }
+    }
   }
   EndRealmIo(realms);
   SMR_RETURN_IF_ERROR(io);

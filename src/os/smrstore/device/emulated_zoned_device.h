@@ -171,6 +171,7 @@ class EmulatedZonedDevice final : public ZonedDevice {
   Status FinishZones(uint32_t first, uint32_t count) override;
   Status ResetZones(uint32_t first, uint32_t count) override;
   Status Read(uint64_t offset, void* buf, size_t len) override;
+  Status ReadV(uint64_t offset, const std::vector<ReadPiece>& pieces) override;
   Status Write(uint64_t offset, const void* buf, size_t len) override;
   Status WriteV(uint64_t offset, const std::vector<std::string_view>& pieces) override;
   Status Flush() override;

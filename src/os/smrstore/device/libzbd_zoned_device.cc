@@ -141,6 +141,40 @@ class LibzbdZonedDevice final : public ZonedDevice {
       if (!bounce) return Status::IOError("read: out of memory for a bounce buffer");
       dst = bounce.get();
     }
+    SMR_RETURN_IF_ERROR(ReadInto(offset, {{dst, len}}));
+    if (bounce) std::memcpy(buf, bounce.get(), len);
+    return Status::OK();
+  }
+
+  // One preadv straight into the pieces when O_DIRECT takes them as they are (every buffer
+  // and length a multiple of the logical block size); else one read into an aligned buffer,
+  // copied out.
+  Status ReadV(uint64_t offset, const std::vector<ReadPiece>& pieces) override {
+    size_t len = 0;
+    bool direct = true;
+    for (const ReadPiece& p : pieces) {
+      len += p.len;
+      direct = direct && Aligned(p.buf) && p.len % info_.logical_block_size == 0;
+    }
+    if (len == 0) return Status::OK();
+    SMR_RETURN_IF_ERROR(CheckIoRange(info_, offset, len, "read"));
+    if (direct) return ReadInto(offset, pieces);
+    std::unique_ptr<char, decltype(&std::free)> bounce(AllocAligned(len), &std::free);
+    if (!bounce) return Status::IOError("read: out of memory for a bounce buffer");
+    SMR_RETURN_IF_ERROR(ReadInto(offset, {{bounce.get(), len}}));
+    size_t at = 0;
+    for (const ReadPiece& p : pieces) {
+      std::memcpy(p.buf, bounce.get() + at, p.len);
+      at += p.len;
+    }
+    return Status::OK();
+  }
+
+  // The transfer of Read and ReadV (zeros past the write pointers, as above). REQUIRES: the
+  // range was checked; every piece suits O_DIRECT.
+  Status ReadInto(uint64_t offset, const std::vector<ReadPiece>& pieces) {
+    size_t len = 0;
+    for (const ReadPiece& p : pieces) len += p.len;
     // [from, to) device ranges that hold data; everything else in the request is zeros.
     std::vector<std::pair<uint64_t, uint64_t>> runs;
     {
@@ -165,13 +199,17 @@ class LibzbdZonedDevice final : public ZonedDevice {
             runs.emplace_back(from, valid);
           }
         }
-        if (to > valid) std::memset(dst + (valid - offset), 0, to - valid);
+        if (to > valid) {
+          for (const auto& [p, n] : ReadPieceSlices(pieces, valid - offset, to - valid)) {
+            std::memset(p, 0, n);
+          }
+        }
       }
     }
     for (const auto& [from, to] : runs) {
-      SMR_RETURN_IF_ERROR(Transfer(/*write=*/false, from, dst + (from - offset), to - from));
+      SMR_RETURN_IF_ERROR(
+          PreadvFull(fd_, from, ReadPieceSlices(pieces, from - offset, to - from), info_.path));
     }
-    if (bounce) std::memcpy(buf, bounce.get(), len);
     return Status::OK();
   }
 

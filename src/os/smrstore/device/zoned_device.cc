@@ -1,5 +1,11 @@
 #include "device/zoned_device.h"
 
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
 #include <string>
 
 namespace smr {
@@ -91,6 +97,21 @@ Status ZonedDevice::WriteV(uint64_t offset, const std::vector<std::string_view>&
   return Write(offset, joined.data(), joined.size());
 }
 
+Status ZonedDevice::ReadV(uint64_t offset, const std::vector<ReadPiece>& pieces) {
+  size_t len = 0;
+  for (const ReadPiece& piece : pieces) len += piece.len;
+  if (len == 0) return Status::OK();
+  if (pieces.size() == 1) return Read(offset, pieces[0].buf, len);
+  std::string joined(len, '\0');
+  SMR_RETURN_IF_ERROR(Read(offset, joined.data(), len));
+  size_t at = 0;
+  for (const ReadPiece& piece : pieces) {
+    std::memcpy(piece.buf, joined.data() + at, piece.len);
+    at += piece.len;
+  }
+  return Status::OK();
+}
+
 Status ZonedDevice::ActivateRealms(uint32_t, uint32_t, ZoneDomain) {
   return Status::NotSupported(info().path + ": not a hybrid drive (no zone realms)");
 }
@@ -162,6 +183,52 @@ RealmInfo RealmGeometry(const DeviceInfo& info, uint32_t realm) {
   r.smr_first = info.smr_first_zone + realm * info.smr_zones_per_realm;
   r.smr_count = info.smr_zones_per_realm;
   return r;
+}
+
+std::vector<std::pair<char*, size_t>> ReadPieceSlices(
+    const std::vector<ZonedDevice::ReadPiece>& pieces, size_t from, size_t len) {
+  std::vector<std::pair<char*, size_t>> out;
+  size_t at = 0;  // offset of the current piece in the gathered range
+  for (const ZonedDevice::ReadPiece& piece : pieces) {
+    if (len == 0) break;
+    const size_t end = at + piece.len;
+    if (end > from && piece.len > 0) {
+      const size_t skip = from - at;  // from >= at here
+      const size_t n = std::min(len, piece.len - skip);
+      out.emplace_back(piece.buf + skip, n);
+      from += n;
+      len -= n;
+    }
+    at = end;
+  }
+  return out;
+}
+
+Status PreadvFull(int fd, uint64_t offset, const std::vector<std::pair<char*, size_t>>& slices,
+                  const std::string& what) {
+  std::vector<struct iovec> iov;
+  iov.reserve(slices.size());
+  for (const auto& [buf, n] : slices) {
+    if (n > 0) iov.push_back({buf, n});
+  }
+  size_t at = 0;  // first iovec not fully read
+  while (at < iov.size()) {
+    const int n_iov = static_cast<int>(std::min<size_t>(iov.size() - at, IOV_MAX));
+    const ssize_t n = ::preadv(fd, iov.data() + at, n_iov, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno(errno, what + ": read");
+    }
+    if (n == 0) return Status::IOError(what + ": short read at " + std::to_string(offset));
+    offset += static_cast<uint64_t>(n);
+    auto left = static_cast<size_t>(n);
+    while (at < iov.size() && left >= iov[at].iov_len) left -= iov[at++].iov_len;
+    if (left > 0) {  // a short read inside iov[at]
+      iov[at].iov_base = static_cast<char*>(iov[at].iov_base) + left;
+      iov[at].iov_len -= left;
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace smr

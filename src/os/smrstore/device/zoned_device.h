@@ -70,6 +70,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -203,6 +204,20 @@ class ZonedDevice {
   // Errors: kInvalidArgument (alignment, range), kIOError (media error, offline zone).
   virtual Status Read(uint64_t offset, void* buf, size_t len) = 0;
 
+  // Reads the device bytes [offset, offset + the pieces' total length) into `pieces`, in
+  // order (a gather of one contiguous range, e.g. several records and the headers between
+  // them): one device read where the backend can — the emulator one preadv, libzbd one
+  // preadv when every piece's buffer and length are aligned to the logical block size (else
+  // one read through an aligned buffer). The default reads into one buffer with Read and
+  // copies out, so wrappers that override Read (the fault injector) see one Read. Same
+  // rules and errors as Read; on an error the pieces' contents are unspecified. Empty
+  // `pieces` (or all of length 0): nothing.
+  struct ReadPiece {
+    char* buf = nullptr;
+    size_t len = 0;
+  };
+  virtual Status ReadV(uint64_t offset, const std::vector<ReadPiece>& pieces);
+
   // Writes `len` bytes from `buf` at byte `offset`, following the rules above.
   // Errors: kInvalidArgument, kIOError, kNoSpace, kTooManyOpenZones, kTooManyActiveZones.
   // On any error nothing was written and no zone state changed.
@@ -239,6 +254,16 @@ class ZonedDevice {
 // Shared argument checks, so every backend rejects bad input with the same code and text.
 // Checks logical-block alignment of offset and len, len > 0 and the device range.
 Status CheckIoRange(const DeviceInfo& info, uint64_t offset, size_t len, const char* op);
+
+// For backends' ReadV: the buffers of `pieces` that hold bytes [from, from + len) of the
+// range they gather (from + len must not pass their total length).
+std::vector<std::pair<char*, size_t>> ReadPieceSlices(
+    const std::vector<ZonedDevice::ReadPiece>& pieces, size_t from, size_t len);
+
+// preadv(2) of `slices` at byte `offset` of `fd`, whole (EINTR and short reads resumed;
+// reaching the end of the file is kIOError). `what` names the file in errors.
+Status PreadvFull(int fd, uint64_t offset, const std::vector<std::pair<char*, size_t>>& slices,
+                  const std::string& what);
 // Checks first < nr_zones and first + count <= nr_zones (count 0 is invalid).
 Status CheckZoneRange(const DeviceInfo& info, uint32_t first, uint32_t count, const char* op);
 // Hybrid drives: kNotSupported unless info.hybrid(); then first < nr_realms and

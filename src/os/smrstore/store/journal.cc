@@ -40,12 +40,13 @@ std::string EncodeJournalState(uint64_t id, uint64_t seq, uint64_t bytes) {
 
 }  // namespace
 
-std::optional<ZoneAddress> LargestDataZone(const GroupWrites& writes, const ZoneManager& zones) {
+std::optional<ZoneAddress> LastDataZone(const GroupWrites& writes, const ZoneManager& zones) {
   std::optional<ZoneAddress> out;
-  uint64_t most = 0;
+  uint32_t latest = 0;
   for (const auto& [addr, buf] : writes.zones) {
-    if (buf.length > most && zones.StreamOf(addr) != StreamId::kJournal) {
-      most = buf.length;
+    if (buf.length > 0 && (!out || buf.order > latest) &&
+        zones.StreamOf(addr) != StreamId::kJournal) {
+      latest = buf.order;
       out = addr;
     }
   }
@@ -155,8 +156,9 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   const uint64_t bytes = RecordBytes(payload->size());
   std::optional<Allocation> with_data;
   if (journal_with_data && !journal_own_zones_now) {
-    // The zone the group writes most to: its one device write carries the record too.
-    std::optional<ZoneAddress> target = LargestDataZone(*writes, *zones);
+    // The zone the group writes last: its one device write carries the record too, and
+    // the head is there when the next group starts.
+    std::optional<ZoneAddress> target = LastDataZone(*writes, *zones);
     if (!target && writes->zones.empty()) target = last_group_zone;
     if (target) {
       // A pack still open in the zone is closed first: the record follows it.

@@ -4,6 +4,7 @@
 // caller's thread, concurrently with commits and GC; a read that has found its extents
 // holds a ReadFence, so GC does not reset a zone under it (store/gc.cc).
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <iterator>
@@ -26,7 +27,19 @@ namespace {
 // Records are aligned to the record format's block (format/record_format.h).
 constexpr uint64_t kBlock = recfmt::kBlockSize;
 
+// Gathered reads (rotational drives): whole record payloads on one drive with at most
+// kGatherGap bytes between them (the records' headers) are read as one device read of at
+// most kGatherMax bytes.
+constexpr uint64_t kGatherGap = 64 << 10;
+constexpr uint64_t kGatherMax = 16 << 20;
+
 }  // namespace
+
+void Store::Impl::CountDataRead() {
+  MutexLock lock(&counters_mu);
+  counters.data_reads++;
+  counters.data_read_records++;
+}
 
 void Store::Impl::CountCrcError() {
   MutexLock lock(&counters_mu);
@@ -80,6 +93,7 @@ Status Store::Impl::ReadExtent(const Extent& e, uint64_t from, uint64_t len, cha
     buf = bounce.data();
   }
   SMR_RETURN_IF_ERROR(devices[e.drive]->Read(e.payload_offset - lead, buf, padded));
+  CountDataRead();
   if (crc32c::Value(buf + lead, e.payload_len) != e.payload_crc) return CrcMismatch(e);
   if (!direct) std::memcpy(dst, buf + lead + e.payload_skip + from, len);
   return Status::OK();
@@ -119,6 +133,17 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
     checks.clear();
     return s;
   };
+  // Whether this read wants all of extent `x`'s record payload (a data record's, not a pack
+  // entry's; on a drive, not in memory): it can be part of a gathered read.
+  auto whole = [&](const Extent& x) {
+    const uint64_t a = std::max(offset, x.logical_offset);
+    const uint64_t b = std::min(offset + len, x.end());
+    return pending == nullptr && x.drive < devices.size() && !x.in_pack &&
+           a == x.logical_offset && x.payload_skip == 0 && b - a == x.payload_len &&
+           x.payload_offset % kBlock == 0;
+  };
+  auto padded = [](const Extent& x) { return (uint64_t{x.payload_len} + kBlock - 1) / kBlock * kBlock; };
+  std::unique_ptr<char, decltype(&std::free)> scratch(nullptr, &std::free);  // gaps' bytes
   uint64_t filled = offset;  // [offset, filled) is written in dst
   auto it = o.extents.upper_bound(offset);
   if (it != o.extents.begin()) --it;
@@ -131,12 +156,78 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
     char* const at = dst + (from - offset);
     const auto next = std::next(it);
     const bool more = next != o.extents.end() && next->first < offset + len;
+    if (more && whole(e) && devices[e.drive]->info().rotational) {
+      // A drive with a head: the records that follow this one closely on the drive (an
+      // object written in one group) are read with it in one device read, payloads straight
+      // into dst, the headers between them into scratch; one positioning, not one each.
+      // A payload's padding to its block and the next record's header: one gap piece.
+      std::vector<ZonedDevice::ReadPiece> pieces{{at, e.payload_len}};
+      std::vector<const Extent*> run{&e};
+      uint64_t end = e.payload_offset + e.payload_len;  // device end of the pieces so far
+      auto last = it;
+      for (auto n = next; n != o.extents.end() && n->first < offset + len; ++n) {
+        const Extent& x = n->second;
+        if (x.drive != e.drive || !whole(x) || x.logical_offset != run.back()->end() ||
+            x.payload_offset < end || x.payload_offset - end > kGatherGap ||
+            x.payload_offset + padded(x) - e.payload_offset > kGatherMax) {
+          break;
+        }
+        if (x.payload_offset > end) {
+          if (!scratch) {
+            scratch.reset(static_cast<char*>(std::aligned_alloc(kBlock, kGatherGap)));
+            if (!scratch) return end_checks(Status::IOError("read: out of memory for a gather"));
+          }
+          pieces.push_back({scratch.get(), x.payload_offset - end});  // gaps share it
+        }
+        pieces.push_back({dst + (x.logical_offset - offset), x.payload_len});
+        run.push_back(&x);
+        end = x.payload_offset + x.payload_len;
+        last = n;
+      }
+      // The device read ends at a block boundary: the last payload's padding.
+      if (const uint64_t pad = run.back()->payload_offset + padded(*run.back()) - end; pad > 0) {
+        if (!scratch) {
+          scratch.reset(static_cast<char*>(std::aligned_alloc(kBlock, kGatherGap)));
+          if (!scratch) return end_checks(Status::IOError("read: out of memory for a gather"));
+        }
+        pieces.push_back({scratch.get(), pad});
+      }
+      if (run.size() > 1) {
+        Status s = devices[e.drive]->ReadV(e.payload_offset, pieces);
+        if (!s.ok()) return end_checks(s);
+        {
+          MutexLock lock(&counters_mu);
+          counters.data_reads++;
+          counters.data_read_records += run.size();
+        }
+        // Every record checked: on crc_pool while it has room, else here.
+        for (const Extent* x : run) {
+          char* const p = dst + (x->logical_offset - offset);
+          if (crc_pool != nullptr && crc_jobs.load(std::memory_order_relaxed) < kMaxCrcJobs) {
+            auto task = std::make_shared<std::packaged_task<bool()>>([this, x, p] {
+              const bool ok = crc32c::Value(p, x->payload_len) == x->payload_crc;
+              crc_jobs.fetch_sub(1, std::memory_order_relaxed);
+              return ok;
+            });
+            checks.push_back({x, task->get_future()});
+            crc_jobs.fetch_add(1, std::memory_order_relaxed);
+            boost::asio::post(*crc_pool, [task] { (*task)(); });
+          } else if (crc32c::Value(p, x->payload_len) != x->payload_crc) {
+            return end_checks(CrcMismatch(*x));
+          }
+        }
+        filled = std::max(filled, last->second.end());
+        it = last;
+        continue;
+      }
+    }
     Status s;
     if (more && pending == nullptr && crc_pool != nullptr && e.drive < devices.size() &&
         ReadsWholePayload(e, from - e.logical_offset, to - from) &&
         crc_jobs.load(std::memory_order_relaxed) < kMaxCrcJobs) {
       s = devices[e.drive]->Read(e.payload_offset, at, e.payload_len);
       if (s.ok()) {
+        CountDataRead();
         auto task = std::make_shared<std::packaged_task<bool()>>([this, &e, at] {
           const bool ok = crc32c::Value(at, e.payload_len) == e.payload_crc;
           crc_jobs.fetch_sub(1, std::memory_order_relaxed);

@@ -8,12 +8,14 @@
 
 #include <cerrno>
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <sstream>
 
 #include "common/crc32c.h"
@@ -925,9 +927,9 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
   } else {
     meta_nid_max = nid_max;
     meta_cid_max = cid_max;
-    // Where a drive's head is after this group (the zone it wrote most to): the next group
+    // Where a drive's head is after this group (the zone it wrote last): the next group
     // without data puts its journal record there.
-    if (auto z = LargestDataZone(*w, *zones)) last_group_zone = z;
+    if (auto z = LastDataZone(*w, *zones)) last_group_zone = z;
   }
   JournalCommitted(s.ok());
   MutexLock lock(&counters_mu);
@@ -973,18 +975,80 @@ void GroupWrites::AppendRecordPieces(const RecordHeader& h, std::string_view pay
 
 Status Store::Impl::WriteGroup(GroupWrites* w) {
   w->CloseAllPacks();
-  // Zones write in parallel (each zone's records as one device write at its write
-  // pointer: ZonedDevice::WriteV); then footers and finishes of sealed zones; then one
-  // flush per drive touched.
-  std::vector<std::future<Status>> futures;
+  // One device write per zone at its write pointer (ZonedDevice::WriteV), a sealed zone's
+  // footer in the same write as the zone's last records; a footer of a zone this group did
+  // not write to (its records are all older) goes first, where the head most likely still
+  // is. A rotational drive gets its writes one after the other in the order the group
+  // created its zone buffers (the journal record is in the last: LastDataZone), so the
+  // head moves once per zone; other drives get them all at once. Then the zones sealed are
+  // finished and each drive touched is flushed once.
+  struct ZoneWrite {
+    uint16_t drive = 0;
+    uint64_t offset = 0;
+    std::vector<std::string_view> pieces;
+  };
+  std::vector<std::vector<ZoneWrite>> per_drive(devices.size());
   std::vector<bool> touched(devices.size(), false);
-  for (auto& zone_write : w->zones) {
-    const auto& buf = zone_write.second;
-    touched[buf.drive] = true;
-    auto task = std::make_shared<std::packaged_task<Status()>>(
-        [this, &buf] { return devices[buf.drive]->WriteV(buf.offset, buf.pieces); });
+  std::vector<const SealWrite*> later;  // footers that fit neither way (not expected)
+  uint64_t writes = 0, buffers = 0;
+  std::map<ZoneAddress, const SealWrite*> footer_of;
+  for (const SealWrite& s : w->seals) {
+    touched[s.drive] = true;
+    if (s.bytes.empty()) continue;
+    auto z = w->zones.find({s.drive, s.zone});
+    if (z == w->zones.end()) {
+      per_drive[s.drive].push_back({s.drive, s.offset, {s.bytes}});
+    } else if (z->second.offset + z->second.length == s.offset) {
+      footer_of[z->first] = &s;
+    } else {
+      later.push_back(&s);
+    }
+  }
+  std::vector<const GroupWrites::ZoneBuffer*> in_order;
+  for (const auto& [addr, buf] : w->zones) in_order.push_back(&buf);
+  std::sort(in_order.begin(), in_order.end(),
+            [](const auto* a, const auto* b) { return a->order < b->order; });
+  for (const GroupWrites::ZoneBuffer* buf : in_order) {
+    touched[buf->drive] = true;
+    ZoneWrite zw{buf->drive, buf->offset, buf->pieces};
+    auto f = footer_of.find({buf->drive, buf->zone});
+    if (f != footer_of.end()) zw.pieces.push_back(f->second->bytes);
+    per_drive[buf->drive].push_back(std::move(zw));
+  }
+  std::vector<std::future<Status>> futures;
+  auto issue = [&](std::vector<ZoneWrite>* chain) {
+    auto task = std::make_shared<std::packaged_task<Status()>>([this, chain] {
+      for (const ZoneWrite& zw : *chain) {
+        SMR_RETURN_IF_ERROR(devices[zw.drive]->WriteV(zw.offset, zw.pieces));
+      }
+      return Status::OK();
+    });
     futures.push_back(task->get_future());
     boost::asio::post(*io_pool, [task] { (*task)(); });
+  };
+  std::vector<std::vector<ZoneWrite>> singles;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    writes += per_drive[d].size();
+    for (const ZoneWrite& zw : per_drive[d]) buffers += zw.pieces.size();
+  }
+  if (std::any_of(devices.begin(), devices.end(),
+                  [](const auto& dev) { return !dev->info().rotational; })) {
+    size_t n = 0;
+    for (size_t d = 0; d < devices.size(); ++d) {
+      if (!devices[d]->info().rotational) n += per_drive[d].size();
+    }
+    singles.reserve(n);  // the tasks point into it
+  }
+  for (size_t d = 0; d < devices.size(); ++d) {
+    if (per_drive[d].empty()) continue;
+    if (devices[d]->info().rotational) {
+      issue(&per_drive[d]);
+    } else {
+      for (ZoneWrite& zw : per_drive[d]) {
+        singles.push_back({std::move(zw)});
+        issue(&singles.back());
+      }
+    }
   }
   Status first;
   for (auto& f : futures) {
@@ -992,21 +1056,17 @@ Status Store::Impl::WriteGroup(GroupWrites* w) {
     if (first.ok() && !s.ok()) first = s;
   }
   SMR_RETURN_IF_ERROR(first);
-  uint64_t writes = w->zones.size(), buffers = 0;
-  for (const auto& [addr, buf] : w->zones) buffers += buf.pieces.size();
-  for (const SealWrite& s : w->seals) writes += s.bytes.empty() ? 0 : 1;
+  for (const SealWrite* s : later) {
+    SMR_RETURN_IF_ERROR(devices[s->drive]->Write(s->offset, s->bytes.data(), s->bytes.size()));
+    ++writes;
+    ++buffers;
+  }
   {
     MutexLock lock(&counters_mu);
     counters.device_writes += writes;
-    counters.device_write_buffers += buffers + (writes - w->zones.size());
+    counters.device_write_buffers += buffers;
   }
-  for (const SealWrite& s : w->seals) {
-    touched[s.drive] = true;
-    if (!s.bytes.empty()) {
-      SMR_RETURN_IF_ERROR(devices[s.drive]->Write(s.offset, s.bytes.data(), s.bytes.size()));
-    }
-    SMR_RETURN_IF_ERROR(zones->FinishZone(s.drive, s.zone));
-  }
+  for (const SealWrite& s : w->seals) SMR_RETURN_IF_ERROR(zones->FinishZone(s.drive, s.zone));
   for (size_t d = 0; d < devices.size(); ++d) {
     if (touched[d]) SMR_RETURN_IF_ERROR(devices[d]->Flush());
   }

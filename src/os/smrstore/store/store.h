@@ -233,6 +233,11 @@ struct StoreCounters {
   uint64_t pack_record_bytes = 0;   // their bytes in the zones: header blocks + payload padded
                                     // to blocks (part of device_bytes_written)
   uint64_t bytes_read = 0;
+  // Device reads of object data since this mount, and the records they covered: one read per
+  // record, but on a rotational drive an object's records that lie together on the drive
+  // are read as one (read_path.cc, "gathered reads").
+  uint64_t data_reads = 0;
+  uint64_t data_read_records = 0;
   uint64_t crc_errors = 0;
   uint64_t dead_on_mount_bytes = 0;
   // Zone GC since this mount.

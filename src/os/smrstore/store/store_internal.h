@@ -103,10 +103,12 @@ struct GroupWrites {
     uint32_t zone = 0;
     uint64_t offset = 0;
     uint64_t length = 0;
+    uint32_t order = 0;  // the group's n-th zone buffer (WriteGroup's order on a drive)
     std::vector<std::string_view> pieces;
     std::vector<std::unique_ptr<std::string>> owned;
   };
   std::map<ZoneAddress, ZoneBuffer> zones;
+  uint32_t zones_created = 0;
   std::vector<SealWrite> seals;
   // Payloads of records allocated in this group, by (drive, payload device offset).
   std::map<std::pair<uint16_t, uint64_t>, std::string_view> payloads;
@@ -442,6 +444,7 @@ struct Store::Impl {
                        const GroupWrites* pending);
   uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
   void CountCrcError();
+  void CountDataRead();  // one device read of one record's data
 };
 
 // Allocates zone space for a record in `stream` and appends it to the group's writes
@@ -450,9 +453,10 @@ struct Store::Impl {
 // is closed first (the record placed at `a` follows it). kIOError if `a` does not continue
 // the buffer (an allocation out of order).
 Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocation& a);
-// The data zone (not a journal zone) the group writes most bytes to, if any: where a drive's
-// head ends up, and where the group's journal record goes (journal_with_data).
-std::optional<ZoneAddress> LargestDataZone(const GroupWrites& writes, const ZoneManager& zones);
+// The data zone (not a journal zone) the group's writes reach last, if any — the one whose
+// buffer it created last, as WriteGroup writes a drive's zones in that order: where the
+// drive's head ends up, and where the group's journal record goes (journal_with_data).
+std::optional<ZoneAddress> LastDataZone(const GroupWrites& writes, const ZoneManager& zones);
 Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where);

@@ -688,6 +688,7 @@ Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocat
     buf.drive = a.drive;
     buf.zone = a.zone;
     buf.offset = a.offset;
+    buf.order = writes->zones_created++;
   } else if (buf.offset + buf.length != a.offset) {
     return Status::IOError("internal: non-contiguous allocation in zone " +
                            std::to_string(a.zone));
