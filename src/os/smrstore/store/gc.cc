@@ -239,6 +239,47 @@ void Store::Impl::CountSliceMoves(const GcSlicePlan& plan) {
   counters.gc_slices++;
 }
 
+Result<std::shared_ptr<const std::vector<ZoneFooterEntry>>> Store::Impl::ReadFooterIndex(
+    ZonedDevice* dev, const ZoneStatus& victim) {
+  using Index = std::shared_ptr<const std::vector<ZoneFooterEntry>>;
+  // The footer record runs from footer_at to the committed end (it is the zone's last).
+  if (victim.footer_at == 0 || victim.committed_wp < victim.footer_at + kBlock ||
+      victim.committed_wp - victim.footer_at > kMaxFooterRead) {
+    return Index();
+  }
+  std::string bytes(victim.committed_wp - victim.footer_at, '\0');
+  SMR_RETURN_IF_ERROR(dev->Read(victim.start + victim.footer_at, bytes.data(), bytes.size()));
+  // A footer that does not check out is not used (logged): the walk reads every header,
+  // and each record it moves is checked against its own crc.
+  auto unusable = [&](const std::string& why) {
+    std::fprintf(stderr,
+                 "smrstore: GC of drive %u zone %u: its footer at %llu is not used (%s); "
+                 "reading every record header\n",
+                 victim.addr.drive, victim.addr.zone,
+                 static_cast<unsigned long long>(victim.start + victim.footer_at), why.c_str());
+    return Index();
+  };
+  auto h = DecodeRecordHeader(bytes.data());
+  if (!h.ok()) return unusable(h.status().ToString());
+  if (h->type != RecordType::kZoneFooter || RecordBytes(h->payload_len) != bytes.size()) {
+    return unusable("not a footer record ending at the zone's committed end");
+  }
+  if (Status v = VerifyPayload(*h, bytes.data() + kBlock); !v.ok()) {
+    CountCrcError();
+    return unusable(v.ToString());
+  }
+  auto entries = DecodeZoneFooter(std::string_view(bytes.data() + kBlock, h->payload_len));
+  if (!entries.ok()) return unusable(entries.status().ToString());
+  // Only a footer whose records tile the zone up to it exactly is used.
+  uint64_t at = 0;
+  for (const ZoneFooterEntry& e : *entries) {
+    if (uint64_t{e.block} * kBlock != at) return unusable("its records leave a gap");
+    at += RecordBytes(e.payload_len);
+  }
+  if (at != victim.footer_at) return unusable("its records do not reach it");
+  return Index(std::make_shared<const std::vector<ZoneFooterEntry>>(std::move(*entries)));
+}
+
 Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
                                              MetaStore::Batch* batch, GroupWrites* group,
                                              Deadline deadline,
@@ -257,6 +298,22 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
     Onode onode;
   };
   std::map<uint64_t, Touched> touched;  // by nid
+  // The object that owns `nid` now (read through the batch: a slice riding in a commit
+  // group sees the group's changes), or null when no object does.
+  auto lookup = [&](uint64_t nid) -> Result<Touched*> {
+    auto it = touched.find(nid);
+    if (it != touched.end()) return &it->second;
+    SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(batch, nid));
+    if (!where) return nullptr;
+    SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(batch, where->first, where->second));
+    if (!onode || onode->nid != nid) return nullptr;
+    return &touched.emplace(nid, Touched{where->first, where->second, *onode}).first->second;
+  };
+  if (!(*cursor)->footer_tried) {
+    (*cursor)->footer_tried = true;
+    SMR_ASSIGN_OR_RETURN((*cursor)->footer, ReadFooterIndex(dev, victim));
+  }
+  const std::vector<ZoneFooterEntry>* footer = (*cursor)->footer.get();
   std::string header(kBlock, '\0');
   std::shared_ptr<const std::string> partial_payload;  // of a record left half moved
   const uint64_t end = victim.start + victim.committed_wp;
@@ -270,6 +327,30 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
     if (report.live_moved >= max_live) break;
     if (deadline && pos > (*cursor)->pos && std::chrono::steady_clock::now() >= *deadline) break;
     if (stop_on_arrival && pos > (*cursor)->pos && ForegroundWaiting()) break;
+    if (footer != nullptr) {
+      // The footer lists the record here: one that is not data, or a data record no object
+      // references here any more, is passed over without reading its header.
+      const auto block = static_cast<uint32_t>((pos - victim.start) / kBlock);
+      auto f = std::lower_bound(
+          footer->begin(), footer->end(), block,
+          [](const ZoneFooterEntry& x, uint32_t b) { return x.block < b; });
+      if (f != footer->end() && f->block == block && f->type != RecordType::kPack) {
+        bool live = false;
+        if (f->type == RecordType::kData && f->nid != 0) {
+          SMR_ASSIGN_OR_RETURN(Touched * t, lookup(f->nid));
+          if (t != nullptr) {
+            for (const auto& [off, e] : t->onode.extents) {
+              live = live || (e.drive == victim.addr.drive && e.payload_offset == pos + kBlock &&
+                              !e.in_pack);
+            }
+          }
+        }
+        if (!live) {
+          pos += RecordBytes(f->payload_len);
+          continue;
+        }
+      }
+    }
     SMR_RETURN_IF_ERROR(dev->Read(pos, header.data(), kBlock));
     auto h = DecodeRecordHeader(header.data());
     if (h.status().IsNotFound()) {  // nothing more was written
@@ -303,21 +384,7 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
     std::shared_ptr<const std::string> kept;  // the record's payload, once read
     if (!units.empty() && pos == (*cursor)->pos) kept = std::move((*cursor)->payload);
     for (const Unit& u : units) {
-      Touched* t = nullptr;
-      auto it = touched.find(u.nid);
-      if (it != touched.end()) {
-        t = &it->second;
-      } else {
-        // Through the batch: a slice riding in a commit group sees the group's changes.
-        SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(batch, u.nid));
-        if (where) {
-          SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(batch, where->first, where->second));
-          if (onode && onode->nid == u.nid) {
-            t = &touched.emplace(u.nid, Touched{where->first, where->second, *onode})
-                     .first->second;
-          }
-        }
-      }
+      SMR_ASSIGN_OR_RETURN(Touched * t, lookup(u.nid));
       std::vector<Extent*> live;
       if (t != nullptr) {
         for (auto& [off, e] : t->onode.extents) {

@@ -4,9 +4,9 @@
 // index, store values) places one journal record — its metadata writes as raw key-value
 // ops — in the same commit group, so it is written and flushed with the group's data
 // records, before RocksDB commits the batch. With StoreOptions::journal_with_data (by
-// default on rotational drives) the record follows the group's data in the zone the group writes most to (a
-// group without data: the zone the last group wrote), so it costs no seek on a drive with
-// a head; that zone is then pinned (ZoneManager::PinJournal, persisted as
+// default on rotational drives) the record follows the group's data in the zone the group
+// writes last (LastDataZone; a group without data: the zone the last group wrote), so it
+// costs no seek on a drive with a head; that zone is then pinned (ZoneManager::PinJournal, persisted as
 // kValueJournalPins in the same commit): GC and mount never reset it until the next
 // checkpoint makes its journal records obsolete. Otherwise, and when that zone has no
 // room, the record goes to the journal stream's own zones. A checkpoint writes the

@@ -245,6 +245,11 @@ struct Store::Impl {
     // The record at `pos` as read and checked by the slice that moved part of it
     // (split_records), for the next pieces; the victim is sealed, so it cannot change.
     std::shared_ptr<const std::string> payload;
+    // The victim's zone footer (its records in zone order), read by the first slice when
+    // this mount sealed the zone (ZoneStatus::footer_at) and it checked out; null: every
+    // record's header is read.
+    std::shared_ptr<const std::vector<ZoneFooterEntry>> footer;
+    bool footer_tried = false;
   };
   // One slice of cleaning `cursor`'s victim (the GC's own cursor, or a hybrid conversion's):
   // until about `max_live` live bytes moved, the zone's end, or — when given — `deadline`
@@ -259,6 +264,13 @@ struct Store::Impl {
   // `stop_on_arrival` (idle GC, StoreOptions::gc_idle_yield): the slice also ends, before
   // the next record (after the first), once a foreground transaction is queued; what it
   // planned so far is written and committed as usual.
+  // The footer of `victim` when this mount sealed it and it reads back with a valid crc,
+  // listing records that tile the zone up to it; else null (logged when the footer is
+  // there but does not check out; GC then reads every header). At most kMaxFooterRead
+  // bytes are read. Errors: the drive's read error (GC fails as for any other read).
+  static constexpr uint64_t kMaxFooterRead = 8ull << 20;
+  Result<std::shared_ptr<const std::vector<ZoneFooterEntry>>> ReadFooterIndex(
+      ZonedDevice* dev, const ZoneStatus& victim);
   using Deadline = std::optional<std::chrono::steady_clock::time_point>;
   Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done,
                            Deadline deadline = std::nullopt,

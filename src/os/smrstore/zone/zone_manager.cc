@@ -383,6 +383,7 @@ void ZoneManager::Seal(uint16_t d, uint32_t z) {
       h.type = RecordType::kZoneFooter;
       AppendRecord(h, EncodeZoneFooter(zone.footer), &w.bytes);
       w.offset = start + zone.written;
+      zone.footer_at = zone.written;
       zone.written += w.bytes.size();
     }
   }
@@ -701,6 +702,7 @@ bool ZoneManager::RetireIfFaulted(uint16_t d, uint32_t z, ZoneCondition cond) {
   zone.state = ZoneState::kSealed;
   zone.footer_ok = false;
   zone.footer.clear();
+  zone.footer_at = 0;
   MarkDirty(d, z);
   return true;
 }
@@ -773,6 +775,7 @@ std::vector<ZoneStatus> ZoneManager::Snapshot() const {
       s.device_cond = zone.device_cond;
       s.cmr = zone.cmr;
       s.journal_pinned = journal_pins_.count({d, z}) != 0;
+      s.footer_at = zone.footer_at;
       if (auto r = RealmOfZone(drive.dev->info(), z)) s.realm = r->realm;
       out.push_back(s);
     }

@@ -122,6 +122,10 @@ struct ZoneStatus {
   // A data zone holding metadata journal records a rebuild still needs (newer than the
   // last checkpoint): never reset until a checkpoint unpins it (ZoneManager::PinJournal).
   bool journal_pinned = false;
+  // Bytes from the zone start of the zone footer record this manager queued when it sealed
+  // the zone (in this mount: not persisted), 0 when not known: GC reads the footer to skip
+  // records it can tell are dead without reading their headers.
+  uint64_t footer_at = 0;
 };
 
 // One realm of a hybrid drive as the manager sees it (ZoneManager::Realms).
@@ -312,6 +316,7 @@ class ZoneManager {
     uint64_t opened_seq = 0;
     bool footer_ok = true;  // footer entries complete (false for zones resumed at mount)
     std::vector<ZoneFooterEntry> footer;
+    uint64_t footer_at = 0;  // ZoneStatus::footer_at
     ZoneCondition device_cond = ZoneCondition::kEmpty;
     bool cmr = false;  // hybrid drive: CMR data zone (software write pointer)
   };
