@@ -144,6 +144,10 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
   };
   auto padded = [](const Extent& x) { return (uint64_t{x.payload_len} + kBlock - 1) / kBlock * kBlock; };
   std::unique_ptr<char, decltype(&std::free)> scratch(nullptr, &std::free);  // gaps' bytes
+  auto scratch_ok = [&scratch] {  // allocated on first use, kGatherGap bytes, block-aligned
+    if (!scratch) scratch.reset(static_cast<char*>(std::aligned_alloc(kBlock, kGatherGap)));
+    return scratch != nullptr;
+  };
   uint64_t filled = offset;  // [offset, filled) is written in dst
   auto it = o.extents.upper_bound(offset);
   if (it != o.extents.begin()) --it;
@@ -173,10 +177,7 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
           break;
         }
         if (x.payload_offset > end) {
-          if (!scratch) {
-            scratch.reset(static_cast<char*>(std::aligned_alloc(kBlock, kGatherGap)));
-            if (!scratch) return end_checks(Status::IOError("read: out of memory for a gather"));
-          }
+          if (!scratch_ok()) return end_checks(Status::IOError("read: out of memory for a gather"));
           pieces.push_back({scratch.get(), x.payload_offset - end});  // gaps share it
         }
         pieces.push_back({dst + (x.logical_offset - offset), x.payload_len});
@@ -186,10 +187,7 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
       }
       // The device read ends at a block boundary: the last payload's padding.
       if (const uint64_t pad = run.back()->payload_offset + padded(*run.back()) - end; pad > 0) {
-        if (!scratch) {
-          scratch.reset(static_cast<char*>(std::aligned_alloc(kBlock, kGatherGap)));
-          if (!scratch) return end_checks(Status::IOError("read: out of memory for a gather"));
-        }
+        if (!scratch_ok()) return end_checks(Status::IOError("read: out of memory for a gather"));
         pieces.push_back({scratch.get(), pad});
       }
       if (run.size() > 1) {
