@@ -415,13 +415,25 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
     a.offset = uint64_t{z} * drive.dev->info().zone_size + zone.written;
     ZoneFooterEntry e = entry;
     e.block = static_cast<uint32_t>(zone.written / kBlock);
+    if (zone.footer_ok && zone.written + bytes + FooterReserve(zone) > zone.capacity) {
+      // The record took the footer's room (fits): the zone goes without a footer.
+      zone.footer_ok = false;
+      zone.footer.clear();
+      zone.footer.shrink_to_fit();
+    }
     if (zone.footer_ok) zone.footer.push_back(e);
     zone.written += bytes;
     MarkDirty(d, z);
     return a;
   };
+  // Room for the record with the footer's room kept; or, on a sequential zone, for a record
+  // larger than the footer in place of it: the footer only saves reads (GC and rebuild walk
+  // the zone's headers without it), the record would leave the tail unused for good. A CMR
+  // zone keeps its footer: a walk needs it to tell the zone's records from an earlier use's.
   auto fits = [&](const Zone& zone) {
-    return zone.written + bytes + FooterReserve(zone) <= zone.capacity;
+    const uint64_t footer = FooterReserve(zone);
+    return zone.written + bytes + footer <= zone.capacity ||
+           (!zone.cmr && bytes > footer && zone.written + bytes <= zone.capacity);
   };
   for (size_t attempt = 0; attempt < n; ++attempt) {
     const auto d = static_cast<uint16_t>((rr + attempt) % n);

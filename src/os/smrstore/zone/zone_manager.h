@@ -169,7 +169,10 @@ class ZoneManager {
   // that can get no zone of its own (no free zone beyond the GC reserve) borrows room in
   // another user stream's open zone. Likewise a GC stream with no open zone, when the
   // drive is down to the reserve, writes into the other GC stream's open zone if it fits
-  // rather than open a second GC zone (both count in borrowed_allocations()). Errors: kNoSpace when there is none either (open zones
+  // rather than open a second GC zone (both count in borrowed_allocations()). A record
+  // larger than the zone's footer that fits only without the footer's room takes it on a
+  // sequential zone: that zone is then sealed without a footer (a footer saves reads, the
+  // tail would stay unused). Errors: kNoSpace when there is none either (open zones
   // that could not take the record may have been sealed), kInvalidArgument for a bad size.
   Result<Allocation> Allocate(StreamId stream, uint64_t bytes, const ZoneFooterEntry& entry,
                               uint64_t seq);

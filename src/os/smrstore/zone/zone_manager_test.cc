@@ -100,6 +100,45 @@ TEST_F(ZoneManagerTest, TheLastRecordOfAnOpenZoneGrowsAndNothingElseDoes) {
   EXPECT_FALSE(zm_->TryExtend(*c, cap - 32768, 0, with_len(1))) << "sealed";
 }
 
+// A zone's tail too small for both its last record and its footer goes to the record
+// (larger than the footer): otherwise every zone of a geometry whose records leave a tail
+// of less than record + footer would lose a record's room for an index of reads.
+TEST_F(ZoneManagerTest, ASequentialZonesLastRecordTakesTheFootersRoom) {
+  const uint64_t cap = zm_->Snapshot()[4].capacity;
+  auto a = zm_->Allocate(StreamId::kUser, cap / 2, {}, 1);
+  ASSERT_OK(a.status());
+  // b leaves 4 KiB: no room for the 8 KiB footer of two entries, and b is larger than it.
+  auto b = zm_->Allocate(StreamId::kUser, cap / 2 - 4096, {}, 2);
+  ASSERT_OK(b.status());
+  EXPECT_EQ(b->zone, a->zone) << "the record went to a new zone, the tail stays unused";
+  EXPECT_EQ(b->offset, a->offset + cap / 2);
+  auto c = zm_->Allocate(StreamId::kUser, 8192, {}, 3);  // seals a's zone
+  ASSERT_OK(c.status());
+  EXPECT_NE(c->zone, a->zone);
+  bool sealed = false;
+  for (const SealWrite& sw : zm_->TakeSealWrites()) {
+    if (sw.zone != a->zone) continue;
+    EXPECT_TRUE(sw.bytes.empty()) << "a footer past the zone's records";
+    sealed = true;
+  }
+  EXPECT_TRUE(sealed);
+  const ZoneStatus z = zm_->Snapshot()[a->zone];
+  EXPECT_EQ(z.state, ZoneState::kSealed);
+  EXPECT_EQ(z.written, cap - 4096);
+  EXPECT_EQ(z.footer_at, 0u);
+  // A record no larger than the footer does not take its room: c's zone keeps its footer.
+  auto d = zm_->Allocate(StreamId::kUser, cap - 8192 - 8192 - 4096, {}, 4);
+  ASSERT_OK(d.status());
+  ASSERT_EQ(d->zone, c->zone);  // c + d: 12 KiB left, the footer of 3 entries needs 8 KiB
+  auto e = zm_->Allocate(StreamId::kUser, 8192, {}, 5);
+  ASSERT_OK(e.status());
+  EXPECT_NE(e->zone, c->zone);
+  for (const SealWrite& sw : zm_->TakeSealWrites()) {
+    if (sw.zone == c->zone) EXPECT_FALSE(sw.bytes.empty()) << "c's zone lost its footer";
+  }
+  EXPECT_NE(zm_->Snapshot()[c->zone].footer_at, 0u);
+}
+
 TEST_F(ZoneManagerTest, UserStreamBorrowsAnotherUserStreamsRoomBeforeNoSpace) {
   // Open the user stream's zone, then use every free zone beyond the GC reserve.
   ASSERT_TRUE(zm_->Allocate(StreamId::kUser, kRec, {}, 1).ok());
@@ -141,7 +180,7 @@ TEST_F(ZoneManagerTest, GcStreamsShareAnOpenZoneWhenDownToTheReserve) {
   EXPECT_EQ(shared->zone, gc->zone) << "the cold GC data did not go to the open GC zone";
   EXPECT_EQ(zm_->borrowed_allocations(), 1u);
   // Once the open GC zone cannot take the record, the reserve is there for GC.
-  auto big = zm_->Allocate(StreamId::kGcCold, 2 * kRec, {}, 4);
+  auto big = zm_->Allocate(StreamId::kGcCold, 2 * kRec + 4096, {}, 4);
   ASSERT_TRUE(big.ok()) << big.status().ToString();
   EXPECT_NE(big->zone, gc->zone);
   EXPECT_EQ(FreeZones(), free_before - 1);
@@ -232,17 +271,18 @@ TEST_F(ZoneManagerTest, RollBackUndoesAllocationsAndSealsOrResetsWhatAFailedWrit
 // ends at its last record (or footer): that unused tail was never written and is not
 // dead data of an uncommitted transaction.
 TEST_F(ZoneManagerTest, SealedZonesTailIsNotDeadOnMount) {
-  std::string rec(kRec, 'r');
+  const uint64_t kSize = kRec - 4096;  // four leave room for the footer, not for a fifth
+  std::string rec(kSize, 'r');
   std::map<std::pair<uint16_t, uint32_t>, ZoneMeta> persisted;
   uint32_t first_zone = UINT32_MAX;
   bool sealed_one = false;
   for (uint64_t seq = 1; seq < 16 && !sealed_one; ++seq) {
-    auto a = zm_->Allocate(StreamId::kUser, kRec, {}, seq);
+    auto a = zm_->Allocate(StreamId::kUser, kSize, {}, seq);
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     if (first_zone == UINT32_MAX) first_zone = a->zone;
     // The seal of the previous zone (footer, finish) comes after its records.
     ASSERT_OK(dev_->Write(a->offset, rec.data(), rec.size()));
-    zm_->AddLive(a->drive, a->zone, static_cast<int64_t>(kRec));  // live data: kept on mount
+    zm_->AddLive(a->drive, a->zone, static_cast<int64_t>(kSize));  // live data: kept on mount
     for (const SealWrite& sw : zm_->TakeSealWrites()) {
       if (!sw.bytes.empty()) {
         ASSERT_OK(dev_->Write(sw.offset, sw.bytes.data(), sw.bytes.size()));
@@ -251,7 +291,7 @@ TEST_F(ZoneManagerTest, SealedZonesTailIsNotDeadOnMount) {
       ASSERT_OK(dev_->FinishZones(sw.zone, 1));
       sealed_one = true;
     }
-    zm_->MarkCommitted(a->drive, a->zone, a->offset + kRec - a->zone * (4ull << 20));
+    zm_->MarkCommitted(a->drive, a->zone, a->offset + kSize - a->zone * (4ull << 20));
     for (const auto& [addr, m] : zm_->TakeDirtyZones()) persisted[{addr.drive, addr.zone}] = m;
   }
   ASSERT_TRUE(sealed_one) << "no zone was sealed";
@@ -404,6 +444,29 @@ TEST(ZoneManagerHybridTest, StreamsPreferTheirDomainAndFallBack) {
     EXPECT_EQ(z.cmr, z.addr.zone == 2 || z.addr.zone == 3 || (z.addr.zone >= 4 && z.addr.zone <= 5))
         << "zone " << z.addr.zone;
   }
+}
+
+// A CMR zone keeps its footer's room: a walk of the zone (rebuild) ends at the footer, and
+// without it could not tell the zone's records from an earlier use's.
+TEST(ZoneManagerHybridTest, ACmrZoneKeepsItsFootersRoom) {
+  testing::ScratchDir dir;
+  auto dev = CreateDevice("emu:" + dir.path() +
+                          "/h.img?zone_mib=4&conv=2&realms=2&realm_cmr=2&realm_smr=3"
+                          "&convert_ms=0&max_open=16");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  ASSERT_OK((*dev)->ActivateRealms(1, 1, ZoneDomain::kSmr));
+  ZoneManager zm({dev->get()});
+  ASSERT_OK(zm.Format());
+  const uint64_t cap = zm.Snapshot()[2].capacity;
+  auto a = zm.Allocate(StreamId::kSmall, cap / 2, {}, 1);
+  ASSERT_OK(a.status());
+  ASSERT_EQ(a->zone, 2u);  // CMR
+  auto b = zm.Allocate(StreamId::kSmall, cap / 2 - 4096, {}, 2);
+  ASSERT_OK(b.status());
+  EXPECT_NE(b->zone, a->zone);
+  bool footer = false;
+  for (const SealWrite& sw : zm.TakeSealWrites()) footer = footer || (sw.zone == 2 && !sw.bytes.empty());
+  EXPECT_TRUE(footer);
 }
 
 }  // namespace
