@@ -171,8 +171,9 @@ class ZoneManager {
   // drive is down to the reserve, writes into the other GC stream's open zone if it fits
   // rather than open a second GC zone (both count in borrowed_allocations()). A record
   // larger than the zone's footer that fits only without the footer's room takes it on a
-  // sequential zone: that zone is then sealed without a footer (a footer saves reads, the
-  // tail would stay unused). Errors: kNoSpace when there is none either (open zones
+  // sequential zone — on a rotational drive only a record of at least 1/64 of the zone —
+  // and that zone is then sealed without a footer (a footer saves reads, the tail would
+  // stay unused). Errors: kNoSpace when there is none either (open zones
   // that could not take the record may have been sealed), kInvalidArgument for a bad size.
   Result<Allocation> Allocate(StreamId stream, uint64_t bytes, const ZoneFooterEntry& entry,
                               uint64_t seq);

@@ -446,6 +446,32 @@ TEST(ZoneManagerHybridTest, StreamsPreferTheirDomainAndFallBack) {
   }
 }
 
+// On a drive that seeks a footer saves GC positioning time: only a record of at least 1/64
+// of the zone takes its room there.
+TEST(ZoneManagerRotationalTest, OnlyARecordOfASixtyFourthOfTheZoneTakesTheFootersRoom) {
+  testing::ScratchDir dir;
+  auto dev = CreateDevice("emu:" + dir.path() +
+                          "/r.img?zones=12&zone_mib=4&conv=1&max_open=8&mbps=100000&seek_ms=0");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  ASSERT_TRUE((*dev)->info().rotational);
+  ZoneManager zm({dev->get()});
+  ASSERT_OK(zm.Format());
+  const uint64_t cap = zm.Snapshot()[4].capacity;
+  ASSERT_EQ(cap, 4ull << 20);
+  auto a = zm.Allocate(StreamId::kUser, cap - (32 << 10), {}, 1);
+  ASSERT_OK(a.status());
+  // 28 KiB fits only in the 8 KiB footer's room, and is under 1/64 of the zone (64 KiB).
+  auto b = zm.Allocate(StreamId::kUser, 28 << 10, {}, 2);
+  ASSERT_OK(b.status());
+  EXPECT_NE(b->zone, a->zone) << "a small record took the footer's room on a drive that seeks";
+  auto c = zm.Allocate(StreamId::kUser, cap - (28 << 10) - (68 << 10), {}, 3);
+  ASSERT_OK(c.status());
+  ASSERT_EQ(c->zone, b->zone);
+  auto d = zm.Allocate(StreamId::kUser, 64 << 10, {}, 4);  // 1/64 of the zone: takes it
+  ASSERT_OK(d.status());
+  EXPECT_EQ(d->zone, b->zone);
+}
+
 // A CMR zone keeps its footer's room: a walk of the zone (rebuild) ends at the footer, and
 // without it could not tell the zone's records from an earlier use's.
 TEST(ZoneManagerHybridTest, ACmrZoneKeepsItsFootersRoom) {
