@@ -47,7 +47,7 @@ Result<VictimPolicy> ParseVictimPolicy(const std::string& name) {
 
 double ExpectedUtilization(const ZoneCandidate& z, const PolicyParams& params) {
   const double horizon = std::isfinite(params.horizon) && params.horizon > 0 ? params.horizon : 0;
-  return Utilization(z) * std::exp(-StreamRate(z, params) * horizon);
+  return Utilization(z) * std::exp(-StreamRate(z, params) * kLookaheadAges * horizon);
 }
 
 double VictimScore(VictimPolicy policy, const ZoneCandidate& z, const PolicyParams& params) {

@@ -120,7 +120,8 @@ TEST(VictimPolicyTest, LifetimeWaitsOnFastDyingStreams) {
   params.horizon = 100;
   const ZoneCandidate hot = Zone(0, 128, 50, /*stream=*/1);
   const ZoneCandidate cold = Zone(1, 128, 50, /*stream=*/3);
-  EXPECT_NEAR(ExpectedUtilization(hot, params), 0.5 * std::exp(-1.0), 1e-12);
+  // 1 % per age unit over two horizons of 100.
+  EXPECT_NEAR(ExpectedUtilization(hot, params), 0.5 * std::exp(-2.0), 1e-12);
   EXPECT_DOUBLE_EQ(ExpectedUtilization(cold, params), 0.5);
   // Equal utilization and age: clean the cold zone, wait for the hot one.
   EXPECT_EQ(RankVictims(VictimPolicy::kLifetime, {hot, cold}, params),
