@@ -91,7 +91,7 @@ Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done, bool st
   *zone_done = false;
   if (!gc_cursor) {
     SMR_ASSIGN_OR_RETURN(ZoneStatus victim, PickVictim());
-    gc_cursor = GcCursor{victim, victim.start, nullptr};
+    gc_cursor = GcCursor{victim, victim.start, nullptr, nullptr, false};
   }
   // A slice that fails gives back what it allocated (GcSlice rolls back before its commit;
   // after it, only the reset can fail), and its victim waits in quarantine: the store

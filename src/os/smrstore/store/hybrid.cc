@@ -140,7 +140,7 @@ bool Store::Impl::MaybeEvict(bool queued) {
       evict_to = StreamId::kGc;
     }
     if (!pick) return false;
-    evict_cursor = GcCursor{*pick, pick->start, nullptr};
+    evict_cursor = GcCursor{*pick, pick->start, nullptr, nullptr, false};
   }
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t quantum = NextQuantum();
@@ -331,7 +331,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
           journal = true;
           continue;
         }
-        c.cursor = GcCursor{z, z.start, nullptr};
+        c.cursor = GcCursor{z, z.start, nullptr, nullptr, false};
         break;
       }
       if (!c.cursor && journal) {

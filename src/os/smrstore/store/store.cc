@@ -871,7 +871,7 @@ uint64_t Store::Impl::RideGcSlice() {
     std::lock_guard<std::mutex> glock(group_mu);
     auto victim = PickVictim();
     if (!victim.ok()) return 0;  // nothing to clean
-    gc_cursor = GcCursor{*victim, victim->start, nullptr};
+    gc_cursor = GcCursor{*victim, victim->start, nullptr, nullptr, false};
   }
   return live;
 }
