@@ -416,14 +416,21 @@ namespace {
 
 // Hybrid drives: small/hot streams open CMR zones first, large/cold ones SMR zones first,
 // each falling back to the other domain; inactive zones are never data zones.
-TEST(ZoneManagerHybridTest, StreamsPreferTheirDomainAndFallBack) {
-  testing::ScratchDir dir;
+// One hybrid drive of 4 MiB zones, realm 1 converted to SMR: zones 2-3 CMR (realm 0), 4-5
+// inactive, 6-8 inactive, 9-11 SMR.
+Result<std::unique_ptr<ZonedDevice>> HybridDrive(const testing::ScratchDir& dir) {
   auto dev = CreateDevice("emu:" + dir.path() +
                           "/h.img?zone_mib=4&conv=2&realms=2&realm_cmr=2&realm_smr=3"
                           "&convert_ms=0&max_open=16");
+  if (!dev.ok()) return dev.status();
+  SMR_RETURN_IF_ERROR((*dev)->ActivateRealms(1, 1, ZoneDomain::kSmr));
+  return dev;
+}
+
+TEST(ZoneManagerHybridTest, StreamsPreferTheirDomainAndFallBack) {
+  testing::ScratchDir dir;
+  auto dev = HybridDrive(dir);
   ASSERT_TRUE(dev.ok()) << dev.status().ToString();
-  // Realm 1 to SMR: zones 2-3 CMR (realm 0), 4-5 inactive, 6-8 inactive, 9-11 SMR.
-  ASSERT_OK((*dev)->ActivateRealms(1, 1, ZoneDomain::kSmr));
   ZoneManager zm({dev->get()});
   ASSERT_OK(zm.Format());
   constexpr uint64_t kRec = 64 << 10;
@@ -476,11 +483,8 @@ TEST(ZoneManagerRotationalTest, OnlyARecordOfASixtyFourthOfTheZoneTakesTheFooter
 // without it could not tell the zone's records from an earlier use's.
 TEST(ZoneManagerHybridTest, ACmrZoneKeepsItsFootersRoom) {
   testing::ScratchDir dir;
-  auto dev = CreateDevice("emu:" + dir.path() +
-                          "/h.img?zone_mib=4&conv=2&realms=2&realm_cmr=2&realm_smr=3"
-                          "&convert_ms=0&max_open=16");
+  auto dev = HybridDrive(dir);
   ASSERT_TRUE(dev.ok()) << dev.status().ToString();
-  ASSERT_OK((*dev)->ActivateRealms(1, 1, ZoneDomain::kSmr));
   ZoneManager zm({dev->get()});
   ASSERT_OK(zm.Format());
   const uint64_t cap = zm.Snapshot()[2].capacity;
