@@ -23,6 +23,18 @@ assert o["steady"]["open_loop_kept_up"] is True and o["steady"]["open_loop_lag_s
 v = json.load(open("over.json"))["steady"]
 assert v["open_loop_kept_up"] is False and v["open_loop_lag_s"] > 3, v
 assert "fell behind" in open("over.err").read(), "no warning on stderr"
+# Every p99 comes with its 95 % interval (order statistics): it brackets the p99, and has an
+# upper bound only from 381 samples on (n q + 1.96 sqrt(n q (1 - q)) <= n).
+for r in (c, o):
+    for k in ("put", "put_gc", "put_nogc", "get", "delete"):
+        h = r["latency_ms"][k]
+        lo, hi = h["p99_ci95"]
+        assert lo <= h["p99"] and (hi is None or h["p99"] <= hi), (k, h)
+        assert (hi is not None) == (h["count"] >= 381), (k, h)
+    g = r["latency_ms"]["put_p99_gc_over_nogc"]
+    if g["ratio"] is not None:
+        lo, hi = g["ci95"]
+        assert lo <= g["ratio"] and (hi is None or g["ratio"] <= hi), g
 print(f"ok: open loop {ops(o)} ops in {secs:.1f} s at 10/s; closed loop {ops(c)} ops; "
       f"at 100000/s {v['open_loop_lag_s']:.1f} s behind, flagged")
 PY

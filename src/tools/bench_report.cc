@@ -1,6 +1,7 @@
 // smrstore-tool bench: the report of a run as JSON and as text (bench_report.h).
 #include "bench_report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -10,11 +11,29 @@ namespace smr::tool::bench {
 
 namespace {
 
+// Normal quantiles for the p99 intervals (quantile.h, QuantileCiMs): 95 % for one p99;
+// 97.5 % for each of the two p99s of a ratio, so that its interval holds at >= 95 %.
+constexpr double kZ95 = 1.96;
+constexpr double kZ975 = 2.24;
+
+// p99 of `a` / p99 of `b`, with the interval [a.lo / b.hi, a.hi / b.lo] (null bounds: the
+// samples do not bound it).
+Json P99RatioJson(const LatencyHistogram& a, const LatencyHistogram& b) {
+  const auto ca = a.QuantileCiMs(0.99, kZ975);
+  const auto cb = b.QuantileCiMs(0.99, kZ975);
+  const double pb = b.QuantileMs(0.99);
+  return {{"ratio", JsonNum(pb > 0 ? a.QuantileMs(0.99) / pb : NAN)},
+          {"ci95", Json::array({JsonNum(cb.hi_ms > 0 ? ca.lo_ms / cb.hi_ms : NAN),
+                                JsonNum(cb.lo_ms > 0 ? ca.hi_ms / cb.lo_ms : NAN)})}};
+}
+
 Json HistJson(const LatencyHistogram& h) {
   return {{"count", h.count()},
           {"mean", JsonNum(h.mean_ms())},
           {"p50", JsonNum(h.QuantileMs(0.5))},
           {"p99", JsonNum(h.QuantileMs(0.99))},
+          {"p99_ci95", Json::array({JsonNum(h.QuantileCiMs(0.99, kZ95).lo_ms),
+                                    JsonNum(h.QuantileCiMs(0.99, kZ95).hi_ms)})},
           {"p999", JsonNum(h.QuantileMs(0.999))},
           {"max", JsonNum(h.max_ms())}};
 }
@@ -136,6 +155,7 @@ Json ReportJson(const Config& c, const RunReport& r) {
                      {"put", HistJson(r.lat.put)},
                      {"put_gc", HistJson(r.lat.put_gc)},
                      {"put_nogc", HistJson(r.lat.put_nogc)},
+                     {"put_p99_gc_over_nogc", P99RatioJson(r.lat.put_gc, r.lat.put_nogc)},
                      {"get", HistJson(r.lat.get)},
                      {"get_gc", HistJson(r.lat.get_gc)},
                      {"get_nogc", HistJson(r.lat.get_nogc)},

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace smr::tool {
@@ -36,13 +37,28 @@ void LatencyHistogram::Merge(const LatencyHistogram& o) {
 double LatencyHistogram::QuantileMs(double q) const {
   if (count_ == 0) return 0;
   uint64_t rank = static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_)));
-  rank = std::max<uint64_t>(1, std::min(rank, count_));
+  return RankMs(std::max<uint64_t>(1, std::min(rank, count_)));
+}
+
+double LatencyHistogram::RankMs(uint64_t rank) const {
   uint64_t seen = 0;
   for (size_t i = 0; i < counts_.size(); ++i) {
     seen += counts_[i];
     if (seen >= rank) return std::min(Mid(i), static_cast<double>(max_)) / 1e6;
   }
   return max_ms();
+}
+
+LatencyHistogram::Interval LatencyHistogram::QuantileCiMs(double q, double z) const {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (count_ == 0) return {0, inf};
+  q = std::clamp(q, 0.0, 1.0);
+  const double n = static_cast<double>(count_);
+  const double d = z * std::sqrt(n * q * (1 - q));
+  const double lo_rank = std::floor(n * q - d);
+  const double hi_rank = std::ceil(n * q + d);
+  return {lo_rank < 1 ? 0 : RankMs(static_cast<uint64_t>(lo_rank)),
+          hi_rank > n ? inf : RankMs(static_cast<uint64_t>(std::max(1.0, hi_rank)))};
 }
 
 size_t LatencyHistogram::Index(uint64_t v) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -106,6 +107,42 @@ TEST(LatencyHistogramTest, MergeAddsCountsAndKeepsTheMax) {
   EXPECT_DOUBLE_EQ(a.QuantileMs(0.5), 3e-6);
   EXPECT_DOUBLE_EQ(a.mean_ms(), 3e-6);
   EXPECT_DOUBLE_EQ(a.max_ms(), 5e-6);
+}
+
+TEST(LatencyHistogramTest, QuantileIntervalBracketsTheRanksOfTheBinomialBounds) {
+  // 1..100 ns: exact buckets (below 128 ns a bucket holds one value), so ranks are values.
+  LatencyHistogram h;
+  for (uint64_t ns = 1; ns <= 100; ++ns) h.Add(ns);
+  // Median: n q = 50, d = 1.96 * sqrt(100 * 0.25) = 9.8 -> ranks 40 and 60.
+  const auto med = h.QuantileCiMs(0.5, 1.96);
+  EXPECT_DOUBLE_EQ(med.lo_ms, 40e-6);
+  EXPECT_DOUBLE_EQ(med.hi_ms, 60e-6);
+  // A wider z widens it: d = 2.24 * 5 = 11.2 -> ranks 38 and 62.
+  const auto wide = h.QuantileCiMs(0.5, 2.24);
+  EXPECT_DOUBLE_EQ(wide.lo_ms, 38e-6);
+  EXPECT_DOUBLE_EQ(wide.hi_ms, 62e-6);
+  // p99 of 100 samples: n q = 99, d = 1.95 -> ranks 97 and 101 > n: no upper bound.
+  const auto p99 = h.QuantileCiMs(0.99, 1.96);
+  EXPECT_DOUBLE_EQ(p99.lo_ms, 97e-6);
+  EXPECT_TRUE(std::isinf(p99.hi_ms));
+  // p1: n q = 1, d = 1.95 -> rank floor(-0.95) < 1: no lower bound (0).
+  const auto p1 = h.QuantileCiMs(0.01, 1.96);
+  EXPECT_EQ(p1.lo_ms, 0);
+  EXPECT_DOUBLE_EQ(p1.hi_ms, 3e-6);
+}
+
+TEST(LatencyHistogramTest, QuantileIntervalNarrowsWithMoreSamples) {
+  // 10,000 samples of 1..100 ns, each 100 times: p99's ranks 9900 -/+ 19.5 -> 9880 and
+  // 9920, both the value 99 (ranks 9801..9900) or 100 (9901..10000).
+  LatencyHistogram h;
+  for (int rep = 0; rep < 100; ++rep)
+    for (uint64_t ns = 1; ns <= 100; ++ns) h.Add(ns);
+  const auto p99 = h.QuantileCiMs(0.99, 1.96);
+  EXPECT_DOUBLE_EQ(p99.lo_ms, 99e-6);
+  EXPECT_DOUBLE_EQ(p99.hi_ms, 100e-6);
+  LatencyHistogram empty;
+  EXPECT_EQ(empty.QuantileCiMs(0.99, 1.96).lo_ms, 0);
+  EXPECT_TRUE(std::isinf(empty.QuantileCiMs(0.99, 1.96).hi_ms));
 }
 
 }  // namespace
