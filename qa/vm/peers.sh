@@ -360,7 +360,8 @@ if [ "$DEVICE" = hdd ]; then
   nbdkit --foreground --unix "$WORK/nbd.sock" --filter="$FILTER" file "$IMG" \
     mbps="$MBPS" seek_ms="$SEEK_MS" stats="$WORK/hdd-stats.json" 2>"$WORK/nbdkit.log" &
   NBD_PID=$!
-  trap 'kill $NBD_PID 2>/dev/null; rm -f "$IMG"' EXIT
+  # nbdkit may have exited already: a failed kill must not turn a finished run into exit 1.
+  trap 'kill $NBD_PID 2>/dev/null || true; rm -f "$IMG"' EXIT
   i=0
   while [ ! -S "$WORK/nbd.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   [ -S "$WORK/nbd.sock" ] || vm_die "nbdkit did not start: $(cat "$WORK/nbdkit.log")"
