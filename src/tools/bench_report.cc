@@ -28,12 +28,12 @@ Json P99RatioJson(const LatencyHistogram& a, const LatencyHistogram& b) {
 }
 
 Json HistJson(const LatencyHistogram& h) {
+  const auto ci = h.QuantileCiMs(0.99, kZ95);
   return {{"count", h.count()},
           {"mean", JsonNum(h.mean_ms())},
           {"p50", JsonNum(h.QuantileMs(0.5))},
           {"p99", JsonNum(h.QuantileMs(0.99))},
-          {"p99_ci95", Json::array({JsonNum(h.QuantileCiMs(0.99, kZ95).lo_ms),
-                                    JsonNum(h.QuantileCiMs(0.99, kZ95).hi_ms)})},
+          {"p99_ci95", Json::array({JsonNum(ci.lo_ms), JsonNum(ci.hi_ms)})},
           {"p999", JsonNum(h.QuantileMs(0.999))},
           {"max", JsonNum(h.max_ms())}};
 }
