@@ -17,10 +17,15 @@ struct ZoneMeta {
   uint64_t committed_wp = 0;  // bytes from zone start
   uint64_t opened_seq = 0;    // txn seq when the zone was first written (age for GC)
   bool sealed = false;        // the store finished the zone (no more records)
+  // Bytes from zone start of the zone's footer record (format/record_format.h, the zone's
+  // last record), 0 = none or not known. Only a sealed zone has one, and it lies inside the
+  // committed bytes: footer_at + 4 KiB <= committed_wp. GC reads it to pass over dead
+  // records without reading their headers, in any later mount too (encoding v2).
+  uint64_t footer_at = 0;
 
   bool operator==(const ZoneMeta& o) const {
     return stream == o.stream && live_bytes == o.live_bytes && committed_wp == o.committed_wp &&
-           opened_seq == o.opened_seq && sealed == o.sealed;
+           opened_seq == o.opened_seq && sealed == o.sealed && footer_at == o.footer_at;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/coding.h"
+#include "format/record_format.h"
 
 // Value encodings, version 1 (doc/format.md, "RocksDB keys and values"). `var` is an
 // unsigned LEB128 varint (7 bits per byte, low group first, high bit = more; at most 10
@@ -24,8 +25,11 @@
 //                     flag is set: 0 = a data record, k > 0 = an entry of a pack record
 //                     at its payload byte k - 1]
 //   CollectionMeta := u8 version=1 | var cid | var bits (32)
-//   ZoneMeta       := u8 version=1 | u8 stream | u8 flags (bit 0 sealed, others 0) |
-//                     var live_bytes | var committed_wp | var opened_seq
+//   ZoneMeta       := u8 version=2 | u8 stream | u8 flags (bit 0 sealed, others 0) |
+//                     var live_bytes | var committed_wp | var opened_seq | var footer_at
+//                     (footer_at 0, or sealed and footer_at + 4 KiB <= committed_wp);
+//                     version 1 (written before 2026-11-28) ends at opened_seq and
+//                     decodes with footer_at 0
 //
 // Decoders also check the Onode invariants of onode.h (extents sorted and non-overlapping,
 // each inside its record's payload, no extents when data_inline, unique xattr names), so
@@ -37,7 +41,8 @@ namespace {
 
 constexpr uint8_t kOnodeVersion = 1;
 constexpr uint8_t kCollectionMetaVersion = 1;
-constexpr uint8_t kZoneMetaVersion = 1;
+constexpr uint8_t kZoneMetaVersion = 2;
+constexpr uint8_t kZoneMetaVersionNoFooter = 1;  // still decoded
 
 constexpr uint8_t kOnodeFlagDataInline = 1u << 0;
 constexpr uint8_t kOnodeFlagHasOmap = 1u << 1;
@@ -307,23 +312,35 @@ std::string EncodeZoneMeta(const ZoneMeta& z) {
   PutVarint(z.live_bytes, &out);
   PutVarint(z.committed_wp, &out);
   PutVarint(z.opened_seq, &out);
+  PutVarint(z.footer_at, &out);
   return out;
 }
 
 Result<ZoneMeta> DecodeZoneMeta(std::string_view value) {
   constexpr const char* kWhat = "zone";
   Reader r(value);
-  SMR_RETURN_IF_ERROR(CheckVersion(&r, kZoneMetaVersion, kWhat));
+  const bool v1 = !value.empty() && static_cast<uint8_t>(value[0]) == kZoneMetaVersionNoFooter;
+  SMR_RETURN_IF_ERROR(
+      CheckVersion(&r, v1 ? kZoneMetaVersionNoFooter : kZoneMetaVersion, kWhat));
   ZoneMeta z;
   uint8_t flags = 0;
   if (!r.GetByte(&z.stream) || !r.GetByte(&flags) || !r.GetVarint(&z.live_bytes) ||
-      !r.GetVarint(&z.committed_wp) || !r.GetVarint(&z.opened_seq)) {
+      !r.GetVarint(&z.committed_wp) || !r.GetVarint(&z.opened_seq) ||
+      (!v1 && !r.GetVarint(&z.footer_at))) {
     return Truncated(kWhat);
   }
   if ((flags & ~kZoneKnownFlags) != 0) {
     return Status::Corruption("zone has unknown flags " + std::to_string(flags));
   }
   z.sealed = (flags & kZoneFlagSealed) != 0;
+  constexpr uint64_t kFooterHeader = recfmt::kBlockSize;  // a record's header block
+  if (z.footer_at != 0 &&
+      (!z.sealed || z.footer_at > z.committed_wp || z.committed_wp - z.footer_at < kFooterHeader)) {
+    return Status::Corruption("zone footer at " + std::to_string(z.footer_at) +
+                              (z.sealed ? " lies past its committed bytes (" +
+                                              std::to_string(z.committed_wp) + ")"
+                                        : " in a zone not sealed"));
+  }
   if (!r.empty()) return Status::Corruption("trailing bytes after zone value");
   return z;
 }

@@ -334,6 +334,7 @@ TEST(OnodeTest, ZoneMetaRoundTripAndBytes) {
     z.committed_wp = RandomU64(rng);
     z.opened_seq = RandomU64(rng);
     z.sealed = rng() % 2;
+    if (z.sealed && z.committed_wp >= 4096) z.footer_at = rng() % (z.committed_wp - 4095);
     Result<ZoneMeta> d = DecodeZoneMeta(EncodeZoneMeta(z));
     ASSERT_OK(d.status());
     EXPECT_EQ(*d, z);
@@ -344,8 +345,24 @@ TEST(OnodeTest, ZoneMetaRoundTripAndBytes) {
   z.committed_wp = 1;
   z.opened_seq = 0;
   z.sealed = true;
-  const std::string want("\x01\x02\x01\xac\x02\x01\x00", 7);
+  const std::string want("\x02\x02\x01\xac\x02\x01\x00\x00", 8);
   EXPECT_EQ(EncodeZoneMeta(z), want);
+  // Version 1 (before the footer's position was kept) still decodes, footer_at 0.
+  Result<ZoneMeta> v1 = DecodeZoneMeta(std::string("\x01\x02\x01\xac\x02\x01\x00", 7));
+  ASSERT_OK(v1.status());
+  EXPECT_EQ(*v1, z);
+  EXPECT_CODE(DecodeZoneMeta(std::string("\x01\x02\x01\xac\x02\x01\x00\x00", 8)).status(),
+              kCorruption);
+  // The footer lies inside the committed bytes of a sealed zone, its header block whole.
+  ZoneMeta f = z;
+  f.committed_wp = 3 * 4096;
+  f.footer_at = 2 * 4096;
+  ASSERT_OK(DecodeZoneMeta(EncodeZoneMeta(f)).status());
+  f.footer_at = 2 * 4096 + 1;
+  EXPECT_CODE(DecodeZoneMeta(EncodeZoneMeta(f)).status(), kCorruption);
+  f.footer_at = 2 * 4096;
+  f.sealed = false;
+  EXPECT_CODE(DecodeZoneMeta(EncodeZoneMeta(f)).status(), kCorruption);
   for (size_t len = 0; len < want.size(); ++len) {
     EXPECT_CODE(DecodeZoneMeta(want.substr(0, len)).status(), kCorruption);
   }

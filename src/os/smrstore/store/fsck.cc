@@ -171,6 +171,28 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
 
   if (deep) {
     std::string header(kBlock, '\0');
+    // A zone's footer position (ZoneMeta::footer_at) names a zone-footer record ending at
+    // the zone's committed end. GC checks the footer before it uses it, so a wrong position
+    // loses nothing, but it means the metadata and the zone disagree.
+    for (const auto& [addr, z] : zones) {
+      if (z.footer_at == 0 || addr.drive >= s->devices.size()) continue;
+      const std::string where = "drive " + std::to_string(addr.drive) + " zone " +
+                                std::to_string(addr.zone) + ": footer at " +
+                                std::to_string(z.footer_at);
+      Status st = s->devices[addr.drive]->Read(z.start + z.footer_at, header.data(), kBlock);
+      if (!st.ok()) {
+        error(where + ": " + st.ToString());
+        continue;
+      }
+      auto h = DecodeRecordHeader(header.data());
+      if (!h.ok() || h->type != RecordType::kZoneFooter ||
+          z.footer_at + RecordBytes(h->payload_len) != z.committed_wp) {
+        error(where + ": " +
+              (h.ok() ? std::string("not a zone-footer record ending at the committed end ") +
+                            std::to_string(z.committed_wp)
+                      : h.status().ToString()));
+      }
+    }
     for (const auto& key : records) {
       const Owner& owner = record_owner[key];
       const uint64_t nid = owner.nid;

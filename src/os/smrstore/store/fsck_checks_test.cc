@@ -217,6 +217,39 @@ TEST_F(FsckChecksTest, LiveCounterMismatchIsReportedAndRepaired) {
   EXPECT_TRUE(Fsck(false).errors.empty());
 }
 
+// Deep: a zone's persisted footer position (ZoneMeta::footer_at) must name its footer
+// record. One moved back a block (into the last record's payload) is reported; the shallow
+// check does not read zones.
+TEST_F(FsckChecksTest, DeepFindsAFooterPositionThatNamesNoFooter) {
+  for (int i = 0; i < 80; ++i) {  // 5 MiB of 64 KiB records: the first 4 MiB zone seals
+    Transaction t;
+    t.Write(kColl, Obj("fill" + std::to_string(i)), 0, Data(100 + i, 64 * kKiB));
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  EXPECT_TRUE(Fsck(true).errors.empty());
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  int moved = 0;
+  {
+    auto meta = MetaStore::Open(dir_.path() + "/st/meta");
+    ASSERT_TRUE(meta.ok());
+    auto zones = (*meta)->LoadZones(nullptr);
+    ASSERT_TRUE(zones.ok());
+    auto batch = (*meta)->NewBatch();
+    for (auto [addr, zm] : *zones) {
+      if (zm.footer_at == 0 || moved > 0) continue;
+      zm.footer_at -= 4096;
+      batch->PutZone(addr.first, addr.second, zm);
+      ++moved;
+    }
+    ASSERT_OK((*meta)->Commit(batch.get(), true));
+  }
+  ASSERT_EQ(moved, 1) << "no zone was sealed with a footer";
+  Mount();
+  EXPECT_TRUE(Fsck(false).errors.empty());
+  ExpectOneError(Fsck(true), ": footer at ");
+}
+
 TEST_F(FsckChecksTest, RepairNeedsAReadWriteMount) {
   ASSERT_OK(store_->Close());
   store_.reset();

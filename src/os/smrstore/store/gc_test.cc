@@ -77,18 +77,25 @@ TEST_F(GcTest, RelocatesRecordsOfEveryPaddingExactly) {
   EXPECT_TRUE(f->ok()) << f->errors.front();
 }
 
-// A victim this mount sealed is walked by its zone footer: the records it lists as dead
-// (and the journal's) are passed over without reading their headers — one read for the
-// footer, two per live record — and every live object is relocated intact.
-TEST_F(GcTest, AVictimThisMountSealedIsWalkedByItsFooter) {
-  Transaction t;
-  t.MkColl(kColl, 0);
-  ASSERT_OK(store_->Apply(std::move(t)));
+// A victim is walked by its zone footer: the records it lists as dead (and the journal's)
+// are passed over without reading their headers — one read for the footer, two per live
+// record — and every live object is relocated intact. `remount`: the zone was sealed in an
+// earlier mount, whose ZoneMeta carried the footer's position (ZoneMeta::footer_at).
+class GcFooterTest : public GcTest {
+ protected:
+  void ExpectVictimWalkedByItsFooter(bool remount);
+};
+
+void GcFooterTest::ExpectVictimWalkedByItsFooter(bool remount) {
+  Store* store = store_.get();
+  Transaction mk;
+  mk.MkColl(kColl, 0);
+  ASSERT_OK(store->Apply(std::move(mk)));
   constexpr size_t kSize = 48u << 10;  // above pack_max: one data record each
   for (uint64_t i = 0; i < 100; ++i) {  // 52 KiB each in the zones: the first zone fills
     Transaction w;
     w.Write(kColl, Obj(i), 0, Data(i, kSize));
-    ASSERT_OK(store_->Apply(std::move(w)));
+    ASSERT_OK(store->Apply(std::move(w)));
   }
   std::vector<uint64_t> kept;
   for (uint64_t i = 0; i < 100; ++i) {
@@ -98,10 +105,14 @@ TEST_F(GcTest, AVictimThisMountSealedIsWalkedByItsFooter) {
     }
     Transaction rm;
     rm.Remove(kColl, Obj(i));
-    ASSERT_OK(store_->Apply(std::move(rm)));
+    ASSERT_OK(store->Apply(std::move(rm)));
+  }
+  if (remount) {
+    Remount();
+    store = store_.get();
   }
   const uint64_t reads0 = fault_->reads();
-  auto r = store_->RunGc(1);
+  auto r = store->RunGc(1);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const uint64_t reads = fault_->reads() - reads0;
   ASSERT_EQ(r->zones_cleaned, 1u);
@@ -111,7 +122,7 @@ TEST_F(GcTest, AVictimThisMountSealedIsWalkedByItsFooter) {
   // Without the footer: a header read per record (about 78 in a 4 MiB zone) besides these.
   EXPECT_LE(reads, 2 * live_records + 3) << "GC read the headers of dead records";
   for (uint64_t i : kept) {
-    auto got = store_->Read(kColl, Obj(i), 0, 0);
+    auto got = store->Read(kColl, Obj(i), 0, 0);
     ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
     EXPECT_TRUE(*got == Data(i, kSize)) << i;
   }
@@ -119,6 +130,14 @@ TEST_F(GcTest, AVictimThisMountSealedIsWalkedByItsFooter) {
   auto f = store_->Fsck(/*deep=*/true, /*repair=*/false);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_TRUE(f->ok()) << (f->errors.empty() ? "" : f->errors.front());
+}
+
+TEST_F(GcFooterTest, AVictimThisMountSealedIsWalkedByItsFooter) {
+  ExpectVictimWalkedByItsFooter(/*remount=*/false);
+}
+
+TEST_F(GcFooterTest, AVictimAnEarlierMountSealedIsWalkedByItsFooter) {
+  ExpectVictimWalkedByItsFooter(/*remount=*/true);
 }
 
 // GC on a read-only mount is refused and writes nothing.

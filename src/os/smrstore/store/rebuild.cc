@@ -67,6 +67,7 @@ struct WalkedZone {
   bool journal = false;  // holds journal or checkpoint records
   bool data = false;     // holds data or pack records: a data zone, whatever else it holds
   bool footer = false;
+  uint64_t footer_at = 0;     // where the footer record starts (ZoneMeta::footer_at)
   uint64_t footer_bytes = 0;  // the footer record's (not counted live: the store does not)
   bool full = false;
   uint64_t first_seq = 0;
@@ -235,6 +236,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
         report.journal_bytes += bytes;
       } else if (h->type == RecordType::kZoneFooter) {
         w.footer = true;
+        w.footer_at = pos;
         w.footer_bytes = bytes;
       }
       if (cmr && w.footer) {  // a sealed CMR zone: whatever follows is an earlier use's
@@ -542,6 +544,7 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
     zm.committed_wp = w.end;
     zm.opened_seq = s != streams.end() ? s->second.second : w.first_seq;
     zm.sealed = w.full || w.footer;
+    zm.footer_at = w.footer ? w.footer_at : 0;
     zm.live_bytes = journal_zone ? w.end - w.footer_bytes
                               : (zone_live.count(w.addr) ? zone_live[w.addr] : 0);
     out->PutZone(w.addr.drive, w.addr.zone, zm);

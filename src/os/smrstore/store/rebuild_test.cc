@@ -239,8 +239,8 @@ class RebuildTest : public ::testing::TestWithParam<bool> {
     ASSERT_NO_FATAL_FAILURE(CheckReadBack(data));
   }
 
-  // Zone accounting: live bytes, stream and write pointer of every zone that holds data,
-  // and no zone holds data in one database only.
+  // Zone accounting: live bytes, stream, write pointer and footer position of every zone
+  // that holds data, and no zone holds data in one database only.
   static void ExpectSameZones(const Dump& before, const Dump& after) {
     for (const auto& [addr, zm] : after.zones) {
       if (zm.stream == 0) continue;
@@ -261,6 +261,8 @@ class RebuildTest : public ::testing::TestWithParam<bool> {
       EXPECT_EQ(it->second.stream, zm.stream) << "zone " << addr.first << "/" << addr.second;
       EXPECT_EQ(it->second.committed_wp, zm.committed_wp)
           << "zone " << addr.first << "/" << addr.second;
+      EXPECT_EQ(it->second.footer_at, zm.footer_at)
+          << "zone " << addr.first << "/" << addr.second << ": footer position";
     }
   }
 

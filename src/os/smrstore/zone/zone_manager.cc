@@ -206,6 +206,7 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
       zone.live = m.live_bytes;
       zone.committed_wp = m.committed_wp;
       zone.opened_seq = m.opened_seq;
+      zone.footer_at = m.sealed ? m.footer_at : 0;
       zone.written = device_written;
       zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : zi.cond;
       zone.footer_ok = false;
@@ -603,6 +604,7 @@ std::vector<std::pair<ZoneAddress, ZoneMeta>> ZoneManager::TakeDirtyZones() {
       m.committed_wp = z.committed_wp;
       m.opened_seq = z.opened_seq;
       m.sealed = z.state == ZoneState::kSealed;
+      if (m.sealed) m.footer_at = z.footer_at;
     }
     out.emplace_back(addr, m);
   }

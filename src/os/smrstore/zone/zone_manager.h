@@ -122,9 +122,9 @@ struct ZoneStatus {
   // A data zone holding metadata journal records a rebuild still needs (newer than the
   // last checkpoint): never reset until a checkpoint unpins it (ZoneManager::PinJournal).
   bool journal_pinned = false;
-  // Bytes from the zone start of the zone footer record this manager queued when it sealed
-  // the zone (in this mount: not persisted), 0 when not known: GC reads the footer to skip
-  // records it can tell are dead without reading their headers.
+  // Bytes from the zone start of the zone footer record queued when the zone was sealed
+  // (persisted as ZoneMeta::footer_at, so later mounts know it too), 0 when not known: GC
+  // reads the footer to skip records it can tell are dead without reading their headers.
   uint64_t footer_at = 0;
 };
 
