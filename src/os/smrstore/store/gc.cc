@@ -317,9 +317,18 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
   std::string header(kBlock, '\0');
   std::shared_ptr<const std::string> partial_payload;  // of a record left half moved
   const uint64_t end = victim.start + victim.committed_wp;
+  auto crc_failure = [&](const RecordHeader& rh, uint64_t at) {
+    CountCrcError();
+    return Status::Corruption("GC: " + std::string(RecordTypeName(rh.type)) +
+                              " record at drive " + std::to_string(victim.addr.drive) +
+                              " offset " + std::to_string(at) +
+                              " fails its checksum; not relocating (run fsck)");
+  };
   uint64_t pos = (*cursor)->pos;
   bool at_end = false;
   for (;;) {
+    // A live data record the footer lists: its payload, read with its header in one read.
+    std::shared_ptr<std::string> prefetched;
     if (pos + kBlock > end) {
       at_end = true;
       break;
@@ -349,9 +358,19 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
           pos += RecordBytes(f->payload_len);
           continue;
         }
+        // (A record a slice left half moved keeps its payload in the cursor.)
+        if (!(pos == (*cursor)->pos && (*cursor)->payload) &&
+            pos + RecordBytes(f->payload_len) <= end) {
+          prefetched = std::make_shared<std::string>(RecordBytes(f->payload_len) - kBlock, '\0');
+        }
       }
     }
-    SMR_RETURN_IF_ERROR(dev->Read(pos, header.data(), kBlock));
+    if (prefetched) {
+      SMR_RETURN_IF_ERROR(dev->ReadV(pos, {{header.data(), kBlock},
+                                           {prefetched->data(), prefetched->size()}}));
+    } else {
+      SMR_RETURN_IF_ERROR(dev->Read(pos, header.data(), kBlock));
+    }
     auto h = DecodeRecordHeader(header.data());
     if (h.status().IsNotFound()) {  // nothing more was written
       at_end = true;
@@ -383,6 +402,13 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
     bool partial = false;  // this record keeps live bytes the next slice moves
     std::shared_ptr<const std::string> kept;  // the record's payload, once read
     if (!units.empty() && pos == (*cursor)->pos) kept = std::move((*cursor)->payload);
+    // The bytes read with the header are the payload the header describes only when the
+    // header agrees with the footer's entry (else they are read again by the header's length).
+    if (prefetched && !kept && h->type == RecordType::kData &&
+        RecordBytes(h->payload_len) == kBlock + prefetched->size()) {
+      kept = std::move(prefetched);
+      if (!VerifyPayload(*h, kept->data()).ok()) return crc_failure(*h, pos);
+    }
     for (const Unit& u : units) {
       SMR_ASSIGN_OR_RETURN(Touched * t, lookup(u.nid));
       std::vector<Extent*> live;
@@ -398,13 +424,7 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
         const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
         auto fresh = std::make_shared<std::string>(padded, '\0');
         SMR_RETURN_IF_ERROR(dev->Read(payload_at, fresh->data(), padded));
-        if (!VerifyPayload(*h, fresh->data()).ok()) {
-          CountCrcError();
-          return Status::Corruption("GC: " + std::string(RecordTypeName(h->type)) +
-                                    " record at drive " + std::to_string(victim.addr.drive) +
-                                    " offset " + std::to_string(pos) +
-                                    " fails its checksum; not relocating (run fsck)");
-        }
+        if (!VerifyPayload(*h, fresh->data()).ok()) return crc_failure(*h, pos);
         kept = std::move(fresh);
       }
       const std::string& payload = *kept;

@@ -246,8 +246,9 @@ struct Store::Impl {
     // (split_records), for the next pieces; the victim is sealed, so it cannot change.
     std::shared_ptr<const std::string> payload;
     // The victim's zone footer (its records in zone order), read by the first slice when
-    // this mount sealed the zone (ZoneStatus::footer_at) and it checked out; null: every
-    // record's header is read.
+    // the zone has one (ZoneStatus::footer_at) and it checked out; null: every record's
+    // header is read. A live data record the footer lists is read with its header in one
+    // device read.
     std::shared_ptr<const std::vector<ZoneFooterEntry>> footer;
     bool footer_tried = false;
   };
