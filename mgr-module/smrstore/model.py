@@ -237,7 +237,9 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
                    pack_records=_optional_int(store, "smrstore_pack_records"),
                    pack_entries=_optional_int(store, "smrstore_pack_entries"),
                    pack_payload_bytes=_optional_int(store, "smrstore_pack_payload_bytes"),
-                   pack_record_bytes=_optional_int(store, "smrstore_pack_record_bytes")),
+                   pack_record_bytes=_optional_int(store, "smrstore_pack_record_bytes"),
+                   data_reads=_optional_int(store, "smrstore_data_reads"),
+                   data_read_records=_optional_int(store, "smrstore_data_read_records")),
         gc=GcStats(runs=need(store, "smrstore_gc_runs", "smrstore"),
                    zones_reset=need(store, "smrstore_gc_zones_reset", "smrstore"),
                    live_moved=need(store, "smrstore_gc_live_moved", "smrstore"),
@@ -246,7 +248,8 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
                    auto=bool(store.get("smrstore_gc_auto", 0)),
                    # Added within v1: an OSD on an older preload library lacks them (None).
                    failures=_optional_int(store, "smrstore_gc_failures"),
-                   quarantined_zones=_optional_int(store, "smrstore_gc_quarantined_zones")),
+                   quarantined_zones=_optional_int(store, "smrstore_gc_quarantined_zones"),
+                   pinned_zones=_optional_int(store, "smrstore_gc_pinned_zones")),
         drives=drive_models)
     return DaemonState(name=osd, source=SOURCE_OSD, doc=doc)
 
@@ -311,8 +314,12 @@ class OsdReading:
     document_error: Optional[str] = None
 
 
-# io fields of the pack records: perf counters smrstore_<field> (added within v1).
+# io fields of the pack records and of the data reads: perf counters smrstore_<field>
+# (added within v1).
 _PACK_FIELDS = ("pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes")
+_READ_FIELDS = ("data_reads", "data_read_records")
+# gc fields an older OSD library has no counter for (smrstore_gc_<field>).
+_GC_FIELDS = ("failures", "quarantined_zones", "pinned_zones")
 
 
 def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
@@ -371,12 +378,11 @@ def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
             "lifetime_write_amplification": full.io.lifetime_write_amplification,
             # A counter an older OSD library lacks is taken from the document if it has it.
             **{k: getattr(c.io, k) if getattr(c.io, k) is not None else getattr(full.io, k)
-               for k in _PACK_FIELDS}}),
+               for k in _PACK_FIELDS + _READ_FIELDS}}),
         # A counter an older OSD library lacks is taken from the document if it has it.
         gc=c.gc.copy(update={
-            "failures": c.gc.failures if c.gc.failures is not None else full.gc.failures,
-            "quarantined_zones": (c.gc.quarantined_zones if c.gc.quarantined_zones is not None
-                                  else full.gc.quarantined_zones)}),
+            k: getattr(c.gc, k) if getattr(c.gc, k) is not None else getattr(full.gc, k)
+            for k in _GC_FIELDS}),
         drives=drives)
     return DaemonState(name=osd, source=SOURCE_OSD, doc=doc, zonemaps=parsed.zonemaps,
                        streams=parsed.streams, zonemap_time=full.time,

@@ -27,6 +27,8 @@ _META: Dict[str, Tuple[str, str]] = {
     "smrstore_gc_auto": ("gauge", "1 if background GC is on"),
     "smrstore_gc_failures_total": ("counter", "GC cleanings that failed and were rolled back"),
     "smrstore_gc_quarantined_zones": ("gauge", "Zones GC has quarantined after a failed cleaning"),
+    "smrstore_gc_pinned_zones": (
+        "gauge", "Data zones pinned by metadata-journal records until the next checkpoint"),
     "smrstore_txns_total": ("counter", "Transactions committed"),
     # Small writes packed into shared records (io.pack_*, since mount; optional within v1).
     "smrstore_pack_records_total": ("counter", "Pack records written since mount (user and GC)"),
@@ -34,6 +36,10 @@ _META: Dict[str, Tuple[str, str]] = {
     "smrstore_pack_payload_bytes_total": ("counter", "Payload bytes of the packed writes since mount"),
     "smrstore_pack_record_bytes_total": (
         "counter", "Zone bytes of the pack records (header block + padded payload) since mount"),
+    # Device reads of object data and the records they covered (io.data_*; optional within v1).
+    "smrstore_data_reads_total": ("counter", "Device reads of object data since mount"),
+    "smrstore_data_read_records_total": (
+        "counter", "Data records those reads covered since mount (more than reads: gathered)"),
     "smrstore_crc_errors_total": ("counter", "Checksum errors on read"),
     "smrstore_drive_capacity_bytes": ("gauge", "Drive capacity for data"),
     "smrstore_drive_written_bytes": ("gauge", "Bytes below the drive's write pointers"),
@@ -103,11 +109,14 @@ def render(snap: Snapshot, stale_seconds: float) -> str:
         # Optional within schema v1: only daemons that report them (put skips None).
         put("smrstore_gc_failures_total", lab, doc.gc.failures)
         put("smrstore_gc_quarantined_zones", lab, doc.gc.quarantined_zones)
+        put("smrstore_gc_pinned_zones", lab, doc.gc.pinned_zones)
         put("smrstore_txns_total", lab, doc.io.txns_committed)
         put("smrstore_pack_records_total", lab, doc.io.pack_records)
         put("smrstore_pack_entries_total", lab, doc.io.pack_entries)
         put("smrstore_pack_payload_bytes_total", lab, doc.io.pack_payload_bytes)
         put("smrstore_pack_record_bytes_total", lab, doc.io.pack_record_bytes)
+        put("smrstore_data_reads_total", lab, doc.io.data_reads)
+        put("smrstore_data_read_records_total", lab, doc.io.data_read_records)
         put("smrstore_crc_errors_total", lab, doc.io.crc_errors)
         for dr in doc.drives:
             dl: Labels = lab + (("drive", str(dr.index)),)

@@ -135,6 +135,13 @@ class IoStats(_Doc):
     pack_record_bytes: Optional[int] = Field(
         None, ge=0, description="zone bytes of those pack records: header blocks and payload "
                                 "padded to blocks (part of device_bytes)")
+    # Added within v1 (reads): null when a daemon does not report them.
+    data_reads: Optional[int] = Field(
+        None, ge=0, description="device reads of object data since mount")
+    data_read_records: Optional[int] = Field(
+        None, ge=0, description="data records those reads covered (more than data_reads: an "
+                                "object's records lying together on a rotational drive read "
+                                "in one read)")
 
 
 class GcStats(_Doc):
@@ -151,6 +158,10 @@ class GcStats(_Doc):
         None, ge=0, description="zones GC leaves out of its victims now because their "
                                 "cleaning failed: a media problem to look at (null: the "
                                 "daemon does not report it)")
+    pinned_zones: Optional[int] = Field(
+        None, ge=0, description="data zones pinned now by metadata-journal records newer than "
+                                "the last checkpoint: GC does not reset them until a checkpoint "
+                                "unpins them (null: the daemon does not report it)")
 
 
 class ZoneCounts(_Doc):

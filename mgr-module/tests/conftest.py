@@ -99,6 +99,10 @@ def _strip(node: Any, path: List[str]) -> None:
 # io.pack_*: 120 writes of 3000 bytes in two packs (100 + 20 entries; a header block each,
 # payloads padded to 4 KiB blocks: 4096 + 303104 + 4096 + 61440).
 PACK: Tuple[int, int, int, int] = (2, 120, 360_000, 372_736)
+# io.data_reads, io.data_read_records: 40 device reads covered 100 records (gathered reads).
+READS: Tuple[int, int] = (40, 100)
+# gc.pinned_zones: data zones pinned by journal records until the next checkpoint.
+PINNED = 3
 
 
 def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str, Any]]] = None,
@@ -107,10 +111,13 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
         total: int = 30 * GiB, available: int = 20 * GiB,
         reclaimable: int = 0, gc_failures: Optional[int] = 0,
         quarantined_zones: Optional[int] = 0,
-        pack: Optional[Tuple[int, int, int, int]] = PACK) -> Dict[str, Any]:
-    """A complete document; gc_failures / quarantined_zones / pack None leave the field(s) out
-    (a document from before they were added within v1).  ``pack`` is io's (pack_records,
-    pack_entries, pack_payload_bytes, pack_record_bytes)."""
+        pack: Optional[Tuple[int, int, int, int]] = PACK,
+        reads: Optional[Tuple[int, int]] = READS,
+        pinned_zones: Optional[int] = PINNED) -> Dict[str, Any]:
+    """A complete document; gc_failures / quarantined_zones / pack / reads / pinned_zones None
+    leave the field(s) out (a document from before they were added within v1).  ``pack`` is
+    io's (pack_records, pack_entries, pack_payload_bytes, pack_record_bytes), ``reads`` io's
+    (data_reads, data_read_records)."""
     drs = drives if drives is not None else [drive(0), drive(1)]
     out: Dict[str, Any] = {
         "schema": "smrstore.stats/1", "name": name, "time": t,
@@ -136,6 +143,10 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
                               "pack_record_bytes"), pack))
     if quarantined_zones is not None:
         out["gc"]["quarantined_zones"] = quarantined_zones
+    if reads is not None:
+        out["io"].update(zip(("data_reads", "data_read_records"), reads))
+    if pinned_zones is not None:
+        out["gc"]["pinned_zones"] = pinned_zones
     return out
 
 
@@ -157,9 +168,12 @@ def status(d: Dict[str, Any]) -> Dict[str, str]:
 def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
                  drives: int = 2, offline: int = 0, gc_failures: Optional[int] = None,
                  quarantined_zones: Optional[int] = None,
-                 pack: Optional[Tuple[int, int, int, int]] = None) -> Dict[str, Dict[str, Any]]:
-    """gc_failures / quarantined_zones / pack: None leaves the counter(s) out (older OSD
-    libraries); pack is (records, entries, payload bytes, record bytes)."""
+                 pack: Optional[Tuple[int, int, int, int]] = None,
+                 reads: Optional[Tuple[int, int]] = None,
+                 pinned_zones: Optional[int] = None) -> Dict[str, Dict[str, Any]]:
+    """gc_failures / quarantined_zones / pack / reads / pinned_zones: None leaves the
+    counter(s) out (older OSD libraries); pack is (records, entries, payload bytes, record
+    bytes), reads (data reads, data read records)."""
     def c(v: int, typ: int = 2) -> Dict[str, Any]:
         return {"description": "", "nick": "", "type": typ, "priority": 5, "units": 1, "value": v}
     out = {
@@ -187,6 +201,11 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
     if pack is not None:
         for k, v in zip(("records", "entries", "payload_bytes", "record_bytes"), pack):
             out[f"smrstore.smrstore_pack_{k}"] = c(v, 10)
+    if reads is not None:
+        out["smrstore.smrstore_data_reads"] = c(reads[0], 10)
+        out["smrstore.smrstore_data_read_records"] = c(reads[1], 10)
+    if pinned_zones is not None:
+        out["smrstore.smrstore_gc_pinned_zones"] = c(pinned_zones)
     for i in range(drives):
         p = f"smrstore-drive.{i}."
         for k, v in {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,

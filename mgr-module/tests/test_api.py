@@ -113,9 +113,13 @@ def test_daemons_and_detail() -> None:
     assert (d["io"]["pack_records"], d["io"]["pack_entries"], d["io"]["pack_payload_bytes"],
             d["io"]["pack_record_bytes"], d["store"]["pack_max"]) == (2, 120, 360_000, 372_736,
                                                                       32768)
+    assert (d["io"]["data_reads"], d["io"]["data_read_records"], d["gc"]["pinned_zones"]) == (
+        40, 100, 3)
     b = c.get("/api/v1/daemons/demo-b", headers=AUTH).json()
     assert b["gc"]["failures"] is None and b["gc"]["quarantined_zones"] is None
     assert b["io"]["pack_entries"] is None and b["store"]["pack_max"] is None
+    assert (b["io"]["data_reads"], b["io"]["data_read_records"], b["gc"]["pinned_zones"]) == (
+        None, None, None)
     o = c.get("/api/v1/daemons/osd.5", headers=AUTH).json()
     assert o["store"] is None and o["drives"][0]["nr_zones"] is None
     r = c.get("/api/v1/daemons/nobody", headers=AUTH)

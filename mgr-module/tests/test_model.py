@@ -203,6 +203,31 @@ def test_a_service_daemons_pack_fields_and_pack_max() -> None:
     assert old.doc.store.pack_max is None
 
 
+def test_osd_read_and_pinned_zone_counters_read_when_present() -> None:
+    d = parse_osd_counters("osd.3", osd_counters(reads=(12, 60), pinned_zones=4), now=1.0)
+    assert d is not None
+    assert (d.doc.io.data_reads, d.doc.io.data_read_records, d.doc.gc.pinned_zones) == (12, 60, 4)
+    # Zero is a value, not "absent".
+    d = parse_osd_counters("osd.3", osd_counters(reads=(0, 0), pinned_zones=0), now=1.0)
+    assert d is not None
+    assert (d.doc.io.data_reads, d.doc.io.data_read_records, d.doc.gc.pinned_zones) == (0, 0, 0)
+    # An OSD library from before the counters: absent (None), not an error.
+    d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
+    assert d is not None
+    assert (d.doc.io.data_reads, d.doc.io.data_read_records, d.doc.gc.pinned_zones) == (
+        None, None, None)
+
+
+def test_a_service_daemons_reads_and_pinned_zones() -> None:
+    st = parse_service_status("demo-a", status(doc(reads=(40, 100), pinned_zones=3)))
+    assert (st.doc.io.data_reads, st.doc.io.data_read_records, st.doc.gc.pinned_zones) == (
+        40, 100, 3)
+    # A publisher from before them: absent (None), not an error.
+    old = parse_service_status("demo-a", status(doc(reads=None, pinned_zones=None)))
+    assert (old.doc.io.data_reads, old.doc.io.data_read_records, old.doc.gc.pinned_zones) == (
+        None, None, None)
+
+
 def test_a_hybrid_drive_parses_with_its_realms_and_quanta() -> None:
     d0 = drive(0, nr_zones=8, zonemap="##A.b___", streams="--uu-" + "---",
                hybrid=hybrid("CcS>", violations=3, p99=120.0, qmax=300.5,

@@ -384,6 +384,37 @@ def test_pack_figures_from_counters_else_from_the_document() -> None:
     assert snap.daemons["osd.0"].doc.store.pack_max is None
 
 
+def test_reads_and_pinned_zones_from_counters_else_from_the_document() -> None:
+    """smrstore_data_reads / smrstore_data_read_records / smrstore_gc_pinned_zones are read
+    when the OSD has them; an older OSD library lacks them: then the document's io.data_* and
+    gc.pinned_zones, else None."""
+    counters, raw = _capture_osd0()
+    t = counters["smrstore.smrstore_gc_runs"][0]
+    with_counters = dict(counters)
+    with_counters["smrstore.smrstore_data_reads"] = [t, 30]
+    with_counters["smrstore.smrstore_data_read_records"] = [t, 90]
+    with_counters["smrstore.smrstore_gc_pinned_zones"] = [t, 5]
+    newer = dict(raw, io=dict(raw["io"], data_reads=20, data_read_records=50),
+                 gc=dict(raw["gc"], pinned_zones=2))
+
+    def reads(d: Any) -> Any:
+        return (d.doc.io.data_reads, d.doc.io.data_read_records, d.doc.gc.pinned_zones)
+
+    # Counters win over the document (they are newer, as for every other number).
+    d = parse_osd("osd.0", OsdReading(counters=with_counters, document=json.dumps(newer)), 1.0)
+    assert reads(d) == (30, 90, 5)
+    # Counters only (no document yet).
+    d = parse_osd("osd.0", OsdReading(counters=with_counters), 1.0)
+    assert reads(d) == (30, 90, 5)
+    # No such counters: the document's values.
+    d = parse_osd("osd.0", OsdReading(counters=counters, document=json.dumps(newer)), 1.0)
+    assert reads(d) == (20, 50, 2)
+    # Neither (the recorded OSD predates them): absent, not an error.
+    snap = merge(1.0, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
+    assert snap.errors == []
+    assert reads(snap.daemons["osd.0"]) == (None, None, None)
+
+
 def test_health_names_a_real_osd_with_quarantined_zones() -> None:
     counters, raw = _capture_osd0()
     t = counters["smrstore.smrstore_gc_runs"][0]

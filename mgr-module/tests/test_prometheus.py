@@ -1,6 +1,7 @@
 from typing import Dict, Tuple
 
-from conftest import PACK, GiB, doc, drive, hybrid, osd_counters, status, without_added_in_v1
+from conftest import (PACK, PINNED, READS, GiB, doc, drive, hybrid, osd_counters, status,
+                      without_added_in_v1)
 from prometheus_client.parser import text_string_to_metric_families
 
 from smrstore.model import OsdReading, merge
@@ -163,6 +164,8 @@ def test_every_metric_of_a_service_daemon() -> None:
         "smrstore_gc_failures_total": 4, "smrstore_gc_quarantined_zones": 1,
         "smrstore_pack_records_total": PACK[0], "smrstore_pack_entries_total": PACK[1],
         "smrstore_pack_payload_bytes_total": PACK[2], "smrstore_pack_record_bytes_total": PACK[3],
+        "smrstore_data_reads_total": READS[0], "smrstore_data_read_records_total": READS[1],
+        "smrstore_gc_pinned_zones": PINNED,
     }
     got = {name: v for (name, labels), v in m.items() if labels == a}
     assert got == want
@@ -240,3 +243,28 @@ def test_pack_counters_only_when_reported() -> None:
     assert "# TYPE smrstore_pack_record_bytes_total counter\n" in text
     text = render(merge(1000.0, {"old": status(old)}, {"osd.2": OsdReading(osd_counters())}), 30.0)
     assert "smrstore_pack" not in text
+
+
+def test_read_counters_and_pinned_zones_only_when_reported() -> None:
+    # A service daemon with io.data_* and gc.pinned_zones, one from before they were added,
+    # an OSD with the perf counters (0 is reported as 0) and one without (older library).
+    new = doc(name="new")
+    old = doc(name="old", reads=None, pinned_zones=None)
+    snap = merge(1000.0, {"new": status(new), "old": status(old)},
+                 {"osd.1": OsdReading(osd_counters(reads=(7, 21), pinned_zones=0)),
+                  "osd.2": OsdReading(osd_counters())})
+    text = render(snap, 30.0)
+    m = parse(text)
+
+    def by_daemon(metric: str) -> Dict[str, float]:
+        return {dict(lab)["daemon"]: v for (n, lab), v in m.items() if n == metric}
+
+    assert by_daemon("smrstore_data_reads_total") == {"new": READS[0], "osd.1": 7}
+    assert by_daemon("smrstore_data_read_records_total") == {"new": READS[1], "osd.1": 21}
+    assert by_daemon("smrstore_gc_pinned_zones") == {"new": PINNED, "osd.1": 0}
+    assert "# TYPE smrstore_data_reads_total counter\n" in text
+    assert "# TYPE smrstore_data_read_records_total counter\n" in text
+    assert "# TYPE smrstore_gc_pinned_zones gauge\n" in text
+    # Nobody reports them: no family at all (no HELP/TYPE lines).
+    text = render(merge(1000.0, {"old": status(old)}, {"osd.2": OsdReading(osd_counters())}), 30.0)
+    assert "smrstore_data_read" not in text and "smrstore_gc_pinned" not in text

@@ -73,6 +73,21 @@ def test_gc_failures_and_quarantine_are_read() -> None:
                             "to 0; gc.quarantined_zones: value is not a valid integer")
 
 
+def test_data_reads_and_pinned_zones_are_read() -> None:
+    d = raw_doc()
+    d["io"].update(data_reads=10, data_read_records=35)
+    d["gc"].update(pinned_zones=6)
+    doc = parse_stats(d)
+    assert (doc.io.data_reads, doc.io.data_read_records, doc.gc.pinned_zones) == (10, 35, 6)
+    d["io"].update(data_reads=-1, data_read_records="many")
+    d["gc"].update(pinned_zones="x")
+    with pytest.raises(StatsError) as e:
+        parse_stats(d)
+    assert str(e.value) == ("stats: io.data_reads: ensure this value is greater than or equal "
+                            "to 0; io.data_read_records: value is not a valid integer; "
+                            "gc.pinned_zones: value is not a valid integer")
+
+
 @pytest.mark.parametrize("absent", [["gc.failures"], ["gc.quarantined_zones"],
                                     ["gc.failures", "gc.quarantined_zones"]])
 def test_documents_without_the_gc_failure_fields_still_parse(absent: Any) -> None:

@@ -238,6 +238,10 @@ def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> No
     assert d["store"]["pack_max"] == 32768
     assert {k for k in d["io"] if k.startswith("pack_")} == {
         "pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes"}
+    # Reads count since mount (this `stats` mount read nothing); drives without a head keep
+    # the journal in zones of its own: nothing pinned (the counts: stats_document_test.cc).
+    assert (d["io"]["data_reads"], d["io"]["data_read_records"]) == (0, 0)
+    assert d["gc"]["pinned_zones"] == 0
     assert sum(len(dr["zonemap"]) for dr in d["drives"]) == 32
     assert {c for dr in d["drives"] for c in dr["zonemap"]} >= {"#", "=", "."}
     assert errors(json.loads(compact), jsonschema.Draft202012Validator(compact_schema())) == []
@@ -365,10 +369,11 @@ def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
                      "quantum_bytes", "quantum_ms_p99", "quantum_ms_max", "bound_violations",
                      "conversions", "migrated_bytes", "stall_reason"}
     pack_fields = {"pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes"}
+    read_fields = {"data_reads", "data_read_records"}
     assert ADDED_IN_V1 == {"statfs.reclaimable", "gc.failures", "gc.quarantined_zones",
-                           "drives[].zones.inactive", "store.pack_max"} | {
+                           "gc.pinned_zones", "drives[].zones.inactive", "store.pack_max"} | {
                                f"drives[].hybrid.{f}" for f in hybrid_fields} | {
-                               f"io.{f}" for f in pack_fields}
+                               f"io.{f}" for f in pack_fields | read_fields}
     # ... and parse_stats accepts a document without each of them (alone, and all at once:
     # a document from before any was added), and names any other.
     full = json.loads(status(doc(drives=[drive(0, hybrid=hybrid()), drive(1)]))["stats"])
@@ -384,6 +389,7 @@ def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
     assert old.drives[0].hybrid is not None and old.drives[0].hybrid.realmmap is None
     assert old.drives[0].zones.inactive is None and old.statfs.reclaimable is None
     assert old.io.pack_entries is None and old.store is not None and old.store.pack_max is None
+    assert (old.io.data_reads, old.io.data_read_records, old.gc.pinned_zones) == (None, None, None)
     d = json.loads(status(doc())["stats"])
     del d["drives"][1]["zones"]["conventional"]
     with pytest.raises(StatsError, match=r"missing field\(s\) drives\[1\]\.zones\.conventional"):

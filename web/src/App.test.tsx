@@ -168,6 +168,45 @@ describe("daemon", () => {
     expect(screen.queryByTestId("stat-pack")).toBeNull();
   });
 
+  it("shows the data reads with records per read and the journal-pinned zones", async () => {
+    at("#/daemons/demo-a&token=t");
+    const read = {
+      ...fx.detail,
+      io: { ...fx.detail.io, data_reads: 40, data_read_records: 100 },
+      gc: { ...fx.detail.gc, pinned_zones: 3 },
+    };
+    render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: read } }).fetch} baseUrl={BASE} />);
+    const r = await screen.findByTestId("stat-data-reads");
+    expect(r.textContent).toBe("data reads (since mount)40 reads100 records, 2.50 per read");
+    expect(r.getAttribute("data-value")).toBe("40");
+    const p = screen.getByTestId("stat-gc-pinned");
+    expect(p.textContent).toBe("journal-pinned zones3GC may reset them after the next checkpoint");
+    expect(p.getAttribute("data-value")).toBe("3");
+  });
+
+  it("shows no read or pinned-zone figure for a daemon that does not report them, 0 for one that does", async () => {
+    at("#/daemons/demo-a&token=t");
+    const zero = {
+      ...fx.detail,
+      io: { ...fx.detail.io, data_reads: 0, data_read_records: 0 },
+      gc: { ...fx.detail.gc, pinned_zones: 0 },
+    };
+    const { unmount } = render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: zero } }).fetch} baseUrl={BASE} />);
+    expect((await screen.findByTestId("stat-data-reads")).textContent).toBe("data reads (since mount)none since mount");
+    expect(screen.getByTestId("stat-gc-pinned").getAttribute("data-value")).toBe("0");
+    unmount();
+    // fx.detail: a publisher from before io.data_* and gc.pinned_zones (the module sends null).
+    const old = {
+      ...fx.detail,
+      io: { ...fx.detail.io, data_reads: null, data_read_records: null },
+      gc: { ...fx.detail.gc, pinned_zones: null },
+    };
+    render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: old } }).fetch} baseUrl={BASE} />);
+    await screen.findByTestId("stat-wa");
+    expect(screen.queryByTestId("stat-data-reads")).toBeNull();
+    expect(screen.queryByTestId("stat-gc-pinned")).toBeNull();
+  });
+
   it("says the daemon is gone on 404", async () => {
     at("#/daemons/old-one&token=t");
     const f = fakeFetch({ "/api/v1/daemons/old-one": { status: 404, body: { detail: "no smrstore daemon named 'old-one' (known: demo-a)" } } });

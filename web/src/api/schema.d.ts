@@ -548,6 +548,11 @@ export interface components {
             /** Live Moved */
             live_moved: number;
             /**
+             * Pinned Zones
+             * @description data zones pinned now by metadata-journal records newer than the last checkpoint: GC does not reset them until a checkpoint unpins them (null: the daemon does not report it)
+             */
+            pinned_zones?: number;
+            /**
              * Quarantined Zones
              * @description zones GC leaves out of its victims now because their cleaning failed: a media problem to look at (null: the daemon does not report it)
              */
@@ -715,6 +720,16 @@ export interface components {
             bytes_read?: number;
             /** Crc Errors */
             crc_errors: number;
+            /**
+             * Data Read Records
+             * @description data records those reads covered (more than data_reads: an object's records lying together on a rotational drive read in one read)
+             */
+            data_read_records?: number;
+            /**
+             * Data Reads
+             * @description device reads of object data since mount
+             */
+            data_reads?: number;
             /**
              * Device Bytes
              * @description device bytes written since mount

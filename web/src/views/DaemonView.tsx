@@ -5,6 +5,7 @@ import { Empty, ErrorBox, Loading } from "../components/QueryState";
 import { Badge, Stat } from "../components/Stat";
 import { formatAge, formatBytes, formatCount, formatNs, formatPercent, formatWa, ratio } from "../lib/format";
 import { packFigures } from "../lib/pack";
+import { readFigures } from "../lib/reads";
 import { routeHref } from "../lib/route";
 import { SourceBadge } from "./Overview";
 
@@ -12,6 +13,8 @@ function Detail({ d }: { d: DaemonDetail }) {
   const now = d.time + d.age_seconds;
   const freeZones = d.drives.reduce((n, dr) => n + dr.zones.free, 0);
   const pack = packFigures(d.io, d.store?.pack_max);
+  const reads = readFigures(d.io);
+  const pinned = d.gc.pinned_zones;
   return (
     <>
       <p>
@@ -62,6 +65,15 @@ function Detail({ d }: { d: DaemonDetail }) {
         <Stat label="GC bytes (lifetime)" value={formatBytes(d.io.lifetime_gc_bytes)} />
         <Stat label="transactions" value={formatCount(d.io.txns_committed)} hint={`${formatCount(d.io.txns_failed ?? 0)} failed`} />
         <Stat label="crc errors" value={formatCount(d.io.crc_errors)} />
+        {reads ? (
+          <Stat
+            label="data reads (since mount)"
+            value={reads.value}
+            hint={reads.hint ?? undefined}
+            exact={reads.reads}
+            testId="stat-data-reads"
+          />
+        ) : null}
         <Stat label="GC runs" value={formatCount(d.gc.runs)} hint={`${formatCount(d.gc.zones_reset)} zones reset`} exact={d.gc.runs} testId="stat-gc-runs" />
         <Stat label="GC throttle" value={formatNs(d.gc.throttle_ns)} hint={d.gc.auto ? "auto GC on" : "auto GC off"} testId="stat-gc-auto" />
         {d.gc.quarantined_zones !== undefined && d.gc.quarantined_zones !== null ? (
@@ -71,6 +83,15 @@ function Detail({ d }: { d: DaemonDetail }) {
             hint={`${formatCount(d.gc.failures)} failed cleanings since mount`}
             exact={d.gc.quarantined_zones}
             testId="stat-gc-quarantined"
+          />
+        ) : null}
+        {pinned !== undefined && pinned !== null ? (
+          <Stat
+            label="journal-pinned zones"
+            value={formatCount(pinned)}
+            hint="GC may reset them after the next checkpoint"
+            exact={pinned}
+            testId="stat-gc-pinned"
           />
         ) : null}
       </div>

@@ -86,6 +86,12 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
   b.add_u64_counter(l_smrstore_pack_record_bytes, "smrstore_pack_record_bytes",
                     "Zone bytes of pack records written since mount (header blocks, padding)",
                     nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64_counter(l_smrstore_data_reads, "smrstore_data_reads",
+                    "Device reads of object data since mount");
+  b.add_u64_counter(l_smrstore_data_read_records, "smrstore_data_read_records",
+                    "Data records those reads covered (more than reads: gathered reads)");
+  b.add_u64(l_smrstore_gc_pinned_zones, "smrstore_gc_pinned_zones",
+            "Data zones pinned by metadata-journal records until the next checkpoint");
   b.add_u64_counter(l_smrstore_txns, "smrstore_txns", "Transactions committed");
   b.add_u64_counter(l_smrstore_crc_errors, "smrstore_crc_errors",
                     "Records that failed their crc32c on read");
@@ -181,6 +187,8 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_pack_entries, c.pack_entries);
   logger_->set(l_smrstore_pack_payload_bytes, c.pack_payload_bytes);
   logger_->set(l_smrstore_pack_record_bytes, c.pack_record_bytes);
+  logger_->set(l_smrstore_data_reads, c.data_reads);
+  logger_->set(l_smrstore_data_read_records, c.data_read_records);
   logger_->set(l_smrstore_txns, c.txns_committed);
   logger_->set(l_smrstore_crc_errors, c.crc_errors);
   logger_->set(l_smrstore_statfs_total, st.total);
@@ -203,6 +211,8 @@ void PerfAndAdmin::Refresh() {
   // The engine's own state (its gc_auto option, then `smrstore gc start|stop`), as the
   // document's gc.auto says it.
   logger_->set(l_smrstore_gc_auto, doc.at("gc").at("auto").get<bool>() ? 1 : 0);
+  // Journal-pinned zones are counted from the document's zone snapshot (no counter has them).
+  logger_->set(l_smrstore_gc_pinned_zones, doc.at("gc").at("pinned_zones").get<uint64_t>());
   const Json& drives = doc.at("drives");
   for (size_t i = 0; i < maps.size() && i < drive_loggers_.size(); ++i) {
     const DriveCounts d = CountZones(maps[i].zonemap);

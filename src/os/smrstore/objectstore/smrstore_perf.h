@@ -59,6 +59,9 @@ enum {
   l_smrstore_pack_entries,
   l_smrstore_pack_payload_bytes,
   l_smrstore_pack_record_bytes,
+  l_smrstore_data_reads,
+  l_smrstore_data_read_records,
+  l_smrstore_gc_pinned_zones,
   l_smrstore_last,
 };
 enum {

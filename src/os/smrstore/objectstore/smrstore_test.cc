@@ -344,6 +344,56 @@ TEST_F(SMRStoreTest, PerfCountersAndAdminSocketThroughCephCli) {
   EXPECT_EQ(start_doc->value("gc_auto", false), true);
 }
 
+// On a drive with a head (the emulator's timing model, at a speed that costs nothing) the
+// journal records go after the data and pin its zone, and an object's records lying together
+// are read in one device read: smrstore_data_reads / _data_read_records and
+// smrstore_gc_pinned_zones in the Ceph CLI's perf dump, as the stats document has them.
+TEST_F(SMRStoreTest, DataReadsAndJournalPinnedZonesInThePerfDump) {
+  if (::access("/usr/bin/ceph", X_OK) != 0) GTEST_SKIP() << "ceph CLI not installed";
+  ASSERT_EQ(store_->umount(), 0);
+  {
+    const std::string dir = dir_.path() + "/rot";
+    ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+    store_ = std::make_unique<SMRStore>(ctx_->get(), dir);
+    ASSERT_EQ(store_->write_meta("smrstore_devices",
+                                 "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1&mbps=100000&seek_ms=0"),
+              0);
+    ASSERT_EQ(store_->mkfs(), 0);
+    ASSERT_EQ(store_->mount(), 0);
+  }
+  const std::string cli = "/usr/bin/ceph --admin-daemon " + asok_ + " ";
+  auto dump = [&] { return RunCommand(cli + "perf dump smrstore"); };
+  // Nothing read, nothing pinned yet (mkfs's checkpoint).
+  std::string perf = dump();
+  EXPECT_NE(perf.find("\"smrstore_data_reads\": 0,"), std::string::npos) << perf;
+  EXPECT_NE(perf.find("\"smrstore_data_read_records\": 0,"), std::string::npos) << perf;
+  EXPECT_NE(perf.find("\"smrstore_gc_pinned_zones\": 0"), std::string::npos) << perf;
+
+  const coll_t cid = coll_t::pg(spg_t(pg_t(1, 2)));
+  auto ch = store_->create_new_collection(cid);
+  const uint64_t size = (2u << 20) + 100000;  // three records, written together
+  {
+    Transaction t;
+    t.create_collection(cid, 0);
+    ceph::buffer::list g = Bl(std::string(size, 'g'));
+    t.write(cid, Obj("g", 9), 0, g.length(), g);
+    ASSERT_EQ(Commit(store_.get(), ch, std::move(t)), 0);
+  }
+  ceph::buffer::list out;
+  ASSERT_EQ(store_->read(ch, Obj("g", 9), 0, 0, out), static_cast<int>(size));
+  // The admin command refreshes the counters; its document is what they mirror.
+  auto doc = smr::ParseJson(RunCommand(cli + "smrstore stats"));
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  perf = dump();
+  EXPECT_NE(perf.find("\"smrstore_data_reads\": 1,"), std::string::npos) << perf;
+  EXPECT_NE(perf.find("\"smrstore_data_read_records\": 3,"), std::string::npos) << perf;
+  // The one zone the group wrote its data and its journal record to.
+  EXPECT_NE(perf.find("\"smrstore_gc_pinned_zones\": 1"), std::string::npos) << perf;
+  EXPECT_EQ(doc->at("io").at("data_reads").get<uint64_t>(), 1u);
+  EXPECT_EQ(doc->at("io").at("data_read_records").get<uint64_t>(), 3u);
+  EXPECT_EQ(doc->at("gc").at("pinned_zones").get<uint64_t>(), 1u);
+}
+
 // Ceph's statfs: total never changes; dead records GC can reclaim are available; what is
 // neither live nor available (the GC reserve) is internally reserved.
 TEST_F(SMRStoreTest, StatfsCountsReclaimableSpaceAsAvailable) {

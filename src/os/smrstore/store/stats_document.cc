@@ -259,7 +259,12 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
     drives[d].maps.streams.reserve(n);
   }
   StoreStatfs st;
+  // Data zones pinned by metadata-journal records newer than the last checkpoint
+  // (ZoneManager::PinJournal): GC may not reset them until a checkpoint unpins them. Counted
+  // from the same snapshot (ZoneStatus::journal_pinned, set under the manager's mutex).
+  uint64_t pinned_zones = 0;
   for (const ZoneStatus& z : snapshot) {
+    if (z.journal_pinned) ++pinned_zones;
     DriveTally& t = drives[z.addr.drive];
     const auto& sb = superblock_zones[z.addr.drive];
     ZoneMapRole role = ZoneMapRole::kData;
@@ -345,7 +350,9 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
       {"pack_records", c.pack_records},
       {"pack_entries", c.pack_entries},
       {"pack_payload_bytes", c.pack_payload_bytes},
-      {"pack_record_bytes", c.pack_record_bytes}};
+      {"pack_record_bytes", c.pack_record_bytes},
+      {"data_reads", c.data_reads},
+      {"data_read_records", c.data_read_records}};
   doc["gc"] = {{"runs", c.gc_runs},
                {"zones_reset", c.gc_zones_reset},
                {"live_moved", c.gc_live_moved},
@@ -353,7 +360,8 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                {"throttle_ns", c.gc_throttle_ns},
                {"auto", impl_->gc_auto.load()},
                {"failures", c.gc_failures},
-               {"quarantined_zones", c.gc_quarantined_zones}};
+               {"quarantined_zones", c.gc_quarantined_zones},
+               {"pinned_zones", pinned_zones}};
   doc["drives"] = Json::array();
   const std::vector<RealmStatus> realms = impl_->zones->Realms();
   const HybridCounters hybrid = Hybrid();

@@ -215,6 +215,10 @@ class StatsDocumentTest : public ::testing::Test {
     EXPECT_EQ(doc.at("gc").at("runs").get<uint64_t>(), c.gc_runs);
     EXPECT_EQ(doc.at("gc").at("zones_reset").get<uint64_t>(), c.gc_zones_reset);
     EXPECT_EQ(doc.at("gc").at("bytes_written").get<uint64_t>(), c.gc_bytes_written);
+    EXPECT_EQ(io.at("data_reads").get<uint64_t>(), c.data_reads);
+    EXPECT_EQ(io.at("data_read_records").get<uint64_t>(), c.data_read_records);
+    EXPECT_LE(io.at("data_reads").get<uint64_t>(), io.at("data_read_records").get<uint64_t>());
+    EXPECT_TRUE(doc.at("gc").at("pinned_zones").is_number_unsigned());
     return doc;
   }
 
@@ -312,6 +316,107 @@ TEST_F(StatsDocumentTest, WritesOverwritesRemovalsAndGc) {
     gc_zone |= d.at("streams").get<std::string>().find_first_of("gG") != std::string::npos;
   }
   EXPECT_TRUE(gc_zone) << "relocated data sits in a GC stream zone";
+}
+
+// io.data_reads / io.data_read_records are the store's read counters: on a drive with a head
+// an object's records lying together are one device read (records / reads > 1). gc.pinned_zones
+// counts the data zones holding journal records newer than the last checkpoint
+// (journal_with_data): one per zone a group's data and journal record went to, kept over a
+// remount (the pins are persisted), none when the journal has zones of its own.
+class StatsDocumentRotationalTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Store> Make(const std::string& name, bool journal_with_data) {
+    const std::string dir = dir_.path() + "/" + name;
+    StoreOptions options;
+    options.gc_auto = false;
+    options.journal_with_data = journal_with_data;
+    options.journal_pinned_zones_max = 1000;  // no checkpoint to unpin them during the test
+    const std::vector<std::string> specs = {
+        "emu:" + dir_.path() + "/" + name +
+        ".img?zones=24&zone_mib=8&conv=1&max_open=8&mbps=100000&seek_ms=0"};
+    EXPECT_OK(Store::Mkfs(dir, specs, options));
+    auto s = Store::Open(dir);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+  static Json Doc(Store* store) { return ParseOrDie(store->StatsDocument("rot")); }
+  static uint64_t Io(const Json& doc, const char* k) { return doc.at("io").at(k).get<uint64_t>(); }
+  static uint64_t Pinned(const Json& doc) {
+    return doc.at("gc").at("pinned_zones").get<uint64_t>();
+  }
+  // Zones holding user data (stream 'u') in the document's stream maps.
+  static uint64_t UserZones(const Json& doc) {
+    uint64_t n = 0;
+    for (const Json& d : doc.at("drives")) {
+      n += CountIn(d.at("streams").get<std::string>(), 'u', 'u');
+    }
+    return n;
+  }
+
+  ScratchDir dir_;
+};
+
+TEST_F(StatsDocumentRotationalTest, GatheredReadsAndJournalPinnedZones) {
+  std::unique_ptr<Store> store = Make("pins", /*journal_with_data=*/true);
+  ASSERT_NE(store, nullptr);
+  Json fresh = Doc(store.get());
+  EXPECT_EQ(Io(fresh, "data_reads"), 0u);
+  EXPECT_EQ(Io(fresh, "data_read_records"), 0u);
+  EXPECT_EQ(Pinned(fresh), 0u) << "mkfs's checkpoint leaves no pin";
+
+  // 4 MiB + 100000 bytes in one group: five records lying together, the group's journal
+  // record after them in the same zone (pinned).
+  const std::string big = Pattern(7, (4u << 20) + 100000);
+  Transaction t;
+  t.MkColl("c", 0);
+  t.Write("c", Obj("big"), 0, big);
+  ASSERT_OK(store->Apply(std::move(t)));
+  Json written = Doc(store.get());
+  EXPECT_EQ(Pinned(written), 1u) << written.dump();
+  EXPECT_EQ(UserZones(written), 1u);
+  EXPECT_EQ(Io(written, "data_reads"), 0u);
+
+  auto whole = store->Read("c", Obj("big"), 0, 0);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_TRUE(*whole == big);
+  Json read = Doc(store.get());
+  EXPECT_EQ(Io(read, "data_reads"), 1u) << "the five records are one device read";
+  EXPECT_EQ(Io(read, "data_read_records"), 5u);
+  const StoreCounters c = store->Counters();
+  EXPECT_EQ(Io(read, "data_reads"), c.data_reads);
+  EXPECT_EQ(Io(read, "data_read_records"), c.data_read_records);
+
+  // More groups of 1 MiB fill the 8 MiB zone and open the next: each zone a group wrote its
+  // data and journal record to is pinned.
+  for (int i = 0; i < 6; ++i) {
+    Transaction w;
+    w.Write("c", Obj("o" + std::to_string(i)), 0, Pattern(20 + i, 1u << 20));
+    ASSERT_OK(store->Apply(std::move(w)));
+  }
+  Json more = Doc(store.get());
+  EXPECT_EQ(UserZones(more), 2u) << more.dump();
+  EXPECT_EQ(Pinned(more), 2u) << more.dump();
+
+  // The pins are persisted: a remount has them (and its counters start again).
+  ASSERT_OK(store->Close());
+  store.reset();
+  auto reopened = Store::Open(dir_.path() + "/pins");
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  Json again = Doc(reopened->get());
+  EXPECT_EQ(Pinned(again), 2u) << again.dump();
+  EXPECT_EQ(Io(again, "data_reads"), 0u);
+  EXPECT_EQ(Io(again, "data_read_records"), 0u);
+  ASSERT_OK((*reopened)->Close());
+
+  // Journal records in the journal's own zones: nothing pinned.
+  std::unique_ptr<Store> own = Make("own", /*journal_with_data=*/false);
+  ASSERT_NE(own, nullptr);
+  Transaction o;
+  o.MkColl("c", 0);
+  o.Write("c", Obj("big"), 0, big);
+  ASSERT_OK(own->Apply(std::move(o)));
+  EXPECT_EQ(Pinned(Doc(own.get())), 0u);
+  ASSERT_OK(own->Close());
 }
 
 TEST_F(StatsDocumentTest, CompactFormAndNameEscaping) {
