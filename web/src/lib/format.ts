@@ -37,6 +37,11 @@ export function formatPercent(fraction: number | null | undefined, digits = 1): 
 }
 
 /** part / whole as a fraction, or null when whole is 0 (nothing to divide). */
+/** A finite number (not null, undefined, NaN or infinite): a figure the daemon reported. */
+export function known(n: number | null | undefined): n is number {
+  return typeof n === "number" && Number.isFinite(n);
+}
+
 export function ratio(part: number, whole: number): number | null {
   return whole > 0 ? part / whole : null;
 }

@@ -1,7 +1,7 @@
 // The pack-record figures of a daemon's stats document (io.pack_*, store.pack_max; added
 // within schema v1, doc/stats-schema.md): how the small objects written since mount were
 // stored, and what they cost in zone space.
-import { formatBytes, formatCount, formatPercent, ratio } from "./format";
+import { formatBytes, formatCount, formatPercent, known, ratio } from "./format";
 
 export interface PackIo {
   pack_records?: number | null;
@@ -18,10 +18,6 @@ export interface PackFigures {
   /** payload / zone bytes of the pack records, null when none. */
   efficiency: number | null;
   entries: number;
-}
-
-function known(n: number | null | undefined): n is number {
-  return typeof n === "number" && Number.isFinite(n);
 }
 
 /**

@@ -2,7 +2,7 @@
 // added within schema v1, doc/stats-schema.md): device reads of object data since mount and
 // the records they covered. On a rotational drive an object's records lying together are read
 // in one device read, so more than one record per read shows gathered reads.
-import { formatCount, ratio } from "./format";
+import { formatCount, known, ratio } from "./format";
 
 export interface ReadIo {
   data_reads?: number | null;
@@ -17,10 +17,6 @@ export interface ReadFigures {
   /** records / reads, null when nothing was read. */
   recordsPerRead: number | null;
   reads: number;
-}
-
-function known(n: number | null | undefined): n is number {
-  return typeof n === "number" && Number.isFinite(n);
 }
 
 /**

@@ -94,6 +94,30 @@ class FsckChecksTest : public ::testing::Test {
     }
     Mount();
   }
+  // Unmounts, lets `edit` change the persisted accounting of data zones (it returns whether
+  // it changed the zone), mounts again. Returns how many zones it changed.
+  int EditZones(const std::function<bool(ZoneMeta*)>& edit) {
+    int changed = 0;
+    EXPECT_OK(store_->Close());
+    store_.reset();
+    {
+      auto meta = MetaStore::Open(dir_.path() + "/st/meta");
+      EXPECT_TRUE(meta.ok()) << meta.status().ToString();
+      if (!meta.ok()) return 0;
+      auto zones = (*meta)->LoadZones(nullptr);
+      EXPECT_TRUE(zones.ok());
+      if (!zones.ok()) return 0;
+      auto batch = (*meta)->NewBatch();
+      for (auto [addr, zm] : *zones) {
+        if (zm.stream == 0 || !edit(&zm)) continue;
+        batch->PutZone(addr.first, addr.second, zm);
+        ++changed;
+      }
+      EXPECT_OK((*meta)->Commit(batch.get(), true));
+    }
+    Mount();
+    return changed;
+  }
   // Expects exactly one error, containing `what`.
   void ExpectOneError(const FsckReport& r, const std::string& what) {
     ASSERT_EQ(r.errors.size(), 1u) << ::testing::PrintToString(r.errors);
@@ -186,22 +210,11 @@ TEST_F(FsckChecksTest, ExtentInTheZonesFirstBlock) {
 }
 
 TEST_F(FsckChecksTest, LiveCounterMismatchIsReportedAndRepaired) {
-  ASSERT_OK(store_->Close());
-  store_.reset();
-  {
-    auto meta = MetaStore::Open(dir_.path() + "/st/meta");
-    ASSERT_TRUE(meta.ok());
-    auto zones = (*meta)->LoadZones(nullptr);
-    ASSERT_TRUE(zones.ok());
-    auto batch = (*meta)->NewBatch();
-    for (auto [addr, zm] : *zones) {
-      if (zm.stream == 0) continue;
-      zm.live_bytes += 4096;
-      batch->PutZone(addr.first, addr.second, zm);
-    }
-    ASSERT_OK((*meta)->Commit(batch.get(), true));
-  }
-  Mount();
+  ASSERT_GT(EditZones([](ZoneMeta* zm) {
+              zm->live_bytes += 4096;
+              return true;
+            }),
+            0);
   const FsckReport r = Fsck(false);
   ASSERT_FALSE(r.errors.empty());
   for (const std::string& e : r.errors) EXPECT_NE(e.find(": live bytes "), std::string::npos) << e;
@@ -227,25 +240,14 @@ TEST_F(FsckChecksTest, DeepFindsAFooterPositionThatNamesNoFooter) {
     ASSERT_OK(store_->Apply(std::move(t)));
   }
   EXPECT_TRUE(Fsck(true).errors.empty());
-  ASSERT_OK(store_->Close());
-  store_.reset();
-  int moved = 0;
-  {
-    auto meta = MetaStore::Open(dir_.path() + "/st/meta");
-    ASSERT_TRUE(meta.ok());
-    auto zones = (*meta)->LoadZones(nullptr);
-    ASSERT_TRUE(zones.ok());
-    auto batch = (*meta)->NewBatch();
-    for (auto [addr, zm] : *zones) {
-      if (zm.footer_at == 0 || moved > 0) continue;
-      zm.footer_at -= 4096;
-      batch->PutZone(addr.first, addr.second, zm);
-      ++moved;
-    }
-    ASSERT_OK((*meta)->Commit(batch.get(), true));
-  }
-  ASSERT_EQ(moved, 1) << "no zone was sealed with a footer";
-  Mount();
+  bool moved = false;
+  ASSERT_EQ(EditZones([&moved](ZoneMeta* zm) {
+              if (zm->footer_at == 0 || moved) return false;
+              zm->footer_at -= 4096;
+              return moved = true;
+            }),
+            1)
+      << "no zone was sealed with a footer";
   EXPECT_TRUE(Fsck(false).errors.empty());
   ExpectOneError(Fsck(true), ": footer at ");
 }
