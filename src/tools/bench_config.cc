@@ -186,6 +186,12 @@ Result<Config> ParseConfig(const Args& args) {
     if (!yield) return bad("--gc-idle-yield: '" + y + "' is not on or off");
     c.gc_idle_yield = *yield;
   }
+  if (args.has("gc-read-ahead")) {
+    const std::string y = args.get("gc-read-ahead");
+    const auto on = Lookup<bool>(y, {{"on", true}, {"off", false}});
+    if (!on) return bad("--gc-read-ahead: '" + y + "' is not on or off");
+    c.gc_read_ahead = *on;
+  }
   if (args.has("journal")) {
     const std::string j = args.get("journal");
     const auto on = Lookup<bool>(j, {{"on", true}, {"off", false}});

@@ -66,6 +66,8 @@ struct Config {
   std::optional<uint64_t> gc_idle_slice;
   // --gc-idle-yield on|off (StoreOptions::gc_idle_yield); empty = the default.
   std::optional<bool> gc_idle_yield;
+  // --gc-read-ahead on|off (StoreOptions::gc_read_ahead); empty = the default.
+  std::optional<bool> gc_read_ahead;
   // --journal on|off (StoreOptions::journal: the metadata journal in the zones).
   bool journal = true;
   // --journal-with-data on|off (StoreOptions::journal_with_data); empty = the default.

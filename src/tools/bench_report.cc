@@ -73,6 +73,7 @@ Json ReportJson(const Config& c, const RunReport& r) {
                                        : Json(nullptr)},
                  {"gc_idle_slice", c.gc_idle_slice ? Json(*c.gc_idle_slice) : Json(nullptr)},
                  {"gc_idle_yield", c.gc_idle_yield ? Json(*c.gc_idle_yield) : Json(nullptr)},
+                 {"gc_read_ahead", c.gc_read_ahead ? Json(*c.gc_read_ahead) : Json(nullptr)},
                  {"journal", c.journal},
                  {"journal_with_data", c.journal_with_data ? Json(*c.journal_with_data) : Json(nullptr)},
                  {"seed", c.seed},
@@ -131,6 +132,8 @@ Json ReportJson(const Config& c, const RunReport& r) {
       {"gc_live_moved", r.k1.gc_live_moved - r.k0.gc_live_moved},
       {"gc_slices", r.k1.gc_slices - r.k0.gc_slices},  // live_moved / slices: mean slice
       {"gc_runs", r.k1.gc_runs - r.k0.gc_runs},
+      {"gc_read_ahead_bytes", r.k1.gc_read_ahead_bytes - r.k0.gc_read_ahead_bytes},
+      {"gc_read_ahead_yields", r.k1.gc_read_ahead_yields - r.k0.gc_read_ahead_yields},
       {"zones_reset", r.k1.gc_zones_reset - r.k0.gc_zones_reset},
       {"gc_throttle_s", JsonNum((r.k1.gc_throttle_ns - r.k0.gc_throttle_ns) / 1e9)},
       // Open loop only (null closed loop): seconds behind the arrival schedule at the end,

@@ -197,6 +197,7 @@ int CmdBench(const Args& args) {
   opts.gc_in_groups = c.gc_in_groups;
   if (c.gc_idle_slice) opts.gc_idle_slice = static_cast<uint32_t>(*c.gc_idle_slice);
   if (c.gc_idle_yield) opts.gc_idle_yield = *c.gc_idle_yield;
+  if (c.gc_read_ahead) opts.gc_read_ahead = *c.gc_read_ahead;
   opts.journal = c.journal;
   opts.journal_with_data = c.journal_with_data;
   if (c.gc_free) {
@@ -401,6 +402,7 @@ void AddWorkloadBenchCommand(Cli* cli) {
                             "default) | separate (each slice commits alone)"},
         {"gc-idle-slice", "BYTES", "live bytes per idle GC slice (default the store's, 4194304; 0 = 1 MiB while cleaning is ahead, 4 MiB behind)"},
         {"gc-idle-yield", "on|off", "whether an idle GC slice ends at the next record once a foreground transaction waits (default the store's, on)"},
+        {"gc-read-ahead", "on|off", "whether idle GC reads a slice's records ahead in 512 KiB reads an arrival can stop between (default the store's: on when the drive is rotational, i.e. with --mbps)"},
         {"journal", "on|off", "the metadata journal in the zones (what rebuild-meta reads; default on): off measures its cost"},
         {"journal-with-data", "on|off", "each commit's journal record after its data in a data zone, not in a journal zone (default the store's: on for rotational drives)"},
         {"gc-free", "S:U:T", "GC watermarks, free fractions: start:urgent:stop (default the store's, 0.03:0.01:0.05)"},

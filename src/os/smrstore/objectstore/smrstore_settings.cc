@@ -115,6 +115,15 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
     } else if (key == "gc_idle_yield") {
       if (!ParseBool(value, &s.store.gc_idle_yield)) return bad("true or false");
       s.mkfs_keys[key] = value;
+    } else if (key == "gc_read_ahead") {
+      if (value == "auto") {
+        s.store.gc_read_ahead.reset();
+      } else {
+        bool on = false;
+        if (!ParseBool(value, &on)) return bad("auto, true or false");
+        s.store.gc_read_ahead = on;
+      }
+      s.mkfs_keys[key] = value;
     } else if (key == "journal_with_data") {
       if (value == "auto") {
         s.store.journal_with_data.reset();
@@ -134,7 +143,7 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
       return Status::InvalidArgument(
           where + "unknown key '" + key +
           "' (known: on_transaction_error, throttle_bytes, device_class, gc_policy, gc_reserve_zones, "
-          "gc_start_free, gc_urgent_free, gc_stop_free, gc_idle_slice, gc_idle_yield, journal_with_data, inline_max, pack_max, separate_streams)");
+          "gc_start_free, gc_urgent_free, gc_stop_free, gc_idle_slice, gc_idle_yield, gc_read_ahead, journal_with_data, inline_max, pack_max, separate_streams)");
     }
   }
   return s;
@@ -167,6 +176,9 @@ Status CheckMkfsKeys(const AdapterSettings& s, const StoreOptions& actual,
     } else if (key == "gc_idle_yield") {
       have = actual.gc_idle_yield ? "true" : "false";
       if (actual.gc_idle_yield == s.store.gc_idle_yield) continue;
+    } else if (key == "gc_read_ahead") {
+      have = !actual.gc_read_ahead ? "auto" : *actual.gc_read_ahead ? "true" : "false";
+      if (actual.gc_read_ahead == s.store.gc_read_ahead) continue;
     } else if (key == "journal_with_data") {
       auto name_of = [](const std::optional<bool>& v) {
         return !v ? std::string("auto") : *v ? std::string("true") : std::string("false");

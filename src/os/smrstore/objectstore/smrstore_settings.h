@@ -25,6 +25,9 @@
 //       foreground arrival can wait behind idle cleaning
 //   gc_idle_yield = true | false               (mkfs; default true) an idle GC slice
 //       also ends at the next record once a foreground transaction is queued
+//   gc_read_ahead = auto | true | false        (mkfs; default auto = true when a drive is
+//       rotational) idle GC reads its slices' records ahead in 512 KiB reads, stopping
+//       for a foreground arrival
 //   journal_with_data = auto | true | false    (mkfs; default auto = true when a drive is
 //       rotational) each commit's journal record after its data, not in a journal zone
 //   inline_max = BYTES                         (mkfs; default 4096)

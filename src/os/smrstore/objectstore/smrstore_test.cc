@@ -131,7 +131,7 @@ TEST_F(SMRStoreTest, GcWatermarksAreMadeFromTheSettingsFile) {
   ASSERT_EQ(low->umount(), 0);
 }
 
-// So are the idle GC slice, gc_idle_yield and journal_with_data: a bad value refuses the mkfs; a store keeps
+// So are the idle GC slice, gc_idle_yield, gc_read_ahead and journal_with_data: a bad value refuses the mkfs; a store keeps
 // the one it was made with, and a file that disagrees later refuses the mount.
 TEST_F(SMRStoreTest, TheIdleGcSliceAndYieldAreMadeFromTheSettingsFile) {
   // `bad` refuses the mkfs; a store made with `made` mounts, refuses a file saying
@@ -154,6 +154,7 @@ TEST_F(SMRStoreTest, TheIdleGcSliceAndYieldAreMadeFromTheSettingsFile) {
   // For the slice, a file without the key: the store's own value.
   expect_kept("gc_idle_slice", "4096", "2097152", "262144", "");
   expect_kept("gc_idle_yield", "maybe", "false", "true", "gc_idle_yield = false");
+  expect_kept("gc_read_ahead", "sometimes", "true", "auto", "gc_read_ahead = true");
   expect_kept("journal_with_data", "sometimes", "true", "auto", "journal_with_data = true");
 }
 

@@ -87,7 +87,8 @@ Result<GcReport> Store::Impl::GcOne() {
   }
 }
 
-Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival) {
+Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival,
+                                     bool read_ahead) {
   *zone_done = false;
   if (!gc_cursor) {
     SMR_ASSIGN_OR_RETURN(ZoneStatus victim, PickVictim());
@@ -95,8 +96,25 @@ Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done, bool st
   }
   // A slice that fails gives back what it allocated (GcSlice rolls back before its commit;
   // after it, only the reset can fail), and its victim waits in quarantine: the store
-  // keeps taking writes and GC cleans other zones meanwhile.
+  // keeps taking writes and GC cleans other zones meanwhile. A read-ahead that fails is
+  // the slice's failure (nothing was allocated yet).
   const ZoneAddress victim = gc_cursor->victim.addr;
+  if (read_ahead) {
+    // At least a paced slice's worth: shorter idle slices then write what one read-ahead
+    // (one trip of the head to the victim) brought in, slice after slice.
+    auto held = GcReadAheadFor(&*gc_cursor, max_live, std::max(max_live, kGcSliceBytes));
+    if (!held.ok()) {
+      gc_cursor.reset();
+      gc_ahead.Clear();
+      Quarantine(victim, held.status());
+      return held.status();
+    }
+    if (!*held) {
+      MutexLock lock(&counters_mu);
+      counters.gc_read_ahead_yields++;
+      return GcReport{};
+    }
+  }
   auto r = GcSlice(&gc_cursor, max_live, zone_done, std::nullopt, std::nullopt,
                    /*split_records=*/false, stop_on_arrival);
   if (!r.ok()) {
@@ -333,6 +351,12 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
       at_end = true;
       break;
     }
+    // The footer is the zone's last record and lists every record before it: nothing is
+    // left to look at (its header is not read again: on a drive with a head, a seek).
+    if (footer != nullptr && pos == victim.start + victim.footer_at) {
+      at_end = true;
+      break;
+    }
     if (report.live_moved >= max_live) break;
     if (deadline && pos > (*cursor)->pos && std::chrono::steady_clock::now() >= *deadline) break;
     if (stop_on_arrival && pos > (*cursor)->pos && ForegroundWaiting()) break;
@@ -366,10 +390,11 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
       }
     }
     if (prefetched) {
-      SMR_RETURN_IF_ERROR(dev->ReadV(pos, {{header.data(), kBlock},
-                                           {prefetched->data(), prefetched->size()}}));
+      SMR_RETURN_IF_ERROR(GcReadVictim(dev, victim, pos,
+                                       {{header.data(), kBlock},
+                                        {prefetched->data(), prefetched->size()}}));
     } else {
-      SMR_RETURN_IF_ERROR(dev->Read(pos, header.data(), kBlock));
+      SMR_RETURN_IF_ERROR(GcReadVictim(dev, victim, pos, {{header.data(), kBlock}}));
     }
     auto h = DecodeRecordHeader(header.data());
     if (h.status().IsNotFound()) {  // nothing more was written
@@ -423,7 +448,7 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
       if (!kept) {
         const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
         auto fresh = std::make_shared<std::string>(padded, '\0');
-        SMR_RETURN_IF_ERROR(dev->Read(payload_at, fresh->data(), padded));
+        SMR_RETURN_IF_ERROR(GcReadVictim(dev, victim, payload_at, {{fresh->data(), padded}}));
         if (!VerifyPayload(*h, fresh->data()).ok()) return crc_failure(*h, pos);
         kept = std::move(fresh);
       }
@@ -536,9 +561,12 @@ Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcS
   GcReport report = plan.report;
   (*cursor)->pos = plan.pos;
   (*cursor)->payload = std::move(plan.partial_payload);
+  const bool ahead_is_victims = gc_ahead.owned_by(ReadAheadKey(victim));
+  if (ahead_is_victims) gc_ahead.DropBefore(plan.pos);  // what the slices have passed
   if (!plan.at_end) return report;
   cursor->reset();
   *zone_done = true;
+  if (ahead_is_victims) gc_ahead.Clear();
 
   // Safety: reset only a zone nothing references any more.
   for (const ZoneStatus& z : zones->Snapshot()) {
@@ -592,7 +620,8 @@ void Store::Impl::MaybeGc(bool queued) {
     // ahead cleaning is), so an arrival waits behind at most one of those.
     // With gc_idle_yield an idle slice also ends at the record an arrival finds it on.
     const uint64_t slice = queued ? kGcSliceBytes : IdleSliceBytes();
-    auto r = GcStep(slice, &zone_done, !queued && options.gc_idle_yield);
+    const bool idle_yield = !queued && options.gc_idle_yield;
+    auto r = GcStep(slice, &zone_done, idle_yield, idle_yield && gc_read_ahead);
     if (!r.ok()) {
       gc_cursor.reset();
       if (!r.status().IsNotFound()) {
@@ -607,6 +636,99 @@ void Store::Impl::MaybeGc(bool queued) {
     MutexLock lock(&counters_mu);
     counters.gc_throttle_ns += NowNs() - t0;
   }
+}
+
+Status Store::Impl::GcReadVictim(ZonedDevice* dev, const ZoneStatus& victim, uint64_t offset,
+                                 const std::vector<ZonedDevice::ReadPiece>& pieces) {
+  const GcReadAhead::Key key = ReadAheadKey(victim);
+  uint64_t len = 0;
+  for (const auto& p : pieces) len += p.len;
+  if (!gc_ahead.owned_by(key) || !gc_ahead.Holds(offset, len)) return dev->ReadV(offset, pieces);
+  uint64_t at = offset;
+  for (const auto& p : pieces) {
+    if (p.len != 0 && !gc_ahead.Copy(key, at, p.buf, p.len)) return dev->ReadV(offset, pieces);
+    at += p.len;
+  }
+  return Status::OK();
+}
+
+Result<bool> Store::Impl::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64_t target) {
+  const ZoneStatus& victim = cursor->victim;
+  ZonedDevice* dev = devices[victim.addr.drive].get();
+  gc_ahead.Begin(ReadAheadKey(victim));
+  gc_ahead.DropBefore(cursor->pos);
+  if (!cursor->footer_tried) {
+    cursor->footer_tried = true;
+    SMR_ASSIGN_OR_RETURN(cursor->footer, ReadFooterIndex(dev, victim));
+  }
+  const uint64_t end = victim.start + victim.committed_wp;
+  using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // [from, to), in zone order
+  // The bytes the slices read from the cursor on until `max_live` live bytes.
+  auto plan = [&](uint64_t max_live) -> Result<Ranges> {
+    Ranges want;
+    if (!cursor->footer) {
+      if (cursor->pos < end) {
+        want.emplace_back(cursor->pos, std::min(end, cursor->pos + max_live + max_live / 4));
+      }
+      return want;
+    }
+    const auto first = static_cast<uint32_t>((cursor->pos - victim.start) / kBlock);
+    const std::vector<ZoneFooterEntry>& footer = *cursor->footer;
+    auto f = std::lower_bound(footer.begin(), footer.end(), first,
+                              [](const ZoneFooterEntry& x, uint32_t b) { return x.block < b; });
+    uint64_t live = 0;
+    for (; f != footer.end() && live < max_live; ++f) {
+      const uint64_t at = victim.start + uint64_t{f->block} * kBlock;
+      const uint64_t to = at + RecordBytes(f->payload_len);
+      if (to > end) break;
+      bool wanted = f->type == RecordType::kPack;  // its entries are judged by the slice
+      if (f->type == RecordType::kData && f->nid != 0) {
+        SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(nullptr, f->nid));
+        if (where) {
+          SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(nullptr, where->first, where->second));
+          if (onode && onode->nid == f->nid) {
+            for (const auto& [off, e] : onode->extents) {
+              wanted = wanted || (e.drive == victim.addr.drive &&
+                                  e.payload_offset == at + kBlock && !e.in_pack);
+            }
+          }
+        }
+      }
+      if (!wanted) continue;
+      live += f->payload_len;
+      if (!want.empty() && want.back().second == at) {
+        want.back().second = to;
+      } else {
+        want.emplace_back(at, to);
+      }
+    }
+    return want;
+  };
+  // Nothing is read while what the next slice needs is held: slices shorter than the
+  // target write what one trip of the head to the victim brought in.
+  SMR_ASSIGN_OR_RETURN(Ranges needed, plan(need));
+  bool held = true;
+  for (const auto& [from, to] : needed) held = held && gc_ahead.Holds(from, to - from);
+  if (held) return true;
+  SMR_ASSIGN_OR_RETURN(Ranges want, plan(target));
+  for (auto [from, to] : want) {
+    from = std::max(from, std::min(to, gc_ahead.end()));  // an earlier read-ahead's part
+    while (from < to) {
+      if (ForegroundWaiting()) return false;
+      const uint64_t n = std::min(to - from, GcReadAhead::kPiece);
+      std::string piece(n, '\0');
+      SMR_RETURN_IF_ERROR(dev->Read(from, piece.data(), n));
+      if (!gc_ahead.Add(from, std::move(piece))) {
+        return Status::Corruption("GC read-ahead: bytes out of order at " + std::to_string(from));
+      }
+      {
+        MutexLock lock(&counters_mu);
+        counters.gc_read_ahead_bytes += n;
+      }
+      from += n;
+    }
+  }
+  return true;
 }
 
 bool Store::Impl::ForegroundWaiting() {

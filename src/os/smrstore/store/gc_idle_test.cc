@@ -341,6 +341,9 @@ TEST_F(GcTest, AnIdleSliceEndsAtTheNextRecordWhenATransactionArrivesOnlyWithYiel
     options.gc_stop_free = 0.98;
     options.gc_idle_slice = 64u << 20;
     options.gc_idle_yield = yield;
+    // Reading ahead, an arrival stops GC before any slice (the test after this one); this
+    // drive has no timing model, so it is off by default, and off here whatever that is.
+    options.gc_read_ahead = false;
     ASSERT_NO_FATAL_FAILURE(
         MkfsAndMountFresh(dir_.path() + (yield ? "/yield" : "/no-yield"), options));
     for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
@@ -388,6 +391,121 @@ TEST_F(GcTest, AnIdleSliceEndsAtTheNextRecordWhenATransactionArrivesOnlyWithYiel
     ASSERT_NO_FATAL_FAILURE(Mount());
     ExpectModel();
   }
+}
+
+// Idle GC reads its slice's records ahead in pieces of at most 512 KiB and looks for an
+// arrival before each (StoreOptions::gc_read_ahead): a transaction that arrives while one
+// piece is being read commits right after that piece — no further read, nothing moved —
+// and the slices that follow move the victim's live records from what was read ahead.
+TEST_F(GcTest, AnArrivalWaitsBehindOneReadAheadPieceNotASlice) {
+  (void)store_->Close();  // the drive is free for a fresh store
+  store_.reset();
+  model_.clear();
+  StoreOptions options;
+  options.gc_auto = false;
+  options.gc_start_free = 0.95;
+  options.gc_urgent_free = 0;
+  options.gc_stop_free = 0.98;
+  options.gc_idle_slice = 64u << 20;
+  options.gc_read_ahead = true;  // auto would be off: this drive has no timing model
+  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/read-ahead", options));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  const uint64_t zone_size = fault_->info().zone_size;
+  const uint64_t first = DeviceOffsetOf(0);
+  const uint64_t victim = first / zone_size * zone_size;
+  ASSERT_EQ(DeviceOffsetOf(2) / zone_size * zone_size, victim) << "objects 0-2 share a zone";
+  ASSERT_OK(Remove(1));
+  const StoreCounters before = store_->Counters();
+  const uint64_t reads_before = fault_->reads();
+
+  // The first read of the victim's first record (object 0's, 1 MiB + its header): the
+  // read-ahead's first piece (the footer, at the zone's end, is read before it).
+  fault_->PauseNextRead(victim, first + 1 - victim);
+  store_->SetGcAuto(true);
+  std::promise<Status> poked;
+  Transaction poke;
+  poke.SetAttr(kColl, Obj(3), "k", "v");
+  store_->Submit(std::move(poke), [&](const Status& s) { poked.set_value(s); });
+  EXPECT_LE(fault_->WaitForPausedRead(), first);
+  const uint64_t reads_held = fault_->reads();  // the held read is counted when it ends
+
+  struct AtCommit {
+    uint64_t moved, reads;
+  };
+  std::promise<AtCommit> at_commit;
+  Transaction arrival;
+  arrival.SetAttr(kColl, Obj(4), "k", "v");
+  store_->Submit(std::move(arrival), [&](const Status& s) {
+    EXPECT_OK(s);
+    const StoreCounters c = store_->Counters();
+    at_commit.set_value({c.gc_live_moved - before.gc_live_moved, fault_->reads()});
+  });
+  fault_->ResumePausedRead();
+  const AtCommit seen = at_commit.get_future().get();
+  EXPECT_EQ(seen.moved, 0u) << "a slice ran before the arrival";
+  EXPECT_EQ(seen.reads, reads_held + 1) << "GC read on after the arrival, before it committed";
+  EXPECT_OK(poked.get_future().get());
+
+  EXPECT_TRUE(smr::testing::WaitUntil(
+      [&] { return store_->Counters().gc_zones_reset > before.gc_zones_reset; }))
+      << "idle GC did not finish the zone";
+  // GC's reads: the footer, then each live record (1 MiB + 4 KiB) in pieces of at most
+  // 512 KiB (three each); the slices read nothing themselves.
+  EXPECT_EQ(fault_->reads() - reads_before, 1u + 2 * 3);
+  ASSERT_OK(store_->Close());
+  const StoreCounters after = store_->Counters();
+  EXPECT_EQ(after.gc_live_moved - before.gc_live_moved, 2 * kMiB);  // objects 0 and 2
+  EXPECT_GE(after.gc_read_ahead_yields - before.gc_read_ahead_yields, 1u);
+  // Objects 0 and 2 read ahead (each 1 MiB + a 4 KiB header), object 1's dead record not.
+  EXPECT_EQ(after.gc_read_ahead_bytes - before.gc_read_ahead_bytes, 2 * (kMiB + 4096));
+  store_.reset();  // releases the store's lock
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  ExpectModel();
+}
+
+// Slices shorter than a paced slice's 4 MiB share one read-ahead: with 1 MiB idle slices,
+// the victim's second live record is read before the first slice commits (one trip of the
+// head to the victim for both), and the second slice reads nothing.
+TEST_F(GcTest, ShortIdleSlicesWriteWhatOneReadAheadBroughtIn) {
+  (void)store_->Close();  // the drive is free for a fresh store
+  store_.reset();
+  model_.clear();
+  StoreOptions options;
+  options.gc_auto = false;
+  options.gc_start_free = 0.95;
+  options.gc_urgent_free = 0;
+  options.gc_stop_free = 0.98;
+  options.gc_idle_slice = 1u << 20;
+  options.gc_read_ahead = true;
+  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/short-slices", options));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  const uint64_t zone_size = fault_->info().zone_size;
+  const uint64_t second = DeviceOffsetOf(2);
+  ASSERT_EQ(DeviceOffsetOf(0) / zone_size, second / zone_size) << "objects 0-2 share a zone";
+  ASSERT_OK(Remove(1));
+  const StoreCounters before = store_->Counters();
+
+  fault_->PauseNextRead(second, 1);  // the first read of object 2's record
+  store_->SetGcAuto(true);
+  Transaction poke;
+  poke.SetAttr(kColl, Obj(3), "k", "v");
+  store_->Submit(std::move(poke), [](const Status& s) { EXPECT_OK(s); });
+  fault_->WaitForPausedRead();
+  EXPECT_EQ(store_->Counters().gc_live_moved, before.gc_live_moved)
+      << "object 2 was read after a slice had moved object 0: a trip to the victim per slice";
+  fault_->ResumePausedRead();
+
+  EXPECT_TRUE(smr::testing::WaitUntil(
+      [&] { return store_->Counters().gc_zones_reset > before.gc_zones_reset; }))
+      << "idle GC did not finish the zone";
+  ASSERT_OK(store_->Close());
+  const StoreCounters after = store_->Counters();
+  EXPECT_EQ(after.gc_live_moved - before.gc_live_moved, 2 * kMiB);
+  EXPECT_EQ(after.gc_slices - before.gc_slices, 2u);
+  EXPECT_EQ(after.gc_read_ahead_bytes - before.gc_read_ahead_bytes, 2 * (kMiB + 4096));
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  ExpectModel();
 }
 
 // One drive of 40 zones x 16 MiB with `options`, filled with 1 MiB objects until full,

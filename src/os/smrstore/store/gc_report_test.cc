@@ -152,9 +152,10 @@ TEST_F(GcThrottleTest, CommitsWaitingForGcAreCounted) {
           .count());
   const StoreCounters c = store_->Counters();
   EXPECT_GT(c.gc_live_moved + c.gc_zones_reset, 0u) << "GC did not run in the commit path";
-  // The time the commit spent behind GC: real time, not more than the Apply took. GC that
-  // moved data and reset zones takes far longer than 10 us.
-  EXPECT_GT(c.gc_throttle_ns, 10000u);
+  // The time the commit spent behind GC: real time, not more than the Apply took. (Not a
+  // lower bound beyond > 0: a slice riding in the group whose victim has only its footer
+  // left plans without a device read, in a few microseconds.)
+  EXPECT_GT(c.gc_throttle_ns, 0u);
   EXPECT_LE(c.gc_throttle_ns, waited_ns);
   ExpectOddObjects();
 }

@@ -53,6 +53,7 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) +
          "\ngc_idle_slice=" + std::to_string(o.gc_idle_slice) +
          "\ngc_idle_yield=" + (o.gc_idle_yield ? "1" : "0") +
+         "\ngc_read_ahead=" + (o.gc_read_ahead ? (*o.gc_read_ahead ? "1" : "0") : "auto") +
          "\njournal=" + (o.journal ? "1" : "0") +
          "\njournal_with_data=" +
          (o.journal_with_data ? (*o.journal_with_data ? "1" : "0") : "auto") +
@@ -93,6 +94,7 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "gc_reserve_zones") o.gc_reserve_zones = static_cast<uint32_t>(v);
     if (k == "gc_idle_slice") o.gc_idle_slice = static_cast<uint32_t>(v);  // absent: default
     if (k == "gc_idle_yield") o.gc_idle_yield = v != 0;  // absent: the default
+    if (k == "gc_read_ahead" && val != "auto") o.gc_read_ahead = v != 0;  // absent: auto
     if (k == "journal") o.journal = v != 0;
     if (k == "journal_with_data" && val != "auto") o.journal_with_data = v != 0;  // absent: auto
     if (k == "journal_pinned_zones_max") o.journal_pinned_zones_max = static_cast<uint32_t>(v);
@@ -413,6 +415,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     bool rotational = false;
     for (const auto& d : impl->devices) rotational |= d->info().rotational;
     impl->journal_with_data = impl->options.journal_with_data.value_or(rotational);
+    impl->gc_read_ahead = impl->options.gc_read_ahead.value_or(rotational);
   }
   impl->gc_pacer = GcPacer(GcPaceOptions{impl->options.gc_start_free, impl->options.gc_urgent_free,
                                          impl->options.gc_stop_free});

@@ -88,6 +88,15 @@ struct StoreOptions {
   // 9 %, 34 % (HDD model) and 19 % (tmpfs, no timing model) lower in three A/B pairs,
   // same WA.
   bool gc_idle_yield = true;
+  // Idle GC reads the live records of its next slice ahead of the slice, in device reads of
+  // at most 512 KiB (gc/read_ahead.h) with a check for a foreground arrival before each:
+  // an arrival stops it and goes first (what was read is kept for the slice), so it waits
+  // behind one such read, not behind a seek to the victim and a slice's worth of reads;
+  // the slice then only writes. Only with gc_idle_yield (the arrival checks are the point).
+  // Unset: on when any drive is rotational (DeviceInfo::rotational) — a drive without seek
+  // cost gains nothing from it and pays a copy (doc/performance.md, "Idle GC reads its
+  // victim ahead").
+  std::optional<bool> gc_read_ahead;
 
   // Largest payload of one data record; larger writes are split. Reads verify whole
   // records, so this bounds the read amplification of small reads of large objects.
@@ -251,6 +260,10 @@ struct StoreCounters {
   uint64_t gc_smr_zones_reset = 0;  // of those, sequential (SMR) zones: the drive rewrote them
   uint64_t gc_throttle_ns = 0;     // foreground time spent waiting for GC
   uint64_t gc_fence_waits = 0;     // victim resets that waited for reads still using them
+  // Idle GC's read-ahead (StoreOptions::gc_read_ahead): victim bytes read ahead of the
+  // slices that move them, and the read-aheads a foreground arrival stopped.
+  uint64_t gc_read_ahead_bytes = 0;
+  uint64_t gc_read_ahead_yields = 0;
   uint64_t journal_bytes_written = 0;     // metadata journal records (since mount)
   uint64_t checkpoints = 0;               // metadata checkpoints written (since mount)
   uint64_t checkpoint_bytes_written = 0;  // their bytes

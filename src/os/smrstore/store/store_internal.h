@@ -29,6 +29,7 @@
 #include "gc/death_rate.h"
 #include "gc/lifetime_history.h"
 #include "gc/pacer.h"
+#include "gc/read_ahead.h"
 #include "meta/meta_store.h"
 #include "store/store.h"
 #include "zone/zone_manager.h"
@@ -237,7 +238,12 @@ struct Store::Impl {
   Result<GcReport> GcOne();
   // One slice: picks a victim if none is in hand, relocates up to `max_live` live bytes of
   // it and commits; *zone_done when the victim was reset.
-  Result<GcReport> GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival = false);
+  // `read_ahead` (idle GC, StoreOptions::gc_read_ahead): the records of this slice (of at
+  // least kGcSliceBytes of live data: slices shorter than that share one read-ahead) are
+  // read ahead first (GcReadAheadFor); when an arrival stops that, no slice runs (an empty
+  // report, *zone_done false) and the arrival goes first.
+  Result<GcReport> GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival = false,
+                          bool read_ahead = false);
   Result<ZoneStatus> PickVictim();
   struct GcCursor {
     ZoneStatus victim;
@@ -299,6 +305,22 @@ struct Store::Impl {
                                  bool* zone_done);
   void CountSliceMoves(const GcSlicePlan& plan) SMR_EXCLUDES(counters_mu);
   std::optional<GcCursor> gc_cursor;
+  // Idle GC's read-ahead of the cursor's victim (StoreOptions::gc_read_ahead): when the
+  // live records of the next `need` payload bytes from the cursor on are not all held, its
+  // live records from the cursor on until `target` payload bytes of them are held or the
+  // zone's end (with the victim's footer: the records it lists that are live now, and pack
+  // records; without: the bytes from the cursor on, the target and a quarter more), read in
+  // pieces of at most GcReadAhead::kPiece, each after a check for a foreground arrival.
+  // true: all of it is held; false: an arrival stopped it (what was read stays held).
+  // Errors: the drive's read error (the caller treats it as the slice's).
+  Result<bool> GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64_t target);
+  // A slice's read of its victim: from gc_ahead when it holds all of it, else the drive.
+  Status GcReadVictim(ZonedDevice* dev, const ZoneStatus& victim, uint64_t offset,
+                      const std::vector<ZonedDevice::ReadPiece>& pieces);
+  static GcReadAhead::Key ReadAheadKey(const ZoneStatus& victim) {
+    return GcReadAhead::Key{victim.addr.drive, victim.addr.zone, victim.start, victim.opened_seq};
+  }
+  GcReadAhead gc_ahead;  // commit thread only
   // Live bytes of the next idle GC slice: options.gc_idle_slice, or (0) the pacer's
   // IdleSlice for the current free space.
   uint64_t IdleSliceBytes();
@@ -382,6 +404,8 @@ struct Store::Impl {
   bool journal_markers_now = false;  // write a record for the markers alone (mount)
   // StoreOptions::journal_with_data as resolved at mount (unset: any drive rotational).
   bool journal_with_data = false;
+  // StoreOptions::gc_read_ahead as resolved at mount (unset: any drive rotational).
+  bool gc_read_ahead = false;
   // Checkpoint's own commits: the record goes to a journal zone whatever the placement.
   bool journal_own_zones_now = false;
   // The zone the last committed group wrote last (where a drive's head is): a group
