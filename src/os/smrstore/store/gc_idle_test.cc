@@ -508,6 +508,40 @@ TEST_F(GcTest, ShortIdleSlicesWriteWhatOneReadAheadBroughtIn) {
   ExpectModel();
 }
 
+// A read-ahead that fails (a media error on one of its pieces) is the slice's failure: the
+// victim is quarantined, nothing moved, nothing lost, and the store keeps taking writes.
+TEST_F(GcTest, AReadAheadThatFailsQuarantinesItsVictimAndLosesNothing) {
+  (void)store_->Close();  // the drive is free for a fresh store
+  store_.reset();
+  model_.clear();
+  StoreOptions options;
+  options.gc_auto = false;
+  options.gc_start_free = 0.95;
+  options.gc_urgent_free = 0;
+  options.gc_stop_free = 0.98;
+  options.gc_read_ahead = true;
+  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/read-ahead-fails", options));
+  for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
+  ASSERT_OK(Remove(1));
+  const StoreCounters before = store_->Counters();
+
+  fault_->FailNthRead(2);  // the footer reads; the first piece of object 0's record fails
+  store_->SetGcAuto(true);
+  Transaction poke;
+  poke.SetAttr(kColl, Obj(3), "k", "v");
+  ASSERT_OK(store_->Apply(std::move(poke)));
+  EXPECT_TRUE(smr::testing::WaitUntil(
+      [&] { return store_->Counters().gc_failures > before.gc_failures; }))
+      << "the failed read-ahead was not counted as a GC failure";
+  const StoreCounters c = store_->Counters();
+  EXPECT_EQ(fault_->injected_errors(), 1u);
+  EXPECT_EQ(c.gc_quarantined_zones, 1u);
+  EXPECT_EQ(c.gc_live_moved, before.gc_live_moved);
+  EXPECT_EQ(c.gc_zones_reset, before.gc_zones_reset);
+  ASSERT_OK(Put(6, 7));  // still taking writes
+  ExpectModel();
+}
+
 // One drive of 40 zones x 16 MiB with `options`, filled with 1 MiB objects until full,
 // every other one removed; then background GC on: idle GC cleans to the stop watermark
 // (5 %), and puts take the free zones down to one beyond the GC reserve (2.7 % of the 37
