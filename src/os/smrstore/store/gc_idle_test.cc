@@ -508,6 +508,63 @@ TEST_F(GcTest, ShortIdleSlicesWriteWhatOneReadAheadBroughtIn) {
   ExpectModel();
 }
 
+// The read-ahead is not topped up while what the next slice needs is held: on a victim of
+// seven live records with 1 MiB idle slices, the first read-ahead brings in four (4 MiB),
+// four slices write them, and only then is the fifth read — one trip of the head to the
+// victim per 4 MiB, not one per slice.
+TEST_F(GcTest, TheReadAheadIsToppedUpOnlyWhenTheNextSliceNeedsIt) {
+  (void)store_->Close();  // the drive is free for a fresh store
+  store_.reset();
+  model_.clear();
+  spec_ = "emu:" + dir_.path() + "/d16.img?zones=10&zone_mib=16&conv=1&max_open=8";
+  StoreOptions options;
+  options.gc_auto = false;
+  options.gc_start_free = 0.95;
+  options.gc_urgent_free = 0;
+  options.gc_stop_free = 0.98;
+  options.gc_idle_slice = 1u << 20;
+  options.gc_read_ahead = true;
+  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/top-up", options));
+  const uint64_t zone_size = fault_->info().zone_size;
+  std::vector<std::pair<uint64_t, uint64_t>> first_zone;  // (device offset, object)
+  for (uint64_t i = 0; i < 20; ++i) {
+    ASSERT_OK(Put(i, i + 1));
+    const uint64_t at = DeviceOffsetOf(i);
+    if (first_zone.empty() || at / zone_size == first_zone.front().first / zone_size) {
+      first_zone.emplace_back(at, i);
+    }
+  }
+  ASSERT_GE(first_zone.size(), 13u) << "a 16 MiB zone holds about 15 records of 1 MiB";
+  std::vector<uint64_t> live;  // device offsets of the victim's live records, in order
+  for (size_t k = 0; k < first_zone.size(); ++k) {
+    if (k % 2 == 1) {
+      ASSERT_OK(Remove(first_zone[k].second));
+    } else {
+      live.push_back(first_zone[k].first);
+    }
+  }
+  ASSERT_GE(live.size(), 7u);
+  const StoreCounters before = store_->Counters();
+
+  fault_->PauseNextRead(live[4], 1);  // the first read of the fifth live record
+  store_->SetGcAuto(true);
+  Transaction poke;
+  poke.SetAttr(kColl, Obj(first_zone[0].second), "k", "v");
+  store_->Submit(std::move(poke), [](const Status& s) { EXPECT_OK(s); });
+  fault_->WaitForPausedRead();
+  EXPECT_EQ(store_->Counters().gc_live_moved - before.gc_live_moved, 4 * kMiB)
+      << "the read-ahead was topped up before the slices had written what it held";
+  fault_->ResumePausedRead();
+  EXPECT_TRUE(smr::testing::WaitUntil(
+      [&] { return store_->Counters().gc_zones_reset > before.gc_zones_reset; }))
+      << "idle GC did not finish the zone";
+  ASSERT_OK(store_->Close());
+  EXPECT_EQ(store_->Counters().gc_live_moved - before.gc_live_moved, live.size() * kMiB);
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  ExpectModel();
+}
+
 // A read-ahead that fails (a media error on one of its pieces) is the slice's failure: the
 // victim is quarantined, nothing moved, nothing lost, and the store keeps taking writes.
 TEST_F(GcTest, AReadAheadThatFailsQuarantinesItsVictimAndLosesNothing) {
