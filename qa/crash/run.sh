@@ -4,7 +4,8 @@
 # byte-exact check of every acknowledged write. Two runs of sweep.py, one after the other:
 # plain zoned drives, then hybrid drives (--hybrid: CMR/SMR realms, realm conversions
 # killed and cut too; emulator only), then plain drives again with each commit's journal
-# record after its data (mkfs --journal-with-data on: the placement of rotational drives).
+# record after its data and idle GC reading its victims ahead (mkfs --journal-with-data on
+# --gc-read-ahead on: what rotational drives get by default).
 #   qa/crash/run.sh --short BUILD_DIR   the short sweep of `make test`: 150 kill -9 points +
 #                                       75 power cuts, then hybrid 60 + 30, then journal
 #                                       with data 60 + 30 (~2 min)
@@ -58,7 +59,7 @@ fi
 # shellcheck disable=SC2086
 if [ -z "$only" ] || [ "$only" = with-data ]; then
   python3 "$here/sweep.py" --tool "$tool" --helper "$helper" --journal-with-data on \
-    $jpoints $seed ${SMRSTORE_CRASH_ARGS:-} || rc_with_data=$?
+    --gc-read-ahead on $jpoints $seed ${SMRSTORE_CRASH_ARGS:-} || rc_with_data=$?
 fi
 if [ $rc_plain -ne 0 ] || [ $rc_hybrid -ne 0 ] || [ $rc_with_data -ne 0 ]; then
   echo "crash sweep: FAILED (plain drives exit $rc_plain, hybrid drives exit $rc_hybrid," \

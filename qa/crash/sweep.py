@@ -160,7 +160,8 @@ class Sweep:
                 self.wd, i, z, self.a.zone_mib) for i in range(self.a.drives)]
         self.run_ok([self.tool, "mkfs", self.store] + self.specs
                     + ["--inline-max", "4096", "--max-record", "65536",
-                       "--journal-with-data", self.a.journal_with_data])
+                       "--journal-with-data", self.a.journal_with_data,
+                       "--gc-read-ahead", self.a.gc_read_ahead])
         for c in COLLS:
             self.run_ok([self.tool, "mkcoll", self.store, c])
         self.model = {}            # (coll, name) -> Obj; absent keys are absent objects
@@ -1251,6 +1252,9 @@ def main():
     ap.add_argument("--journal-with-data", choices=["auto", "on", "off"], default="auto",
                     help="mkfs --journal-with-data: the journal records after the data "
                          "(auto: off on these emulated drives, which have no timing model)")
+    ap.add_argument("--gc-read-ahead", choices=["auto", "on", "off"], default="auto",
+                    help="mkfs --gc-read-ahead: idle GC reads its victims ahead (auto: off on "
+                         "these emulated drives, which have no timing model)")
     ap.add_argument("--op-timeout", type=int, default=120,
                     help="seconds a command may run before it counts as hung (a failure)")
     ap.add_argument("--weight", action="append", default=[], metavar="OP=W",

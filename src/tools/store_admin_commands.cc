@@ -48,6 +48,15 @@ int CmdMkfs(const Args& args) {
                                                        "' is not auto, on or off"));
     }
   }
+  if (args.has("gc-read-ahead")) {
+    const std::string g = args.get("gc-read-ahead");
+    if (g == "on" || g == "off") {
+      opts.gc_read_ahead = g == "on";
+    } else if (g != "auto") {
+      return UsageFail("mkfs", Status::InvalidArgument("--gc-read-ahead: '" + g +
+                                                       "' is not auto, on or off"));
+    }
+  }
   // The engine creates DIR only after formatting the drives (and does not undo that when
   // it cannot), so the tool creates DIR first and removes it again if mkfs fails.
   bool made_dir = false;

@@ -32,7 +32,10 @@ void AddStoreCommands(Cli* cli) {
              {"max-record", "BYTES", "largest data record payload (default 1M, 4K multiple)"},
              {"journal-with-data", "auto|on|off",
               "each commit's journal record after its data, not in a journal zone (default "
-              "auto: on when a drive is rotational)"}},
+              "auto: on when a drive is rotational)"},
+             {"gc-read-ahead", "auto|on|off",
+              "idle GC reads its slices' records ahead in 512 KiB reads an arrival can stop "
+              "between (default auto: on when a drive is rotational)"}},
             CmdMkfs});
   cli->Add({"df", "STORE", "space used and available",
             "Total data capacity; available: the largest object put can store now (its\n"
