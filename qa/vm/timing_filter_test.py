@@ -41,6 +41,15 @@ def wait_socket(sock, proc):
     raise AssertionError("nbdkit did not create its socket")
 
 
+def closed_stats(path, reads):
+    """Whether the counters file shows at least `reads` reads (the close-time write)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)["reads"] >= reads
+    except (OSError, ValueError, KeyError):
+        return False
+
+
 def check(cond, what):
     if not cond:
         raise AssertionError(what)
@@ -71,6 +80,12 @@ def main():
             check(got == b, "a 1 MiB block written through the filter reads back unchanged")
             check(h.pread(MIB, 40 * MIB) == b, "so does one written after a seek")  # seek
             h.shutdown()
+            # The counters are written at the connection's close, which the server runs after
+            # the client's disconnect: wait for it (bounded) before stopping the server, or
+            # the stop can win the race and leave the file as the first write left it.
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not closed_stats(stats, 2):
+                time.sleep(0.05)
         finally:
             proc.terminate()
             proc.wait(timeout=10)
