@@ -12,16 +12,18 @@
 //   A cache belongs to one victim, named by a Key (drive, zone, the zone's start and its
 //   opened_seq: a zone reset and reused gets a new opened_seq, so bytes of its earlier use
 //   are never served). Begin(key) drops everything held for another key and makes `key` the
-//   owner (same key: keeps what is held). Add(offset, bytes) keeps a range read from the
-//   owner's zone at device byte `offset`; it must lie wholly after every range already held
-//   (the store reads ahead in ascending order) or it is refused (false, nothing kept).
+//   owner (same key: keeps what is held). Add(offset, bytes) keeps bytes read from the
+//   owner's zone at device byte `offset`; they must lie wholly after every byte already held
+//   (the store reads ahead in ascending order) or they are refused (false, nothing kept);
+//   bytes that start where the last held range ends extend it (a record read in several
+//   pieces is one range).
 //   Copy(key, offset, dst, len) copies [offset, offset + len) into dst and returns true only
 //   when `key` is the owner and one held range covers all of it; otherwise false and dst is
 //   untouched (the caller reads the drive). DropBefore(offset) frees the ranges that end at
 //   or before `offset` (the cursor has passed them). Clear() drops all and the owner.
-// Invariants: held ranges are disjoint, ascending and never adjacent; bytes() is the sum of their sizes;
-//   end() is the end of the last one (0 when none); nothing is ever served for a key other
-//   than the owner's.
+// Invariants: held ranges are disjoint, ascending and never adjacent; bytes() is the sum
+//   of their sizes; end() is the end of the last one (0 when none); nothing is ever served
+//   for a key other than the owner's.
 // Thread safety: none; the store uses it on its commit thread only.
 #pragma once
 
