@@ -15,6 +15,8 @@ def interval(h):
 
 
 ROWS = [  # drive, tree, read-ahead, idle slice, file, reference file
+    ("HDD model", "91cf34b (engine of 628fe05)", "on (auto)", "4 MiB", "hdd-r4-default", "hdd-r4-fifo"),
+    ("HDD model", "91cf34b", "FIFO reference", "4 MiB", "hdd-r4-fifo", None),
     ("HDD model", "628fe05", "on (auto)", "4 MiB", "hdd-r3-default", "hdd-r3-fifo"),
     ("HDD model", "628fe05", "off", "4 MiB", "hdd-r3-off", "hdd-r3-fifo"),
     ("HDD model", "628fe05", "FIFO reference", "4 MiB", "hdd-r3-fifo", None),
