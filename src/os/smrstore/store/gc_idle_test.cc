@@ -398,17 +398,7 @@ TEST_F(GcTest, AnIdleSliceEndsAtTheNextRecordWhenATransactionArrivesOnlyWithYiel
 // piece is being read commits right after that piece — no further read, nothing moved —
 // and the slices that follow move the victim's live records from what was read ahead.
 TEST_F(GcTest, AnArrivalWaitsBehindOneReadAheadPieceNotASlice) {
-  (void)store_->Close();  // the drive is free for a fresh store
-  store_.reset();
-  model_.clear();
-  StoreOptions options;
-  options.gc_auto = false;
-  options.gc_start_free = 0.95;
-  options.gc_urgent_free = 0;
-  options.gc_stop_free = 0.98;
-  options.gc_idle_slice = 64u << 20;
-  options.gc_read_ahead = true;  // auto would be off: this drive has no timing model
-  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/read-ahead", options));
+  ASSERT_NO_FATAL_FAILURE(ReplaceStore("read-ahead", ReadAheadOptions(64u << 20)));
   for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
   const uint64_t zone_size = fault_->info().zone_size;
   const uint64_t first = DeviceOffsetOf(0);
@@ -467,17 +457,7 @@ TEST_F(GcTest, AnArrivalWaitsBehindOneReadAheadPieceNotASlice) {
 // the victim's second live record is read before the first slice commits (one trip of the
 // head to the victim for both), and the second slice reads nothing.
 TEST_F(GcTest, ShortIdleSlicesWriteWhatOneReadAheadBroughtIn) {
-  (void)store_->Close();  // the drive is free for a fresh store
-  store_.reset();
-  model_.clear();
-  StoreOptions options;
-  options.gc_auto = false;
-  options.gc_start_free = 0.95;
-  options.gc_urgent_free = 0;
-  options.gc_stop_free = 0.98;
-  options.gc_idle_slice = 1u << 20;
-  options.gc_read_ahead = true;
-  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/short-slices", options));
+  ASSERT_NO_FATAL_FAILURE(ReplaceStore("short-slices", ReadAheadOptions(1u << 20)));
   for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
   const uint64_t zone_size = fault_->info().zone_size;
   const uint64_t second = DeviceOffsetOf(2);
@@ -513,18 +493,8 @@ TEST_F(GcTest, ShortIdleSlicesWriteWhatOneReadAheadBroughtIn) {
 // four slices write them, and only then is the fifth read — one trip of the head to the
 // victim per 4 MiB, not one per slice.
 TEST_F(GcTest, TheReadAheadIsToppedUpOnlyWhenTheNextSliceNeedsIt) {
-  (void)store_->Close();  // the drive is free for a fresh store
-  store_.reset();
-  model_.clear();
   spec_ = "emu:" + dir_.path() + "/d16.img?zones=10&zone_mib=16&conv=1&max_open=8";
-  StoreOptions options;
-  options.gc_auto = false;
-  options.gc_start_free = 0.95;
-  options.gc_urgent_free = 0;
-  options.gc_stop_free = 0.98;
-  options.gc_idle_slice = 1u << 20;
-  options.gc_read_ahead = true;
-  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/top-up", options));
+  ASSERT_NO_FATAL_FAILURE(ReplaceStore("top-up", ReadAheadOptions(1u << 20)));
   const uint64_t zone_size = fault_->info().zone_size;
   std::vector<std::pair<uint64_t, uint64_t>> first_zone;  // (device offset, object)
   for (uint64_t i = 0; i < 20; ++i) {
@@ -568,16 +538,7 @@ TEST_F(GcTest, TheReadAheadIsToppedUpOnlyWhenTheNextSliceNeedsIt) {
 // A read-ahead that fails (a media error on one of its pieces) is the slice's failure: the
 // victim is quarantined, nothing moved, nothing lost, and the store keeps taking writes.
 TEST_F(GcTest, AReadAheadThatFailsQuarantinesItsVictimAndLosesNothing) {
-  (void)store_->Close();  // the drive is free for a fresh store
-  store_.reset();
-  model_.clear();
-  StoreOptions options;
-  options.gc_auto = false;
-  options.gc_start_free = 0.95;
-  options.gc_urgent_free = 0;
-  options.gc_stop_free = 0.98;
-  options.gc_read_ahead = true;
-  ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/read-ahead-fails", options));
+  ASSERT_NO_FATAL_FAILURE(ReplaceStore("read-ahead-fails", ReadAheadOptions(4u << 20)));
   for (uint64_t i = 0; i < 6; ++i) ASSERT_OK(Put(i, i + 1));
   ASSERT_OK(Remove(1));
   const StoreCounters before = store_->Counters();

@@ -62,6 +62,27 @@ class GcTest : public testing::StoreOnFaultyDrive {
     t.MkColl(kColl, 0);
     ASSERT_OK(store_->Apply(std::move(t)));
   }
+  // Closes the store and makes a fresh one with `options` in dir_/`name` on the fixture's
+  // drive (spec_), its model empty.
+  void ReplaceStore(const std::string& name, const StoreOptions& options) {
+    (void)store_->Close();  // the drive is free for a fresh store
+    store_.reset();
+    model_.clear();
+    ASSERT_NO_FATAL_FAILURE(MkfsAndMountFresh(dir_.path() + "/" + name, options));
+  }
+  // Options of the read-ahead tests: GC off until the test turns it on, watermarks so high
+  // that idle GC cleans every zone with dead bytes, the read-ahead on (the fixture's drive
+  // has no timing model, so `auto` would leave it off), idle slices of `idle_slice` bytes.
+  static StoreOptions ReadAheadOptions(uint32_t idle_slice) {
+    StoreOptions o;
+    o.gc_auto = false;
+    o.gc_start_free = 0.95;
+    o.gc_urgent_free = 0;
+    o.gc_stop_free = 0.98;
+    o.gc_idle_slice = idle_slice;
+    o.gc_read_ahead = true;
+    return o;
+  }
   // Objects 0-7 of 1 MiB, then 0, 2, 3 and 5 removed: two sealed zones, half of each dead.
   void PunchTwoZones() {
     for (uint64_t i = 0; i < 8; ++i) ASSERT_OK(Put(i, i + 1));
