@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cinttypes>
+#include <utility>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -39,21 +40,15 @@ int CmdMkfs(const Args& args) {
   }
   opts.inline_max = static_cast<uint32_t>(*inline_max);
   opts.max_record_payload = static_cast<uint32_t>(*max_record);
-  if (args.has("journal-with-data")) {
-    const std::string j = args.get("journal-with-data");
-    if (j == "on" || j == "off") {
-      opts.journal_with_data = j == "on";
-    } else if (j != "auto") {
-      return UsageFail("mkfs", Status::InvalidArgument("--journal-with-data: '" + j +
-                                                       "' is not auto, on or off"));
-    }
-  }
-  if (args.has("gc-read-ahead")) {
-    const std::string g = args.get("gc-read-ahead");
-    if (g == "on" || g == "off") {
-      opts.gc_read_ahead = g == "on";
-    } else if (g != "auto") {
-      return UsageFail("mkfs", Status::InvalidArgument("--gc-read-ahead: '" + g +
+  // auto|on|off options (auto: unset, the store decides by its drives).
+  for (auto [flag, opt] : {std::pair{"journal-with-data", &opts.journal_with_data},
+                           std::pair{"gc-read-ahead", &opts.gc_read_ahead}}) {
+    if (!args.has(flag)) continue;
+    const std::string v = args.get(flag);
+    if (v == "on" || v == "off") {
+      *opt = v == "on";
+    } else if (v != "auto") {
+      return UsageFail("mkfs", Status::InvalidArgument("--" + std::string(flag) + ": '" + v +
                                                        "' is not auto, on or off"));
     }
   }

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <cmath>
+#include <optional>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -23,6 +24,15 @@ bool ParseBool(const std::string& v, bool* out) {
   if (v == "true" || v == "yes" || v == "1") return *out = true, true;
   if (v == "false" || v == "no" || v == "0") return *out = false, true;
   return false;
+}
+
+// auto (unset: the store decides by its drives) or a boolean.
+bool ParseAutoBool(const std::string& v, std::optional<bool>* out) {
+  if (v == "auto") return out->reset(), true;
+  bool on = false;
+  if (!ParseBool(v, &on)) return false;
+  *out = on;
+  return true;
 }
 
 // A free fraction in [0, 1) (the GC watermarks; their order is checked by Store::Mkfs).
@@ -115,23 +125,9 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
     } else if (key == "gc_idle_yield") {
       if (!ParseBool(value, &s.store.gc_idle_yield)) return bad("true or false");
       s.mkfs_keys[key] = value;
-    } else if (key == "gc_read_ahead") {
-      if (value == "auto") {
-        s.store.gc_read_ahead.reset();
-      } else {
-        bool on = false;
-        if (!ParseBool(value, &on)) return bad("auto, true or false");
-        s.store.gc_read_ahead = on;
-      }
-      s.mkfs_keys[key] = value;
-    } else if (key == "journal_with_data") {
-      if (value == "auto") {
-        s.store.journal_with_data.reset();
-      } else {
-        bool on = false;
-        if (!ParseBool(value, &on)) return bad("auto, true or false");
-        s.store.journal_with_data = on;
-      }
+    } else if (key == "gc_read_ahead" || key == "journal_with_data") {
+      auto* v = key == "gc_read_ahead" ? &s.store.gc_read_ahead : &s.store.journal_with_data;
+      if (!ParseAutoBool(value, v)) return bad("auto, true or false");
       s.mkfs_keys[key] = value;
     } else if (key == "gc_start_free" || key == "gc_urgent_free" || key == "gc_stop_free") {
       double* w = key == "gc_start_free"    ? &s.store.gc_start_free
