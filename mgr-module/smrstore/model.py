@@ -249,7 +249,9 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
                    # Added within v1: an OSD on an older preload library lacks them (None).
                    failures=_optional_int(store, "smrstore_gc_failures"),
                    quarantined_zones=_optional_int(store, "smrstore_gc_quarantined_zones"),
-                   pinned_zones=_optional_int(store, "smrstore_gc_pinned_zones")),
+                   pinned_zones=_optional_int(store, "smrstore_gc_pinned_zones"),
+                   read_ahead_bytes=_optional_int(store, "smrstore_gc_read_ahead_bytes"),
+                   read_ahead_yields=_optional_int(store, "smrstore_gc_read_ahead_yields")),
         drives=drive_models)
     return DaemonState(name=osd, source=SOURCE_OSD, doc=doc)
 
@@ -319,7 +321,8 @@ class OsdReading:
 _PACK_FIELDS = ("pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes")
 _READ_FIELDS = ("data_reads", "data_read_records")
 # gc fields an older OSD library has no counter for (smrstore_gc_<field>).
-_GC_FIELDS = ("failures", "quarantined_zones", "pinned_zones")
+_GC_FIELDS = ("failures", "quarantined_zones", "pinned_zones", "read_ahead_bytes",
+              "read_ahead_yields")
 
 
 def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:

@@ -29,6 +29,11 @@ _META: Dict[str, Tuple[str, str]] = {
     "smrstore_gc_quarantined_zones": ("gauge", "Zones GC has quarantined after a failed cleaning"),
     "smrstore_gc_pinned_zones": (
         "gauge", "Data zones pinned by metadata-journal records until the next checkpoint"),
+    # Idle GC's read-ahead of its victims (gc.read_ahead_*; optional within v1).
+    "smrstore_gc_read_ahead_bytes_total": (
+        "counter", "Victim bytes idle GC read ahead of the slices that moved them since mount"),
+    "smrstore_gc_read_ahead_yields_total": (
+        "counter", "GC read-aheads a foreground arrival stopped since mount"),
     "smrstore_txns_total": ("counter", "Transactions committed"),
     # Small writes packed into shared records (io.pack_*, since mount; optional within v1).
     "smrstore_pack_records_total": ("counter", "Pack records written since mount (user and GC)"),
@@ -110,6 +115,8 @@ def render(snap: Snapshot, stale_seconds: float) -> str:
         put("smrstore_gc_failures_total", lab, doc.gc.failures)
         put("smrstore_gc_quarantined_zones", lab, doc.gc.quarantined_zones)
         put("smrstore_gc_pinned_zones", lab, doc.gc.pinned_zones)
+        put("smrstore_gc_read_ahead_bytes_total", lab, doc.gc.read_ahead_bytes)
+        put("smrstore_gc_read_ahead_yields_total", lab, doc.gc.read_ahead_yields)
         put("smrstore_txns_total", lab, doc.io.txns_committed)
         put("smrstore_pack_records_total", lab, doc.io.pack_records)
         put("smrstore_pack_entries_total", lab, doc.io.pack_entries)

@@ -98,6 +98,10 @@ class StoreInfo(_Doc):
     pack_max: Optional[int] = Field(
         None, ge=0, description="the store's pack_max option: data writes of at most this many "
                                 "bytes share pack records (0: never; null: not reported)")
+    gc_read_ahead: Optional[bool] = Field(
+        None, description="whether idle GC reads its victim ahead of the slices that move it, "
+                          "as resolved at mount (auto: on when a drive is rotational; null: "
+                          "not reported)")
 
 
 class Statfs(_Doc):
@@ -162,6 +166,12 @@ class GcStats(_Doc):
         None, ge=0, description="data zones pinned now by metadata-journal records newer than "
                                 "the last checkpoint: GC does not reset them until a checkpoint "
                                 "unpins them (null: the daemon does not report it)")
+    read_ahead_bytes: Optional[int] = Field(
+        None, ge=0, description="victim bytes idle GC read ahead of the slices that moved them, "
+                                "since mount (null: the daemon does not report it)")
+    read_ahead_yields: Optional[int] = Field(
+        None, ge=0, description="read-aheads a foreground arrival stopped before a slice ran, "
+                                "since mount (null: the daemon does not report it)")
 
 
 class ZoneCounts(_Doc):

@@ -103,6 +103,9 @@ PACK: Tuple[int, int, int, int] = (2, 120, 360_000, 372_736)
 READS: Tuple[int, int] = (40, 100)
 # gc.pinned_zones: data zones pinned by journal records until the next checkpoint.
 PINNED = 3
+# gc.read_ahead_bytes, gc.read_ahead_yields: idle GC read 24 MiB ahead; arrivals stopped 5
+# read-aheads (store.gc_read_ahead true).
+READ_AHEAD: Tuple[int, int] = (24 * MiB, 5)
 
 
 def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str, Any]]] = None,
@@ -113,11 +116,13 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
         quarantined_zones: Optional[int] = 0,
         pack: Optional[Tuple[int, int, int, int]] = PACK,
         reads: Optional[Tuple[int, int]] = READS,
-        pinned_zones: Optional[int] = PINNED) -> Dict[str, Any]:
-    """A complete document; gc_failures / quarantined_zones / pack / reads / pinned_zones None
-    leave the field(s) out (a document from before they were added within v1).  ``pack`` is
-    io's (pack_records, pack_entries, pack_payload_bytes, pack_record_bytes), ``reads`` io's
-    (data_reads, data_read_records)."""
+        pinned_zones: Optional[int] = PINNED,
+        read_ahead: Optional[Tuple[int, int]] = READ_AHEAD) -> Dict[str, Any]:
+    """A complete document; gc_failures / quarantined_zones / pack / reads / pinned_zones /
+    read_ahead None leave the field(s) out (a document from before they were added within
+    v1).  ``pack`` is io's (pack_records, pack_entries, pack_payload_bytes,
+    pack_record_bytes), ``reads`` io's (data_reads, data_read_records), ``read_ahead`` gc's
+    (read_ahead_bytes, read_ahead_yields) with store.gc_read_ahead true."""
     drs = drives if drives is not None else [drive(0), drive(1)]
     out: Dict[str, Any] = {
         "schema": "smrstore.stats/1", "name": name, "time": t,
@@ -147,6 +152,9 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
         out["io"].update(zip(("data_reads", "data_read_records"), reads))
     if pinned_zones is not None:
         out["gc"]["pinned_zones"] = pinned_zones
+    if read_ahead is not None:
+        out["store"]["gc_read_ahead"] = True
+        out["gc"].update(zip(("read_ahead_bytes", "read_ahead_yields"), read_ahead))
     return out
 
 
@@ -170,10 +178,11 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
                  quarantined_zones: Optional[int] = None,
                  pack: Optional[Tuple[int, int, int, int]] = None,
                  reads: Optional[Tuple[int, int]] = None,
-                 pinned_zones: Optional[int] = None) -> Dict[str, Dict[str, Any]]:
-    """gc_failures / quarantined_zones / pack / reads / pinned_zones: None leaves the
-    counter(s) out (older OSD libraries); pack is (records, entries, payload bytes, record
-    bytes), reads (data reads, data read records)."""
+                 pinned_zones: Optional[int] = None,
+                 read_ahead: Optional[Tuple[int, int]] = None) -> Dict[str, Dict[str, Any]]:
+    """gc_failures / quarantined_zones / pack / reads / pinned_zones / read_ahead: None leaves
+    the counter(s) out (older OSD libraries); pack is (records, entries, payload bytes, record
+    bytes), reads (data reads, data read records), read_ahead (bytes, yields)."""
     def c(v: int, typ: int = 2) -> Dict[str, Any]:
         return {"description": "", "nick": "", "type": typ, "priority": 5, "units": 1, "value": v}
     out = {
@@ -206,6 +215,9 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
         out["smrstore.smrstore_data_read_records"] = c(reads[1], 10)
     if pinned_zones is not None:
         out["smrstore.smrstore_gc_pinned_zones"] = c(pinned_zones)
+    if read_ahead is not None:
+        out["smrstore.smrstore_gc_read_ahead_bytes"] = c(read_ahead[0], 10)
+        out["smrstore.smrstore_gc_read_ahead_yields"] = c(read_ahead[1], 10)
     for i in range(drives):
         p = f"smrstore-drive.{i}."
         for k, v in {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,

@@ -115,11 +115,15 @@ def test_daemons_and_detail() -> None:
                                                                       32768)
     assert (d["io"]["data_reads"], d["io"]["data_read_records"], d["gc"]["pinned_zones"]) == (
         40, 100, 3)
+    assert (d["store"]["gc_read_ahead"], d["gc"]["read_ahead_bytes"],
+            d["gc"]["read_ahead_yields"]) == (True, 24 * 2 ** 20, 5)
     b = c.get("/api/v1/daemons/demo-b", headers=AUTH).json()
     assert b["gc"]["failures"] is None and b["gc"]["quarantined_zones"] is None
     assert b["io"]["pack_entries"] is None and b["store"]["pack_max"] is None
     assert (b["io"]["data_reads"], b["io"]["data_read_records"], b["gc"]["pinned_zones"]) == (
         None, None, None)
+    assert (b["store"]["gc_read_ahead"], b["gc"]["read_ahead_bytes"],
+            b["gc"]["read_ahead_yields"]) == (None, None, None)
     o = c.get("/api/v1/daemons/osd.5", headers=AUTH).json()
     assert o["store"] is None and o["drives"][0]["nr_zones"] is None
     r = c.get("/api/v1/daemons/nobody", headers=AUTH)

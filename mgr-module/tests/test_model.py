@@ -228,6 +228,23 @@ def test_a_service_daemons_reads_and_pinned_zones() -> None:
         None, None, None)
 
 
+def test_read_ahead_from_osd_counters_and_from_a_service_daemon() -> None:
+    d = parse_osd_counters("osd.3", osd_counters(read_ahead=(8 << 20, 2)), now=1.0)
+    assert d is not None
+    assert (d.doc.gc.read_ahead_bytes, d.doc.gc.read_ahead_yields) == (8 << 20, 2)
+    # Zero is a value, not "absent"; an OSD library from before the counters: None.
+    d = parse_osd_counters("osd.3", osd_counters(read_ahead=(0, 0)), now=1.0)
+    assert d is not None and (d.doc.gc.read_ahead_bytes, d.doc.gc.read_ahead_yields) == (0, 0)
+    d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
+    assert d is not None and (d.doc.gc.read_ahead_bytes, d.doc.gc.read_ahead_yields) == (None, None)
+    st = parse_service_status("demo-a", status(doc(read_ahead=(3 << 20, 1))))
+    assert st.doc.store is not None and st.doc.store.gc_read_ahead is True
+    assert (st.doc.gc.read_ahead_bytes, st.doc.gc.read_ahead_yields) == (3 << 20, 1)
+    old = parse_service_status("demo-a", status(doc(read_ahead=None)))
+    assert old.doc.store is not None and old.doc.store.gc_read_ahead is None
+    assert (old.doc.gc.read_ahead_bytes, old.doc.gc.read_ahead_yields) == (None, None)
+
+
 def test_a_hybrid_drive_parses_with_its_realms_and_quanta() -> None:
     d0 = drive(0, nr_zones=8, zonemap="##A.b___", streams="--uu-" + "---",
                hybrid=hybrid("CcS>", violations=3, p99=120.0, qmax=300.5,

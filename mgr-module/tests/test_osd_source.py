@@ -415,6 +415,34 @@ def test_reads_and_pinned_zones_from_counters_else_from_the_document() -> None:
     assert reads(snap.daemons["osd.0"]) == (None, None, None)
 
 
+def test_read_ahead_from_counters_else_from_the_document() -> None:
+    """smrstore_gc_read_ahead_bytes / _yields are read when the OSD has them, else the
+    document's gc.read_ahead_*, else None; the setting (store.gc_read_ahead) only comes from
+    the document."""
+    counters, raw = _capture_osd0()
+    t = counters["smrstore.smrstore_gc_runs"][0]
+    with_counters = dict(counters)
+    with_counters["smrstore.smrstore_gc_read_ahead_bytes"] = [t, 6 << 20]
+    with_counters["smrstore.smrstore_gc_read_ahead_yields"] = [t, 4]
+    newer = dict(raw, store=dict(raw["store"], gc_read_ahead=True),
+                 gc=dict(raw["gc"], read_ahead_bytes=1 << 20, read_ahead_yields=1))
+
+    def ra(d: Any) -> Any:
+        return (d.doc.gc.read_ahead_bytes, d.doc.gc.read_ahead_yields)
+
+    d = parse_osd("osd.0", OsdReading(counters=with_counters, document=json.dumps(newer)), 1.0)
+    assert ra(d) == (6 << 20, 4) and d.doc.store is not None and d.doc.store.gc_read_ahead is True
+    d = parse_osd("osd.0", OsdReading(counters=with_counters), 1.0)
+    assert ra(d) == (6 << 20, 4)
+    d = parse_osd("osd.0", OsdReading(counters=counters, document=json.dumps(newer)), 1.0)
+    assert ra(d) == (1 << 20, 1)
+    snap = merge(1.0, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
+    assert snap.errors == []
+    assert ra(snap.daemons["osd.0"]) == (None, None)
+    assert snap.daemons["osd.0"].doc.store is not None
+    assert snap.daemons["osd.0"].doc.store.gc_read_ahead is None
+
+
 def test_health_names_a_real_osd_with_quarantined_zones() -> None:
     counters, raw = _capture_osd0()
     t = counters["smrstore.smrstore_gc_runs"][0]

@@ -1,6 +1,6 @@
 from typing import Dict, Tuple
 
-from conftest import (PACK, PINNED, READS, GiB, doc, drive, hybrid, osd_counters, status,
+from conftest import (PACK, PINNED, READ_AHEAD, READS, GiB, doc, drive, hybrid, osd_counters, status,
                       without_added_in_v1)
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -166,6 +166,8 @@ def test_every_metric_of_a_service_daemon() -> None:
         "smrstore_pack_payload_bytes_total": PACK[2], "smrstore_pack_record_bytes_total": PACK[3],
         "smrstore_data_reads_total": READS[0], "smrstore_data_read_records_total": READS[1],
         "smrstore_gc_pinned_zones": PINNED,
+        "smrstore_gc_read_ahead_bytes_total": READ_AHEAD[0],
+        "smrstore_gc_read_ahead_yields_total": READ_AHEAD[1],
     }
     got = {name: v for (name, labels), v in m.items() if labels == a}
     assert got == want
@@ -268,3 +270,26 @@ def test_read_counters_and_pinned_zones_only_when_reported() -> None:
     # Nobody reports them: no family at all (no HELP/TYPE lines).
     text = render(merge(1000.0, {"old": status(old)}, {"osd.2": OsdReading(osd_counters())}), 30.0)
     assert "smrstore_data_read" not in text and "smrstore_gc_pinned" not in text
+
+
+def test_read_ahead_counters_only_when_reported() -> None:
+    # A service daemon with gc.read_ahead_*, one from before they were added, an OSD with the
+    # perf counters (0 is reported as 0) and one without (older library).
+    new = doc(name="new")
+    old = doc(name="old", read_ahead=None)
+    snap = merge(1000.0, {"new": status(new), "old": status(old)},
+                 {"osd.1": OsdReading(osd_counters(read_ahead=(0, 0))),
+                  "osd.2": OsdReading(osd_counters())})
+    text = render(snap, 30.0)
+    m = parse(text)
+
+    def by_daemon(metric: str) -> Dict[str, float]:
+        return {dict(lab)["daemon"]: v for (n, lab), v in m.items() if n == metric}
+
+    assert by_daemon("smrstore_gc_read_ahead_bytes_total") == {"new": READ_AHEAD[0], "osd.1": 0}
+    assert by_daemon("smrstore_gc_read_ahead_yields_total") == {"new": READ_AHEAD[1], "osd.1": 0}
+    assert "# TYPE smrstore_gc_read_ahead_bytes_total counter\n" in text
+    assert "# TYPE smrstore_gc_read_ahead_yields_total counter\n" in text
+    # Nobody reports them: no family at all (no HELP/TYPE lines).
+    text = render(merge(1000.0, {"old": status(old)}, {"osd.2": OsdReading(osd_counters())}), 30.0)
+    assert "smrstore_gc_read_ahead" not in text

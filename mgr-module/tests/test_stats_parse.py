@@ -88,6 +88,21 @@ def test_data_reads_and_pinned_zones_are_read() -> None:
                             "gc.pinned_zones: value is not a valid integer")
 
 
+def test_gc_read_ahead_is_read() -> None:
+    d = raw_doc()
+    d["store"].update(gc_read_ahead=True)
+    d["gc"].update(read_ahead_bytes=4096, read_ahead_yields=2)
+    doc = parse_stats(d)
+    assert doc.store is not None
+    assert (doc.store.gc_read_ahead, doc.gc.read_ahead_bytes, doc.gc.read_ahead_yields) == (
+        True, 4096, 2)
+    d["gc"].update(read_ahead_bytes=-5, read_ahead_yields="some")
+    with pytest.raises(StatsError) as e:
+        parse_stats(d)
+    assert str(e.value) == ("stats: gc.read_ahead_bytes: ensure this value is greater than or "
+                            "equal to 0; gc.read_ahead_yields: value is not a valid integer")
+
+
 @pytest.mark.parametrize("absent", [["gc.failures"], ["gc.quarantined_zones"],
                                     ["gc.failures", "gc.quarantined_zones"]])
 def test_documents_without_the_gc_failure_fields_still_parse(absent: Any) -> None:

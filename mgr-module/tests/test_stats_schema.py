@@ -242,6 +242,9 @@ def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> No
     # the journal in zones of its own: nothing pinned (the counts: stats_document_test.cc).
     assert (d["io"]["data_reads"], d["io"]["data_read_records"]) == (0, 0)
     assert d["gc"]["pinned_zones"] == 0
+    # Drives without a timing model are not rotational: `auto` leaves the read-ahead off.
+    assert (d["store"]["gc_read_ahead"], d["gc"]["read_ahead_bytes"],
+            d["gc"]["read_ahead_yields"]) == (False, 0, 0)
     assert sum(len(dr["zonemap"]) for dr in d["drives"]) == 32
     assert {c for dr in d["drives"] for c in dr["zonemap"]} >= {"#", "=", "."}
     assert errors(json.loads(compact), jsonschema.Draft202012Validator(compact_schema())) == []
@@ -371,7 +374,9 @@ def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
     pack_fields = {"pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes"}
     read_fields = {"data_reads", "data_read_records"}
     assert ADDED_IN_V1 == {"statfs.reclaimable", "gc.failures", "gc.quarantined_zones",
-                           "gc.pinned_zones", "drives[].zones.inactive", "store.pack_max"} | {
+                           "gc.pinned_zones", "gc.read_ahead_bytes", "gc.read_ahead_yields",
+                           "drives[].zones.inactive", "store.pack_max",
+                           "store.gc_read_ahead"} | {
                                f"drives[].hybrid.{f}" for f in hybrid_fields} | {
                                f"io.{f}" for f in pack_fields | read_fields}
     # ... and parse_stats accepts a document without each of them (alone, and all at once:
@@ -390,6 +395,8 @@ def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
     assert old.drives[0].zones.inactive is None and old.statfs.reclaimable is None
     assert old.io.pack_entries is None and old.store is not None and old.store.pack_max is None
     assert (old.io.data_reads, old.io.data_read_records, old.gc.pinned_zones) == (None, None, None)
+    assert (old.store.gc_read_ahead, old.gc.read_ahead_bytes, old.gc.read_ahead_yields) == (
+        None, None, None)
     d = json.loads(status(doc())["stats"])
     del d["drives"][1]["zones"]["conventional"]
     with pytest.raises(StatsError, match=r"missing field\(s\) drives\[1\]\.zones\.conventional"):

@@ -207,6 +207,33 @@ describe("daemon", () => {
     expect(screen.queryByTestId("stat-gc-pinned")).toBeNull();
   });
 
+  it("shows idle GC's read-ahead, off for a store that has it off, nothing for a daemon that does not report it", async () => {
+    at("#/daemons/demo-a&token=t");
+    const on = {
+      ...fx.detail,
+      store: { ...fx.detail.store!, gc_read_ahead: true },
+      gc: { ...fx.detail.gc, read_ahead_bytes: 3 * 1024 * 1024, read_ahead_yields: 2 },
+    };
+    const first = render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: on } }).fetch} baseUrl={BASE} />);
+    const s = await screen.findByTestId("stat-gc-read-ahead");
+    expect(s.textContent).toBe("GC read-ahead (since mount)3.00 MiB read ahead2 stopped by arrivals");
+    expect(s.getAttribute("data-value")).toBe(String(3 * 1024 * 1024));
+    first.unmount();
+    const off = {
+      ...fx.detail,
+      store: { ...fx.detail.store!, gc_read_ahead: false },
+      gc: { ...fx.detail.gc, read_ahead_bytes: 0, read_ahead_yields: 0 },
+    };
+    const second = render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: off } }).fetch} baseUrl={BASE} />);
+    expect((await screen.findByTestId("stat-gc-read-ahead")).textContent).toBe("GC read-ahead (since mount)off (gc_read_ahead)");
+    second.unmount();
+    // fx.detail: a publisher from before gc.read_ahead_* (the module sends null).
+    const old = { ...fx.detail, gc: { ...fx.detail.gc, read_ahead_bytes: null, read_ahead_yields: null } };
+    render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: old } }).fetch} baseUrl={BASE} />);
+    await screen.findByTestId("stat-wa");
+    expect(screen.queryByTestId("stat-gc-read-ahead")).toBeNull();
+  });
+
   it("says the daemon is gone on 404", async () => {
     at("#/daemons/old-one&token=t");
     const f = fakeFetch({ "/api/v1/daemons/old-one": { status: 404, body: { detail: "no smrstore daemon named 'old-one' (known: demo-a)" } } });

@@ -557,6 +557,16 @@ export interface components {
              * @description zones GC leaves out of its victims now because their cleaning failed: a media problem to look at (null: the daemon does not report it)
              */
             quarantined_zones?: number;
+            /**
+             * Read Ahead Bytes
+             * @description victim bytes idle GC read ahead of the slices that moved them, since mount (null: the daemon does not report it)
+             */
+            read_ahead_bytes?: number;
+            /**
+             * Read Ahead Yields
+             * @description read-aheads a foreground arrival stopped before a slice ran, since mount (null: the daemon does not report it)
+             */
+            read_ahead_yields?: number;
             /** Runs */
             runs: number;
             /** Throttle Ns */
@@ -806,6 +816,11 @@ export interface components {
             gc_auto: boolean;
             /** Gc Policy */
             gc_policy: string;
+            /**
+             * Gc Read Ahead
+             * @description whether idle GC reads its victim ahead of the slices that move it, as resolved at mount (auto: on when a drive is rotational; null: not reported)
+             */
+            gc_read_ahead?: boolean;
             /** Mount Count */
             mount_count: number;
             /**

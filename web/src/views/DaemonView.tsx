@@ -5,6 +5,7 @@ import { Empty, ErrorBox, Loading } from "../components/QueryState";
 import { Badge, Stat } from "../components/Stat";
 import { formatAge, formatBytes, formatCount, formatNs, formatPercent, formatWa, ratio } from "../lib/format";
 import { packFigures } from "../lib/pack";
+import { readAheadFigures } from "../lib/readAhead";
 import { readFigures } from "../lib/reads";
 import { routeHref } from "../lib/route";
 import { SourceBadge } from "./Overview";
@@ -15,6 +16,7 @@ function Detail({ d }: { d: DaemonDetail }) {
   const pack = packFigures(d.io, d.store?.pack_max);
   const reads = readFigures(d.io);
   const pinned = d.gc.pinned_zones;
+  const readAhead = readAheadFigures(d.gc, d.store?.gc_read_ahead);
   return (
     <>
       <p>
@@ -92,6 +94,15 @@ function Detail({ d }: { d: DaemonDetail }) {
             hint="GC may reset them after the next checkpoint"
             exact={pinned}
             testId="stat-gc-pinned"
+          />
+        ) : null}
+        {readAhead ? (
+          <Stat
+            label="GC read-ahead (since mount)"
+            value={readAhead.value}
+            hint={readAhead.hint ?? undefined}
+            exact={readAhead.bytes}
+            testId="stat-gc-read-ahead"
           />
         ) : null}
       </div>

@@ -92,6 +92,11 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
                     "Data records those reads covered (more than reads: gathered reads)");
   b.add_u64(l_smrstore_gc_pinned_zones, "smrstore_gc_pinned_zones",
             "Data zones pinned by metadata-journal records until the next checkpoint");
+  b.add_u64_counter(l_smrstore_gc_read_ahead_bytes, "smrstore_gc_read_ahead_bytes",
+                    "Victim bytes idle GC read ahead of the slices that moved them",
+                    nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
+  b.add_u64_counter(l_smrstore_gc_read_ahead_yields, "smrstore_gc_read_ahead_yields",
+                    "GC read-aheads a foreground arrival stopped");
   b.add_u64_counter(l_smrstore_txns, "smrstore_txns", "Transactions committed");
   b.add_u64_counter(l_smrstore_crc_errors, "smrstore_crc_errors",
                     "Records that failed their crc32c on read");
@@ -189,6 +194,8 @@ void PerfAndAdmin::Refresh() {
   logger_->set(l_smrstore_pack_record_bytes, c.pack_record_bytes);
   logger_->set(l_smrstore_data_reads, c.data_reads);
   logger_->set(l_smrstore_data_read_records, c.data_read_records);
+  logger_->set(l_smrstore_gc_read_ahead_bytes, c.gc_read_ahead_bytes);
+  logger_->set(l_smrstore_gc_read_ahead_yields, c.gc_read_ahead_yields);
   logger_->set(l_smrstore_txns, c.txns_committed);
   logger_->set(l_smrstore_crc_errors, c.crc_errors);
   logger_->set(l_smrstore_statfs_total, st.total);

@@ -62,6 +62,8 @@ enum {
   l_smrstore_data_reads,
   l_smrstore_data_read_records,
   l_smrstore_gc_pinned_zones,
+  l_smrstore_gc_read_ahead_bytes,
+  l_smrstore_gc_read_ahead_yields,
   l_smrstore_last,
 };
 enum {

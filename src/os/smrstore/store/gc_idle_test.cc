@@ -483,6 +483,11 @@ TEST_F(GcTest, ShortIdleSlicesWriteWhatOneReadAheadBroughtIn) {
   EXPECT_EQ(after.gc_live_moved - before.gc_live_moved, 2 * kMiB);
   EXPECT_EQ(after.gc_slices - before.gc_slices, 2u);
   EXPECT_EQ(after.gc_read_ahead_bytes - before.gc_read_ahead_bytes, 2 * (kMiB + 4096));
+  // The stats document reports the setting and the counters (gc.read_ahead_*).
+  const Json doc = store_->StatsDocumentJson("short-slices");
+  EXPECT_EQ(doc.at("store").at("gc_read_ahead").get<bool>(), true);
+  EXPECT_EQ(doc.at("gc").at("read_ahead_bytes").get<uint64_t>(), after.gc_read_ahead_bytes);
+  EXPECT_EQ(doc.at("gc").at("read_ahead_yields").get<uint64_t>(), after.gc_read_ahead_yields);
   store_.reset();
   ASSERT_NO_FATAL_FAILURE(Mount());
   ExpectModel();

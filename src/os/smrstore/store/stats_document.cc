@@ -329,7 +329,8 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                   {"mount_count", impl_->superblock.mount_count},
                   {"gc_policy", VictimPolicyName(impl_->options.gc_policy)},
                   {"gc_auto", impl_->options.gc_auto},
-                  {"pack_max", impl_->options.pack_max}};
+                  {"pack_max", impl_->options.pack_max},
+                  {"gc_read_ahead", impl_->gc_read_ahead}};
   doc["statfs"] = {{"total", st.total},         {"available", st.available},
                    {"allocated", st.allocated}, {"stored", st.stored},
                    {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable}};
@@ -361,7 +362,9 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                {"auto", impl_->gc_auto.load()},
                {"failures", c.gc_failures},
                {"quarantined_zones", c.gc_quarantined_zones},
-               {"pinned_zones", pinned_zones}};
+               {"pinned_zones", pinned_zones},
+               {"read_ahead_bytes", c.gc_read_ahead_bytes},
+               {"read_ahead_yields", c.gc_read_ahead_yields}};
   doc["drives"] = Json::array();
   const std::vector<RealmStatus> realms = impl_->zones->Realms();
   const HybridCounters hybrid = Hybrid();

@@ -219,6 +219,8 @@ class StatsDocumentTest : public ::testing::Test {
     EXPECT_EQ(io.at("data_read_records").get<uint64_t>(), c.data_read_records);
     EXPECT_LE(io.at("data_reads").get<uint64_t>(), io.at("data_read_records").get<uint64_t>());
     EXPECT_TRUE(doc.at("gc").at("pinned_zones").is_number_unsigned());
+    EXPECT_EQ(doc.at("gc").at("read_ahead_bytes").get<uint64_t>(), c.gc_read_ahead_bytes);
+    EXPECT_EQ(doc.at("gc").at("read_ahead_yields").get<uint64_t>(), c.gc_read_ahead_yields);
     return doc;
   }
 
@@ -254,6 +256,11 @@ TEST_F(StatsDocumentTest, FreshStore) {
             doc.at("statfs").at("total").get<uint64_t>() - doc.at("statfs").at("allocated").get<uint64_t>());
   EXPECT_GT(doc.at("statfs").at("allocated").get<uint64_t>(), 0u);
   EXPECT_LE(doc.at("statfs").at("allocated").get<uint64_t>(), 64u << 10);
+  // Emulated drives without a timing model are not rotational: `auto` leaves GC's
+  // read-ahead off (the rotational test below has it on).
+  EXPECT_EQ(doc.at("store").at("gc_read_ahead").get<bool>(), false);
+  EXPECT_EQ(doc.at("gc").at("read_ahead_bytes").get<uint64_t>(), 0u);
+  EXPECT_EQ(doc.at("gc").at("read_ahead_yields").get<uint64_t>(), 0u);
 }
 
 TEST_F(StatsDocumentTest, WritesOverwritesRemovalsAndGc) {
@@ -363,6 +370,8 @@ TEST_F(StatsDocumentRotationalTest, GatheredReadsAndJournalPinnedZones) {
   EXPECT_EQ(Io(fresh, "data_reads"), 0u);
   EXPECT_EQ(Io(fresh, "data_read_records"), 0u);
   EXPECT_EQ(Pinned(fresh), 0u) << "mkfs's checkpoint leaves no pin";
+  EXPECT_EQ(fresh.at("store").at("gc_read_ahead").get<bool>(), true)
+      << "gc_read_ahead auto: on for a rotational drive";
 
   // 4 MiB + 100000 bytes in one group: five records lying together, the group's journal
   // record after them in the same zone (pinned).
