@@ -641,10 +641,13 @@ TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
     t.SetAttr(kColl, Obj(1), "k" + std::to_string(i), "v");
     store.Submit(std::move(t), [&](const Status& s) {
       EXPECT_OK(s);
-      const int k = ++done;
+      // Callbacks run one at a time on the commit thread; `done` is advanced only after
+      // the figures are stored, so the test thread never reads them unset.
+      const int k = done.load() + 1;
       slices_after[k] = store.Counters().gc_slices - slices_before;
       // The last group's callback runs before the idle GC after it.
       if (k == 40) slices_at_end = store.Counters().gc_slices;
+      done = k;
     });
   }
   all_queued.set_value();
@@ -698,12 +701,16 @@ TEST(GcIdleTest, PacedSlicesRideInTheForegroundGroupsInsteadOfCommittingAlone) {
       t.Write(kColl, Obj(i), 0, Data(i + 5000, kMiB));
       store.Submit(std::move(t), [&](const Status& s) {
         EXPECT_OK(s);
-        if (++done == static_cast<int>(rewritten.size())) {
+        // Callbacks run one at a time on the commit thread; `done` is advanced only after
+        // the end figures are stored, so the test thread never reads them unset.
+        const int k = done.load() + 1;
+        if (k == static_cast<int>(rewritten.size())) {
           // The last group's callback runs before the idle GC after it.
           groups_at_end = store.Counters().groups_committed;
           slices_at_end = store.Counters().gc_slices;
           resets_at_end = store.Counters().gc_zones_reset;
         }
+        done = k;
       });
     }
     all_queued.set_value();
