@@ -186,6 +186,11 @@ Result<Config> ParseConfig(const Args& args) {
     if (!yield) return bad("--gc-idle-yield: '" + y + "' is not on or off");
     c.gc_idle_yield = *yield;
   }
+  if (args.has("gc-free-zones-max")) {
+    uint64_t v = 0;
+    SMR_RETURN_IF_ERROR(num("gc-free-zones-max", 0, 0, UINT32_MAX, &v));
+    c.gc_free_zones_max = v;
+  }
   if (args.has("gc-read-ahead")) {
     const std::string y = args.get("gc-read-ahead");
     const auto on = Lookup<bool>(y, {{"on", true}, {"off", false}});

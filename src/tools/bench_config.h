@@ -68,6 +68,8 @@ struct Config {
   std::optional<bool> gc_idle_yield;
   // --gc-read-ahead on|off (StoreOptions::gc_read_ahead); empty = the default.
   std::optional<bool> gc_read_ahead;
+  // --gc-free-zones-max N (StoreOptions::gc_free_zones_max; 0 = no cap); empty = the default.
+  std::optional<uint64_t> gc_free_zones_max;
   // --journal on|off (StoreOptions::journal: the metadata journal in the zones).
   bool journal = true;
   // --journal-with-data on|off (StoreOptions::journal_with_data); empty = the default.

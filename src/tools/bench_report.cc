@@ -74,6 +74,8 @@ Json ReportJson(const Config& c, const RunReport& r) {
                  {"gc_idle_slice", c.gc_idle_slice ? Json(*c.gc_idle_slice) : Json(nullptr)},
                  {"gc_idle_yield", c.gc_idle_yield ? Json(*c.gc_idle_yield) : Json(nullptr)},
                  {"gc_read_ahead", c.gc_read_ahead ? Json(*c.gc_read_ahead) : Json(nullptr)},
+                 {"gc_free_zones_max",
+                  c.gc_free_zones_max ? Json(*c.gc_free_zones_max) : Json(nullptr)},
                  {"journal", c.journal},
                  {"journal_with_data", c.journal_with_data ? Json(*c.journal_with_data) : Json(nullptr)},
                  {"seed", c.seed},

@@ -40,6 +40,12 @@ int CmdMkfs(const Args& args) {
   }
   opts.inline_max = static_cast<uint32_t>(*inline_max);
   opts.max_record_payload = static_cast<uint32_t>(*max_record);
+  auto free_zones_max = args.number("gc-free-zones-max", opts.gc_free_zones_max);
+  if (!free_zones_max.ok()) return UsageFail("mkfs", free_zones_max.status());
+  if (*free_zones_max > UINT32_MAX) {
+    return UsageFail("mkfs", Status::InvalidArgument("--gc-free-zones-max too large"));
+  }
+  opts.gc_free_zones_max = static_cast<uint32_t>(*free_zones_max);
   // auto|on|off options (auto: unset, the store decides by its drives).
   for (auto [flag, opt] : {std::pair{"journal-with-data", &opts.journal_with_data},
                            std::pair{"gc-read-ahead", &opts.gc_read_ahead}}) {

@@ -35,7 +35,9 @@ void AddStoreCommands(Cli* cli) {
               "auto: on when a drive is rotational)"},
              {"gc-read-ahead", "auto|on|off",
               "idle GC reads its slices' records ahead in 512 KiB reads an arrival can stop "
-              "between (default auto: on when a drive is rotational)"}},
+              "between (default auto: on when a drive is rotational)"},
+             {"gc-free-zones-max", "N",
+              "the GC watermarks keep at most N zones free per drive (default 64; 0: no cap)"}},
             CmdMkfs});
   cli->Add({"df", "STORE", "space used and available",
             "Total data capacity; available: the largest object put can store now (its\n"

@@ -198,6 +198,7 @@ int CmdBench(const Args& args) {
   if (c.gc_idle_slice) opts.gc_idle_slice = static_cast<uint32_t>(*c.gc_idle_slice);
   if (c.gc_idle_yield) opts.gc_idle_yield = *c.gc_idle_yield;
   if (c.gc_read_ahead) opts.gc_read_ahead = *c.gc_read_ahead;
+  if (c.gc_free_zones_max) opts.gc_free_zones_max = static_cast<uint32_t>(*c.gc_free_zones_max);
   opts.journal = c.journal;
   opts.journal_with_data = c.journal_with_data;
   if (c.gc_free) {
@@ -406,6 +407,7 @@ void AddWorkloadBenchCommand(Cli* cli) {
         {"journal", "on|off", "the metadata journal in the zones (what rebuild-meta reads; default on): off measures its cost"},
         {"journal-with-data", "on|off", "each commit's journal record after its data in a data zone, not in a journal zone (default the store's: on for rotational drives)"},
         {"gc-free", "S:U:T", "GC watermarks, free fractions: start:urgent:stop (default the store's, 0.03:0.01:0.05)"},
+        {"gc-free-zones-max", "N", "the watermarks keep at most N zones free per drive, all three shrunk by one factor (default the store's, 64; 0 = no cap)"},
         {"seed", "N", "random seed (default 1)"},
         {"oracle", "", "replay the trace through gc_sim: oracle WA floor + same-policy WA"},
         {"json", "", "print the result as JSON"},

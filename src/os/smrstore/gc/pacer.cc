@@ -4,6 +4,14 @@
 
 namespace smr {
 
+double GcPacedFree(uint64_t free, uint64_t total, double stop_free, uint64_t stop_zones_max) {
+  if (total == 0) return 0.0;
+  const double fraction = static_cast<double>(free) / static_cast<double>(total);
+  const double stop_zones = stop_free * static_cast<double>(total);
+  if (stop_zones_max == 0 || stop_zones <= static_cast<double>(stop_zones_max)) return fraction;
+  return fraction * stop_zones / static_cast<double>(stop_zones_max);
+}
+
 double GcPacer::Debt(double free) const {
   const double span = std::max(1e-9, o_.start_free - o_.urgent_free);
   return std::clamp((o_.start_free - free) / span, 0.05, 1.0);

@@ -24,6 +24,10 @@
 //   more and idle cleaning keeps up on a drive that seeks.
 //   Invariants: Debt() is in [0.05, 1]; a paced (queued, not urgent) round is at most one
 //   slice; an urgent queued round at most two; IdleSlice() is kIdleShort or kIdleFull.
+//   GcPacedFree: the `free` the store passes is free / total data zones, unless the stop
+//   watermark would then keep more than a cap of zones free (a large drive: 5 % of 76,000
+//   zones is 3,800, about 1 TB): then it is scaled up as if all three watermarks were
+//   lowered by the same factor, so that stop keeps exactly the cap free.
 // Thread safety: none; the store calls it with its group mutex held.
 #pragma once
 
@@ -36,6 +40,13 @@ struct GcPaceOptions {
   double urgent_free = 0.01;
   double stop_free = 0.05;
 };
+
+// The free fraction to compare with the watermarks when `free` of `total` data zones are
+// free: free / total when stop_free * total <= stop_zones_max (or stop_zones_max is 0: no
+// cap); else free / total * (stop_free * total / stop_zones_max) — the same comparisons as
+// watermarks lowered by stop_zones_max / (stop_free * total), so idle cleaning stops with
+// stop_zones_max zones free and start and urgent keep their ratio to stop. 0 when total is 0.
+double GcPacedFree(uint64_t free, uint64_t total, double stop_free, uint64_t stop_zones_max);
 
 class GcPacer {
  public:

@@ -133,5 +133,29 @@ TEST(GcPacerTest, IdleSlicesAreShortOnlyWhileCleaningIsAhead) {
   EXPECT_LT(GcPacer::kIdleShort, GcPacer::kIdleFull);
 }
 
+// The cap on free zones: below it the fraction is free / total; above it the fraction is
+// scaled so that the stop watermark is met with exactly the cap free, and start and urgent
+// keep their ratio to stop.
+TEST(GcPacedFreeTest, TheFractionIsScaledOnlyWhenStopWouldKeepMoreThanTheCap) {
+  // 1,000 zones, stop 5 % = 50 zones: a cap of 64 or 0 (none) leaves the fraction alone.
+  EXPECT_DOUBLE_EQ(GcPacedFree(30, 1000, 0.05, 64), 0.03);
+  EXPECT_DOUBLE_EQ(GcPacedFree(30, 1000, 0.05, 50), 0.03);
+  EXPECT_DOUBLE_EQ(GcPacedFree(30, 1000, 0.05, 0), 0.03);
+  // 76,000 zones (a 20 TB drive of 256 MiB zones), stop 5 % = 3,800 zones, cap 64: stop is
+  // met with 64 zones free, start (3 %) with 38.4, urgent (1 %) with 12.8.
+  const GcPaceOptions w{0.03, 0.01, 0.05};
+  GcPacer p(w);
+  EXPECT_DOUBLE_EQ(GcPacedFree(64, 76000, 0.05, 64), 0.05);
+  EXPECT_GE(GcPacedFree(64, 76000, 0.05, 64), w.stop_free);
+  EXPECT_LT(GcPacedFree(63, 76000, 0.05, 64), w.stop_free);
+  EXPECT_GE(GcPacedFree(39, 76000, 0.05, 64), w.start_free);
+  EXPECT_LT(GcPacedFree(38, 76000, 0.05, 64), w.start_free);
+  EXPECT_FALSE(p.Urgent(GcPacedFree(13, 76000, 0.05, 64)));
+  EXPECT_TRUE(p.Urgent(GcPacedFree(12, 76000, 0.05, 64)));
+  // Without the cap the same drive is urgent below 760 free zones.
+  EXPECT_TRUE(p.Urgent(GcPacedFree(759, 76000, 0.05, 0)));
+  EXPECT_DOUBLE_EQ(GcPacedFree(0, 0, 0.05, 64), 0.0);
+}
+
 }  // namespace
 }  // namespace smr

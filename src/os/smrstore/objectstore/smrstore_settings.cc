@@ -103,6 +103,11 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
         return bad("a number of zones >= 1");
       }
       s.mkfs_keys[key] = value;
+    } else if (key == "gc_free_zones_max") {
+      if (!ParseU32(value, &s.store.gc_free_zones_max)) {
+        return bad("a number of zones per drive (0: no cap)");
+      }
+      s.mkfs_keys[key] = value;
     } else if (key == "inline_max") {
       if (!ParseU32(value, &s.store.inline_max)) return bad("a size in bytes");
       s.mkfs_keys[key] = value;
@@ -139,7 +144,7 @@ Result<AdapterSettings> ParseAdapterSettings(const std::string& text, const std:
       return Status::InvalidArgument(
           where + "unknown key '" + key +
           "' (known: on_transaction_error, throttle_bytes, device_class, gc_policy, gc_reserve_zones, "
-          "gc_start_free, gc_urgent_free, gc_stop_free, gc_idle_slice, gc_idle_yield, gc_read_ahead, journal_with_data, inline_max, pack_max, separate_streams)");
+          "gc_start_free, gc_urgent_free, gc_stop_free, gc_free_zones_max, gc_idle_slice, gc_idle_yield, gc_read_ahead, journal_with_data, inline_max, pack_max, separate_streams)");
     }
   }
   return s;
@@ -166,6 +171,9 @@ Status CheckMkfsKeys(const AdapterSettings& s, const StoreOptions& actual,
     } else if (key == "gc_reserve_zones") {
       have = std::to_string(actual.gc_reserve_zones);
       if (actual.gc_reserve_zones == s.store.gc_reserve_zones) continue;
+    } else if (key == "gc_free_zones_max") {
+      have = std::to_string(actual.gc_free_zones_max);
+      if (actual.gc_free_zones_max == s.store.gc_free_zones_max) continue;
     } else if (key == "gc_idle_slice") {
       have = std::to_string(actual.gc_idle_slice);
       if (actual.gc_idle_slice == s.store.gc_idle_slice) continue;

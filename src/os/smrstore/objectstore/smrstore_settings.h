@@ -20,6 +20,8 @@
 //   gc_reserve_zones = N                       (mkfs; default 2) zones per drive for GC only
 //   gc_start_free, gc_urgent_free, gc_stop_free = FRACTION
 //                                              (mkfs; defaults StoreOptions') GC watermarks
+//   gc_free_zones_max = N                      (mkfs; default 64; 0 = no cap) the
+//       watermarks keep at most N zones free per drive (all three shrink by one factor)
 //   gc_idle_slice = BYTES                      (mkfs; default 4194304; 0 = 1 MiB while
 //       cleaning is ahead, 4 MiB behind) live bytes one idle GC slice moves: how long a
 //       foreground arrival can wait behind idle cleaning

@@ -133,7 +133,7 @@ TEST_F(SMRStoreTest, GcWatermarksAreMadeFromTheSettingsFile) {
   ASSERT_EQ(low->umount(), 0);
 }
 
-// So are the idle GC slice, gc_idle_yield, gc_read_ahead and journal_with_data: a bad value refuses the mkfs; a store keeps
+// So are the idle GC slice, gc_idle_yield, gc_read_ahead, journal_with_data and gc_free_zones_max: a bad value refuses the mkfs; a store keeps
 // the one it was made with, and a file that disagrees later refuses the mount.
 TEST_F(SMRStoreTest, TheIdleGcSliceAndYieldAreMadeFromTheSettingsFile) {
   // `bad` refuses the mkfs; a store made with `made` mounts, refuses a file saying
@@ -158,6 +158,7 @@ TEST_F(SMRStoreTest, TheIdleGcSliceAndYieldAreMadeFromTheSettingsFile) {
   expect_kept("gc_idle_yield", "maybe", "false", "true", "gc_idle_yield = false");
   expect_kept("gc_read_ahead", "sometimes", "true", "auto", "gc_read_ahead = true");
   expect_kept("journal_with_data", "sometimes", "true", "auto", "journal_with_data = true");
+  expect_kept("gc_free_zones_max", "-3", "16", "64", "gc_free_zones_max = 16");
 }
 
 TEST_F(SMRStoreTest, TransactionsCallbacksAndReads) {

@@ -611,7 +611,7 @@ void Store::Impl::MaybeGc(bool queued) {
   }
   // When and how much: gc/pacer.h (slices spaced by the debt below the start watermark
   // under load; idle, on to the stop watermark, yielding to foreground work).
-  if (!gc_pacer.StartRound(zones->free_fraction(), gc_cursor.has_value(), queued)) return;
+  if (!gc_pacer.StartRound(GcFree(), gc_cursor.has_value(), queued)) return;
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
   for (;;) {
@@ -630,7 +630,7 @@ void Store::Impl::MaybeGc(bool queued) {
       break;
     }
     const bool arrived = !queued && ForegroundWaiting();
-    if (!gc_pacer.NextSlice(zones->free_fraction(), gc_cursor.has_value(), arrived)) break;
+    if (!gc_pacer.NextSlice(GcFree(), gc_cursor.has_value(), arrived)) break;
   }
   if (queued) {
     MutexLock lock(&counters_mu);
@@ -738,7 +738,13 @@ bool Store::Impl::ForegroundWaiting() {
 
 uint64_t Store::Impl::IdleSliceBytes() {
   if (options.gc_idle_slice != 0) return options.gc_idle_slice;
-  return gc_pacer.IdleSlice(zones->free_fraction());
+  return gc_pacer.IdleSlice(GcFree());
+}
+
+double Store::Impl::GcFree() const {
+  const ZoneManager::FreeZones z = zones->free_zones();
+  return GcPacedFree(z.free, z.total, options.gc_stop_free,
+                     static_cast<uint64_t>(options.gc_free_zones_max) * devices.size());
 }
 
 void Store::Impl::NoteDeath(uint64_t age_ns) {

@@ -70,10 +70,12 @@ void MkfsAndOpen(const ScratchDir& dir, int zones, int zone_mib, const StoreOpti
 // One drive of 24 zones x 4 MiB with GC watermarks at 30 % (start) and 35 % (stop), auto
 // GC off, 60 objects of 1 MiB written and every other one removed: half of every zone is
 // dead and free space is far below the start watermark. The caller turns GC on.
-void MakeHalfDeadStore(const ScratchDir& dir, std::unique_ptr<Store>* out) {
+void MakeHalfDeadStore(const ScratchDir& dir, std::unique_ptr<Store>* out,
+                       uint32_t free_zones_max = StoreOptions{}.gc_free_zones_max) {
   StoreOptions options;
   options.gc_start_free = 0.30;
   options.gc_stop_free = 0.35;
+  options.gc_free_zones_max = free_zones_max;
   std::unique_ptr<Store> opened;
   ASSERT_NO_FATAL_FAILURE(MkfsAndOpen(dir, /*zones=*/24, /*zone_mib=*/4, options, &opened));
   Store& store = *opened;
@@ -130,6 +132,39 @@ TEST(GcIdleTest, IdleGcCleansUntilTheStopWatermark) {
               static_cast<unsigned long long>(store.Statfs().total),
               static_cast<unsigned long long>(before.available));
   ASSERT_OK(store.Close());
+}
+
+// With gc_free_zones_max the watermarks keep at most that many zones free per drive: the
+// same half-dead store whose 35 % stop watermark keeps 8 zones free (beyond the 2 of the
+// GC reserve) with a cap of 2 zones stops idle cleaning once 2 are free — one slice
+// (about 3 zones' live data) may go past it — with dead bytes left for later.
+TEST(GcIdleTest, IdleGcStopsAtTheCapOnFreeZones) {
+  ScratchDir dir;
+  std::unique_ptr<Store> opened;
+  ASSERT_NO_FATAL_FAILURE(MakeHalfDeadStore(dir, &opened, /*free_zones_max=*/2));
+  Store& store = *opened;
+  auto free_zones = [&] { return store.Stats().at("zones").at("free").get<uint64_t>(); };
+  ASSERT_LE(free_zones(), 3u);  // the reserve's 2, perhaps 1 more: below the start watermark
+  store.SetGcAuto(true);
+  Transaction poke;
+  poke.SetAttr(kColl, Obj(1), "k", "v");
+  ASSERT_OK(store.Apply(std::move(poke)));
+  EXPECT_TRUE(smr::testing::WaitUntil([&] { return free_zones() >= 4; },
+                                      std::chrono::seconds(30)))
+      << "idle GC stopped with " << free_zones() << " free zones";
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const uint64_t settled = free_zones();
+  std::printf("idle GC with a cap of 2 free zones settled with %llu (2 of them the reserve)\n",
+              static_cast<unsigned long long>(settled));
+  EXPECT_LE(settled, 6u) << "idle GC went on past the capped stop watermark";
+  EXPECT_GT(store.Statfs().reclaimable, 8u * kMiB) << "dead bytes are left for later";
+  ASSERT_OK(store.Close());
+  // The cap is a mkfs-time option: it is kept over a remount.
+  opened.reset();  // releases the store's lock
+  auto again = Store::Open(dir.path() + "/st");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)->options().gc_free_zones_max, 2u);
+  ASSERT_OK((*again)->Close());
 }
 
 // Idle GC yields to foreground work: a transaction that arrives while it cleans commits

@@ -50,6 +50,7 @@ std::string EncodeOptions(const StoreOptions& o) {
          "\ngc_start_free=" + std::to_string(o.gc_start_free) +
          "\ngc_urgent_free=" + std::to_string(o.gc_urgent_free) +
          "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
+         "\ngc_free_zones_max=" + std::to_string(o.gc_free_zones_max) +
          "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) +
          "\ngc_idle_slice=" + std::to_string(o.gc_idle_slice) +
          "\ngc_idle_yield=" + (o.gc_idle_yield ? "1" : "0") +
@@ -91,6 +92,8 @@ Result<StoreOptions> DecodeOptions(const std::string& text) {
     if (k == "gc_start_free") o.gc_start_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_urgent_free") o.gc_urgent_free = std::strtod(val.c_str(), nullptr);
     if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
+    // Absent (a store made before the cap): the default.
+    if (k == "gc_free_zones_max") o.gc_free_zones_max = static_cast<uint32_t>(v);
     if (k == "gc_reserve_zones") o.gc_reserve_zones = static_cast<uint32_t>(v);
     if (k == "gc_idle_slice") o.gc_idle_slice = static_cast<uint32_t>(v);  // absent: default
     if (k == "gc_idle_yield") o.gc_idle_yield = v != 0;  // absent: the default
@@ -864,7 +867,7 @@ uint64_t Store::Impl::RideGcSlice() {
     std::lock_guard<std::mutex> lock(mu);
     if (!fatal.ok()) return 0;
   }
-  const double free = zones->free_fraction();
+  const double free = GcFree();
   if (!gc_pacer.StartRound(free, gc_cursor.has_value(), /*queued=*/true)) return 0;
   // Under the urgent watermark a paced round is two slices; here it is one of twice the
   // size.

@@ -69,6 +69,15 @@ struct StoreOptions {
   double gc_start_free = 0.03;  // start cleaning below this free fraction
   double gc_urgent_free = 0.01; // below this, commit groups wait for cleaning
   double gc_stop_free = 0.05;   // idle cleaning stops above this
+  // Cap on the free zones the watermarks keep, per drive: when gc_stop_free of the data
+  // zones is more than this many zones per drive, all three watermarks shrink by the same
+  // factor so that idle cleaning stops with this many zones free per drive (gc/pacer.h,
+  // GcPacedFree). Free room absorbs bursts in bytes, but costs WA as a fraction of the
+  // drive: 5 % of a 20 TB drive's 76,000 zones of 256 MiB is about 1 TB held free, where
+  // 64 zones are 16 GiB (about a minute of writes at 250 MB/s). No effect on drives of
+  // up to 1,280 zones at the default watermarks. 0: no cap (fractions only). Measured:
+  // doc/performance.md, "A cap on the free zones the watermarks keep".
+  uint32_t gc_free_zones_max = 64;
   uint32_t gc_reserve_zones = 2;  // zones per drive only GC may fill (so it can always run)
   // Live bytes one idle GC slice moves (idle = no foreground work queued). Idle cleaning
   // yields to a foreground arrival between slices (and, with gc_idle_yield, between the

@@ -324,6 +324,10 @@ struct Store::Impl {
   // Live bytes of the next idle GC slice: options.gc_idle_slice, or (0) the pacer's
   // IdleSlice for the current free space.
   uint64_t IdleSliceBytes();
+  // The free fraction GC's pacer compares with its watermarks: the data zones' free
+  // fraction, scaled when StoreOptions::gc_free_zones_max caps them (gc/pacer.h,
+  // GcPacedFree).
+  double GcFree() const;
   // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
   // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
   // - 1)` more times (at most 1024), then tries again. Forgotten when the zone is reset.

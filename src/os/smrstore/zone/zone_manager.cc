@@ -292,6 +292,11 @@ void ZoneManager::ReleaseZone(uint16_t drive, uint32_t zone) {
 }
 
 double ZoneManager::free_fraction() const {
+  const FreeZones z = free_zones();
+  return z.total ? static_cast<double>(z.free) / static_cast<double>(z.total) : 0.0;
+}
+
+ZoneManager::FreeZones ZoneManager::free_zones() const {
   MutexLock lock(&mu_);
   // Zones kept for GC do not count: they are not free for users.
   uint64_t free = 0, total = 0;
@@ -307,7 +312,7 @@ double ZoneManager::free_fraction() const {
     free += drive_free > reserve_ ? drive_free - reserve_ : 0;
     total += drive_total > reserve_ ? drive_total - reserve_ : 0;
   }
-  return total ? static_cast<double>(free) / static_cast<double>(total) : 0.0;
+  return FreeZones{free, total};
 }
 
 uint64_t ZoneManager::FooterReserve(const Zone& z) const {

@@ -259,8 +259,14 @@ class ZoneManager {
   std::pair<uint32_t, uint32_t> FreeZonesByDomain() const;
   // Returns a reset victim zone to the free pool (its accounting zeroed).
   void ReleaseZone(uint16_t drive, uint32_t zone);
-  // Free data zones / all data zones over all drives, not counting the zones kept for GC
-  // (the GC watermarks compare against this).
+  // Free data zones and all data zones over all drives, not counting the zones kept for GC
+  // (nor a draining realm's free zones, nor inactive zones); free_fraction() is free / total
+  // (0 without data zones).
+  struct FreeZones {
+    uint64_t free = 0;
+    uint64_t total = 0;
+  };
+  FreeZones free_zones() const;
   double free_fraction() const;
   // Bytes users can surely still write: free zones beyond the GC reserve plus the room left
   // in open zones of the user streams, each zone less one record (`max_record_bytes`, the
