@@ -98,6 +98,18 @@ class StoreInfo(_Doc):
     pack_max: Optional[int] = Field(
         None, ge=0, description="the store's pack_max option: data writes of at most this many "
                                 "bytes share pack records (0: never; null: not reported)")
+    gc_start_free: Optional[float] = Field(
+        None, ge=0, le=1, description="GC start watermark: cleaning starts below this free "
+                                      "fraction of the data zones (null: not reported)")
+    gc_urgent_free: Optional[float] = Field(
+        None, ge=0, le=1, description="urgent watermark: below it commit groups wait for "
+                                      "cleaning (null: not reported)")
+    gc_stop_free: Optional[float] = Field(
+        None, ge=0, le=1, description="stop watermark: idle cleaning stops above it (null: "
+                                      "not reported)")
+    gc_free_zones_max: Optional[int] = Field(
+        None, ge=0, description="cap on the zones the watermarks keep free, per drive (0: "
+                                "no cap; null: not reported)")
     gc_read_ahead: Optional[bool] = Field(
         None, description="whether idle GC reads its victim ahead of the slices that move it, "
                           "as resolved at mount (auto: on when a drive is rotational; null: "

@@ -154,6 +154,8 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
         out["gc"]["pinned_zones"] = pinned_zones
     if read_ahead is not None:
         out["store"]["gc_read_ahead"] = True
+        out["store"].update(gc_start_free=0.03, gc_urgent_free=0.01, gc_stop_free=0.05,
+                            gc_free_zones_max=64)
         out["gc"].update(zip(("read_ahead_bytes", "read_ahead_yields"), read_ahead))
     return out
 

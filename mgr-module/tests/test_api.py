@@ -117,6 +117,8 @@ def test_daemons_and_detail() -> None:
         40, 100, 3)
     assert (d["store"]["gc_read_ahead"], d["gc"]["read_ahead_bytes"],
             d["gc"]["read_ahead_yields"]) == (True, 24 * 2 ** 20, 5)
+    assert (d["store"]["gc_start_free"], d["store"]["gc_stop_free"],
+            d["store"]["gc_free_zones_max"]) == (0.03, 0.05, 64)
     b = c.get("/api/v1/daemons/demo-b", headers=AUTH).json()
     assert b["gc"]["failures"] is None and b["gc"]["quarantined_zones"] is None
     assert b["io"]["pack_entries"] is None and b["store"]["pack_max"] is None
@@ -124,6 +126,7 @@ def test_daemons_and_detail() -> None:
         None, None, None)
     assert (b["store"]["gc_read_ahead"], b["gc"]["read_ahead_bytes"],
             b["gc"]["read_ahead_yields"]) == (None, None, None)
+    assert (b["store"]["gc_start_free"], b["store"]["gc_free_zones_max"]) == (None, None)
     o = c.get("/api/v1/daemons/osd.5", headers=AUTH).json()
     assert o["store"] is None and o["drives"][0]["nr_zones"] is None
     r = c.get("/api/v1/daemons/nobody", headers=AUTH)

@@ -245,6 +245,8 @@ def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> No
     # Drives without a timing model are not rotational: `auto` leaves the read-ahead off.
     assert (d["store"]["gc_read_ahead"], d["gc"]["read_ahead_bytes"],
             d["gc"]["read_ahead_yields"]) == (False, 0, 0)
+    assert (d["store"]["gc_start_free"], d["store"]["gc_urgent_free"], d["store"]["gc_stop_free"],
+            d["store"]["gc_free_zones_max"]) == (0.03, 0.01, 0.05, 64)
     assert sum(len(dr["zonemap"]) for dr in d["drives"]) == 32
     assert {c for dr in d["drives"] for c in dr["zonemap"]} >= {"#", "=", "."}
     assert errors(json.loads(compact), jsonschema.Draft202012Validator(compact_schema())) == []
@@ -376,7 +378,8 @@ def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
     assert ADDED_IN_V1 == {"statfs.reclaimable", "gc.failures", "gc.quarantined_zones",
                            "gc.pinned_zones", "gc.read_ahead_bytes", "gc.read_ahead_yields",
                            "drives[].zones.inactive", "store.pack_max",
-                           "store.gc_read_ahead"} | {
+                           "store.gc_read_ahead", "store.gc_start_free", "store.gc_urgent_free",
+                           "store.gc_stop_free", "store.gc_free_zones_max"} | {
                                f"drives[].hybrid.{f}" for f in hybrid_fields} | {
                                f"io.{f}" for f in pack_fields | read_fields}
     # ... and parse_stats accepts a document without each of them (alone, and all at once:

@@ -234,6 +234,23 @@ describe("daemon", () => {
     expect(screen.queryByTestId("stat-gc-read-ahead")).toBeNull();
   });
 
+  it("shows the GC watermarks and the cap on free zones, nothing for a daemon that does not report them", async () => {
+    at("#/daemons/demo-a&token=t");
+    const capped = {
+      ...fx.detail,
+      store: { ...fx.detail.store!, gc_start_free: 0.03, gc_urgent_free: 0.01, gc_stop_free: 0.05, gc_free_zones_max: 64 },
+    };
+    const first = render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: capped } }).fetch} baseUrl={BASE} />);
+    expect((await screen.findByTestId("gc-watermarks")).textContent).toBe(
+      ", GC watermarks start 3.0 % · urgent 1.0 % · stop 5.0 % free, at most 64 zones free per drive",
+    );
+    first.unmount();
+    // fx.detail: a publisher from before the fields (absent).
+    render(<App fetch={fakeFetch(OK).fetch} baseUrl={BASE} />);
+    await screen.findByTestId("stat-wa");
+    expect(screen.queryByTestId("gc-watermarks")).toBeNull();
+  });
+
   it("says the daemon is gone on 404", async () => {
     at("#/daemons/old-one&token=t");
     const f = fakeFetch({ "/api/v1/daemons/old-one": { status: 404, body: { detail: "no smrstore daemon named 'old-one' (known: demo-a)" } } });

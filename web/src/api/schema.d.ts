@@ -814,6 +814,11 @@ export interface components {
             dir: string;
             /** Gc Auto */
             gc_auto: boolean;
+            /**
+             * Gc Free Zones Max
+             * @description cap on the zones the watermarks keep free, per drive (0: no cap; null: not reported)
+             */
+            gc_free_zones_max?: number;
             /** Gc Policy */
             gc_policy: string;
             /**
@@ -821,6 +826,21 @@ export interface components {
              * @description whether idle GC reads its victim ahead of the slices that move it, as resolved at mount (auto: on when a drive is rotational; null: not reported)
              */
             gc_read_ahead?: boolean;
+            /**
+             * Gc Start Free
+             * @description GC start watermark: cleaning starts below this free fraction of the data zones (null: not reported)
+             */
+            gc_start_free?: number;
+            /**
+             * Gc Stop Free
+             * @description stop watermark: idle cleaning stops above it (null: not reported)
+             */
+            gc_stop_free?: number;
+            /**
+             * Gc Urgent Free
+             * @description urgent watermark: below it commit groups wait for cleaning (null: not reported)
+             */
+            gc_urgent_free?: number;
             /** Mount Count */
             mount_count: number;
             /**

@@ -7,6 +7,7 @@ import { formatAge, formatBytes, formatCount, formatNs, formatPercent, formatWa,
 import { packFigures } from "../lib/pack";
 import { readAheadFigures } from "../lib/readAhead";
 import { readFigures } from "../lib/reads";
+import { watermarkText } from "../lib/watermarks";
 import { routeHref } from "../lib/route";
 import { SourceBadge } from "./Overview";
 
@@ -17,6 +18,7 @@ function Detail({ d }: { d: DaemonDetail }) {
   const reads = readFigures(d.io);
   const pinned = d.gc.pinned_zones;
   const readAhead = readAheadFigures(d.gc, d.store?.gc_read_ahead);
+  const watermarks = watermarkText(d.store);
   return (
     <>
       <p>
@@ -36,6 +38,7 @@ function Detail({ d }: { d: DaemonDetail }) {
             {" "}
             · store <code>{d.store.uuid}</code> in <code>{d.store.dir}</code>, mounted {d.store.mount_count}×, GC
             policy <code>{d.store.gc_policy}</code>
+            {watermarks ? <span data-testid="gc-watermarks">, GC watermarks {watermarks}</span> : null}
           </>
         ) : null}
       </p>

@@ -158,6 +158,11 @@ TEST(GcIdleTest, IdleGcStopsAtTheCapOnFreeZones) {
               static_cast<unsigned long long>(settled));
   EXPECT_LE(settled, 6u) << "idle GC went on past the capped stop watermark";
   EXPECT_GT(store.Statfs().reclaimable, 8u * kMiB) << "dead bytes are left for later";
+  // The stats document reports the store's watermarks and their cap.
+  const Json doc = store.StatsDocumentJson("cap");
+  EXPECT_EQ(doc.at("store").at("gc_free_zones_max").get<uint64_t>(), 2u);
+  EXPECT_DOUBLE_EQ(doc.at("store").at("gc_start_free").get<double>(), 0.30);
+  EXPECT_DOUBLE_EQ(doc.at("store").at("gc_stop_free").get<double>(), 0.35);
   ASSERT_OK(store.Close());
   // The cap is a mkfs-time option: it is kept over a remount.
   opened.reset();  // releases the store's lock

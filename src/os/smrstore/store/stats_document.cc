@@ -330,7 +330,11 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                   {"gc_policy", VictimPolicyName(impl_->options.gc_policy)},
                   {"gc_auto", impl_->options.gc_auto},
                   {"pack_max", impl_->options.pack_max},
-                  {"gc_read_ahead", impl_->gc_read_ahead}};
+                  {"gc_read_ahead", impl_->gc_read_ahead},
+                  {"gc_start_free", JsonFixed(impl_->options.gc_start_free, 4)},
+                  {"gc_urgent_free", JsonFixed(impl_->options.gc_urgent_free, 4)},
+                  {"gc_stop_free", JsonFixed(impl_->options.gc_stop_free, 4)},
+                  {"gc_free_zones_max", impl_->options.gc_free_zones_max}};
   doc["statfs"] = {{"total", st.total},         {"available", st.available},
                    {"allocated", st.allocated}, {"stored", st.stored},
                    {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable}};

@@ -221,6 +221,12 @@ class StatsDocumentTest : public ::testing::Test {
     EXPECT_TRUE(doc.at("gc").at("pinned_zones").is_number_unsigned());
     EXPECT_EQ(doc.at("gc").at("read_ahead_bytes").get<uint64_t>(), c.gc_read_ahead_bytes);
     EXPECT_EQ(doc.at("gc").at("read_ahead_yields").get<uint64_t>(), c.gc_read_ahead_yields);
+    // The store's GC watermarks and their cap (the defaults: SetUp changes only gc_auto).
+    const StoreOptions defaults;
+    EXPECT_DOUBLE_EQ(doc.at("store").at("gc_start_free").get<double>(), defaults.gc_start_free);
+    EXPECT_DOUBLE_EQ(doc.at("store").at("gc_urgent_free").get<double>(), defaults.gc_urgent_free);
+    EXPECT_DOUBLE_EQ(doc.at("store").at("gc_stop_free").get<double>(), defaults.gc_stop_free);
+    EXPECT_EQ(doc.at("store").at("gc_free_zones_max").get<uint64_t>(), defaults.gc_free_zones_max);
     return doc;
   }
 
