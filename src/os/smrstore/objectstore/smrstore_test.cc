@@ -97,6 +97,22 @@ class SMRStoreTest : public ::testing::Test {
     return s;
   }
 
+  // Unmounts store_ and replaces it with a new store, made and mounted, in dir_/NAME on one
+  // rotational drive (the emulator's timing model, at a speed that costs nothing) of 24 x
+  // 4 MiB zones, with smrstore.conf holding `conf` when it is not empty.
+  void RemakeOnARotationalDrive(const std::string& name, const std::string& conf = "") {
+    ASSERT_EQ(store_->umount(), 0);
+    const std::string dir = dir_.path() + "/" + name;
+    ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+    store_ = std::make_unique<SMRStore>(ctx_->get(), dir);
+    ASSERT_EQ(store_->write_meta("smrstore_devices",
+                                 "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1&mbps=100000&seek_ms=0"),
+              0);
+    if (!conf.empty()) ASSERT_EQ(store_->write_meta("smrstore.conf", conf), 0);
+    ASSERT_EQ(store_->mkfs(), 0);
+    ASSERT_EQ(store_->mount(), 0);
+  }
+
   smr::testing::ScratchDir dir_;
   std::string path_, asok_;
   std::unique_ptr<StandaloneCephContext> ctx_;
@@ -354,17 +370,7 @@ TEST_F(SMRStoreTest, PerfCountersAndAdminSocketThroughCephCli) {
 // smrstore_gc_pinned_zones in the Ceph CLI's perf dump, as the stats document has them.
 TEST_F(SMRStoreTest, DataReadsAndJournalPinnedZonesInThePerfDump) {
   if (::access("/usr/bin/ceph", X_OK) != 0) GTEST_SKIP() << "ceph CLI not installed";
-  ASSERT_EQ(store_->umount(), 0);
-  {
-    const std::string dir = dir_.path() + "/rot";
-    ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
-    store_ = std::make_unique<SMRStore>(ctx_->get(), dir);
-    ASSERT_EQ(store_->write_meta("smrstore_devices",
-                                 "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1&mbps=100000&seek_ms=0"),
-              0);
-    ASSERT_EQ(store_->mkfs(), 0);
-    ASSERT_EQ(store_->mount(), 0);
-  }
+  ASSERT_NO_FATAL_FAILURE(RemakeOnARotationalDrive("rot"));
   const std::string cli = "/usr/bin/ceph --admin-daemon " + asok_ + " ";
   auto dump = [&] { return RunCommand(cli + "perf dump smrstore"); };
   // Nothing read, nothing pinned yet (mkfs's checkpoint).
@@ -403,23 +409,11 @@ TEST_F(SMRStoreTest, DataReadsAndJournalPinnedZonesInThePerfDump) {
 // header) and reports the bytes as smrstore_gc_read_ahead_bytes, as its document does.
 TEST_F(SMRStoreTest, GcReadAheadInThePerfDump) {
   if (::access("/usr/bin/ceph", X_OK) != 0) GTEST_SKIP() << "ceph CLI not installed";
-  ASSERT_EQ(store_->umount(), 0);
-  {
-    const std::string dir = dir_.path() + "/ra";
-    ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
-    store_ = std::make_unique<SMRStore>(ctx_->get(), dir);
-    ASSERT_EQ(store_->write_meta("smrstore_devices",
-                                 "emu:" + dir + "/d0.img?zones=24&zone_mib=4&conv=1&mbps=100000&seek_ms=0"),
-              0);
-    // Idle GC cleans whatever has dead bytes; journal records in zones of their own (a
-    // data zone holding them would wait for a checkpoint before GC may take it).
-    ASSERT_EQ(store_->write_meta("smrstore.conf",
-                                 "gc_start_free = 0.95\ngc_urgent_free = 0\ngc_stop_free = 0.98\n"
-                                 "journal_with_data = false\npack_max = 0"),
-              0);
-    ASSERT_EQ(store_->mkfs(), 0);
-    ASSERT_EQ(store_->mount(), 0);
-  }
+  // Idle GC cleans whatever has dead bytes; journal records in zones of their own (a data
+  // zone holding them would wait for a checkpoint before GC may take it).
+  ASSERT_NO_FATAL_FAILURE(RemakeOnARotationalDrive(
+      "ra", "gc_start_free = 0.95\ngc_urgent_free = 0\ngc_stop_free = 0.98\n"
+            "journal_with_data = false\npack_max = 0"));
   const std::string cli = "/usr/bin/ceph --admin-daemon " + asok_ + " ";
   std::string perf = RunCommand(cli + "perf dump smrstore");
   EXPECT_NE(perf.find("\"smrstore_gc_read_ahead_bytes\": 0,"), std::string::npos) << perf;
