@@ -54,30 +54,7 @@ v=$(LD_PRELOAD=$LIB $OSD --osd-objectstore memstore --show-config-value osd_obje
 [ "$v" = memstore ] && ok "other store types unchanged (memstore)" || bad "memstore: $v"
 
 # 4. Altered copies of ceph-osd.
-/usr/bin/python3 - "$OSD" "$t" <<'EOF'
-import subprocess, sys
-src, t = sys.argv[1], sys.argv[2]
-data = bytearray(open(src, "rb").read())
-note = subprocess.run(["readelf", "-n", src], capture_output=True, text=True).stdout
-bid = bytes.fromhex(note.split("Build ID:")[1].split()[0])
-i = data.find(bid)
-other = bytearray(data); other[i] ^= 0xff
-open(f"{t}/ceph-osd-other-build", "wb").write(other)
-# ObjectStore::create's file offset: vaddr - segment vaddr + segment offset.
-sym = subprocess.run(["nm", "-D", src], capture_output=True, text=True).stdout
-addr = next(int(l.split()[0], 16) for l in sym.splitlines()
-            if l.endswith(" _ZN11ObjectStore6createEPN4ceph6common11CephContextERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESB_SB_j"))
-ph = subprocess.run(["readelf", "-lW", src], capture_output=True, text=True).stdout
-for l in ph.splitlines():
-    p = l.split()
-    if p and p[0] == "LOAD":
-        off, va, sz = int(p[1], 16), int(p[2], 16), int(p[4], 16)
-        if va <= addr < va + sz:
-            fo = addr - va + off
-patched = bytearray(data); patched[fo + 3] ^= 0x01   # inside "mov %rsp,%rbp"
-open(f"{t}/ceph-osd-other-bytes", "wb").write(patched)
-EOF
-chmod +x "$t/ceph-osd-other-build" "$t/ceph-osd-other-bytes"
+/usr/bin/python3 "$here/altered_ceph_osd.py" "$OSD" "$t" >/dev/null
 v=$(LD_PRELOAD=$LIB "$t/ceph-osd-other-build" --osd-objectstore smrstore --show-config-value osd_objectstore 2>&1 || true)
 case $v in *"refusing"*"is not a build smrstore was checked against"*"not one of the permitted values"*)
   ok "another build-id: refused, smrstore not accepted"; echo "$v" | grep refusing | cut -c1-160 | sed 's/^/    /' ;;

@@ -9,6 +9,11 @@
 #      (RelWithDebInfo) — types its debug info lacks come from layout_probe.py, which compiles
 #      our compat headers with the flags of compile_commands.json (default: the one found in a
 #      parent directory of OUR_LIBRARY) — against Pacific's, with layout-allowlist.txt.
+#   4. the record check-ceph compares installed ceph-osd builds with (pacific-vtables.txt)
+#      equals what the installed ceph-osd has, when it is a build that record was made from.
+# The tools and the recorded files are in the ceph-volume plugin package
+# (src/ceph-volume/ceph_volume_smrstore/abi/), where `ceph-volume smrstore check-ceph` uses
+# them too; the checks below only need the repository.
 # Exit status: 0 ABI-exact, 1 any difference, 2 could not check. CEPH_OSD=... overrides
 # /usr/bin/ceph-osd.
 set -u
@@ -34,6 +39,10 @@ if [ -z "$cc" ]; then
   done
 fi
 export PYTHONDONTWRITEBYTECODE=1
+pkg=$(cd "$here/../../../src/ceph-volume" && pwd)
+abi=$pkg/ceph_volume_smrstore/abi
+export PYTHONPATH=$pkg${PYTHONPATH:+:$PYTHONPATH}
+tool() { m=$1; shift; python3 -m "ceph_volume_smrstore.abi.$m" "$@"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
@@ -54,15 +63,15 @@ if [ $rc -ne 0 ]; then
 fi
 
 echo "== check-abi: Pacific layout ($osd)"
-if ! pac=$(python3 "$here/pacific_layouts.py" --cached "$osd"); then
+if ! pac=$(tool pacific_layouts --cached "$osd"); then
   echo "check-abi: no Pacific layout for $osd: cannot check"
   exit 2
 fi
 echo "$pac"
 
-echo "== check-abi: vtables (pairs.txt; ours in $lib)"
+echo "== check-abi: vtables ($abi/pairs.txt; ours in $lib)"
 # shellcheck disable=SC2086  # $sets is a list of --set options
-python3 "$here/compare_vtables.py" --pairs "$here/pairs.txt" --layout "$pac" $sets "$osd" "$lib"
+tool compare_vtables --pairs "$abi/pairs.txt" --layout "$pac" $sets "$osd" "$lib"
 worse $?
 
 echo "== check-abi: layouts"
@@ -74,8 +83,8 @@ else
   echo "  debug info describes only with their vtable (RefCountedObject) will be missing"
 fi
 # shellcheck disable=SC2086
-if python3 "$here/pacific_layouts.py" $fallback -o "$tmp/ours.layout" "$lib"; then
-  python3 "$here/compare_layouts.py" "$pac" "$tmp/ours.layout"
+if tool pacific_layouts $fallback -o "$tmp/ours.layout" "$lib"; then
+  tool compare_layouts "$pac" "$tmp/ours.layout"
   worse $?
 else
   worse 2
@@ -84,6 +93,15 @@ fi
 echo "== check-abi: constants our code holds (Option, CephContext::_log)"
 python3 "$here/check_constants.py" "$pac" "$here/../../.."
 worse $?
+
+echo "== check-abi: the record check-ceph uses ($abi/pacific-vtables.txt) against $osd"
+bid=$(readelf -n "$osd" | sed -n 's/.*Build ID: *//p')
+if [ -n "$bid" ] && grep -q "build-id $bid\$" "$abi/pacific-vtables.txt"; then
+  tool expected "$osd"
+  worse $?
+else
+  echo "check-abi: $osd is not the build pacific-vtables.txt was recorded from: not compared"
+fi
 
 case $status in
   0) echo "check-abi: PASS: $lib is ABI-exact with $osd (vtables, layouts)";;

@@ -15,15 +15,15 @@ import unittest
 from typing import Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# The tools live in the ceph-volume plugin package (one copy: check-ceph uses them too).
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "src", "ceph-volume"))
 
-import compare_layouts  # noqa: E402
-import compare_vtables  # noqa: E402
-import pacific_layouts  # noqa: E402
-import vtable_slots  # noqa: E402
-from abi_names import (method_name_only, normalize_declaration,  # noqa: E402
-                       normalize_signature, split_function_name, unqualified_method)
-from vtable_slots import Slot  # noqa: E402
+from ceph_volume_smrstore.abi import (compare_layouts, compare_vtables,  # noqa: E402
+                                      pacific_layouts, vtable_slots)
+from ceph_volume_smrstore.abi.abi_names import (method_name_only,  # noqa: E402
+                                                normalize_declaration, normalize_signature,
+                                                split_function_name, unqualified_method)
+from ceph_volume_smrstore.abi.vtable_slots import Slot  # noqa: E402
 
 STR = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
 
@@ -336,6 +336,7 @@ class LayoutTest(unittest.TestCase):
 
 class PlumbingTest(unittest.TestCase):
     def test_probe_args_keep_flags_and_replace_output(self) -> None:
+        sys.path.insert(0, HERE)
         import layout_probe
         entry: Dict[str, object] = {
             "directory": "/b", "file": "/s/x.cc",

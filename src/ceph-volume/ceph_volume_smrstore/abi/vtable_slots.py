@@ -25,12 +25,14 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from abi_names import split_function_name, unqualified_method  # noqa: E402
+from .abi_names import split_function_name, unqualified_method
 
 WORD = 8
 FUNCTION_KINDS = "TtWwi"
-DEBUG_ROOT = "/usr/lib/debug/.build-id"
+# Separate debug files (the -dbg packages); the environment override is for tests that
+# extract a -dbg package without installing it.
+DEBUG_DIR = os.environ.get("CEPH_VOLUME_SMRSTORE_DEBUG_DIR", "/usr/lib/debug")
+DEBUG_ROOT = os.path.join(DEBUG_DIR, ".build-id")
 
 
 class ToolError(Exception):

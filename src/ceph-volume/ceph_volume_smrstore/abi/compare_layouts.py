@@ -8,7 +8,8 @@ missing and extra members are differences), and the order of the virtual declara
 method name (signatures are the vtable check's job: gdb spells them through typedefs).
 A nested member is compared only when both sides expand its parent (gdb does not expand a
 member declared through a typedef); the parent's offset and size are compared regardless.
-Differences listed in the allowlist (default qa/ceph/abi/layout-allowlist.txt) are printed
+Differences listed in the allowlist (default layout-allowlist.txt next to this
+module) are printed
 as `allowed:` and do not fail. Summary lines:
   ceph::os::Transaction: sizeof 264 = 264, 25 members, 0 differ
   ObjectStore virtual declarations: 75 = 75, 0 differ
@@ -23,9 +24,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
+from .abi_names import method_name_only
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from abi_names import method_name_only  # noqa: E402
 
 DEFAULT_ALLOWLIST = os.path.join(HERE, "layout-allowlist.txt")
 

@@ -3,7 +3,7 @@
 
 One pair:
   compare_vtables.py [--label L] [--slots N|all] REF_BINARY REF_VTABLE OUR_BINARY OUR_VTABLE
-All pairs of a pairs file (qa/ceph/abi/pairs.txt), each ours overridable:
+All pairs of a pairs file (pairs.txt next to this module), each ours overridable:
   compare_vtables.py --pairs pairs.txt [--layout PACIFIC.layout] [--set LABEL=OUR_VTABLE]...
                      REF_BINARY OUR_BINARY
 
@@ -25,8 +25,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vtable_slots import ElfImage, Slot, ToolError, Vtable, read_vtable  # noqa: E402
+from .vtable_slots import ElfImage, Slot, ToolError, Vtable, read_vtable
 
 
 @dataclass(frozen=True)
@@ -54,8 +53,10 @@ def describe(slot: Optional[Slot]) -> str:
 
 
 def compare_slots(label: str, ref: List[Slot], ours: List[Slot], count: int,
-                  extra_note: bool = True) -> PairResult:
-    """The core comparison, independent of ELF reading (tested with synthetic slots)."""
+                  extra_note: bool = True, sides: Tuple[str, str] = ("pacific", "ours")
+                  ) -> PairResult:
+    """The core comparison, independent of ELF reading (tested with synthetic slots).
+    `sides` names ref and ours in the difference lines."""
     lines: List[str] = []
     differ = 0
     if count > len(ref):
@@ -66,7 +67,7 @@ def compare_slots(label: str, ref: List[Slot], ours: List[Slot], count: int,
         if mine is not None and slots_match(ref[i], mine):
             continue
         differ += 1
-        lines.append(f"slot {i}: pacific {describe(ref[i])} / ours {describe(mine)}")
+        lines.append(f"slot {i}: {sides[0]} {describe(ref[i])} / {sides[1]} {describe(mine)}")
     if extra_note and len(ours) > count and count == len(ref):
         lines.append(f"  note: ours has {len(ours) - count} more slots after pacific's "
                      f"{count} (not called by ceph-osd)")

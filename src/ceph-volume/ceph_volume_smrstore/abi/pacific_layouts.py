@@ -5,7 +5,7 @@
         the layout of BINARY (ours: built RelWithDebInfo); types BINARY's debug info lacks
         are read from PROBE.o (layout_probe.py: our compat headers with full class info)
   pacific_layouts.py --cached [BINARY]        Pacific's: prints the path of the cached
-        qa/ceph/abi/pacific-<build-id>.layout of BINARY (default /usr/bin/ceph-osd); only when
+        pacific-<build-id>.layout (next to this module) of BINARY (default /usr/bin/ceph-osd); only when
         there is none for that build-id (or it was made from another type table) it is
         generated, which needs ceph-osd-dbg (installed with apt-get if missing).
 
@@ -34,12 +34,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .abi_names import normalize_declaration, normalize_signature
+from .vtable_slots import DEBUG_DIR, DEBUG_ROOT
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from abi_names import normalize_declaration, normalize_signature  # noqa: E402
 
 DEFAULT_OSD = "/usr/bin/ceph-osd"
-DEBUG_ROOT = "/usr/lib/debug/.build-id"
 FORMAT_VERSION = "1"
 
 
@@ -112,7 +112,8 @@ def gdb_script(types: Sequence[TypeSpec]) -> List[str]:
 def run_gdb(binary: str, types: Sequence[TypeSpec]) -> Dict[Tuple[str, int, int], str]:
     if not shutil.which("gdb"):
         raise LayoutError("gdb is not installed (apt-get install gdb)")
-    cmd = ["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off"]
+    cmd = ["gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
+           "-iex", f"set debug-file-directory {DEBUG_DIR}"]
     for e in gdb_script(types):
         cmd += ["-ex", e]
     cmd.append(binary)
@@ -333,7 +334,7 @@ def generate(binary: str, types: Sequence[TypeSpec] = TYPES,
                               f"file): build it RelWithDebInfo, or install its -dbg package")
     body = layout_lines(binary, types, fallback)
     head = [
-        "# ABI layout file: qa/ceph/abi/pacific_layouts.py (compare with compare_layouts.py)",
+        "# ABI layout file: ceph_volume_smrstore/abi/pacific_layouts.py (compare with compare_layouts.py)",
         f"# binary: {binary}",
         f"# build-id: {build_id(binary) or 'none'}",
         f"# types: {types_fingerprint(types)}",
