@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
+#include <optional>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -464,6 +466,99 @@ Result<std::string> ZoneReport(const std::string& spec, ZonedDevice* dev, uint64
   return o.str();
 }
 
+namespace {
+
+// The drive's store superblock as `label` reports it (JSON; the plain form prints the same
+// keys). A drive whose reserved zones hold no superblock reports {"smrstore": false}.
+Result<Json> LabelJson(const std::string& spec, ZonedDevice* dev) {
+  ZoneManager zones({dev});
+  SMR_RETURN_IF_ERROR(zones.Attach().WithContext(spec));
+  SMR_ASSIGN_OR_RETURN(std::optional<StoreSuperblock> sb,
+                       ReadSuperblock(dev, zones.ReservedZones(0)));
+  Json out = {{"spec", spec}, {"path", dev->info().path},
+              {"model", ZonedModelName(dev->info().model)},
+              {"nr_zones", dev->info().nr_zones}, {"zone_size", dev->info().zone_size},
+              {"capacity_bytes", dev->info().capacity_bytes()}, {"smrstore", sb.has_value()}};
+  if (!sb) return out;
+  Json drives = Json::array();
+  for (const Uuid& u : sb->drive_uuids) drives.push_back(UuidToString(u));
+  out["store_uuid"] = UuidToString(sb->store_uuid);
+  out["drive_uuid"] = UuidToString(sb->drive_uuids[sb->drive_index]);
+  out["drive_index"] = sb->drive_index;
+  out["nr_drives"] = sb->nr_drives;
+  out["drive_uuids"] = drives;
+  out["format_version"] = sb->format_version;
+  out["created_unix_sec"] = sb->created_unix_sec;
+  out["mount_count"] = sb->mount_count;
+  out["clean_umount"] = sb->clean_umount;
+  out["meta_path_hint"] = sb->meta_path_hint;
+  return out;
+}
+
+int CmdLabel(const Args& args) {
+  const std::string& spec = args.positional()[0];
+  auto dev = OpenDevice(spec);
+  if (!dev.ok()) return Fail("label", dev.status());
+  auto label = LabelJson(spec, dev->get());
+  if (!label.ok()) return Fail("label", label.status());
+  if (args.has("json")) {
+    std::cout << label->dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace)
+              << "\n";
+    return 0;
+  }
+  for (const auto& [key, value] : label->items()) {
+    std::cout << key << " " << (value.is_string() ? value.get<std::string>() : value.dump())
+              << "\n";
+  }
+  return 0;
+}
+
+// Makes a drive blank for a new store: every sequential zone reset, and the superblock log
+// in conventional reserved zones overwritten (the first 4 KiB of each 64 KiB slot, where
+// each copy's record header is), so no superblock reads back. Refuses a drive that holds a
+// store unless --force; a drive another process holds (O_EXCL) fails to open.
+int CmdWipe(const Args& args) {
+  const std::string& spec = args.positional()[0];
+  auto dev = OpenDevice(spec);
+  if (!dev.ok()) return Fail("wipe", dev.status());
+  ZonedDevice* d = dev->get();
+  if (Status g = RefuseStoreDrive(d, args.has("force")); !g.ok()) return Fail("wipe", g);
+  auto report = d->ReportZones();
+  if (!report.ok()) return Fail("wipe", report.status());
+  ZoneManager zones({d});
+  std::vector<uint32_t> reserved;
+  if (zones.Attach().ok()) reserved = zones.ReservedZones(0);
+  uint64_t reset = 0;
+  uint64_t zeroed = 0;
+  const std::string zeros(recfmt::kBlockSize, '\0');
+  for (uint32_t z = 0; z < report->size(); ++z) {
+    const ZoneInfo& zi = (*report)[z];
+    if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly ||
+        zi.cond == ZoneCondition::kInactive) {
+      continue;
+    }
+    if (!zi.is_conventional()) {
+      if (zi.wp == zi.start && zi.cond == ZoneCondition::kEmpty) continue;
+      if (Status s = d->ResetZones(z, 1); !s.ok()) return Fail("wipe", s);
+      ++reset;
+      continue;
+    }
+    if (std::find(reserved.begin(), reserved.end(), z) == reserved.end()) continue;
+    for (uint64_t off = 0; off + kSuperblockSlot <= zi.capacity; off += kSuperblockSlot) {
+      if (Status s = d->Write(zi.start + off, zeros.data(), zeros.size()); !s.ok()) {
+        return Fail("wipe", s);
+      }
+      ++zeroed;
+    }
+  }
+  if (Status s = d->Flush(); !s.ok()) return Fail("wipe", s);
+  std::cout << "wiped " << spec << ": " << reset << " zones reset, " << zeroed
+            << " superblock slots cleared\n";
+  return 0;
+}
+
+}  // namespace
+
 void AddDeviceCommands(Cli* cli) {
   cli->Add({"mkdev", "SPEC", "create an emulated zoned drive",
             "SPEC is emu:PATH?key=value&... (keys: zones, zone_mib|zone_kib, cap_mib|cap_kib,\n"
@@ -508,6 +603,18 @@ void AddDeviceCommands(Cli* cli) {
              {"input", "FILE", "write this file's bytes instead of a pattern"},
              {"force", "", "write even to a drive that belongs to a store"}},
             CmdWrite});
+  cli->Add({"label", "SPEC", "show the store superblock a drive holds, if any",
+            "Reads the drive's superblock log (never writes): the store and drive uuids,\n"
+            "the drive's index among the store's drives, where the store's metadata lived\n"
+            "(meta_path_hint), creation time, mounts and whether the last unmount was\n"
+            "clean; `smrstore false` for a drive that holds no store. Like\n"
+            "`ceph-bluestore-tool show-label`; `ceph-volume smrstore list` reads it.",
+            1, 1, {{"json", "", "print JSON"}}, CmdLabel});
+  cli->Add({"wipe", "SPEC", "reset every zone of a drive and clear its superblock",
+            "Resets every sequential zone and clears the superblock slots in conventional\n"
+            "reserved zones, so the drive holds no store. Refuses a drive that holds an\n"
+            "smrstore superblock unless --force (what `ceph-volume smrstore zap` runs).",
+            1, 1, {{"force", "", "wipe even a drive that belongs to a store"}}, CmdWipe});
   cli->Add({"read", "SPEC", "read a device range; verify a pattern or save it",
             "Prints the crc32c of the bytes read; --verify-seed checks them against the\n"
             "pattern that write --seed wrote; --output saves them to a new file.",

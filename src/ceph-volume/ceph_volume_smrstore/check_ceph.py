@@ -18,7 +18,8 @@ Contract
   --osd-id N is the systemd drop-in's ExecStartPre (osd.dropin_text). On refusal it appends
   the line to the OSD's own log (`ceph-conf --lookup log_file` for osd.N, else
   /var/log/ceph/CLUSTER-osd.N.log) and records it for the cluster with the OSD's own key
-  (/var/lib/ceph/osd/CLUSTER-N/keyring, `profile osd`): config-key
+  (OSD_DATA/keyring, /var/lib/ceph/osd/CLUSTER-N/keyring by default, else the keyring its
+  configuration names; `profile osd`): config-key
   daemon-private/osd.N/smrstore/check-ceph, the only place that key may write which the mgr
   can read (its `profile osd` mon caps allow config-key get/set under daemon-private/osd.N/
   and nothing else: no `log`, no other key, not even `config-key rm`; client.bootstrap-osd
@@ -214,16 +215,23 @@ def to_json(verdicts: List[Verdict]) -> Dict[str, Any]:
             "reasons": [v.reason for v in verdicts if v.reason]}
 
 
-def osd_log_path(cluster: str, osd_id: str) -> str:
-    """The OSD's own log file, as its configuration names it."""
+def osd_setting(cluster: str, osd_id: str, option: str, default: str) -> str:
+    """An option of osd.N as its configuration gives it (`ceph-conf --lookup`: the cluster's
+    conf, or $CEPH_CONF), else default."""
     try:
         p = subprocess.run(["ceph-conf", "--cluster", cluster, "--name", "osd.%s" % osd_id,
-                            "--lookup", "log_file"], capture_output=True, text=True, timeout=30)
+                            "--lookup", option], capture_output=True, text=True, timeout=30)
         if p.returncode == 0 and p.stdout.strip().startswith("/"):
             return p.stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         pass
-    return "/var/log/ceph/%s-osd.%s.log" % (cluster, osd_id)
+    return default
+
+
+def osd_log_path(cluster: str, osd_id: str) -> str:
+    """The OSD's own log file."""
+    return osd_setting(cluster, osd_id, "log_file",
+                       "/var/log/ceph/%s-osd.%s.log" % (cluster, osd_id))
 
 
 def append_log(path: str, line: str) -> Optional[str]:
@@ -243,8 +251,9 @@ def osd_ceph(cluster: str, osd_id: str) -> List[str]:
     socket, no log file (both would be the OSD's own)."""
     cmd = ["ceph", "--cluster", cluster, "--name", "osd.%s" % osd_id, "--connect-timeout", "5",
            "--admin-socket=", "--log-file="]
-    keyring = os.path.join(paths.osd_path(cluster, osd_id), "keyring")
-    if os.path.exists(keyring):
+    data = osd_setting(cluster, osd_id, "osd_data", paths.osd_path(cluster, osd_id))
+    keyring = os.path.join(data, "keyring")
+    if os.path.exists(keyring):   # else the one its configuration names
         cmd += ["--keyring", keyring]
     return cmd
 

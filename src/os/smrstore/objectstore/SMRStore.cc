@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <chrono>
 #include <condition_variable>
@@ -275,6 +277,12 @@ int SMRStore::get_devices(std::set<std::string>* ls) {
     if (spec.rfind("zbd:", 0) == 0) {
       std::string p = spec.substr(4);
       p = p.substr(0, p.find('?'));
+      // ceph-volume smrstore writes stable names (/dev/disk/by-id/...): report the kernel
+      // name they point to now.
+      if (char* real = ::realpath(p.c_str(), nullptr)) {
+        p = real;
+        std::free(real);
+      }
       const size_t slash = p.rfind('/');
       ls->insert(slash == std::string::npos ? p : p.substr(slash + 1));
     }
