@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build test test-vm test-osd-faults crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
+.PHONY: all deps configure build deb test test-vm test-osd-faults crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
 all: build
 
@@ -20,6 +20,12 @@ configure: $(BUILD_DIR)/build.ninja
 
 build: deps configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The Debian package an OSD host installs (apt install ./build/smrstore_*.deb): the preload
+# and kv libraries in /usr/lib/smrstore, smrstore-tool, the ceph-volume plugin
+# (`ceph-volume smrstore`), the mgr module and, when built, the console. ansible/ installs it.
+deb: build
+	cd $(BUILD_DIR) && cpack -G DEB >/dev/null && ls -1 $(abspath $(BUILD_DIR))/smrstore_*.deb
 
 # Every suite: the GoogleTest binary (one ctest entry per test case), the qa/ smoke scripts
 # that drive the tool as an operator would, and the device conformance suite on real kernel
