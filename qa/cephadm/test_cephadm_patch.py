@@ -8,7 +8,9 @@ tests pass on both: they pin Pacific's own behaviour, which the patch must keep.
 
 Nothing here starts a container: cephadm's deploy is run with its `call` and
 `call_throws` (every subprocess it starts) replaced by a recorder that answers as
-podman and systemctl would, and the unit files it writes are read back.
+podman and systemctl would, and the unit files it writes are read back. The mgr
+module's OSDService runs with empty stand-ins for ceph-mgr's C++ base classes and the
+orchestrator's host calls answered here.
 """
 import importlib.machinery
 import importlib.util
@@ -71,9 +73,6 @@ spec:
   data_devices:
     rotational: 1
     zoned: true
-  db_devices:
-    rotational: 0
-    zoned: false
   crush_device_class: smr
 """
 
@@ -103,7 +102,7 @@ def test_smrstore_spec_validates_and_round_trips():
     spec.validate()
     j = spec.to_json()
     assert j['spec']['data_devices'] == {'rotational': True, 'zoned': True}
-    assert j['spec']['db_devices'] == {'rotational': False, 'zoned': False}
+    assert 'db_devices' not in j['spec']
     again = ServiceSpec.from_json(j)
     again.validate()
     assert again.data_devices == spec.data_devices
@@ -117,8 +116,9 @@ def test_bluestore_spec_validates_as_before():
 
 
 BAD = [
-    ('db_devices:\n    rotational: 0\n    zoned: true',
-     'db_devices hold the metadata (RocksDB) and must not be zoned'),
+    ('db_devices:\n    rotational: 0',
+     '`db_devices` is not supported: the metadata (RocksDB) lives in the OSD directory on '
+     'the host, /var/lib/ceph/<fsid>/osd.<id>, and the metadata journal in the zones'),
     ('wal_devices:\n    rotational: 0', '`wal_devices` is not supported'),
     ('journal_devices:\n    rotational: 0', '`journal_devices` is not supported'),
     ('encrypted: true', '`encrypted` is not supported'),
@@ -137,13 +137,9 @@ def refusal(text):
     return str(e.value)
 
 
-@pytest.mark.parametrize('extra,msg', BAD, ids=[m.split('`')[1] if '`' in m else 'zoned-db'
-                                                for _, m in BAD])
+@pytest.mark.parametrize('extra,msg', BAD, ids=[m.split('`')[1] for _, m in BAD])
 def test_bad_smrstore_spec_is_refused(extra, msg):
-    text = SMR_SPEC
-    if extra.startswith('db_devices:'):  # in place of the good one
-        text = text.replace('  db_devices:\n    rotational: 0\n    zoned: false\n', '')
-    got = refusal(text + '  ' + extra + '\n')
+    got = refusal(SMR_SPEC + '  ' + extra + '\n')
     assert got.startswith('Failed to validate OSD spec "smr": objectstore smrstore: ' + msg), got
 
 
@@ -151,12 +147,6 @@ def test_smrstore_data_devices_must_be_zoned():
     assert refusal(SMR_SPEC.replace('    zoned: true\n', '')) == \
         'Failed to validate OSD spec "smr": objectstore smrstore: data_devices must ' \
         'select zoned drives: add `zoned: true` (or list their `paths`)'
-
-
-def test_smrstore_needs_a_meta_device():
-    msg = refusal(SMR_SPEC.replace('  db_devices:\n    rotational: 0\n    zoned: false\n', ''))
-    assert msg.startswith('Failed to validate OSD spec "smr": objectstore smrstore: '
-                          'db_devices is required'), msg
 
 
 def test_unknown_objectstore_is_refused_with_both_names():
@@ -184,6 +174,7 @@ def inventory():
         dev('/dev/sdc', '1', 'host-aware'),
         dev('/dev/sdd', '1'),                        # a CMR disk: not for smrstore
         dev('/dev/sde', '1', 'host-managed', available=False),  # in use
+        dev('/dev/sdf', '1', 'host-managed'),
         dev('/dev/nvme0n1', '0', size='1.6 TB'),
         dev('/dev/nvme1n1', '0', size='1.6 TB'),
     ]
@@ -198,29 +189,21 @@ def commands(spec_text, disks, claims=None, preview=False):
 
 def test_translate_smrstore_prepare_per_zoned_drive():
     sel, cmds = commands(SMR_SPEC, inventory())
-    assert [d.path for d in sel.data_devices()] == ['/dev/sdb', '/dev/sdc']
-    assert [d.path for d in sel.db_devices()] == ['/dev/nvme0n1', '/dev/nvme1n1']
-    assert cmds == [
-        'smrstore prepare --data /dev/sdb --meta-device /dev/nvme0n1 '
-        '--crush-device-class smr --no-systemd',
-        'smrstore prepare --data /dev/sdc --meta-device /dev/nvme1n1 '
-        '--crush-device-class smr --no-systemd',
-    ]
+    # host-managed only: smrstore refuses host-aware drives (they take random writes)
+    assert [d.path for d in sel.data_devices()] == ['/dev/sdb', '/dev/sdf']
+    assert cmds == ['smrstore prepare --data /dev/sdb --crush-device-class smr',
+                    'smrstore prepare --data /dev/sdf --crush-device-class smr']
 
 
 def test_translate_smrstore_osd_id_claims_go_to_drives_in_order():
     _, cmds = commands(SMR_SPEC, inventory(), claims=['7'])
-    assert cmds[0].startswith('smrstore prepare --data /dev/sdb --meta-device /dev/nvme0n1 --osd-id 7 ')
-    assert '--osd-id' not in cmds[1]
+    assert cmds == ['smrstore prepare --data /dev/sdb --osd-id 7 --crush-device-class smr',
+                    'smrstore prepare --data /dev/sdf --crush-device-class smr']
 
 
 def test_translate_doc_spec():
-    disks = inventory() + [dev('/dev/nvme2n1', '0', size='1.6 TB')]
-    _, cmds = commands(doc_spec_yaml(), disks)
-    assert cmds == [
-        'smrstore prepare --data /dev/sdb --meta-device /dev/nvme0n1p1 --no-systemd',
-        'smrstore prepare --data /dev/sdc --meta-device /dev/nvme0n1p2 --no-systemd',
-    ]
+    _, cmds = commands(doc_spec_yaml(), inventory())
+    assert cmds == ['smrstore prepare --data /dev/sdb', 'smrstore prepare --data /dev/sdf']
 
 
 def test_translate_smrstore_preview_prepares_nothing():
@@ -228,16 +211,8 @@ def test_translate_smrstore_preview_prepares_nothing():
     assert cmds == []
 
 
-def test_translate_smrstore_meta_device_count_must_match():
-    disks = [d for d in inventory() if d.path != '/dev/nvme1n1']
-    with pytest.raises(ValueError, match=re.escape(
-            'the number of db (meta) devices must match the number of data devices '
-            '(2 data, 1 db)')):
-        commands(SMR_SPEC, disks)
-
-
 def test_zoned_filter_needs_the_inventory_fact():
-    disks = [dev('/dev/sdb', '1', zoned=None), dev('/dev/nvme0n1', '0')]
+    disks = [dev('/dev/sdb', '1', zoned=None)]
     with pytest.raises(DriveGroupValidationError,
                        match=r'/dev/sdb: the inventory has no `zoned` fact'):
         commands(SMR_SPEC, disks)
@@ -245,14 +220,14 @@ def test_zoned_filter_needs_the_inventory_fact():
 
 def test_bluestore_translate_as_before():
     _, cmds = commands(BLUE_SPEC, inventory())
-    assert cmds == ['lvm batch --no-auto /dev/sdb /dev/sdc /dev/sdd '
+    assert cmds == ['lvm batch --no-auto /dev/sdb /dev/sdc /dev/sdd /dev/sdf '
                     '--db-devices /dev/nvme0n1 /dev/nvme1n1 --yes --no-systemd']
 
 
 def test_bluestore_can_leave_zoned_drives_out():
     _, cmds = commands(BLUE_SPEC.replace('    rotational: 1\n', '    rotational: 1\n    zoned: false\n', 1),
                        inventory())
-    assert cmds == ['lvm batch --no-auto /dev/sdd '
+    assert cmds == ['lvm batch --no-auto /dev/sdc /dev/sdd '
                     '--db-devices /dev/nvme0n1 /dev/nvme1n1 --yes --no-systemd']
 
 
@@ -278,9 +253,8 @@ def test_ceph_volume_inventory_reports_zoned(tmp_path, monkeypatch):
     assert facts['/dev/sdy']['zoned'] == 'none'
     assert facts['/dev/sdx']['zoned'] == ''
     disks = [Device(p, sys_api=f, available=True) for p, f in facts.items()]
-    disks.append(dev('/dev/nvme0n1', '0'))
     _, cmds = commands(SMR_SPEC.replace('  crush_device_class: smr\n', ''), disks)
-    assert cmds == ['smrstore prepare --data /dev/sdz --meta-device /dev/nvme0n1 --no-systemd']
+    assert cmds == ['smrstore prepare --data /dev/sdz']
 
 
 def test_unpatched_pacific_refuses_smrstore():
@@ -330,23 +304,16 @@ def load_cephadm(tree=TREE, name='cephadm_under_test'):
 
 
 class Host:
-    """Answers the commands cephadm runs: podman (`smrstore list`, `check-ceph`, the
-    activate probe), systemctl; records them."""
+    """Answers the commands cephadm runs (podman: check-ceph, the activate probe;
+    systemctl) and records them."""
 
-    def __init__(self, smrstore_osds=(), check_ceph=(0, ''), plugin=True):
-        self.smrstore_osds = smrstore_osds
+    def __init__(self, check_ceph=(0, '')):
         self.check_ceph = check_ceph
-        self.plugin = plugin
         self.cmds = []
 
     def __call__(self, ctx, cmd, *a, **k):
         self.cmds.append(list(cmd))
         line = ' '.join(cmd)
-        if 'smrstore' in cmd and not self.plugin:
-            return '', 'ceph-volume: error: argument: invalid choice: \'smrstore\'', 2
-        if cmd[-3:] == ['list', '--format', 'json'] and 'smrstore' in cmd:
-            return json.dumps({u: {'osd_id': 3, 'osd_uuid': u, 'ceph_fsid': FSID,
-                                   'type': 'smrstore'} for u in self.smrstore_osds}), '', 0
         if cmd[-2:] == ['smrstore', 'check-ceph']:
             return '', self.check_ceph[1], self.check_ceph[0]
         if '--bad-option' in cmd:
@@ -368,9 +335,7 @@ def cephadm(tmp_path, monkeypatch):
     return mod
 
 
-def deploy(mod, tmp_path, host, monkeypatch):
-    monkeypatch.setattr(mod, 'call', host)
-    monkeypatch.setattr(mod, 'call_throws', host)
+def make_ctx(mod, tmp_path, args):
     cfg = tmp_path / 'config.json'
     cfg.write_text(json.dumps({'config': '[global]\nfsid = %s\n' % FSID,
                                'keyring': '[osd.3]\nkey = AQ==\n'}))
@@ -379,15 +344,34 @@ def deploy(mod, tmp_path, host, monkeypatch):
     ctx = mod.cephadm_init_ctx([
         '--image', IMAGE, '--data-dir', str(tmp_path / 'data'),
         '--log-dir', str(tmp_path / 'log'), '--unit-dir', str(tmp_path / 'unit'),
-        '--sysctl-dir', str(tmp_path / 'sysctl'), '--logrotate-dir', str(tmp_path / 'logrotate'),
-        'deploy', '--fsid', FSID, '--name', 'osd.3', '--osd-fsid', OSD_FSID,
-        '--config-json', str(cfg)])
+        '--sysctl-dir', str(tmp_path / 'sysctl'), '--logrotate-dir', str(tmp_path / 'logrotate')]
+        + args[:1] + ['--fsid', FSID, '--config-json', str(cfg)] + args[1:])
     engine = mod.Podman.__new__(mod.Podman)
     engine.path, engine._version = '/usr/bin/podman', (4, 3, 1)
     ctx.container_engine = engine
+    return ctx
+
+
+def deploy(mod, tmp_path, host, monkeypatch):
+    monkeypatch.setattr(mod, 'call', host)
+    monkeypatch.setattr(mod, 'call_throws', host)
+    ctx = make_ctx(mod, tmp_path, ['deploy', '--name', 'osd.3', '--osd-fsid', OSD_FSID])
     mod.command_deploy(ctx)
     d = tmp_path / 'data' / FSID / 'osd.3'
     return (d / 'unit.run').read_text(), (d / 'unit.poststop').read_text()
+
+
+def prepared(tmp_path, osd_fsid=OSD_FSID):
+    """What `ceph-volume smrstore prepare` leaves on the host through cephadm's binds: the
+    OSD directory (RocksDB metadata included) and the plugin's record."""
+    d = tmp_path / 'data' / FSID / 'smrstore' / 'osd' / 'ceph-3'
+    (d / 'smrstore' / 'meta').mkdir(parents=True)
+    (d / 'smrstore' / 'meta' / 'CURRENT').write_text('MANIFEST-000005\n')
+    for name, text in [('type', 'smrstore'), ('fsid', osd_fsid), ('whoami', '3'),
+                       ('keyring', '[osd.3]\nkey = AQ==\n'),
+                       ('smrstore_devices', 'zbd:/dev/disk/by-id/wwn-0x5000c500a1b2c3d4')]:
+        (d / name).write_text(text + '\n')
+    return d
 
 
 def lines_with(text, sub):
@@ -395,7 +379,8 @@ def lines_with(text, sub):
 
 
 def test_cephadm_deploys_smrstore_osd(cephadm, tmp_path, monkeypatch):
-    host = Host(smrstore_osds=[OSD_FSID])
+    src = prepared(tmp_path)
+    host = Host()
     run, poststop = deploy(cephadm, tmp_path, host, monkeypatch)
     osd = lines_with(run, '--name ceph-%s-osd-3 ' % FSID)
     act = lines_with(run, '--entrypoint /usr/sbin/ceph-volume')
@@ -407,39 +392,44 @@ def test_cephadm_deploys_smrstore_osd(cephadm, tmp_path, monkeypatch):
         PRELOAD + ' /usr/bin/ceph-osd -n osd.3 -f '), osd[0]
     assert run.count('LD_PRELOAD') == 1 and ' -e LD_PRELOAD' not in run
     assert act[0].endswith(f' {IMAGE} smrstore activate 3 {OSD_FSID} --no-systemd')
-    data_dir = str(tmp_path / 'data' / FSID / 'osd.3')
-    assert f' -v {data_dir}:/var/lib/ceph/osd/ceph-3:z,rshared ' in act[0]
+    data = tmp_path / 'data' / FSID
+    data_dir = data / 'osd.3'
+    assert f' -v {data_dir}:/var/lib/ceph/osd/ceph-3:z ' in act[0]
+    assert f' -v {data}/smrstore/records:/etc/ceph/smrstore:z ' in act[0]
     assert f' -v {data_dir}:/var/lib/ceph/osd/ceph-3:z ' in osd[0]
     assert ' lvm activate ' not in run and ' activate --osd-id ' not in run
     assert 'deactivate' not in poststop
-    # asked the image which OSDs are smrstore and whether its ceph-osd is one smrstore
-    # knows; no `activate --bad-option` probe
-    assert len(host.run('smrstore list --format json')) == 1
+    # the directory prepare made, metadata included, is now the OSD's data dir
+    assert not src.exists()
+    assert (data_dir / 'type').read_text() == 'smrstore\n'
+    assert (data_dir / 'smrstore' / 'meta' / 'CURRENT').read_text() == 'MANIFEST-000005\n'
+    assert (data_dir / 'config').exists()
+    # the image's ceph-osd was checked; no `activate --bad-option` probe
     assert len(host.run('smrstore check-ceph')) == 1
     assert not host.run('--bad-option')
-    subprocess.run(['bash', '-n', str(tmp_path / 'data' / FSID / 'osd.3' / 'unit.run')], check=True)
+    subprocess.run(['bash', '-n', str(data_dir / 'unit.run')], check=True)
 
 
-def test_cephadm_trusts_the_activated_type_file(cephadm, tmp_path, monkeypatch):
-    d = tmp_path / 'data' / FSID / 'osd.3'
-    d.mkdir(parents=True)
-    (d / 'type').write_text('smrstore\n')
-    host = Host(smrstore_osds=[])   # the list would say no: the type file wins
+def test_cephadm_redeploys_a_deployed_smrstore_osd(cephadm, tmp_path, monkeypatch):
+    prepared(tmp_path)
+    deploy(cephadm, tmp_path, Host(), monkeypatch)
+    host = Host()   # again, as an upgrade or `ceph orch daemon redeploy` does
     run, _ = deploy(cephadm, tmp_path, host, monkeypatch)
     assert run.count(PRELOAD + ' /usr/bin/ceph-osd -n osd.3 -f ') == 1
-    assert not host.run('smrstore list')
+    assert len(host.run('smrstore check-ceph')) == 1
 
 
 def test_cephadm_bluestore_osd_unchanged(cephadm, tmp_path, monkeypatch):
-    host = Host(plugin=False)  # an image without the plugin
+    host = Host()
     run, poststop = deploy(cephadm, tmp_path, host, monkeypatch)
-    assert 'LD_PRELOAD' not in run
+    assert 'LD_PRELOAD' not in run and ' smrstore ' not in run and '/smrstore/' not in run
     act = lines_with(run, '--entrypoint /usr/sbin/ceph-volume')
     assert len(act) == 1
     assert act[0].endswith(f' {IMAGE} activate --osd-id 3 --osd-uuid {OSD_FSID} '
                            '--no-systemd --no-tmpfs')
     assert f' lvm deactivate 3 {OSD_FSID}' in poststop
     assert not host.run('check-ceph')
+    assert not (tmp_path / 'data' / FSID / 'smrstore').exists()
 
 
 def test_cephadm_bluestore_unit_files_as_pacific_writes_them(cephadm, tmp_path, monkeypatch):
@@ -448,36 +438,61 @@ def test_cephadm_bluestore_unit_files_as_pacific_writes_them(cephadm, tmp_path, 
     if not ORIG:
         pytest.skip('SMR_CEPH_ORIG_TREE not set')
     import shutil
-    mine = deploy(cephadm, tmp_path, Host(plugin=False), monkeypatch)
+    mine = deploy(cephadm, tmp_path, Host(), monkeypatch)
     shutil.rmtree(tmp_path / 'data')
     pacific = load_cephadm(ORIG, 'cephadm_pacific')
     pacific.logger = cephadm.logger
     monkeypatch.setattr(pacific, 'LOCK_DIR', str(tmp_path / 'lock'))
     monkeypatch.setattr(pacific, 'extract_uid_gid', lambda ctx, *a, **k: (os.getuid(), os.getgid()))
-    theirs = deploy(pacific, tmp_path, Host(plugin=False), monkeypatch)
+    theirs = deploy(pacific, tmp_path, Host(), monkeypatch)
     assert mine == theirs
 
 
-def test_cephadm_bluestore_osd_with_smrstore_image(cephadm, tmp_path, monkeypatch):
-    host = Host(smrstore_osds=['ffffffff-0000-4000-8000-000000000001'])  # another OSD
-    run, poststop = deploy(cephadm, tmp_path, host, monkeypatch)
-    assert 'LD_PRELOAD' not in run and ' smrstore activate ' not in run
-    assert lines_with(run, '--entrypoint /usr/sbin/ceph-volume')[0].endswith(
-        f' {IMAGE} activate --osd-id 3 --osd-uuid {OSD_FSID} --no-systemd --no-tmpfs')
-    assert f' lvm deactivate 3 {OSD_FSID}' in poststop
+def test_cephadm_leaves_another_osds_directory_alone(cephadm, tmp_path, monkeypatch):
+    src = prepared(tmp_path, osd_fsid='ffffffff-0000-4000-8000-000000000001')
+    run, poststop = deploy(cephadm, tmp_path, Host(), monkeypatch)
+    assert 'LD_PRELOAD' not in run and f' lvm deactivate 3 {OSD_FSID}' in poststop
+    assert (src / 'type').exists()
 
 
 def test_cephadm_refuses_an_image_smrstore_does_not_know(cephadm, tmp_path, monkeypatch):
-    msg = ('smrstore-osd-preload: refusing: /usr/bin/ceph-osd is not a build '
-           'smrstore was checked against')
-    host = Host(smrstore_osds=[OSD_FSID], check_ceph=(1, msg))
+    src = prepared(tmp_path)
+    msg = ('check-ceph: /usr/bin/ceph-osd 16.2.15 build-id 0123 unknown build: smrstore '
+           'OSDs must not start on it')
+    host = Host(check_ceph=(1, msg))
     with pytest.raises(cephadm.Error) as e:
         deploy(cephadm, tmp_path, host, monkeypatch)
     assert str(e.value) == (
         f'osd.3 is an smrstore OSD and `ceph-volume smrstore check-ceph` failed in image '
         f'{IMAGE} (exit 1): {msg}; not deploying it with this image')
     assert not (tmp_path / 'data' / FSID / 'osd.3' / 'unit.run').exists()
+    assert (src / 'type').exists()          # nothing moved
     assert not host.run('systemctl start')
+
+
+def test_cephadm_ceph_volume_keeps_the_plugins_files(cephadm, tmp_path, monkeypatch):
+    """`cephadm ceph-volume -- smrstore ...` (how the mgr runs prepare and list): the
+    records and OSD directories outlive the container; other ceph-volume commands
+    are run as before."""
+    runs = []
+
+    def call_throws(ctx, cmd, *a, **k):
+        runs.append(' '.join(cmd))
+        return '', '', 0
+    monkeypatch.setattr(cephadm, 'call_throws', call_throws)
+    monkeypatch.setattr(cephadm, 'call', call_throws)
+    for args in (['smrstore', 'prepare', '--data', '/dev/sdb'], ['lvm', 'list']):
+        ctx = make_ctx(cephadm, tmp_path, ['ceph-volume', '--'] + args)
+        cephadm.command_ceph_volume(ctx)
+    data = tmp_path / 'data' / FSID / 'smrstore'
+    smr, lvm = [r for r in runs if ' run ' in r]
+    assert smr.endswith(f' {IMAGE} smrstore prepare --data /dev/sdb')
+    assert f' -v {data}/records:/etc/ceph/smrstore:z ' in smr
+    assert f' -v {data}/osd:/var/lib/ceph/osd:z ' in smr
+    assert (data / 'records').is_dir() and (data / 'osd').is_dir()
+    assert lvm.endswith(f' {IMAGE} lvm list')
+    assert ':/etc/ceph/smrstore' not in lvm and ':/var/lib/ceph/osd:' not in lvm
+    assert 'LD_PRELOAD' not in smr
 
 
 # ---------------------------------------------------------------- the cephadm mgr module
@@ -500,21 +515,30 @@ def import_mgr_osd_service():
 
 
 class FakeMgr:
-    def __init__(self):
+    def __init__(self, inventory=()):
+        from ceph.deployment.hostspec import HostSpec
         self._cluster_fsid = FSID
-        self.invalidated = []
+        self.hosts = [HostSpec('smr1')]
         mgr = self
 
         class Cache:
+            devices = {'smr1': list(inventory)}
+
             def has_daemon(self, name, host=None):
                 return False
 
+            def get_daemons_by_service(self, name):
+                return []
+
             def invalidate_host_devices(self, host):
-                mgr.invalidated.append(host)
+                pass
 
             def invalidate_autotune(self, host):
                 pass
         self.cache = Cache()
+
+    def _schedulable_hosts(self):
+        return self.hosts
 
     def get_osd_uuid_map(self, only_up=False):
         # osd.3 and osd.4 were just created by `ceph-volume smrstore prepare`: in the
@@ -550,18 +574,24 @@ def smrstore_list(monkeypatch, serve, out, code=0):
     return seen
 
 
+# what `ceph-volume smrstore list --format json` prints (src/ceph-volume, osd.listing)
+LISTING = {
+    '3': {'osd_id': 3, 'osd_fsid': OSD_FSID, 'cluster': 'ceph', 'type': 'smrstore',
+          'osd_path': '/var/lib/ceph/osd/ceph-3', 'meta_device': None,
+          'devices': [{'path': '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4',
+                       'current_name': '/dev/sdb', 'state': 'ok'}]},
+    '4': {'osd_id': 4, 'osd_fsid': 'ffffffff-0000-4000-8000-000000000004',  # not osdmap's
+          'cluster': 'ceph', 'type': 'smrstore', 'devices': []},
+}
+
+
 def test_mgr_deploys_the_osds_smrstore_list_names(mgr_osd, monkeypatch):
     osd, serve, calls, created = mgr_osd
-    listing = {OSD_FSID: {'osd_id': 3, 'osd_uuid': OSD_FSID, 'ceph_fsid': FSID,
-                          'type': 'smrstore'},
-               'a0b1c2d3-0000-4000-8000-00000000a004': {
-                   'osd_id': 4, 'osd_uuid': 'a0b1c2d3-0000-4000-8000-00000000a004',
-                   'ceph_fsid': 'another-cluster', 'type': 'smrstore'}}
-    seen = smrstore_list(monkeypatch, serve, json.dumps(listing))
+    seen = smrstore_list(monkeypatch, serve, json.dumps(LISTING))
     msg = osd.OSDService(FakeMgr()).deploy_osd_daemons_for_existing_osds('smr1', 'osd.smr', [])
     assert seen == [('smr1', 'ceph-volume',
                      ['--', 'smrstore', 'list', '--format', 'json'], True)]
-    assert created == [('smr1', 'osd.3', 'osd.smr')]   # osd.4 is another cluster's
+    assert created == [('smr1', 'osd.3', 'osd.smr')]   # osd.4's fsid is not the osdmap's
     assert msg == "Created osd(s) 3 on host 'smr1'"
 
 
@@ -572,3 +602,93 @@ def test_mgr_host_without_the_plugin_is_as_before(mgr_osd, monkeypatch):
     assert [a[1:3] for a in calls] == [['lvm', 'list'], ['raw', 'list']]
     assert created == []
     assert msg == 'Created no osd(s) on host h1; already created?'
+
+
+def test_mgr_leaves_out_drives_smrstore_osds_hold(mgr_osd, monkeypatch):
+    """ceph-volume's inventory still reports an smrstore OSD's drive as available: a
+    re-apply of the spec must not prepare it again."""
+    osd, serve, calls, created = mgr_osd
+    smrstore_list(monkeypatch, serve, json.dumps(LISTING))
+    svc = osd.OSDService(FakeMgr(inventory()))
+    [(host, sel)] = svc.prepare_drivegroup(spec_from_yaml(SMR_SPEC))
+    assert host == 'smr1'
+    assert svc.driveselection_to_ceph_volume(sel) == [
+        'smrstore prepare --data /dev/sdf --crush-device-class smr']
+    # a BlueStore spec does not ask
+    seen = smrstore_list(monkeypatch, serve, json.dumps(LISTING))
+    [(host, sel)] = svc.prepare_drivegroup(spec_from_yaml(BLUE_SPEC))
+    assert seen == [] and '/dev/sdb' in [d.path for d in sel.data_devices()]
+
+
+# ---------------------------------------------------------------- the plugin's side
+
+PLUGIN = os.path.join(REPO, 'src', 'ceph-volume')
+
+
+def plugin():
+    """The ceph-volume smrstore plugin of this repository (src/ceph-volume): the commands
+    the patch makes cephadm run must parse, and what it prints must be what the mgr
+    reads. Skipped in a tree without it."""
+    if not os.path.isdir(os.path.join(PLUGIN, 'ceph_volume_smrstore')):
+        pytest.skip('no ceph-volume smrstore plugin in ' + PLUGIN)
+    if PLUGIN not in sys.path:
+        sys.path.insert(0, PLUGIN)
+    from ceph_volume_smrstore import main, osd, drives, paths
+    return main, osd, drives, paths
+
+
+def run_plugin(main, argv):
+    """As ceph-volume's main runs a plugin: conf.cluster set from --cluster first."""
+    from ceph_volume import conf
+    saved = conf.__dict__['cluster']
+    conf.cluster = 'ceph'
+    try:
+        with pytest.raises(SystemExit) as e:
+            main.SMRStore(argv).main()
+    finally:
+        conf.cluster = saved
+    return e.value.code
+
+
+def test_plugin_parses_the_commands_cephadm_runs(monkeypatch, capsys):
+    main, osd, drives, paths = plugin()
+    got = []
+    monkeypatch.setattr(osd, 'prepare', lambda *a, **k: got.append(('prepare', a, k)) or {
+        'osd_id': 7, 'osd_fsid': OSD_FSID, 'store_uuid': 's', 'devices': [{'path': '/dev/sdb'}]})
+    monkeypatch.setattr(osd, 'activate', lambda *a, **k: got.append(('activate', a, k)) or {})
+    _, cmds = commands(SMR_SPEC, inventory(), claims=['7'])
+    assert run_plugin(main, cmds[0].split(' ')[1:]) == 0       # as the mgr splits it
+    # activate as unit.run runs it (test_cephadm_deploys_smrstore_osd)
+    assert run_plugin(main, ['activate', '3', OSD_FSID, '--no-systemd']) == 0
+    (_, pa, pk), (_, aa, ak) = got
+    assert pa[1:6] == (['/dev/sdb'], None, '7', None, 'smr')   # data, meta, id, fsid, class
+    assert aa[1:3] == ('3', OSD_FSID) and ak == {'systemd': False}
+
+
+def test_mgr_reads_the_plugins_own_listing(mgr_osd, monkeypatch, tmp_path, capsys):
+    """`smrstore list --format json` from the plugin's real listing code over a record as
+    its prepare writes it, fed to the patched mgr."""
+    main, osd_plugin, drives, paths = plugin()
+    monkeypatch.setattr(paths, 'RECORD_DIR', str(tmp_path))
+    by_id = '/dev/disk/by-id/wwn-0x5000c500a1b2c3d4'
+    (tmp_path / f'ceph-3-{OSD_FSID}.json').write_text(json.dumps({
+        'cluster': 'ceph', 'osd_id': 3, 'osd_fsid': OSD_FSID, 'type': 'smrstore',
+        'store_uuid': 'st', 'meta_device': None, 'osd_path': '/var/lib/ceph/osd/ceph-3',
+        'devices': [{'path': by_id, 'spec': 'zbd:' + by_id, 'kernel_name': 'sdb',
+                     'emulated': False, 'size_bytes': 16 << 40, 'drive_uuid': 'd0',
+                     'drive_index': 0}],
+        'settings': {}, 'created': '2026-12-06T06:00:00Z'}))
+    monkeypatch.setattr(drives, 'label', lambda spec: {'smrstore': True, 'drive_uuid': 'd0',
+                                                       'store_uuid': 'st'})
+    monkeypatch.setattr(os.path, 'realpath',
+                        lambda p, _r=os.path.realpath: '/dev/sdb' if p == by_id else _r(p))
+    capsys.readouterr()
+    assert run_plugin(main, ['list', '--format', 'json']) == 0
+    listing = capsys.readouterr().out
+    osd, serve, calls, created = mgr_osd
+    smrstore_list(monkeypatch, serve, listing)
+    svc = osd.OSDService(FakeMgr(inventory()))
+    assert svc.deploy_osd_daemons_for_existing_osds('smr1', 'osd.smr', []) == \
+        "Created osd(s) 3 on host 'smr1'"
+    [(_, sel)] = svc.prepare_drivegroup(spec_from_yaml(SMR_SPEC))
+    assert [d.path for d in sel.data_devices()] == ['/dev/sdf']   # /dev/sdb is osd.3's

@@ -13,7 +13,9 @@
 # 16.2.15+ds-0+deb12u2, python3-pytest, python3-yaml, patch (installed when missing).
 # No container runtime, registry image or ceph-mgr process is used: cephadm's deploy writes
 # its unit files with every command it would run answered by the test; the mgr module's
-# OSDService runs with a stand-in for ceph-mgr's C++ base classes (ceph_module).
+# OSDService runs with a stand-in for ceph-mgr's C++ base classes (ceph_module). When
+# src/ceph-volume/ (the ceph-volume smrstore plugin) is in this tree, the plugin parses the
+# commands cephadm runs and its listing is fed to the patched mgr.
 # The last line is "N passed, N failed" for the run against the patched tree.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
