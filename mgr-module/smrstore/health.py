@@ -22,8 +22,13 @@
 |                                     | is left out of GC's victims for a while: look at the media     |
 | SMRSTORE_DAEMON_STALE               | a daemon's last update is older than stale_seconds             |
 | SMRSTORE_STATUS_INVALID             | a daemon publishes a status the module cannot read             |
+| SMRSTORE_OSD_REFUSED                | `ceph-volume smrstore check-ceph --osd-id N` (the OSD unit's   |
+|                                     | ExecStartPre) refused to let osd.N start on this host's        |
+|                                     | ceph-osd build and recorded why (osd_refusals below); gone     |
+|                                     | when a later check passes or the OSD came up after it          |
 """
-
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -217,6 +222,46 @@ def _bound_violated(history: History, name: str, t: float, drive: int,
     if not why:
         return None
     return "; ".join(why) + f" (max {_ms(h.quantum_ms_max)})"
+
+
+# Where check-ceph records a refusal: the only config-keys an OSD's own key (`profile osd`)
+# may write, daemon-private/osd.N/..., which the mgr (`profile mgr`) can read.
+REFUSAL_PREFIX = "daemon-private/"
+_REFUSAL_KEY = re.compile(r"^daemon-private/osd\.(\d+)/smrstore/check-ceph$")
+
+
+def osd_refusals(keys: Dict[str, str], osd_map: Dict[str, Any]) -> Optional[HealthCheck]:
+    """SMRSTORE_OSD_REFUSED from `config-key dump daemon-private/` and the OSD map.
+
+    An entry is {"state": "refused", "line": ..., "osdmap_epoch": E, ...} (check_ceph.py;
+    "passed" once a later check passed: the OSD's key may overwrite but not delete it). It is
+    shown unless the OSD is up with up_from > E (it started after the refusal: started some
+    other way, or the binary changed back) or the OSD no longer exists. An OSD still marked
+    up from before the refusal (stopped but not yet marked down) is shown."""
+    osds = {int(o["osd"]): o for o in osd_map.get("osds", []) if "osd" in o}
+    detail: List[str] = []
+    for key in sorted(keys, key=lambda k: (len(k), k)):
+        m = _REFUSAL_KEY.match(key)
+        if not m:
+            continue
+        osd_id = int(m.group(1))
+        try:
+            rec = json.loads(keys[key])
+        except ValueError:
+            continue
+        if not isinstance(rec, dict) or rec.get("state") != "refused" or osd_id not in osds:
+            continue
+        o = osds[osd_id]
+        epoch = rec.get("osdmap_epoch")
+        if o.get("up") and (not isinstance(epoch, int) or int(o.get("up_from", 0)) > epoch):
+            continue
+        line = str(rec.get("line") or "check-ceph refused it (no reason recorded)")
+        detail.append(f"osd.{osd_id}: not started: {line}")
+    if not detail:
+        return None
+    return HealthCheck("SMRSTORE_OSD_REFUSED", "warning",
+                       f"{_plural(len(detail), 'smrstore OSD')} not started: check-ceph "
+                       f"refused the host's ceph-osd build", detail)
 
 
 def to_mgr_checks(checks: List[HealthCheck]) -> Dict[str, Dict[str, Any]]:

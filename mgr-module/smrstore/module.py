@@ -8,6 +8,7 @@ The logic lives in the plain modules next to this one.
 """
 
 import errno
+import json
 import os
 import threading
 import time
@@ -19,7 +20,8 @@ from mgr_module import CLIReadCommand, CLIWriteCommand, HandleCommandResult, Mgr
 from . import cli, views
 from .api import create_app
 from .auth import TokenError, TokenStore
-from .health import HealthCheck, Thresholds, evaluate, to_mgr_checks
+from .health import (REFUSAL_PREFIX, HealthCheck, Thresholds, evaluate, osd_refusals,
+                     to_mgr_checks)
 from .history import History
 from .model import SERVICE_TYPE, Snapshot, merge, service_daemon_names
 from .osd_source import OsdSource, capture_osd
@@ -142,12 +144,28 @@ class Module(MgrModule):
         snap = merge(now, statuses, self._osds.collect(self))
         self._history.add(snap.daemons, now)
         checks = evaluate(snap, self._history, self.thresholds())
+        refused = osd_refusals(self._refusal_keys(), self.get("osd_map"))
+        if refused is not None:
+            checks.append(refused)
         with self._lock:
             self._snapshot, self._checks = snap, checks
         self.set_health_checks(to_mgr_checks(checks))
         for e in snap.errors:
             self.log.warning("smrstore: %s", e.message)
         return snap
+
+    def _refusal_keys(self) -> Dict[str, str]:
+        """The daemon-private config-keys, where check-ceph records an OSD it refused."""
+        rc, out, err = self.mon_command({"prefix": "config-key dump", "key": REFUSAL_PREFIX,
+                                         "format": "json"})
+        if rc != 0:
+            self.log.warning("smrstore: config-key dump %s: %s", REFUSAL_PREFIX, err)
+            return {}
+        try:
+            keys = json.loads(out or "{}")
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in keys.items()} if isinstance(keys, dict) else {}
 
     def _sample_loop(self) -> None:
         while not self._stop.is_set():

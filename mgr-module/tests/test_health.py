@@ -1,9 +1,10 @@
+import json
 from typing import Dict, List, Optional, Tuple
 
 import pytest
 from conftest import GiB, doc, drive, hybrid, status, without_added_in_v1
 
-from smrstore.health import HealthCheck, Thresholds, evaluate, to_mgr_checks
+from smrstore.health import HealthCheck, Thresholds, evaluate, osd_refusals, to_mgr_checks
 from smrstore.history import History
 from smrstore.model import DaemonError, Snapshot, parse_service_status
 
@@ -411,3 +412,53 @@ def test_bound_violated_names_each_drive_and_daemon() -> None:
         ("SMRSTORE_CONVERSION_BOUND_VIOLATED", "warning",
          "2 smrstore drive conversion(s) over their latency bound", 2)]
     assert [x.split(":")[0] for x in checks[0].detail] == ["a drive 0", "a drive 1"]
+
+
+# --- SMRSTORE_OSD_REFUSED: what `ceph-volume smrstore check-ceph --osd-id N` recorded -------
+
+REFUSED_LINE = ('check-ceph: /usr/bin/ceph-osd 16.2.16+ds-0+deb12u1 build-id ab12cd is not a '
+                'build smrstore was verified against: smrstore OSDs must not start on it '
+                '(doc/operations.md, "Upgrades")')
+
+
+def refusal(state: str = "refused", epoch: Optional[int] = 40) -> str:
+    return json.dumps({"state": state, "line": REFUSED_LINE, "osdmap_epoch": epoch,
+                       "binary": "/usr/bin/ceph-osd", "time": 1000.0, "host": "h1"})
+
+
+def osd_map(*osds: Tuple[int, int, int]) -> Dict:
+    """(id, up, up_from) each, as ceph-mgr's get("osd_map") gives them."""
+    return {"epoch": 50, "osds": [{"osd": i, "up": up, "in": 1, "up_from": uf} for i, up, uf in osds]}
+
+
+KEY = "daemon-private/osd.%d/smrstore/check-ceph"
+
+
+def test_refused_osd_is_a_health_check_with_the_line() -> None:
+    keys = {KEY % 3: refusal(), "daemon-private/osd.3/other": "x",
+            "daemon-private/mgr.x/smrstore/check-ceph": refusal()}
+    c = osd_refusals(keys, osd_map((3, 0, 12), (4, 1, 30)))
+    assert c is not None and c.name == "SMRSTORE_OSD_REFUSED" and c.severity == "warning"
+    assert c.detail == ["osd.3: not started: " + REFUSED_LINE]
+    assert c.summary == "1 smrstore OSD not started: check-ceph refused the host's ceph-osd build"
+    assert to_mgr_checks([c])["SMRSTORE_OSD_REFUSED"]["count"] == 1
+
+
+def test_refusal_clears_when_a_later_check_passed_or_the_osd_came_up_after_it() -> None:
+    assert osd_refusals({KEY % 3: refusal(state="passed")}, osd_map((3, 0, 12))) is None
+    # Up since epoch 41, after the refusal at 40: started some other way; not shown.
+    assert osd_refusals({KEY % 3: refusal()}, osd_map((3, 1, 41))) is None
+    # Still marked up from before the refusal (stopped, not yet marked down): shown.
+    assert osd_refusals({KEY % 3: refusal()}, osd_map((3, 1, 12))) is not None
+    # Up, and the refusal has no epoch (the OSD key could not read the map): not shown.
+    assert osd_refusals({KEY % 3: refusal(epoch=None)}, osd_map((3, 1, 12))) is None
+    # The OSD no longer exists (purged): not shown.
+    assert osd_refusals({KEY % 3: refusal()}, osd_map((4, 0, 1))) is None
+
+
+def test_refusals_of_several_osds_in_order_and_bad_entries_skipped() -> None:
+    keys = {KEY % 10: refusal(), KEY % 2: refusal(), KEY % 5: "not json",
+            KEY % 6: json.dumps(["refused"])}
+    c = osd_refusals(keys, osd_map((2, 0, 1), (5, 0, 1), (6, 0, 1), (10, 0, 1)))
+    assert c is not None and [d.split(":")[0] for d in c.detail] == ["osd.2", "osd.10"]
+    assert c.summary.startswith("2 smrstore OSDs not started")
