@@ -12,7 +12,9 @@
 #     would (LD_PRELOAD); both up and in, `ceph osd metadata` says smrstore, rados put/get;
 #   - list (JSON and plain); a running OSD's drive refused by prepare and zap (in use);
 #   - a replaced OSD: stop, zap --osd-id, `ceph osd destroy`, prepare --osd-id on the same
-#     (now blank) drives, activate, up again, the data served (size-2 pool recovered).
+#     (now blank) drives, activate, up again, the data served (size-2 pool recovered);
+#   - a lost metadata database: osd.0 stopped, its RocksDB moved away, `smrstore-tool
+#     rebuild-meta` from its drives, osd.0 up again and serving o1 with osd.1 out.
 # Prints PASS/FAIL lines; exits non-zero on a failure.
 #   bash qa/ceph/0011_ceph_volume.sh TOOL [SCRATCH_DIR]
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -189,6 +191,28 @@ fi
 ceph_wait_clean 180 >/dev/null 2>&1 && ceph_qa_pass "PGs active+clean after the replacement" \
   || ceph_qa_fail "PGs not clean: $(ceph pg stat 2>/dev/null)"
 rados -p cv get o1 back2 && cmp -s obj back2 && ceph_qa_pass "o1 read back after the replacement" || ceph_qa_fail "o1 after replacement"
+
+# --- a lost metadata device: osd.0's RocksDB gone, rebuilt from its zones ----------------------
+kill -TERM "$(cat "$cl/run/osd.0.pid")"
+_cq_wait 120 "osd.0 down" "" _cq_osd_down 0 || ceph_qa_fail "osd.0 did not go down"
+sleep 2
+st0=/var/lib/ceph/osd/$C-0/smrstore
+mv "$st0/meta" "$scratch/meta.lost"
+t0=$(date +%s)
+# shellcheck disable=SC2046
+if "$TOOL" rebuild-meta "$st0" $(cat /var/lib/ceph/osd/$C-0/smrstore_devices) >rebuild.out 2>&1 \
+   && chown -R ceph:ceph "$st0" && osd_entrypoint 0 \
+   && _cq_wait 120 "osd.0 up after rebuild-meta" "$cl/log/osd.0.log" _cq_osd_up_in 0; then
+  ceph_qa_pass "rebuild-meta of osd.0 from its 2 drives ($(( $(date +%s) - t0 )) s, $(grep -c . rebuild.out) report lines), osd.0 up again"
+else
+  ceph_qa_fail "rebuild-meta of osd.0: $(tail -n 3 rebuild.out)"
+fi
+ceph_wait_clean 180 >/dev/null 2>&1 && ceph_qa_pass "PGs active+clean after the rebuild" \
+  || ceph_qa_fail "PGs not clean after the rebuild: $(ceph pg stat 2>/dev/null)"
+ceph osd out 1 >/dev/null 2>&1  # o1 must now come from osd.0's rebuilt store alone
+ceph_wait_clean 180 >/dev/null 2>&1 || true
+rados -p cv get o1 back3 && cmp -s obj back3 && ceph_qa_pass "o1 read from osd.0 alone (osd.1 out)" \
+  || ceph_qa_fail "o1 from the rebuilt osd.0"
 
 stop_osds
 ceph_qa_finish "0011_ceph_volume" "$t_start"
