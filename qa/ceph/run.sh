@@ -9,7 +9,9 @@
 # and its clients (0005: EC overwrites, RBD, radosgw with 10,000 keys in one shard; ~4 min);
 # bad input to a real smrstore OSD (0008: wrong/missing drives, bad settings, a full store;
 # ~3 min); `ceph-volume smrstore` prepare/activate/list/zap against a real cluster (0011: refusals,
-# two OSDs started as a container entrypoint would, a replaced OSD; ~1 min).
+# two OSDs started as a container entrypoint would, a replaced OSD; ~1 min); the upgrade
+# gate, `ceph-volume smrstore check-ceph`, refusing an OSD start on altered ceph-osd copies
+# and SMRSTORE_OSD_REFUSED in `ceph health detail` (0010; ~3.5 min).
 #   qa/ceph/run.sh TOOL
 set -eu
 tool=${1:?usage: qa/ceph/run.sh TOOL}
@@ -19,7 +21,7 @@ export SMRSTORE_E2E=1
 export SMRSTORE_E2E_OUT=${SMRSTORE_E2E_OUT:-$repo/build/e2e}
 mkdir -p "$SMRSTORE_E2E_OUT"
 fail=0
-for t in 0001_cluster.sh 0002_publish.sh 0003_mgr_module.sh 0007_console_osds.sh 0004_osd_rados.sh 0005_osd_clients.sh 0008_osd_bad_input.sh 0009_console_hybrid.sh 0011_ceph_volume.sh; do
+for t in 0001_cluster.sh 0002_publish.sh 0003_mgr_module.sh 0007_console_osds.sh 0004_osd_rados.sh 0005_osd_clients.sh 0008_osd_bad_input.sh 0009_console_hybrid.sh 0010_check_ceph.sh 0011_ceph_volume.sh; do
   echo "== qa/ceph/$t"
   start=$(date +%s)
   case $t in 0001_*) args= ;; *) args=$tool ;; esac  # 0001 tests the library alone
