@@ -36,7 +36,8 @@ deb: build
 #   - the short crash sweep: kill -9 and power cuts, then fsck and every acknowledged
 #     write read back (qa/crash, about 1 minute);
 #   - real OSD captures replayed through the adapter (qa/traces);
-#   - mgr module unit tests (pytest + mypy), web console (tsc, Vitest, build);
+#   - mgr module unit tests (pytest + mypy), the cephadm patch applied to Debian's Pacific
+#     files and tested (qa/cephadm), web console (tsc, Vitest, build);
 #   - real Debian Ceph clusters: telemetry in `ceph service dump`, the mgr module in the real
 #     ceph-mgr, Playwright against that stack (screenshots in build/e2e).
 test: build
@@ -47,6 +48,7 @@ test: build
 	sh qa/traces/check.sh
 	qa/traces/replay.sh $(TOOL)
 	mgr-module/run-tests.sh
+	bash qa/cephadm/test_patch.sh
 	web/run-tests.sh
 	qa/ceph/run.sh $(TOOL)
 	qa/fuzz/run.sh
