@@ -235,12 +235,18 @@ def osd_log_path(cluster: str, osd_id: str) -> str:
 
 
 def append_log(path: str, line: str) -> Optional[str]:
-    """Appends line as a Ceph-style log line; the error text when it cannot."""
+    """Appends line as a Ceph-style log line; the error text when it cannot. A log file this
+    creates gets its directory's owner (/var/log/ceph is ceph's): the unit runs its
+    ExecStartPre as root, and ceph-osd, running as ceph, must still be able to append."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000+0000"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        existed = os.path.exists(path)
         with open(path, "a") as f:
             f.write("%s %d -1 %s\n" % (stamp, os.getpid(), line))
+        if not existed:
+            d = os.stat(os.path.dirname(path))
+            os.chown(path, d.st_uid, d.st_gid)
     except OSError as e:
         return "%s: %s" % (path, e.strerror)
     return None

@@ -202,6 +202,19 @@ def test_osd_id_refusal_goes_to_the_osd_log(altered: Tuple[str, str], tmp_path: 
            "daemon-private/osd.7/smrstore/check-ceph: " in log[1]
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")
+def test_a_log_file_it_creates_belongs_to_the_log_directory_owner(tmp_path: Path) -> None:
+    d = tmp_path / "log"
+    d.mkdir()
+    os.chown(d, 64045, 64045)   # as /var/log/ceph is ceph's; this test runs as root
+    assert check_ceph.append_log(str(d / "ceph-osd.3.log"), "check-ceph: x") is None
+    st = (d / "ceph-osd.3.log").stat()
+    assert (st.st_uid, st.st_gid) == (64045, 64045)
+    (d / "other.log").write_text("")
+    assert check_ceph.append_log(str(d / "other.log"), "check-ceph: y") is None
+    assert (d / "other.log").stat().st_uid == os.getuid()   # an existing file keeps its owner
+
+
 def test_osd_id_pass_leaves_the_log_alone(tmp_path: Path,
                                           unreachable_cluster: Dict[str, str]) -> None:
     p = run("--osd-id", "7", "--quiet", env=unreachable_cluster)
