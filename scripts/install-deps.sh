@@ -1,11 +1,14 @@
 #!/bin/sh
 # Installs what smrstore needs to build, test and demo on Debian 12, as root.
 # Idempotent: packages already installed are not touched, and apt runs only when one is
-# missing. Usage: scripts/install-deps.sh [build|all|vm|ceph|web]  (default all = build +
+# missing. Usage: scripts/install-deps.sh [build|all|vm|vmhost|ceph|web]  (default all = build +
 # ceph + web: everything `make test` and `make demo` need except the VM)
 #   vm: only what qa/vm/run.sh (make test-vm) and qa/vm/peers.sh (make peers) need to run
 #       on real kernel zoned devices in a QEMU VM: QEMU, kernel, busybox, and the peer file
 #       systems' tools (mkfs.f2fs, mkfs.btrfs, mkfs.xfs, dmsetup); not in the default set.
+#   vmhost: what qa/vm/host/vmhost.sh and qa/ansible/ (make test-ansible) need: QEMU and
+#       qemu-img, mmdebstrap for the VM's Debian root file system, mkfs.ext4 -d, an SSH
+#       client, Ansible 7.7 (ansible-core 2.14) with ansible-lint; not in the default set.
 set -eu
 
 # clang + libclang-rt-14-dev (libFuzzer and the sanitizer runtimes, only recommended by
@@ -21,14 +24,18 @@ CEPH_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common python3-rados radosgw librados
 # The web console: Node.js + npm build it, Debian's Chromium runs the Playwright tests.
 WEB_PKGS="nodejs chromium"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static kmod util-linux cpio binutils f2fs-tools btrfs-progs xfsprogs e2fsprogs dmsetup nbdkit"
+# The systemd host VM (qa/vm/host/) and the Ansible roles tested against it (ansible/): the
+# VM boots the kernel and initrd of its own root file system, so no host kernel is needed.
+VMHOST_PKGS="qemu-system-x86 qemu-utils mmdebstrap e2fsprogs openssh-client ansible ansible-core ansible-lint"
 
 case "${1:-all}" in
   vm) want="$VM_PKGS" ;;
+  vmhost) want="$VMHOST_PKGS" ;;
   build) want="$BUILD_PKGS" ;;
   ceph) want="$CEPH_PKGS" ;;
   web) want="$WEB_PKGS" ;;
   all) want="$BUILD_PKGS $CEPH_PKGS $WEB_PKGS" ;;
-  *) echo "install-deps: unknown set '$1' (build|all|vm|ceph|web)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown set '$1' (build|all|vm|vmhost|ceph|web)" >&2; exit 2 ;;
 esac
 
 missing=""
