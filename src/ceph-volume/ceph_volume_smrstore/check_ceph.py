@@ -12,6 +12,8 @@ Contract
              relocations, slot by slot against the record (abi/expected.py);
     layouts  only with the binary's debug info installed (ceph-osd-dbg): its type layouts
              against the recorded ones; else "not checked (ceph-osd-dbg not installed)".
+             Reading them runs gdb for minutes the first time per build-id (then cached in
+             /var/cache/smrstore/abi); with --osd-id only a cached result is used.
   Any failure refuses: ONE line on stderr, `check-ceph: BINARY VERSION build-id ID <why>:
   smrstore OSDs must not start on it (doc/operations.md, "Upgrades")`; without --quiet the
   checks are listed on stdout first (or the JSON document with --format json).
@@ -176,7 +178,7 @@ def refusal_line(v: Verdict, library: str) -> str:
     return ""
 
 
-def check_binary(binary: str, library: str) -> Verdict:
+def check_binary(binary: str, library: str, read_debug_info: bool = True) -> Verdict:
     v = Verdict(binary)
     if os.path.exists(binary):
         v.version = ceph_version(binary)
@@ -185,7 +187,7 @@ def check_binary(binary: str, library: str) -> Verdict:
         except ToolError:
             v.build_id = ""
         v.preload = run_preload(binary, library)
-        v.checks = [expected.check_vtables(binary), expected.check_layouts(binary)]
+        v.checks = [expected.check_vtables(binary), expected.check_layouts(binary, read_debug_info)]
     v.reason = refusal_line(v, library)
     return v
 
@@ -345,7 +347,8 @@ def command(argv: Sequence[str], cluster: str) -> int:
         parser().error("--osd-id %r is not a number" % a.osd_id)
     library = a.library or paths.preload_library()
     binaries = a.binary or (["/usr/bin/ceph-osd"] if a.osd_id is not None else list(DEFAULT_BINARIES))
-    verdicts = [check_binary(b, library) for b in binaries]
+    # The gate before an OSD start reads layouts only from the cache (see expected.py).
+    verdicts = [check_binary(b, library, read_debug_info=a.osd_id is None) for b in binaries]
     if a.format == "json":
         print(json.dumps(to_json(verdicts), indent=2))
     elif not a.quiet:

@@ -168,6 +168,20 @@ def test_layouts_unlike_the_record_refuse(monkeypatch: pytest.MonkeyPatch) -> No
     assert c.first == "ceph::os::Transaction: sizeof pacific 264 / ours 272"
 
 
+def test_the_gate_does_not_run_gdb(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """With --osd-id (a unit's ExecStartPre) layouts come only from the cache: gdb over the
+    debug info takes minutes."""
+    monkeypatch.setattr(expected, "has_debug_info", lambda b: True)
+    monkeypatch.setattr(expected, "CACHE_DIR", str(tmp_path))
+
+    def no_gdb(b: str, bid: str) -> str:
+        raise AssertionError("gdb run")
+    monkeypatch.setattr(expected, "binary_layout", no_gdb)
+    c = expected.check_layouts(OSD, generate_missing=False)
+    assert c.status == "skipped" and c.summary.startswith(
+        "not checked (not read from its debug info yet: run `ceph-volume smrstore check-ceph")
+
+
 @pytest.mark.skipif(not os.access(OSD, os.R_OK) or not expected.has_debug_info(OSD),
                     reason="ceph-osd-dbg not installed (or CEPH_VOLUME_SMRSTORE_DEBUG_DIR not set to an "
            "extracted one)")

@@ -168,9 +168,13 @@ def dbg_package(binary: str) -> str:
     return (owner_package(binary)[0] or "ceph-osd") + "-dbg"
 
 
+def cached_layout_path(bid: str) -> str:
+    return os.path.join(CACHE_DIR, f"{bid}.layout")
+
+
 def binary_layout(binary: str, bid: str) -> str:
     """binary's layout file text, from the cache when it holds one for this build-id."""
-    path = os.path.join(CACHE_DIR, f"{bid}.layout")
+    path = cached_layout_path(bid)
     if cache_is_current(path):
         with open(path) as f:
             return f.read()
@@ -185,11 +189,17 @@ def binary_layout(binary: str, bid: str) -> str:
     return text
 
 
-def check_layouts(binary: str) -> Check:
+def check_layouts(binary: str, generate_missing: bool = True) -> Check:
+    """generate_missing=False: only from the cache (gdb over the debug info takes minutes;
+    too long for a unit's ExecStartPre)."""
     try:
         bid = build_id(binary) or ""
         if not has_debug_info(binary):
             return Check("layouts", "skipped", f"not checked ({dbg_package(binary)} not installed)")
+        if not generate_missing and not cache_is_current(cached_layout_path(bid)):
+            return Check("layouts", "skipped",
+                         f"not checked (not read from its debug info yet: run `ceph-volume "
+                         f"smrstore check-ceph --binary {binary}` once, it takes minutes)")
         ours = parse_layout(binary_layout(binary, bid))
     except (ToolError, LayoutError, OSError, ValueError) as e:
         return Check("layouts", "error", f"not checked: {e}", first=str(e))
