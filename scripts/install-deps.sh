@@ -19,8 +19,10 @@ BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev
 # Debian's Ceph 16.2.15: the daemons of the test/demo cluster, the libraries the adapter
 # links (librados2's libceph-common, libradospp-dev's buffer.h), python3-rados, radosgw and
 # an S3 client for the trace captures, FastAPI/uvicorn (pydantic v1) for the mgr module,
-# python3-jsonschema for its tests (documents against mgr-module/smrstore/stats_schema.json).
-CEPH_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common python3-rados radosgw librados-dev libradospp-dev python3-boto3 python3-fastapi python3-uvicorn python3-pytest python3-jsonschema python3-httpx python3-prometheus-client mypy"
+# python3-jsonschema for its tests (documents against mgr-module/smrstore/stats_schema.json),
+# python3-seccomp for the preload check under systemd's MemoryDenyWriteExecute filter
+# (qa/ceph/mdwe_exec.py).
+CEPH_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common python3-rados radosgw librados-dev libradospp-dev python3-boto3 python3-fastapi python3-uvicorn python3-pytest python3-jsonschema python3-httpx python3-prometheus-client mypy python3-seccomp"
 # The web console: Node.js + npm build it, Debian's Chromium runs the Playwright tests.
 WEB_PKGS="nodejs chromium"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static kmod util-linux cpio binutils f2fs-tools btrfs-progs xfsprogs e2fsprogs dmsetup nbdkit"

@@ -9,7 +9,8 @@
 #      RTLD_DEEPBIND boundary (qa/ceph/check_bindings.py);
 #   3. the option: `--osd-objectstore smrstore` parses only with the library;
 #   4. refusals: a copy of ceph-osd with another build-id, and one with other bytes at
-#      ObjectStore::create, are not patched and say why (and smrstore is then refused).
+#      ObjectStore::create, are not patched and say why (and smrstore is then refused);
+#   5. both hosts under the seccomp filter of systemd's MemoryDenyWriteExecute= (mdwe_exec.py).
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 path/to/libsmrstore_osd.so" >&2; exit 2; }
 LIB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -63,6 +64,30 @@ v=$(SMRSTORE_PRELOAD_SELFTEST=state LD_PRELOAD=$LIB "$t/ceph-osd-other-bytes" 2>
 case $v in *"the first bytes of ObjectStore::create are"*"FAIL both patches"*)
   ok "other bytes at ObjectStore::create: refused"; echo "$v" | grep refusing | cut -c1-160 | sed 's/^/    /' ;;
   *) bad "other bytes at ObjectStore::create: $v" ;; esac
+
+# 5. Under the seccomp filter of systemd's MemoryDenyWriteExecute= (Debian's ceph-osd@.service
+#    sets it): the patches map their code from a memfd, so they still apply, and the store
+#    self-test passes; the filter itself must refuse mprotect(PROT_EXEC) (else this proves nothing).
+if /usr/bin/python3 -c 'import seccomp' 2>/dev/null; then
+  if /usr/bin/python3 "$here/mdwe_exec.py" /usr/bin/python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True); libc.mmap.restype = ctypes.c_void_p
+p = libc.mmap(None, 4096, 3, 0x22, -1, 0)
+sys.exit(0 if libc.mprotect(ctypes.c_void_p(p), 4096, 5) == -1 and ctypes.get_errno() == 1 else 1)'; then
+    for host in $OSD $TOOL; do
+      if /usr/bin/python3 "$here/mdwe_exec.py" env SMRSTORE_PRELOAD_SELFTEST=store LD_PRELOAD="$LIB" \
+           $host >"$t/out" 2>&1; then
+        ok "$(basename $host) under MemoryDenyWriteExecute's filter: patched, store self-test ($(grep -c 'selftest: PASS' "$t/out") checks)"
+      else
+        bad "$(basename $host) under MemoryDenyWriteExecute's filter:"; sed 's/^/    /' "$t/out"
+      fi
+    done
+  else
+    bad "the MemoryDenyWriteExecute filter (qa/ceph/mdwe_exec.py) lets mprotect(PROT_EXEC) through"
+  fi
+else
+  bad "python3-seccomp missing (scripts/install-deps.sh ceph): the MemoryDenyWriteExecute check cannot run"
+fi
 
 [ $fail -eq 0 ] && echo "check-preload: all checks passed" || echo "check-preload: FAILED"
 exit $fail

@@ -337,10 +337,6 @@ def dropin_text(osd_id: str) -> str:
             "# installed ceph-osd is a build it was verified against (doc/operations.md).\n"
             "[Service]\n"
             "Environment=LD_PRELOAD=%s\n"
-            "# The preload redirects ObjectStore::create by rewriting its first bytes before\n"
-            "# main(); the stock unit's W^X filter would refuse making that page executable\n"
-            "# again.\n"
-            "MemoryDenyWriteExecute=false\n"
             "ExecStartPre=/usr/sbin/ceph-volume smrstore check-ceph --osd-id %s --quiet\n"
             % (paths.preload_library(), osd_id))
 

@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <link.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -112,11 +113,32 @@ ObjectStore* SmrCreate(CephContext* cct, const std::string& type, const std::str
   return g_ceph_create(cct, type, data, journal, flags);
 }
 
-bool SetProtection(uintptr_t addr, size_t len, int prot) {
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t first = addr & ~(page - 1);
-  const uintptr_t last = (addr + len + page - 1) & ~(page - 1);
-  return ::mprotect(reinterpret_cast<void*>(first), last - first, prot) == 0;
+// Executable code is never made by changing a mapping's protection: systemd's
+// MemoryDenyWriteExecute= (on in Debian's ceph-osd@.service) refuses every mprotect that
+// adds PROT_EXEC and every writable+executable mapping. Instead the bytes are written to a
+// memfd, which is then mapped read+execute (as the dynamic loader maps a library): at `at`
+// with MAP_FIXED (replacing those pages of the executable), or anywhere when `at` is null.
+// Returns the mapping, or MAP_FAILED with *why set.
+void* MapCode(void* at, const uint8_t* bytes, size_t len, std::string* why) {
+  const int fd = static_cast<int>(::syscall(SYS_memfd_create, "smrstore-osd-code", MFD_CLOEXEC));
+  if (fd < 0) {
+    *why = std::string("memfd_create failed: ") + std::strerror(errno);
+    return MAP_FAILED;
+  }
+  size_t done = 0;
+  while (done < len) {
+    const ssize_t n = ::write(fd, bytes + done, len - done);
+    if (n <= 0) {
+      *why = std::string("writing the code to a memfd failed: ") + std::strerror(errno);
+      ::close(fd);
+      return MAP_FAILED;
+    }
+    done += static_cast<size_t>(n);
+  }
+  void* mem = ::mmap(at, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | (at ? MAP_FIXED : 0), fd, 0);
+  if (mem == MAP_FAILED) *why = std::string("mapping the code failed: ") + std::strerror(errno);
+  ::close(fd);
+  return mem;
 }
 
 // Appends "smrstore" to osd_objectstore's permitted values. Refuses (false + reason) when the
@@ -183,14 +205,10 @@ bool PatchCreate(uintptr_t base, const KnownBinary& k, std::string* why) {
   for (int i = 0; i < 8; ++i) t.push_back(static_cast<uint8_t>(lea_target >> (8 * i)));
   t.insert(t.end(), {0xff, 0x25, 0x00, 0x00, 0x00, 0x00});  // jmp *0(%rip)
   for (int i = 0; i < 8; ++i) t.push_back(static_cast<uint8_t>(resume >> (8 * i)));
-  void* mem = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  t.resize(4096, 0xcc);  // int3 past the code
+  void* mem = MapCode(nullptr, t.data(), t.size(), why);
   if (mem == MAP_FAILED) {
-    *why = std::string("mmap for the trampoline failed: ") + std::strerror(errno);
-    return false;
-  }
-  std::memcpy(mem, t.data(), t.size());
-  if (::mprotect(mem, 4096, PROT_READ | PROT_EXEC) != 0) {
-    *why = std::string("mprotect of the trampoline failed: ") + std::strerror(errno);
+    *why = "the trampoline: " + *why;
     return false;
   }
   g_ceph_create = reinterpret_cast<CreateFn>(mem);
@@ -200,13 +218,18 @@ bool PatchCreate(uintptr_t base, const KnownBinary& k, std::string* why) {
   for (int i = 0; i < 8; ++i) patch[2 + i] = static_cast<uint8_t>(hook >> (8 * i));
   patch[10] = 0xff;  // jmp *%rax
   patch[11] = 0xe0;
-  if (!SetProtection(reinterpret_cast<uintptr_t>(entry), kPatchLen,
-                     PROT_READ | PROT_WRITE | PROT_EXEC)) {
-    *why = std::string("mprotect of ObjectStore::create failed: ") + std::strerror(errno);
+  // The pages holding the entry, copied with the patch applied, mapped over the originals.
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t first = reinterpret_cast<uintptr_t>(entry) & ~(page - 1);
+  const uintptr_t last = (reinterpret_cast<uintptr_t>(entry) + kPatchLen + page - 1) & ~(page - 1);
+  std::vector<uint8_t> pages(reinterpret_cast<const uint8_t*>(first),
+                             reinterpret_cast<const uint8_t*>(last));
+  std::memcpy(pages.data() + (reinterpret_cast<uintptr_t>(entry) - first), patch, kPatchLen);
+  void* mapped = MapCode(reinterpret_cast<void*>(first), pages.data(), pages.size(), why);
+  if (mapped != reinterpret_cast<void*>(first)) {
+    *why = "ObjectStore::create: " + *why;
     return false;
   }
-  std::memcpy(entry, patch, kPatchLen);
-  SetProtection(reinterpret_cast<uintptr_t>(entry), kPatchLen, PROT_READ | PROT_EXEC);
   __builtin___clear_cache(reinterpret_cast<char*>(entry),
                           reinterpret_cast<char*>(entry) + kPatchLen);
   return true;

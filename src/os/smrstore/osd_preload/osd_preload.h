@@ -11,7 +11,9 @@
 //   2. The entry of `ObjectStore::create(CephContext*, type, data, journal, flags)` — called
 //      directly from inside the executable, so symbol interposition cannot reach it — is
 //      overwritten with a jump to smrstore's factory, after checking that the bytes there are
-//      exactly the ones recorded for that build-id. The factory returns a new SMRStore for
+//      exactly the ones recorded for that build-id (the page is replaced by a patched copy
+//      mapped from a memfd, never made writable+executable or re-protected executable, so it
+//      works under systemd's MemoryDenyWriteExecute=). The factory returns a new SMRStore for
 //      type "smrstore" and calls Ceph's own create, unchanged, for every other type (through
 //      a trampoline holding the displaced prologue, its rip-relative operand relocated).
 //   A binary that does not export ObjectStore::create is left alone silently (the preload may
