@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build deb test test-vm test-osd-faults crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
+.PHONY: all deps configure build deb test test-vm test-ansible test-osd-faults crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
 all: build
 
@@ -59,6 +59,15 @@ test: build
 # qa/vm/run.sh. Also the last step of `make test`.
 test-vm: build
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
+
+# ansible/site.yml against a real systemd Debian 12 host in a QEMU VM (qa/vm/host/): lab
+# mon + mgr, the smrstore package (make deb), two smrstore OSDs on QEMU NVMe ZNS drives, the
+# mgr module; second run changed=0, rados put/get, a guest reboot, the OSDs back up and the
+# objects read back (qa/ansible/run.sh, ~30-40 min under TCG; builds the package first).
+# Not part of `make test`; qa/ansible/lint.sh is its fast part (ansible-lint, syntax check,
+# emulated preflight).
+test-ansible: deb
+	qa/ansible/run.sh
 
 # The long fault suite on real smrstore OSDs (Debian's ceph-osd + libsmrstore_osd.so), not
 # part of `make test`: kill -9 of all OSDs under writes, one OSD killed and recovered,

@@ -140,7 +140,10 @@ def main():
     in_osd = {}  # real device path -> osd id
     for osd_id, o in osds.items():
         for d in o.get("devices", []) or []:
-            in_osd[os.path.realpath(d)] = str(o.get("osd_id", osd_id))
+            # {"path": stable name, "current_name": /dev/...} (or a bare path)
+            path = (d.get("current_name") or d.get("path")) if isinstance(d, dict) else d
+            if path:
+                in_osd[os.path.realpath(path)] = str(o.get("osd_id", osd_id))
 
     mounts = mounted_sources()
     drives = {}
