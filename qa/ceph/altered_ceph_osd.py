@@ -2,6 +2,8 @@
 """Two altered copies of a ceph-osd binary, for the refusal tests of the preload library and
 of `ceph-volume smrstore check-ceph`:
 
+  altered_ceph_osd.py --guarded SRC  -> "WHAT OFFSET" lines: every byte the preload's guard
+                                   must check (13 prologue bytes, 20 build-id bytes)
   altered_ceph_osd.py SRC DIR   -> DIR/ceph-osd-other-build  one byte of the GNU build-id flipped
                                    DIR/ceph-osd-other-bytes  one byte inside ObjectStore::create's
                                                              prologue flipped ("mov %rsp,%rbp")
@@ -57,7 +59,25 @@ def make(src: str, out_dir: str) -> Tuple[str, str]:
     return paths[0], paths[1]
 
 
+PROLOGUE_LEN = 13  # the bytes the preload displaces and compares (osd_preload.cc kPrologueLen)
+
+
+def guarded_offsets(src: str) -> list:
+    """(what, file offset) of every byte the preload's guard must check: the displaced
+    prologue of ObjectStore::create and each byte of the GNU build-id."""
+    with open(src, "rb") as f:
+        data = f.read()
+    bid = bytes.fromhex(build_id(src))
+    at = data.find(bid)
+    fo = create_file_offset(src)
+    return [("create+%d" % k, fo + k) for k in range(PROLOGUE_LEN)] + \
+        [("build-id+%d" % k, at + k) for k in range(len(bid))]
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--guarded":
+        print("\n".join("%s %d" % wo for wo in guarded_offsets(sys.argv[2])))
+        sys.exit(0)
     if len(sys.argv) != 3:
-        sys.exit("usage: altered_ceph_osd.py SRC DIR")
+        sys.exit("usage: altered_ceph_osd.py SRC DIR | --guarded SRC")
     print("\n".join(make(sys.argv[1], sys.argv[2])))

@@ -10,6 +10,7 @@
 #   3. the option: `--osd-objectstore smrstore` parses only with the library;
 #   4. refusals: a copy of ceph-osd with another build-id, and one with other bytes at
 #      ObjectStore::create, are not patched and say why (and smrstore is then refused);
+#   4b. each of those bytes (the 13 the patch displaces, the 20 of the build-id) altered alone;
 #   5. both hosts under the seccomp filter of systemd's MemoryDenyWriteExecute= (mdwe_exec.py).
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 path/to/libsmrstore_osd.so" >&2; exit 2; }
@@ -64,6 +65,25 @@ v=$(SMRSTORE_PRELOAD_SELFTEST=state LD_PRELOAD=$LIB "$t/ceph-osd-other-bytes" 2>
 case $v in *"the first bytes of ObjectStore::create are"*"FAIL both patches"*)
   ok "other bytes at ObjectStore::create: refused"; echo "$v" | grep refusing | cut -c1-160 | sed 's/^/    /' ;;
   *) bad "other bytes at ObjectStore::create: $v" ;; esac
+
+# 4b. The guard at every byte it guards: one copy of ceph-osd with each byte of the
+#     displaced prologue and of the build-id altered in turn must be refused (a guard that
+#     compared fewer bytes than it patches would let some through).
+/usr/bin/python3 "$here/altered_ceph_osd.py" --guarded "$OSD" >"$t/guarded"
+cp "$OSD" "$t/ceph-osd-each"
+chmod +x "$t/ceph-osd-each"
+flip() { /usr/bin/python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(int(sys.argv[2])); b=f.read(1)[0]; f.seek(int(sys.argv[2])); f.write(bytes([b ^ 0x5a]))' "$t/ceph-osd-each" "$1"; }
+through=""; n=0
+while read -r what off; do
+  flip "$off"
+  v=$(SMRSTORE_PRELOAD_SELFTEST=state LD_PRELOAD=$LIB "$t/ceph-osd-each" 2>&1 || true)
+  case $v in *"create_patched=0"*refusal:*) ;; *) through="$through $what" ;; esac
+  flip "$off"   # back
+  n=$((n + 1))
+done <"$t/guarded"
+cmp -s "$OSD" "$t/ceph-osd-each" || bad "the per-byte copy did not return to the original"
+[ -z "$through" ] && [ $n -eq 33 ] && ok "every guarded byte: $n copies (13 prologue bytes, 20 build-id bytes), each altered alone, all refused" \
+  || bad "guarded bytes let through ($n tried):$through"
 
 # 5. Under the seccomp filter of systemd's MemoryDenyWriteExecute= (Debian's ceph-osd@.service
 #    sets it): the patches map their code from a memfd, so they still apply, and the store
