@@ -32,13 +32,8 @@ fail() { ceph_qa_fail "$@"; }
 die() { echo "FAIL $*"; exit 1; }
 
 # The plugin as installed: the package and its .dist-info on the path ceph-volume searches.
-site=$scratch/site
-mkdir -p "$site/ceph_volume_smrstore-0.1.0.dist-info"
-ln -s "$repo/src/ceph-volume/ceph_volume_smrstore" "$site/ceph_volume_smrstore"
-printf 'Metadata-Version: 2.1\nName: ceph-volume-smrstore\nVersion: 0.1.0\n' \
-  >"$site/ceph_volume_smrstore-0.1.0.dist-info/METADATA"
-cp "$repo/src/ceph-volume/dist-info/entry_points.txt" "$site/ceph_volume_smrstore-0.1.0.dist-info/"
-export PYTHONPATH=$site PYTHONDONTWRITEBYTECODE=1 SMRSTORE_OSD_LIB
+ceph_volume_plugin_site "$scratch/site"
+export PYTHONDONTWRITEBYTECODE=1 SMRSTORE_OSD_LIB
 cv() { ceph-volume --log-path "$scratch" smrstore "$@"; }
 
 ceph_cluster_start "$cl" --objectstore smrstore --osds 2 --cephx --mgr-module-path "$repo/mgr-module" \

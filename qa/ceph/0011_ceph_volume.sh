@@ -31,13 +31,8 @@ chmod 755 "$scratch"
 cd "$scratch"
 
 # --- the plugin, as installed: package + dist-info on the path ceph-volume searches ----------
-site=$scratch/site
-mkdir -p "$site/ceph_volume_smrstore-0.1.0.dist-info"
-ln -s "$repo/src/ceph-volume/ceph_volume_smrstore" "$site/ceph_volume_smrstore"
-printf 'Metadata-Version: 2.1\nName: ceph-volume-smrstore\nVersion: 0.1.0\n' \
-  >"$site/ceph_volume_smrstore-0.1.0.dist-info/METADATA"
-cp "$repo/src/ceph-volume/dist-info/entry_points.txt" "$site/ceph_volume_smrstore-0.1.0.dist-info/"
-export PYTHONPATH=$site SMRSTORE_TOOL=$TOOL
+ceph_volume_plugin_site "$scratch/site"
+export SMRSTORE_TOOL=$TOOL
 export SMRSTORE_OSD_LIB=${SMRSTORE_OSD_LIB:-$repo/build/src/os/smrstore/osd/libsmrstore_osd.so}
 chmod o+rx "$(dirname "$SMRSTORE_OSD_LIB")" 2>/dev/null || true
 # The host's tools read /etc/ceph/$C.conf (lib.sh exports CEPH_CONF for the admin's CLI).

@@ -627,6 +627,17 @@ wait_for() {
   done
   echo "ok: $_w ($(( $(date +%s) - _t0 ))s)"
 }
+# ceph_volume_plugin_site DIR: the `ceph-volume smrstore` plugin as installed, for Debian's
+# own ceph-volume: the package (a link to src/ceph-volume/ceph_volume_smrstore) and its
+# .dist-info with the `ceph_volume_handlers` entry point in DIR; exports PYTHONPATH=DIR.
+ceph_volume_plugin_site() {
+  mkdir -p "$1/ceph_volume_smrstore-0.1.0.dist-info"
+  ln -sfn "$_cq_root/src/ceph-volume/ceph_volume_smrstore" "$1/ceph_volume_smrstore"
+  printf 'Metadata-Version: 2.1\nName: ceph-volume-smrstore\nVersion: 0.1.0\n' \
+    >"$1/ceph_volume_smrstore-0.1.0.dist-info/METADATA"
+  cp "$_cq_root/src/ceph-volume/dist-info/entry_points.txt" "$1/ceph_volume_smrstore-0.1.0.dist-info/"
+  export PYTHONPATH=$1
+}
 # free_port: a TCP port on 127.0.0.1 nobody listens on now.
 free_port() {
   /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
