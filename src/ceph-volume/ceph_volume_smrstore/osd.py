@@ -32,7 +32,7 @@ import shutil
 import subprocess
 import time
 import uuid
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import drives, paths
 
@@ -372,15 +372,15 @@ def activate(cluster: str, osd_id: str, osd_fsid: Optional[str], systemd: bool =
 
 # --- list and zap ---------------------------------------------------------------------------
 
-def listing(cluster: str, devices: Sequence[str] = ()) -> Dict[str, object]:
+def listing(cluster: str, devices: Sequence[str] = ()) -> Dict[str, Dict[str, Any]]:
     if devices:
-        out: Dict[str, object] = {}
+        out: Dict[str, Dict[str, Any]] = {}
         for arg in devices:
             d = drives.inspect(arg)
             out[arg] = {"path": d.path, "spec": d.spec, "zoned": d.zoned, "in_use": d.holders,
                         "signatures": d.signatures, "label": d.label}
         return out
-    result: Dict[str, object] = {}
+    result: Dict[str, Dict[str, Any]] = {}
     for r in load_records(cluster):
         devs = []
         for dev in r["devices"]:
