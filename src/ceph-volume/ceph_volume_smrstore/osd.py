@@ -331,14 +331,25 @@ def _systemctl(*args: str) -> None:
     _run(["systemctl"] + list(args))
 
 
+# Debian's ceph-osd@.service runs `ceph-osd -f --cluster ${CLUSTER} --id %i --setuser ceph
+# --setgroup ceph` after ExecStartPre=ceph-osd-prestart.sh. The preload goes on ceph-osd's
+# command line only (through env), never into the unit's Environment=: every ExecStartPre
+# (a shell script, check-ceph in python3) would then load it too and fail, since the library
+# resolves against Ceph's own symbols (found in the VM of qa/vm/host).
+STOCK_EXECSTART = "/usr/bin/ceph-osd -f --cluster ${CLUSTER} --id %i --setuser ceph --setgroup ceph"
+
+
 def dropin_text(osd_id: str) -> str:
-    return ("# Written by ceph-volume smrstore activate: only this OSD's unit gets the preload\n"
-            "# library that makes Debian's ceph-osd run smrstore, after checking that the\n"
-            "# installed ceph-osd is a build it was verified against (doc/operations.md).\n"
+    return ("# Written by ceph-volume smrstore activate: only this OSD's unit runs ceph-osd with\n"
+            "# the preload library that makes Debian's ceph-osd run smrstore, and only after\n"
+            "# check-ceph found the installed ceph-osd a build it was verified against\n"
+            "# (doc/operations.md, \"Upgrades\"). The rest of the stock unit (its hardening,\n"
+            "# ceph-osd-prestart.sh, restarts) is kept.\n"
             "[Service]\n"
-            "Environment=LD_PRELOAD=%s\n"
             "ExecStartPre=/usr/sbin/ceph-volume smrstore check-ceph --osd-id %s --quiet\n"
-            % (paths.preload_library(), osd_id))
+            "ExecStart=\n"
+            "ExecStart=/usr/bin/env LD_PRELOAD=%s %s\n"
+            % (osd_id, paths.preload_library(), STOCK_EXECSTART))
 
 
 def activate(cluster: str, osd_id: str, osd_fsid: Optional[str], systemd: bool = True) -> Dict:

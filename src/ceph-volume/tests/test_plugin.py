@@ -214,3 +214,22 @@ def test_debian_ceph_volume_loads_the_plugin(tmp_path: Path) -> None:
     assert r.returncode == 1
     assert r.stderr.strip().splitlines()[-1] == \
         "ceph-volume smrstore list: /nonexistent: No such file or directory"
+
+
+def test_dropin_wraps_the_stock_unit_command_only() -> None:
+    """The drop-in's ExecStart is Debian's own, behind `env LD_PRELOAD=`; no Environment= line
+    (it would preload into ExecStartPre's shell and python3, which cannot load the library)."""
+    unit = Path("/lib/systemd/system/ceph-osd@.service")
+    if not unit.exists():
+        pytest.skip("Debian's ceph-osd@.service not installed")
+    stock = [ln.split("=", 1)[1] for ln in unit.read_text().splitlines() if ln.startswith("ExecStart=")]
+    assert stock == [osd.STOCK_EXECSTART]
+    text = osd.dropin_text("7")
+    lines = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
+    assert lines == [
+        "[Service]",
+        "ExecStartPre=/usr/sbin/ceph-volume smrstore check-ceph --osd-id 7 --quiet",
+        "ExecStart=",
+        "ExecStart=/usr/bin/env LD_PRELOAD=%s %s" % (paths.preload_library(), stock[0]),
+    ]
+    assert "Environment" not in text
