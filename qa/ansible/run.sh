@@ -102,6 +102,21 @@ rados -p smrtest get big /root/big.out && cmp /root/big.bin /root/big.out
 rados -p smrtest get small /root/small.out && cmp /root/small.bin /root/small.out' ||
   die "rados put/get through the cluster failed"
 step "rados put/get of 8 MiB + 4 KiB objects on osd $(echo "$osds" | tr ' ' ','): read back byte-exact"
+# The mgr module's REST API with the token the smrstore_mgr role keeps on the host.
+api_summary() { vm 'python3 -c "
+import json, urllib.request
+t = open(\"/etc/ceph/smrstore-console.token\").read().strip()
+r = urllib.request.urlopen(urllib.request.Request(\"http://127.0.0.1:8765/api/v1/summary\",
+                           headers={\"Authorization\": \"Bearer \" + t}), timeout=30)
+d = json.load(r)
+print(d[\"daemons\"], d[\"drives\"])"' 2>/dev/null; }
+deadline=$(($(date +%s) + 300))
+until summary=$(api_summary) && [ "$summary" = "2 2" ]; do
+  [ "$(date +%s)" -lt "$deadline" ] ||
+    die "the smrstore mgr module's API (127.0.0.1:8765 in the VM) did not show 2 daemons and 2 drives with the role's token within 300 s (last: '${summary:-no answer}')"
+  sleep 5
+done
+step "mgr module API with the role's token: 2 daemons, 2 drives"
 
 # --- 6. reboot ---------------------------------------------------------------------------
 for id in $osds; do
@@ -109,14 +124,23 @@ for id in $osds; do
   vm "systemctl is-enabled ceph-osd@$id ceph-volume@smrstore-$id-$fsid" >/dev/null ||
     die "osd.$id: its units are not enabled: $(vm "systemctl is-enabled ceph-osd@$id ceph-volume@smrstore-$id-$fsid" | tr '\n' ' ')"
 done
+# After the reboot the mon's map still shows the OSDs up (it has not noticed them gone), so
+# "up again" means: up, in a map epoch newer than the one they came up in before
+# (up_from), and their units active.
+upfrom=$(vm "ceph osd dump --format json" | python3 -c '
+import json, sys
+print(" ".join("%d:%d" % (o["osd"], o["up_from"]) for o in json.load(sys.stdin)["osds"]))')
+active_cmd=$(for id in $osds; do printf 'systemctl is-active --quiet ceph-osd@%s && ' "$id"; done)
 "$VMH" reboot
 step "guest rebooted"
 deadline=$(($(date +%s) + 900))
 until vm "ceph osd dump --format json" 2>/dev/null | python3 -c '
 import json, sys
 want = set(int(x) for x in sys.argv[1].split())
-up = {o["osd"] for o in json.load(sys.stdin)["osds"] if o["up"] == 1}
-sys.exit(0 if want <= up else 1)' "$osds"; do
+before = dict(tuple(int(v) for v in x.split(":")) for x in sys.argv[2].split())
+up = {o["osd"] for o in json.load(sys.stdin)["osds"] if o["up"] == 1 and o["up_from"] > before.get(o["osd"], -1)}
+sys.exit(0 if want <= up else 1)' "$osds" "$upfrom" &&
+      vm "$active_cmd true"; do
   [ "$(date +%s)" -lt "$deadline" ] || { vm 'ceph -s; systemctl --no-pager status "ceph-osd@*" | tail -n 40' >&2 || true
                                         die "the OSDs ($osds) did not come back up within 900 s of the reboot"; }
   sleep 5
