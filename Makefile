@@ -37,7 +37,9 @@ deb: build
 #     write read back (qa/crash, about 1 minute);
 #   - real OSD captures replayed through the adapter (qa/traces);
 #   - mgr module unit tests (pytest + mypy), the cephadm patch applied to Debian's Pacific
-#     files and tested (qa/cephadm), web console (tsc, Vitest, build);
+#     files and tested (qa/cephadm), ansible-lint and the preflight role on an emulated host
+#     (qa/ansible/lint.sh; the full play against the systemd VM is `make test-ansible`), web
+#     console (tsc, Vitest, build);
 #   - real Debian Ceph clusters: telemetry in `ceph service dump`, the mgr module in the real
 #     ceph-mgr, Playwright against that stack (screenshots in build/e2e).
 test: build
@@ -49,6 +51,7 @@ test: build
 	qa/traces/replay.sh $(TOOL)
 	mgr-module/run-tests.sh
 	bash qa/cephadm/test_patch.sh
+	bash qa/ansible/lint.sh
 	web/run-tests.sh
 	qa/ceph/run.sh $(TOOL)
 	qa/fuzz/run.sh
