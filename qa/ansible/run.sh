@@ -9,6 +9,7 @@
 #   5. rados put/get of objects through the cluster, read back byte-exact
 #   6. reboot the guest (QEMU keeps running, the ZNS zones keep their data): the OSD units
 #      are enabled, the OSDs come back up, the objects read back byte-exact
+#   7. ceph-volume smrstore on the guest's kernel devices (qa/ansible/ceph_volume_kernel.sh)
 # Prints each step's time. Exits non-zero at the first failed step.
 # Usage: qa/ansible/run.sh
 # Env:   SMRSTORE_DEB  the package (default: the newest build/smrstore_*.deb; make deb)
@@ -152,4 +153,15 @@ timeout 600 rados -p smrtest get big /root/big.out && cmp /root/big.bin /root/bi
 timeout 600 rados -p smrtest get small /root/small.out && cmp /root/small.bin /root/small.out' ||
   die "rados get after the reboot failed or differs"
 step "rados get after the reboot: byte-exact"
+
+# --- 7. ceph-volume smrstore on the guest's kernel devices --------------------------------
+# qa/ansible/ceph_volume_kernel.sh, in the guest: list, refusals that change nothing, an OSD
+# on null_blk prepared, activated with systemd and zapped again.
+if [ -r "$ROOT/qa/ansible/ceph_volume_kernel.sh" ]; then
+  rc=0
+  vm 'bash -s' <"$ROOT/qa/ansible/ceph_volume_kernel.sh" >"$LOGS/ceph_volume_kernel.log" 2>&1 || rc=$?
+  sed 's/^/    /' "$LOGS/ceph_volume_kernel.log"
+  [ $rc = 0 ] || die "ceph-volume smrstore on the guest's kernel devices: rc $rc (log: $LOGS/ceph_volume_kernel.log)"
+  step "ceph-volume smrstore on kernel devices (qa/ansible/ceph_volume_kernel.sh): $(grep -c '^PASS' "$LOGS/ceph_volume_kernel.log") PASS"
+fi
 log "all passed in $(($(date +%s) - t_start)) s (logs: $LOGS)"
