@@ -228,6 +228,7 @@ def test_dropin_wraps_the_stock_unit_command_only() -> None:
     lines = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
     assert lines == [
         "[Service]",
+        "TimeoutStartSec=600",
         "ExecStartPre=/usr/sbin/ceph-volume smrstore check-ceph --osd-id 7 --quiet",
         "ExecStart=",
         "ExecStart=/usr/bin/env LD_PRELOAD=%s %s" % (paths.preload_library(), stock[0]),
