@@ -44,6 +44,10 @@
 //     rm COLL NAMEHEX
 //     setattr COLL NAMEHEX ATTRHEX VALHEX
 //     omap COLL NAMEHEX KEYHEX VALHEX
+//     omapn COLL NAMEHEX FILE      one transaction setting every key of FILE (lines
+//                                  "KEYHEX VALHEX", '-' empty): hundreds to thousands of keys
+//     writes COLL NAMEHEX FILE     one transaction of many writes (FILE: lines "OFF DATAHEX",
+//                                  applied in order): more small writes than a pack holds
 //     gc N                         waits for the ops in flight, then Store::RunGc(N)
 //     convert DRIVE REALM cmr|smr  Store::ConvertRealm on a thread of its own (the ops after
 //                                  it go on meanwhile; at most one at a time: a second one
@@ -63,6 +67,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -426,6 +431,20 @@ int PowerCut(const std::string& dir, uint64_t depth) {
       std::string k, v;
       in >> k >> v;
       t.OmapSetKeys(coll, oid, {{Unhex(k), Unhex(v)}});
+    } else if (op == "omapn" || op == "writes") {
+      std::string file;
+      in >> file;
+      std::istringstream lines(ReadFile(file));
+      std::string a, b;
+      std::map<std::string, std::string> kv;
+      while (lines >> a >> b) {
+        if (op == "omapn") {
+          kv[Unhex(a)] = Unhex(b);
+        } else {
+          t.Write(coll, oid, std::stoull(a), Unhex(b));
+        }
+      }
+      if (op == "omapn") t.OmapSetKeys(coll, oid, std::move(kv));
     } else {
       Die("unknown op: " + line);
     }

@@ -136,6 +136,27 @@ class Sweep:
         self.pending_convert = None  # realm of a killed convert: the next op converts it
         self.live_cmr = self.live_smr = 0  # live bytes in CMR / SMR realms, summed over dumps
         self.conv_begun = self.conv_begun_live = 0  # conversions begun; with data to drain
+        self.large = {}            # (where, large-op label) -> count (large_label)
+        # Commands whose engine log says "metadata checkpoint failed" (counted, not a failure:
+        # qa/crash/README.md, "Findings", metadata larger than one zone).
+        self.ckpt_failed = 0
+
+    def large_label(self, op):
+        """The large-op kind of op (--big), or None."""
+        k = op["kind"]
+        if k in ("setomapvals", "writes"):
+            return k
+        if k in ("setxattr", "setomapval") and op.get("vlen", 0) >= 10 << 10:
+            return k + ">=10K"
+        if k in ("put-new", "overwrite", "put") and op["new"] is not None \
+                and len(op["new"].data) > zone_cap(self.a):
+            return "object>zone"
+        return None
+
+    def count_large(self, where, op):
+        label = self.large_label(op)
+        if label:
+            self.large[(where, label)] = self.large.get((where, label), 0) + 1
 
     # ---- store set-up ----
     def new_epoch(self):
@@ -150,18 +171,20 @@ class Sweep:
         os.makedirs(self.dumpdir)
         z = self.a.zones
         if self.a.hybrid:
-            self.specs = ["emu:%s/d%d.img?zone_mib=%d&conv=%d&realms=%d&realm_cmr=%d&realm_smr=%d"
+            self.specs = ["emu:%s/d%d.img?zone_kib=%d&conv=%d&realms=%d&realm_cmr=%d&realm_smr=%d"
                           "&convert_ms=%d&realm_init=%s" % (
-                              self.wd, i, self.a.zone_mib, self.a.conv, self.a.realms,
+                              self.wd, i, self.a.zone_kib, self.a.conv, self.a.realms,
                               self.a.realm_cmr, self.a.realm_smr, self.a.convert_ms,
                               self.a.realm_init) for i in range(self.a.drives)]
         else:
-            self.specs = ["emu:%s/d%d.img?zones=%d&zone_mib=%d&conv=1" % (
-                self.wd, i, z, self.a.zone_mib) for i in range(self.a.drives)]
+            self.specs = ["emu:%s/d%d.img?zones=%d&zone_kib=%d&conv=%d%s" % (
+                self.wd, i, z, self.a.zone_kib, self.a.plain_conv,
+                "&cap_kib=%d" % self.a.cap_kib if self.a.cap_kib else "")
+                for i in range(self.a.drives)]
         self.run_ok([self.tool, "mkfs", self.store] + self.specs
-                    + ["--inline-max", "4096", "--max-record", "65536",
+                    + ["--inline-max", str(self.a.inline_max), "--max-record", str(self.a.max_record),
                        "--journal-with-data", self.a.journal_with_data,
-                       "--gc-read-ahead", self.a.gc_read_ahead])
+                       "--gc-read-ahead", self.a.gc_read_ahead] + self.a.mkfs_opts)
         for c in COLLS:
             self.run_ok([self.tool, "mkcoll", self.store, c])
         self.model = {}            # (coll, name) -> Obj; absent keys are absent objects
@@ -219,9 +242,62 @@ class Sweep:
             n = self.rng.randint(1, 4096)          # inline in RocksDB
         elif r < 0.6:
             n = self.rng.randint(4097, 64 << 10)   # small-data stream
-        else:
+        elif r < 0.96 or not self.a.big:
             n = self.rng.randint((64 << 10) + 1, self.a.max_obj)  # user stream, several records
+        else:
+            # --big: larger than a zone (its capacity), up to 1.5 zones: spans zones
+            cap = zone_cap(self.a)
+            n = self.rng.randint(cap + 1, cap + cap // 2)
         return self.rng.randbytes(n)
+
+    def big_value(self):
+        """A value for setxattr / setomapval: mostly small, with --big 1 time in 6 tens to
+        hundreds of KiB (bounded by txn_budget: one transaction's journal record must fit
+        in a zone)."""
+        if self.a.big and self.rng.random() < 1 / 6:
+            hi = max(10 << 10, min(self.a.big_value_max, txn_budget(self.a)))
+            return self.rng.randbytes(self.rng.randint(10 << 10, hi))
+        return self.rng.randbytes(self.rng.choice([0, 1, 17, 100, 300, 2000]))
+
+    def gen_setomapvals(self, key):
+        """Many omap keys in one transaction (setomapvals / the helper's omapn): 100 up to
+        --max-keys keys from a keyspace of 4000 (so later ones overwrite earlier ones), whose
+        total stays within txn_budget."""
+        n = self.rng.randint(100, self.a.max_keys)
+        vlen = self.rng.choice([0, 8, 40, 100, 200])
+        n = max(1, min(n, txn_budget(self.a) // (vlen + 16)))
+        st = self.model[key].copy()
+        lines = []
+        for i in sorted(self.rng.sample(range(4000), n)):
+            k, v = "m%04d" % i, self.rng.randbytes(vlen)
+            st.omap[k] = v
+            lines.append("%s %s\n" % (hx(k.encode()), hx(v)))
+        p = self.new_file("".join(lines).encode())
+        return {"kind": "setomapvals", "key": key, "new": st,
+                "argv": ["setomapvals", self.store, key[0], key[1]], "stdin": p,
+                "desc": "setomapvals %s/%s %d keys of %d bytes" % (key[0], key[1], n, vlen)}
+
+    def gen_writes(self, key):
+        """One transaction of 101..260 small writes to one object (the helper's `writes`):
+        more small writes in one commit group than one pack record holds (100 entries,
+        format/record_format.h kMaxPackEntries)."""
+        cur = bytearray(self.model[key].data)
+        n = self.rng.randint(101, 260)
+        base = self.rng.randint(0, max(len(cur), 4096))
+        stride = self.rng.randint(2048, 6144)
+        lines = []
+        for i in range(n):
+            off = base + i * stride + self.rng.randint(0, 1024)
+            chunk = self.rng.randbytes(self.rng.randint(1, 1024))
+            if off > len(cur):
+                cur.extend(b"\0" * (off - len(cur)))
+            cur[off:off + len(chunk)] = chunk
+            lines.append("%d %s\n" % (off, hx(chunk)))
+        old = self.model[key]
+        p = self.new_file("".join(lines).encode())
+        return {"kind": "writes", "key": key, "new": Obj(bytes(cur), old.xattrs, old.omap),
+                "line": "writes %s %s %s" % (key[0], hx(key[1].encode()), p),
+                "desc": "writes %s/%s %d small writes" % (key[0], key[1], n)}
 
     def new_file(self, data):
         self.nfile += 1
@@ -262,12 +338,15 @@ class Sweep:
             return op
         # convert last, and weight 0 without --hybrid: the draws of the other kinds are
         # those of a sweep without it (same seed, same ops).
-        kinds = ["put", "rm", "setxattr", "setomapval", "gc", "rebuild-meta", "convert"]
+        kinds = ["put", "rm", "setxattr", "setomapval", "gc", "rebuild-meta", "setomapvals",
+                 "convert"]
         kind = self.rng.choices(kinds, weights=[w[k] for k in kinds])[0]
-        if kind in ("rm", "setxattr", "setomapval") and not present:
+        if kind in ("rm", "setxattr", "setomapval", "setomapvals") and not present:
             kind = "put"
         if kind == "convert":
             return self.gen_convert()
+        if kind == "setomapvals":
+            return self.gen_setomapvals(self.rng.choice(present))
         if kind == "put":
             return self.gen_put()
         if kind == "rm":
@@ -277,7 +356,7 @@ class Sweep:
         if kind in ("setxattr", "setomapval"):
             key = self.rng.choice(present)
             st = self.model[key].copy()
-            val = self.rng.randbytes(self.rng.choice([0, 1, 17, 100, 300, 2000]))
+            val = self.big_value()
             if kind == "setxattr":
                 name = self.rng.choice(XATTRS)
                 st.xattrs[name] = val
@@ -285,7 +364,7 @@ class Sweep:
                 name = self.rng.choice(OMAP_KEYS)
                 st.omap[name] = val
             p = self.new_file(val)
-            return {"kind": kind, "key": key, "new": st,
+            return {"kind": kind, "key": key, "new": st, "vlen": len(val),
                     "argv": [kind, self.store, key[0], key[1], name], "stdin": p,
                     "desc": "%s %s/%s %s (%d bytes)" % (kind, key[0], key[1], name, len(val))}
         if kind == "gc":
@@ -372,6 +451,8 @@ class Sweep:
         op["_reader"].join()
         p.stderr.close()
         err = "\n".join(line for _, line in op["_lines"]).strip()
+        if "metadata checkpoint failed" in err:
+            self.ckpt_failed += 1
         if op["kind"] == "rebuild-meta" and p.returncode not in (0, -signal.SIGKILL):
             # A rebuild that failed on its own (refused: it wrote nothing): the metadata goes
             # back, so the store stays usable for the points after the failure.
@@ -573,6 +654,7 @@ class Sweep:
                       "%s failed (exit %d, not killed): %s" % (op["desc"], rc, err),
                       self.snapshot("crashed", pre))
             return False
+        self.count_large("kill -9 " + where, op)
         ctx = "point %d (kill -9 of %s after %.4fs%s, %s)" % (
             n, op["desc"], delay, {"whole": "", "drain": " from its 'converting' line",
                                    "drive": " from the drive's conversion's start",
@@ -908,7 +990,18 @@ class Sweep:
                                     "line": "gc %d" % self.rng.randint(1, 3), "desc": "gc"})
                         recent = []
                         break
-                    if r < 0.45 or not present:
+                    if 0.45 <= r < 0.60 and present and self.a.big:
+                        # Many keys, or many small writes, in one transaction.
+                        key = self.rng.choice(present)
+                        if key in recent:
+                            continue
+                        if r < 0.52:
+                            op = self.gen_setomapvals(key)
+                            op["line"] = "omapn %s %s %s" % (key[0], hx(key[1].encode()),
+                                                             op["stdin"])
+                        else:
+                            op = self.gen_writes(key)
+                    elif r < 0.45 or not present:
                         op = self.gen_put()
                         key = op["key"]
                         if key in recent:
@@ -936,6 +1029,9 @@ class Sweep:
                             continue
                         if op["kind"] == "rm":
                             op["line"] = "rm %s %s" % (key[0], hx(key[1].encode()))
+                        elif op["kind"] == "setomapvals":
+                            op["line"] = "omapn %s %s %s" % (key[0], hx(key[1].encode()),
+                                                             op["stdin"])
                         else:
                             name = op["argv"][4]
                             with open(op["stdin"], "rb") as fh:
@@ -1005,6 +1101,8 @@ class Sweep:
             r = subprocess.CompletedProcess(e.cmd, -signal.SIGKILL, e.stdout or b"", e.stderr or b"")
         out = r.stdout.decode().split("\n")
         errlines = r.stderr.decode(errors="replace").splitlines()
+        if any("metadata checkpoint failed" in l for l in errlines):
+            self.ckpt_failed += 1
         ctx = ("point %d (power cut %s at device call %d%s, seed %d, depth %d, %d ops; "
                "batch in %s)" % (n, mode, cut, " --cut-when activated" if when else "", seed,
                                   depth, len(ops), os.path.join(self.wd, "batch.txt")))
@@ -1055,6 +1153,10 @@ class Sweep:
                 self.points["power"] += 1
             inflight, own = {}, {}
             for i, op in enumerate(ops):
+                if i in started:
+                    self.count_large("power-cut batches, run", op)
+                    if done is None and i not in acked:
+                        self.count_large("power-cut batches, in flight at the cut", op)
                 if i in acked:
                     self.commit_op(op)
                 elif i in started and op["key"] is not None:
@@ -1092,7 +1194,7 @@ class Sweep:
         the cut (each drive's writes since its last flush), from the --trace call lines. A
         realm's zone is CMR or SMR by its zone index (the two domains are index ranges)."""
         a = self.a
-        zone_size = a.zone_mib << 20
+        zone_size = a.zone_kib << 10
         cmr_end = a.conv + a.realms * a.realm_cmr
         pending = {}  # drive path -> kinds written since its last flush
         for line in errlines:
@@ -1139,16 +1241,16 @@ class Sweep:
         a = self.a
         if a.hybrid:
             print("crash sweep: seed %d, %d kill -9 points + %d power cuts, %d hybrid drive(s) "
-                  "(%d conventional + %d realms of %d CMR or %d SMR zones of %d MiB, conversion "
+                  "(%d conventional + %d realms of %d CMR or %d SMR zones of %g MiB, conversion "
                   "%d ms, realms start %s), rebuild-meta %s, objects up to %d bytes, work dir %s" % (
                       a.seed, a.kill_points, a.power_points, a.drives, a.conv, a.realms,
-                      a.realm_cmr, a.realm_smr, a.zone_mib, a.convert_ms, a.realm_init,
+                      a.realm_cmr, a.realm_smr, a.zone_kib / 1024.0, a.convert_ms, a.realm_init,
                       "in (--hybrid-rebuild)" if a.weights["rebuild-meta"] else "left out",
                       a.max_obj, a.dir), flush=True)
         else:
-            print("crash sweep: seed %d, %d kill -9 points + %d power cuts, %d drive(s) of %d x %d "
+            print("crash sweep: seed %d, %d kill -9 points + %d power cuts, %d drive(s) of %d x %g "
                   "MiB zones, objects up to %d bytes, work dir %s" % (
-                      a.seed, a.kill_points, a.power_points, a.drives, a.zones, a.zone_mib,
+                      a.seed, a.kill_points, a.power_points, a.drives, a.zones, a.zone_kib / 1024.0,
                       a.max_obj, a.dir), flush=True)
         n = 0
         per_epoch = a.epoch_points
@@ -1211,9 +1313,16 @@ class Sweep:
                       ", ".join("%s %d" % kv for kv in sorted(self.cut_phases.items())) or "none",
                       self.cut_unflushed["cmr"], self.cut_unflushed["smr"],
                       self.cut_unflushed["conventional"], self.partial_cuts))
+        print("commands whose engine log says 'metadata checkpoint failed': %d" % self.ckpt_failed)
+        if self.large:
+            wheres = sorted({w for w, _ in self.large})
+            print("large ops: %s" % "; ".join("%s: %s" % (w, ", ".join(
+                "%s %d" % (l, n) for (w2, l), n in sorted(self.large.items()) if w2 == w))
+                for w in wheres))
         print("crash sweep summary: seed %d%s: %d points tried (%d kill -9, %d power cuts), %d "
               "acknowledged objects verified, %d failures, %.0f s (kill -9 part %.0f s)" % (
-                  a.seed, " (hybrid drives)" if a.hybrid else "",
+                  a.seed, (" (%s)" % a.config_name if a.config_name else "")
+                  + (" (hybrid drives)" if a.hybrid else ""),
                   self.points["kill"] + self.points["power"], self.points["kill"],
                   self.points["power"], self.verified, len(self.failures), dur, t_kill), flush=True)
         if self.log:
@@ -1221,6 +1330,7 @@ class Sweep:
         ok = not self.failures and self.points["kill"] + self.points["power"] > 0
         if ok and not a.keep:
             shutil.rmtree(self.root, ignore_errors=True)
+        self.duration = dur
         return 0 if ok else 1
 
     kill_epoch_mark = -1
@@ -1229,6 +1339,129 @@ class Sweep:
         print("  ... %d kill -9 + %d power points, %d verified, %d failures, %.0f s" % (
             self.points["kill"], self.points["power"], self.verified, len(self.failures),
             time.monotonic() - t0), flush=True)
+
+
+def zone_cap(a):
+    """Bytes a zone of the drives takes (its capacity when cap_kib < zone size)."""
+    return (a.cap_kib or a.zone_kib) << 10
+
+
+def txn_budget(a):
+    """The payload one transaction of the large ops may carry (omap keys and values, a big
+    value): 1/--budget-div of a zone (default 16). A commit group's journal record (about
+    twice the payload of its transactions, and an object's xattrs ride along with every
+    transaction on it) must fit in one zone: a larger one turns the store read-only (`a
+    record of N bytes does not fit in a zone`, an engine limit: qa/crash/README.md), which
+    --budget-div 3 reaches."""
+    return zone_cap(a) // a.budget_div
+
+
+# Drawn configurations (--configs): drive kinds and store options.
+KINDS = ["zoned", "zoned-noconv", "zoned-cap", "hybrid"]
+
+
+def draw_config(seed, i):
+    """Configuration i of seed (depends on nothing else: replayable alone). c0 is always
+    hybrid drives with the journal records after the data; c1 plain zoned drives."""
+    rng = random.Random("%d:config:%d" % (seed, i))
+    kind = "hybrid" if i == 0 else "zoned" if i == 1 else rng.choice(KINDS)
+    c = {"kind": kind}
+    c["zone_kib"] = rng.choice([512, 1024, 2048] if kind == "hybrid" else [256, 512, 1024, 2048])
+    c["jwd"] = "on" if i == 0 else rng.choice(["on", "off"])
+    c["ra"] = rng.choice(["on", "off"])
+    c["inline"] = rng.choice([0, 512, 4096, 16384, 65536])
+    c["pack"] = rng.choice([0, 4096, 32768, 65536])
+    cap_kib = 0
+    if kind == "zoned-cap":
+        cap_kib = c["zone_kib"] - rng.choice([1, 2]) * c["zone_kib"] // 8  # 3/4 or 7/8 of it
+    c["cap_kib"] = cap_kib
+    cap = (cap_kib or c["zone_kib"]) << 10
+    c["rec"] = rng.choice([x for x in [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20]
+                           if x <= cap // 2])
+    c["pin"] = rng.choice([0, 1, 2, 4])
+    c["gc"] = rng.choice(["greedy", "cost-benefit", "lifetime"])
+    c["wm"] = rng.choice(["0.03:0.01:0.05", "0.05:0.02:0.1", "0.1:0.05:0.2", "0:0:0.02"])
+    c["fzm"] = rng.choice([64, 2, 0])
+    c["conv"] = {"zoned": rng.choice([1, 2]), "zoned-noconv": 0,
+                 "zoned-cap": rng.choice([0, 1]), "hybrid": 2}[kind]
+    # About 48 MiB per drive (hybrid: its CMR capacity, at least 6 realms).
+    c["zones"] = max(24, (48 << 10) // c["zone_kib"])
+    c["realms"] = max(6, (24 << 10) // (3 * c["zone_kib"]))
+    return c
+
+
+def config_name(i, c):
+    def k(n):
+        return "%dM" % (n >> 20) if n >= (1 << 20) and n % (1 << 20) == 0 else "%dK" % (n >> 10) \
+            if n % 1024 == 0 and n else str(n)
+    drive = ("hybrid(%d realms)" % c["realms"] if c["kind"] == "hybrid"
+             else "%s(%d zones)" % (c["kind"], c["zones"]))
+    return ("c%d %s zone=%s%s conv=%d jwd=%s ra=%s inline=%s pack=%s rec=%s pin=%d gc=%s "
+            "wm=%s fzm=%d" % (i, drive, k(c["zone_kib"] << 10),
+                              " cap=%s" % k(c["cap_kib"] << 10) if c["cap_kib"] else "",
+                              c["conv"], c["jwd"], c["ra"], k(c["inline"]), k(c["pack"]),
+                              k(c["rec"]), c["pin"], c["gc"], c["wm"], c["fzm"]))
+
+
+def config_args(a, i, c):
+    """The sweep options of configuration i (a copy of a)."""
+    b = argparse.Namespace(**vars(a))
+    b.weights = dict(a.weights)
+    b.config_name = config_name(i, c)
+    b.seed = random.Random("%d:sweep:%d" % (a.seed, i)).getrandbits(32)
+    b.dir = os.path.join(a.dir, "c%d" % i)
+    b.hybrid = c["kind"] == "hybrid"
+    b.zone_kib, b.cap_kib, b.zones = c["zone_kib"], c["cap_kib"], c["zones"]
+    b.plain_conv = c["conv"]
+    if b.hybrid:
+        b.conv, b.realms = c["conv"], c["realms"]
+        b.hybrid_rebuild = True
+        b.weights["convert"] = 20
+    b.journal_with_data, b.gc_read_ahead = c["jwd"], c["ra"]
+    b.inline_max, b.max_record = c["inline"], c["rec"]
+    b.mkfs_opts = a.mkfs_opts + ["--pack-max", str(c["pack"]), "--journal-pinned-zones-max",
+                                 str(c["pin"]), "--gc-policy", c["gc"], "--gc-free",
+                                 c["wm"], "--gc-free-zones-max", str(c["fzm"])]
+    b.big = True
+    return b
+
+
+def run_configs(a):
+    """--configs N: one sweep per drawn configuration, then a total line."""
+    t0 = time.monotonic()
+    only = None
+    if a.only_config:
+        only = {int(x.lstrip("c")) for x in a.only_config.split(",")}
+    print("crash sweep: seed %d, %d configurations (%s), %d kill -9 points + %d power cuts "
+          "each, work dir %s" % (a.seed, a.configs, "only " + a.only_config if only else "all",
+                                 a.kill_points, a.power_points, a.dir), flush=True)
+    totals = {"points": 0, "kill": 0, "power": 0, "verified": 0, "failures": 0, "configs": 0}
+    failed = []
+    for i in range(a.configs):
+        if only is not None and i not in only:
+            continue
+        b = config_args(a, i, draw_config(a.seed, i))
+        print("== config %s (replay: SMRSTORE_CRASH_SEED=%d SMRSTORE_CRASH_ONLY=c%d)" % (
+            b.config_name, a.seed, i), flush=True)
+        os.makedirs(b.dir, exist_ok=True)
+        sw = Sweep(b)
+        rc = sw.run()
+        totals["configs"] += 1
+        totals["kill"] += sw.points["kill"]
+        totals["power"] += sw.points["power"]
+        totals["verified"] += sw.verified
+        totals["failures"] += len(sw.failures)
+        if rc:
+            failed.append("c%d" % i)
+    dur = time.monotonic() - t0
+    print("crash sweep total: seed %d: %d configurations, %d points tried (%d kill -9, %d power "
+          "cuts), %d acknowledged objects verified, %d failures%s, %.0f s" % (
+              a.seed, totals["configs"], totals["kill"] + totals["power"], totals["kill"],
+              totals["power"], totals["verified"], totals["failures"],
+              " (in %s)" % ", ".join(failed) if failed else "", dur), flush=True)
+    if not failed and not a.keep:
+        shutil.rmtree(a.dir, ignore_errors=True)
+    return 1 if failed or not totals["configs"] else 0
 
 
 def main():
@@ -1242,6 +1475,31 @@ def main():
     ap.add_argument("--drives", type=int, default=2)
     ap.add_argument("--zones", type=int, default=24)
     ap.add_argument("--zone-mib", type=int, default=2)
+    ap.add_argument("--zone-kib", type=int, default=None, help="zone size in KiB (overrides "
+                    "--zone-mib)")
+    ap.add_argument("--cap-kib", type=int, default=0, help="zone capacity below the zone size "
+                    "(plain drives; 0: none)")
+    ap.add_argument("--plain-conv", type=int, default=1, help="conventional zones of plain drives")
+    ap.add_argument("--inline-max", type=int, default=4096)
+    ap.add_argument("--max-record", type=int, default=65536)
+    ap.add_argument("--mkfs-opt", dest="mkfs_opts", action="append", default=[],
+                    help="one more mkfs argument (repeat: --mkfs-opt=--pack-max --mkfs-opt=0)")
+    ap.add_argument("--big", action="store_true",
+                    help="large ops: setomapvals of 100..--max-keys keys, xattr / omap values "
+                         "of 10 KiB..--big-value-max, objects larger than a zone; power cuts: "
+                         "transactions of many keys and of 101..260 small writes")
+    ap.add_argument("--max-keys", type=int, default=3000)
+    ap.add_argument("--budget-div", type=int, default=16,
+                    help="a large op's payload is at most zone capacity / this (see txn_budget)")
+    ap.add_argument("--big-value-max", type=int, default=300 << 10)
+    ap.add_argument("--configs", type=int, default=0,
+                    help="draw N configurations from the seed (drive kind, zone size and "
+                         "capacity, conventional zones, journal with data, read-ahead, "
+                         "inline-max, pack-max, max-record, pinned zones, GC policy and "
+                         "watermarks; --big on) and run the sweep on each: --kill-points and "
+                         "--power-points per configuration. c0 is always hybrid drives with "
+                         "the journal after the data")
+    ap.add_argument("--only-config", default="", help="with --configs: only these (c0,c3)")
     ap.add_argument("--max-obj", type=int, default=600 << 10)
     ap.add_argument("--batch", type=int, default=24, help="most ops in one power-cut run")
     ap.add_argument("--epoch-points", type=int, default=250, help="points per fresh store")
@@ -1259,8 +1517,9 @@ def main():
                     help="seconds a command may run before it counts as hung (a failure)")
     ap.add_argument("--weight", action="append", default=[], metavar="OP=W",
                     help="kill -9 op weight, e.g. rebuild-meta=0 (ops: put rm setxattr "
-                         "setomapval gc rebuild-meta convert; defaults 40 12 14 14 14 6 0; "
-                         "with --hybrid: rebuild-meta 0 unless --hybrid-rebuild, convert 20)")
+                         "setomapval gc rebuild-meta setomapvals convert; defaults 40 12 14 14 "
+                         "14 6 0 0; with --hybrid: rebuild-meta 0 unless --hybrid-rebuild, "
+                         "convert 20; with --big or --configs: setomapvals 8)")
     h = ap.add_argument_group("hybrid drives (emulator only; doc/smrstore-tool.8)")
     h.add_argument("--hybrid", action="store_true",
                    help="hybrid drives (CMR/SMR realms), convert ops in the kill -9 mix and in "
@@ -1284,7 +1543,7 @@ def main():
     if a.seed is None:
         a.seed = int.from_bytes(os.urandom(4), "little")
     a.weights = {"put": 40, "rm": 12, "setxattr": 14, "setomapval": 14, "gc": 14, "rebuild-meta": 6,
-                 "convert": 0}
+                 "setomapvals": 0, "convert": 0}
     if a.hybrid_rebuild and not a.hybrid:
         ap.error("--hybrid-rebuild needs --hybrid")
     if a.hybrid:
@@ -1304,6 +1563,16 @@ def main():
         import tempfile
         a.dir = tempfile.mkdtemp(prefix="smrstore-crash.", dir=os.environ.get("TMPDIR", "/var/tmp"))
     os.makedirs(a.dir, exist_ok=True)
+    if a.zone_kib is None:
+        a.zone_kib = a.zone_mib << 10
+    a.config_name = ""
+    if a.configs:
+        for k, v in a.weights.items():
+            if k == "setomapvals" and not any(w.startswith("setomapvals=") for w in a.weight):
+                a.weights[k] = 8
+        sys.exit(run_configs(a))
+    if a.big and not any(w.startswith("setomapvals=") for w in a.weight):
+        a.weights["setomapvals"] = 8
     sys.exit(Sweep(a).run())
 
 

@@ -40,6 +40,13 @@ $TOOL setomapval st 1.0_head obj.f5k key2 two
 $TOOL setomapval st 1.0_head obj.f5k key1 one
 [ "$($TOOL getomapval st 1.0_head obj.f5k key2)" = two ] || die "getomapval"
 [ "$($TOOL listomapkeys st 1.0_head obj.f5k | tr '\n' ' ')" = "key1 key2 " ] || die "listomapkeys"
+# setomapvals: many keys in one transaction (hex lines on stdin; '-' an empty value).
+i=0; while [ $i -lt 300 ]; do printf '6d%04x %04x\n' $i $i; i=$((i + 1)); done >kv.txt
+printf '6b33 -\n' >>kv.txt
+$TOOL setomapvals st 1.0_head obj.f5k <kv.txt || die "setomapvals"
+[ "$($TOOL listomapkeys st 1.0_head obj.f5k | wc -l)" -eq 303 ] || die "setomapvals: key count"
+[ "$($TOOL getomapval st 1.0_head obj.f5k k3)" = "" ] || die "setomapvals: empty value"
+printf '6b34 zz\n' | expect_fail "setomapvals: bad hex" $TOOL setomapvals st 1.0_head obj.f5k
 
 # ls lists in Ceph order: reversed hash bits, namespace, key, name; --hash overrides crc32c.
 for n in a b c d e; do $TOOL put st 1.1_head "o$n" f0; done
@@ -117,13 +124,17 @@ expect_fail "missing omap key" $TOOL getomapval st 1.0_head obj.f5k nokey
 expect_fail "missing input file" $TOOL put st 1.0_head x nofile
 expect_fail "bad --hash" $TOOL stat st 1.0_head obj.f5k --hash xyz
 expect_fail "bad --pool" $TOOL stat st 1.0_head obj.f5k --pool 1x
+expect_fail "bad --gc-policy" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" --gc-policy lfs
+expect_fail "bad --gc-free" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" --gc-free 0.1:0.05
+expect_fail "bad --gc-free order" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" \
+  --gc-free 0.05:0.1:0.2
 expect_fail "bad --max-record" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" --max-record 1000
 [ ! -e d4.img ] && [ ! -e st4/meta ] || die "a refused mkfs created files"
 snapshot after.txt
 cmp before.txt after.txt || die "failed commands changed the store"
 ls ./*.smrstore-get.* 2>/dev/null && die "temporary files left behind"
 for c in mkfs df stats fsck mkcoll rmcoll lscoll put get rm ls stat setxattr getxattr \
-         listxattr setomapval getomapval listomapkeys; do
+         listxattr setomapval setomapvals getomapval listomapkeys; do
   $TOOL $c --help >/dev/null || die "$c --help"
 done
 echo "store objects ok"

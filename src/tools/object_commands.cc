@@ -1,7 +1,7 @@
 // smrstore-tool's collection and object commands, in the spirit of `rados`: mkcoll,
 // rmcoll, lscoll, put, get, rm, ls, stat, setxattr, getxattr, listxattr, setomapval,
-// getomapval, listomapkeys. Each mounts the store (read-only where it only looks), does
-// one thing and unmounts; a mutation is one transaction (put: see CmdPut), so a failed or
+// setomapvals, getomapval, listomapkeys. Each mounts the store (read-only where it only
+// looks), does one thing and unmounts; a mutation is one transaction (put: see CmdPut), so a failed or
 // killed command changes nothing visible.
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -519,6 +520,61 @@ int CmdSetomapval(const Args& args) {
   Status s = ApplyChecked(store->get(), std::move(t));
   if (!s.ok()) return Fail("setomapval", s);
   return Unmount("setomapval", std::move(*store));
+}
+
+namespace {
+
+// "-" is empty; else an even number of hex digits.
+bool UnhexField(const std::string& h, std::string* out) {
+  out->clear();
+  if (h == "-") return true;
+  if (h.size() % 2 != 0) return false;
+  auto nib = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  out->reserve(h.size() / 2);
+  for (size_t i = 0; i < h.size(); i += 2) {
+    const int hi = nib(h[i]), lo = nib(h[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi << 4 | lo));
+  }
+  return true;
+}
+
+}  // namespace
+
+int CmdSetomapvals(const Args& args) {
+  const std::string& coll = args.positional()[1];
+  ObjectId oid;
+  int rc = 0;
+  if (!ParseObject("setomapvals", args, 2, &oid, &rc)) return rc;
+  std::map<std::string, std::string> kv;
+  std::string line;
+  size_t lineno = 0;
+  while (std::getline(std::cin, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    std::istringstream in(line);
+    std::string k, v, extra, key, value;
+    if (!(in >> k >> v) || (in >> extra) || k == "-" || !UnhexField(k, &key) ||
+        !UnhexField(v, &value)) {
+      return UsageFail("setomapvals", Status::InvalidArgument(
+                                          "stdin line " + std::to_string(lineno) +
+                                          ": expected 'KEYHEX VALUEHEX'"));
+    }
+    kv[std::move(key)] = std::move(value);
+  }
+  if (std::cin.bad()) return Fail("setomapvals", Status::IOError("reading stdin failed"));
+  auto store = Mount(args.positional()[0]);
+  if (!store.ok()) return Fail("setomapvals", store.status());
+  Transaction t;
+  t.OmapSetKeys(coll, oid, kv);
+  Status s = ApplyChecked(store->get(), std::move(t));
+  if (!s.ok()) return Fail("setomapvals", s);
+  return Unmount("setomapvals", std::move(*store));
 }
 
 int CmdGetomapval(const Args& args) {

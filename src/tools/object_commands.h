@@ -19,6 +19,7 @@ int CmdSetxattr(const Args& args);
 int CmdGetxattr(const Args& args);
 int CmdListxattr(const Args& args);
 int CmdSetomapval(const Args& args);
+int CmdSetomapvals(const Args& args);
 int CmdGetomapval(const Args& args);
 int CmdListomapkeys(const Args& args);
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "device/device_spec.h"
+#include "gc/victim_policy.h"
 #include "device_commands.h"
 #include "store_admin_commands.h"
 #include "store_command_util.h"
@@ -46,6 +47,29 @@ int CmdMkfs(const Args& args) {
     return UsageFail("mkfs", Status::InvalidArgument("--gc-free-zones-max too large"));
   }
   opts.gc_free_zones_max = static_cast<uint32_t>(*free_zones_max);
+  auto pack_max = args.size("pack-max", opts.pack_max);
+  if (!pack_max.ok()) return UsageFail("mkfs", pack_max.status());
+  auto pinned_max = args.number("journal-pinned-zones-max", opts.journal_pinned_zones_max);
+  if (!pinned_max.ok()) return UsageFail("mkfs", pinned_max.status());
+  if (*pack_max > UINT32_MAX || *pinned_max > UINT32_MAX) {
+    return UsageFail("mkfs", Status::InvalidArgument(
+                                 "--pack-max / --journal-pinned-zones-max too large"));
+  }
+  opts.pack_max = static_cast<uint32_t>(*pack_max);
+  opts.journal_pinned_zones_max = static_cast<uint32_t>(*pinned_max);
+  if (args.has("gc-policy")) {
+    auto policy = ParseVictimPolicy(args.get("gc-policy"));
+    if (!policy.ok()) return UsageFail("mkfs", policy.status());
+    opts.gc_policy = *policy;
+  }
+  if (args.has("gc-free")) {
+    // START:URGENT:STOP, as bench and what-if take them (Store::Mkfs checks their order).
+    auto w = ParseGcFree(args.get("gc-free"));
+    if (!w.ok()) return UsageFail("mkfs", w.status().WithContext("--gc-free"));
+    opts.gc_start_free = (*w)[0];
+    opts.gc_urgent_free = (*w)[1];
+    opts.gc_stop_free = (*w)[2];
+  }
   // auto|on|off options (auto: unset, the store decides by its drives).
   for (auto [flag, opt] : {std::pair{"journal-with-data", &opts.journal_with_data},
                            std::pair{"gc-read-ahead", &opts.gc_read_ahead}}) {

@@ -37,7 +37,17 @@ void AddStoreCommands(Cli* cli) {
               "idle GC reads its slices' records ahead in 512 KiB reads an arrival can stop "
               "between (default auto: on when a drive is rotational)"},
              {"gc-free-zones-max", "N",
-              "the GC watermarks keep at most N zones free per drive (default 64; 0: no cap)"}},
+              "the GC watermarks keep at most N zones free per drive (default 64; 0: no cap)"},
+             {"pack-max", "BYTES",
+              "data records of at most this many bytes share pack records (default 32K; 0: "
+              "never pack)"},
+             {"journal-pinned-zones-max", "N",
+              "with the journal after the data: pinned data zones that make a checkpoint due "
+              "(default 0: 1/16 of the data zones, at least 4)"},
+             {"gc-policy", "greedy|cost-benefit|lifetime", "GC victim policy (default lifetime)"},
+             {"gc-free", "START:URGENT:STOP",
+              "GC free-space watermarks, fractions of the data zones (default "
+              "0.03:0.01:0.05)"}},
             CmdMkfs});
   cli->Add({"df", "STORE", "space used and available",
             "Total data capacity; available: the largest object put can store now (its\n"
@@ -121,6 +131,11 @@ void AddStoreCommands(Cli* cli) {
   cli->Add({"setomapval", "STORE COLL OBJ KEY [VALUE]", "set an omap key (VALUE or stdin)",
             "The object must exist. Without VALUE, the value is read from stdin.\n" + obj_note,
             4, 5, ObjectOptions(), CmdSetomapval});
+  cli->Add({"setomapvals", "STORE COLL OBJ", "set many omap keys in one transaction (stdin)",
+            "The object must exist. Reads lines 'KEYHEX VALUEHEX' from stdin (key and value\n"
+            "hex-encoded, '-' for an empty value) and sets all of them in one transaction:\n"
+            "all or none. A key given twice takes its last value.\n" + obj_note,
+            3, 3, ObjectOptions(), CmdSetomapvals});
   cli->Add({"getomapval", "STORE COLL OBJ KEY", "print an omap value and a newline", obj_note,
             4, 4, ObjectOptions(), CmdGetomapval});
   cli->Add({"listomapkeys", "STORE COLL OBJ", "list omap keys", obj_note, 3, 3,
