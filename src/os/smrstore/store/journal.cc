@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "format/journal.h"
 #include "format/record_format.h"
@@ -39,6 +41,51 @@ std::string EncodeJournalState(uint64_t id, uint64_t seq, uint64_t bytes) {
 }
 
 }  // namespace
+
+std::vector<size_t> LastWriteOfEachKey(const std::vector<JournalOp>& ops) {
+  std::unordered_map<std::string_view, size_t> last;
+  last.reserve(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind == journalfmt::kOpPut || ops[i].kind == journalfmt::kOpDelete) {
+      last[ops[i].key] = i;
+    }
+  }
+  std::vector<size_t> keep;
+  keep.reserve(last.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const bool kv = ops[i].kind == journalfmt::kOpPut || ops[i].kind == journalfmt::kOpDelete;
+    if (!kv || last[ops[i].key] == i) keep.push_back(i);
+  }
+  return keep;
+}
+
+uint64_t JournalOpsBytes(const std::vector<JournalOp>& ops, bool last_write_only) {
+  auto bytes = [](const JournalOp& op) -> uint64_t {
+    // AppendJournalOp: tag, then u32-prefixed key and value, or up to four u64s.
+    if (op.kind == journalfmt::kOpPut) return 9 + op.key.size() + op.value.size();
+    if (op.kind == journalfmt::kOpDelete) return 5 + op.key.size();
+    return 33;
+  };
+  uint64_t n = 0;
+  if (last_write_only) {
+    for (size_t i : LastWriteOfEachKey(ops)) n += bytes(ops[i]);
+  } else {
+    for (const JournalOp& op : ops) n += bytes(op);
+  }
+  return n;
+}
+
+// The smallest checkpoint chunk (a key-value pair larger than a chunk gets one of its own).
+constexpr uint64_t kMinChunk = 64u << 10;
+
+uint64_t Store::Impl::JournalOpsLimit() const {
+  uint64_t cap = UINT64_MAX;
+  for (const auto& d : devices) cap = std::min<uint64_t>(cap, d->info().zone_capacity);
+  // The record's header block, the zone's footer, and 16 KiB for the markers (mount, ids,
+  // counters, zones opened by the group) and the payload's own header.
+  const uint64_t reserved = recfmt::kBlockSize + ZoneFooterRecordBytes(1) + (16u << 10);
+  return cap > reserved ? cap - reserved : 0;
+}
 
 std::optional<ZoneAddress> LastDataZone(const GroupWrites& writes, const ZoneManager& zones) {
   std::optional<ZoneAddress> out;
@@ -145,7 +192,10 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
     op.b = cid_max;
     add(op);
   }
-  for (const JournalOp& op : ops) add(op);
+  // Only the last write of each key: replaying a record applies its ops in order, so the
+  // earlier writes of a key (a group that rewrites one onode per small write) change
+  // nothing a rebuild ends with.
+  for (size_t i : LastWriteOfEachKey(ops)) add(ops[i]);
   auto payload = std::make_shared<const std::string>(FinishJournalPayload(count, body));
   RecordHeader h;
   h.type = RecordType::kJournal;
@@ -212,7 +262,11 @@ Status Store::Impl::Checkpoint() {
   }
   // Chunks of at most one record payload each, committed (zone accounting) every ~64 MiB
   // so a large keyspace does not sit in memory whole.
-  const uint64_t chunk_max = options.max_record_payload;
+  // A chunk is one record, which must fit in a zone beside its footer: at most
+  // max_record_payload, and at most what one journal record may hold (JournalOpsLimit; the
+  // default max_record_payload of 1 MiB passes zones of 1 MiB or less).
+  const uint64_t chunk_max =
+      std::max<uint64_t>(kMinChunk, std::min<uint64_t>(options.max_record_payload, JournalOpsLimit()));
   uint64_t chunks = 0, bytes = 0;
   std::vector<std::pair<std::string, std::string>> kvs;
   uint64_t kv_bytes = 0;

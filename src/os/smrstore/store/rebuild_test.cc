@@ -16,6 +16,7 @@
 #include "device/testing/device_test_backends.h"
 #include "meta/meta_store.h"
 #include "store/store.h"
+#include "store/testing/meta_dump.h"
 #include "zone/stream.h"
 
 namespace smr {
@@ -37,36 +38,8 @@ std::string Data(uint64_t seed, size_t n) {
   return s;
 }
 
-// Every key of the database: journaled ones with their values, zones and counters too.
-struct Dump {
-  std::map<std::string, std::string> journaled;
-  std::map<std::pair<uint16_t, uint32_t>, ZoneMeta> zones;
-  std::map<std::string, uint64_t> counters;
-  std::string journal_pins;  // data zones pinned by journal records ("" = none)
-};
-
-Dump DumpMeta(const std::string& meta_dir) {
-  Dump d;
-  auto meta = MetaStore::Open(meta_dir, /*read_only=*/true);
-  EXPECT_TRUE(meta.ok()) << meta.status().ToString();
-  if (!meta.ok()) return d;
-  EXPECT_OK((*meta)->ForEachJournaledKey([&](std::string_view k, std::string_view v) {
-    d.journaled[std::string(k)] = std::string(v);
-    return Status::OK();
-  }));
-  auto z = (*meta)->LoadZones(nullptr);
-  EXPECT_TRUE(z.ok());
-  if (z.ok()) d.zones = *z;
-  for (const char* c : {"seq", "nid_max", "cid_max", "inline_stored_bytes"}) {
-    auto v = (*meta)->GetCounter(nullptr, c);
-    EXPECT_TRUE(v.ok());
-    d.counters[c] = v.ok() ? *v : 0;
-  }
-  auto pins = (*meta)->GetDerivedValue(nullptr, "journal_pins");
-  EXPECT_TRUE(pins.ok());
-  if (pins.ok() && *pins) d.journal_pins = **pins;
-  return d;
-}
+using Dump = testing::MetaDump;
+using testing::DumpMeta;
 
 // Each test runs with the journal's records in its own zones and with them after the data
 // (StoreOptions::journal_with_data).

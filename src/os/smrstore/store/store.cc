@@ -745,23 +745,60 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
     ride.reset();
     s = Status::OK();
     size_t ok_count = 0;
+    // The group's journal record must fit in one zone (JournalOpsLimit): a transaction
+    // that would take it past ends the group (it and the ones after it go back to the
+    // queue's front, for the next group); one that passes it alone fails.
+    const uint64_t journal_limit = options.journal ? JournalOpsLimit() : UINT64_MAX;
+    size_t defer_from = group->size();
     for (size_t i = 0; i < group->size(); ++i) {
       batch->SetSavePoint();
       const uint64_t user_before = writes->user_bytes, inline_before = writes->inline_bytes;
       const int64_t inline_delta_before = writes->inline_delta;
+      const size_t journal_before = batch->journal().size();
+      // What a planned transaction adds besides the batch, taken back if it is deferred.
+      const auto live_before = writes->live_delta;
+      const size_t deaths_before = writes->death_ages_ns.size();
+      const size_t name_deaths_before = writes->name_deaths.size();
       Status r = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), writes.get(),
                                  &(*group)[i].crcs);
-      if (!r.ok()) {
+      if (r.ok() && JournalOpsBytes(batch->journal(), /*last_write_only=*/false) > journal_limit) {
+        const uint64_t bytes = JournalOpsBytes(batch->journal(), /*last_write_only=*/true);
+        if (bytes > journal_limit) {
+          if (journal_before > 0) {
+            defer_from = i;
+          } else {
+            r = Status::InvalidArgument(
+                "transaction's metadata changes take " + std::to_string(bytes) +
+                " bytes in the metadata journal; one commit's may take at most " +
+                std::to_string(journal_limit) + " (a journal record fits in one zone)");
+          }
+        }
+      }
+      if (!r.ok() || defer_from == i) {
         Status rb = batch->RollbackToSavePoint();
         if (!rb.ok()) r = rb;
         writes->user_bytes = user_before;
         writes->inline_bytes = inline_before;
         writes->inline_delta = inline_delta_before;  // (live deltas are added only on success)
+        if (defer_from == i) {
+          // Planned, then deferred: its records stay in the group's zone buffers as dead
+          // bytes (as a failed transaction's), its accounting is taken back.
+          writes->live_delta = live_before;
+          writes->death_ages_ns.resize(deaths_before);
+          writes->name_deaths.resize(name_deaths_before);
+        }
       } else {
         (void)batch->PopSavePoint();
         ++ok_count;
       }
+      if (defer_from == i) break;
       results[i] = r;
+    }
+    if (defer_from < group->size()) {
+      std::lock_guard<std::mutex> lock(mu);
+      for (size_t i = group->size(); i-- > defer_from;) queue.push_front(std::move((*group)[i]));
+      group->resize(defer_from);
+      results.resize(defer_from);
     }
     if (ride_live > 0 && gc_cursor) {
       // The GC slice this group carries, planned after its transactions (they get their

@@ -422,6 +422,11 @@ struct Store::Impl {
   // Places the journal record of `batch` (and pending markers) into `writes`; no-op when
   // the journal is off or there is nothing to journal. WriteAndCommit calls it.
   Status JournalBatch(MetaStore::Batch* batch, GroupWrites* writes);
+  // The most journal op bytes one commit group may carry: its journal record must fit in
+  // one zone (of the smallest capacity) beside the zone's footer, with room for the
+  // markers JournalBatch adds. CommitGroup ends a group before the transaction that would
+  // pass it, and fails a transaction that passes it alone (kInvalidArgument).
+  uint64_t JournalOpsLimit() const;
   void JournalCommitted(bool ok);
   // Writes a complete checkpoint and frees the journal zones it makes obsolete.
   Status Checkpoint();
@@ -498,6 +503,11 @@ Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocat
 // buffer it created last, as WriteGroup writes a drive's zones in that order: where the
 // drive's head ends up, and where the group's journal record goes (journal_with_data).
 std::optional<ZoneAddress> LastDataZone(const GroupWrites& writes, const ZoneManager& zones);
+// The indexes of `ops` a journal record carries: every marker, and of the puts and deletes
+// only the last of each key (store/journal.cc).
+std::vector<size_t> LastWriteOfEachKey(const std::vector<JournalOp>& ops);
+// The bytes AppendJournalOp gives `ops` (all of them, or only those LastWriteOfEachKey keeps).
+uint64_t JournalOpsBytes(const std::vector<JournalOp>& ops, bool last_write_only);
 Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where);

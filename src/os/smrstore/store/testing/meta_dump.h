@@ -1,0 +1,122 @@
+// A store's metadata database as values a test can compare: every journaled key with its
+// value (byte for byte), every zone's accounting, the counters a rebuild recomputes, and
+// the journal pins. Used to check that `rebuild-meta` (Store::RebuildMeta) gives the
+// database the store had (store/rebuild_test.cc, store/store_matrix_test.cc).
+// Opens the database read-only: the store must be unmounted. Thread safety: functions of
+// their arguments only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include <gtest/gtest.h>
+
+#include "common/testing/test_util.h"
+#include "format/zone_meta.h"
+#include "meta/meta_store.h"
+
+namespace smr::testing {
+
+struct MetaDump {
+  std::map<std::string, std::string> journaled;
+  std::map<std::pair<uint16_t, uint32_t>, ZoneMeta> zones;
+  std::map<std::string, uint64_t> counters;
+  std::string journal_pins;  // data zones pinned by journal records ("" = none)
+};
+
+inline MetaDump DumpMeta(const std::string& meta_dir) {
+  MetaDump d;
+  auto meta = MetaStore::Open(meta_dir, /*read_only=*/true);
+  EXPECT_TRUE(meta.ok()) << meta.status().ToString();
+  if (!meta.ok()) return d;
+  EXPECT_OK((*meta)->ForEachJournaledKey([&](std::string_view k, std::string_view v) {
+    d.journaled[std::string(k)] = std::string(v);
+    return Status::OK();
+  }));
+  auto z = (*meta)->LoadZones(nullptr);
+  EXPECT_TRUE(z.ok());
+  if (z.ok()) d.zones = *z;
+  for (const char* c : {"seq", "nid_max", "cid_max", "inline_stored_bytes"}) {
+    auto v = (*meta)->GetCounter(nullptr, c);
+    EXPECT_TRUE(v.ok());
+    d.counters[c] = v.ok() ? *v : 0;
+  }
+  auto pins = (*meta)->GetDerivedValue(nullptr, "journal_pins");
+  EXPECT_TRUE(pins.ok());
+  if (pins.ok() && *pins) d.journal_pins = **pins;
+  return d;
+}
+
+// "" when `after` (a rebuilt database) equals `before` key by key — journaled keys and
+// values, counters, journal pins, and the accounting of every zone that holds data
+// (stream, live bytes, write pointer, footer position) — else every difference found, one
+// per line (at most `max_lines`).
+// With `counters_may_trail`, a rebuilt counter may be below the live one: a commit that
+// changed only counters (every transaction of it failed) writes no journal record
+// (store/journal.cc, JournalBatch), so ids and sequence numbers it used are not on the
+// drives.
+inline std::string DiffMetaDumps(const MetaDump& before, const MetaDump& after,
+                                 bool counters_may_trail = false, size_t max_lines = 20) {
+  std::string out;
+  size_t lines = 0;
+  auto add = [&](const std::string& s) {
+    if (lines++ < max_lines) out += s + "\n";
+  };
+  auto key_name = [](const std::string& k) {
+    std::string s = "prefix '" + k.substr(0, 1) + "', " + std::to_string(k.size()) + " bytes";
+    return s;
+  };
+  for (const auto& [k, v] : before.journaled) {
+    auto it = after.journaled.find(k);
+    if (it == after.journaled.end()) {
+      add("key lost: " + key_name(k));
+    } else if (it->second != v) {
+      add("value differs: " + key_name(k) + " (" + std::to_string(v.size()) + " -> " +
+          std::to_string(it->second.size()) + " bytes)");
+    }
+  }
+  for (const auto& [k, v] : after.journaled) {
+    if (!before.journaled.count(k)) add("key invented: " + key_name(k));
+  }
+  for (const auto& [c, v] : before.counters) {
+    auto it = after.counters.find(c);
+    const uint64_t got = it == after.counters.end() ? 0 : it->second;
+    if (got != v && !(counters_may_trail && got < v)) add("counter " + c + ": " + std::to_string(v) + " -> " + std::to_string(got));
+  }
+  if (before.journal_pins != after.journal_pins) {
+    add("journal pins differ: '" + before.journal_pins + "' -> '" + after.journal_pins + "'");
+  }
+  auto zone_name = [](const std::pair<uint16_t, uint32_t>& a) {
+    return "zone " + std::to_string(a.first) + "/" + std::to_string(a.second);
+  };
+  for (const auto& [addr, zm] : after.zones) {
+    if (zm.stream == 0) continue;
+    auto it = before.zones.find(addr);
+    if (it == before.zones.end() || it->second.stream == 0) {
+      add(zone_name(addr) + " holds data only in the rebuilt database");
+    }
+  }
+  for (const auto& [addr, zm] : before.zones) {
+    if (zm.stream == 0) continue;
+    auto it = after.zones.find(addr);
+    if (it == after.zones.end()) {
+      add(zone_name(addr) + " missing from the rebuilt database");
+      continue;
+    }
+    const ZoneMeta& r = it->second;
+    if (r.stream != zm.stream || r.live_bytes != zm.live_bytes ||
+        r.committed_wp != zm.committed_wp || r.footer_at != zm.footer_at) {
+      add(zone_name(addr) + ": stream " + std::to_string(zm.stream) + " -> " +
+          std::to_string(r.stream) + ", live " + std::to_string(zm.live_bytes) + " -> " +
+          std::to_string(r.live_bytes) + ", wp " + std::to_string(zm.committed_wp) + " -> " +
+          std::to_string(r.committed_wp) + ", footer " + std::to_string(zm.footer_at) +
+          " -> " + std::to_string(r.footer_at));
+    }
+  }
+  if (lines > max_lines) out += "... " + std::to_string(lines - max_lines) + " more\n";
+  return out;
+}
+
+}  // namespace smr::testing
