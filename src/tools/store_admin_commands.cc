@@ -238,6 +238,9 @@ int CmdFsck(const Args& args) {
                          {"objects", f.objects},
                          {"extents", f.extents},
                          {"records_verified", f.records_verified},
+                         {"records_failed", f.records_failed},
+                         {"extents_sharing_record", f.extents_sharing_record},
+                         {"extents_not_read", f.extents_not_read},
                          {"errors", f.errors},
                          {"repaired", f.repaired},
                          {"lost", f.lost}};
@@ -246,7 +249,13 @@ int CmdFsck(const Args& args) {
     std::cout << "fsck" << (deep ? " --deep" : "") << (repair ? " --repair" : "") << ": "
               << f.collections << " collections, " << f.objects << " objects, " << f.extents
               << " extents";
-    if (deep) std::cout << ", " << f.records_verified << " records verified";
+    if (deep) {
+      // Every extent once: its record verified, or failed, or verified through another
+      // extent of the same record, or not read (FsckReport).
+      std::cout << ", " << f.records_verified << " records verified (+"
+                << f.extents_sharing_record << " extents sharing a verified record, "
+                << f.records_failed << " failed, " << f.extents_not_read << " not read)";
+    }
     std::cout << "\n";
     for (const std::string& e : f.errors) std::cout << "error: " << P(e) << "\n";
     for (const std::string& e : f.repaired) std::cout << "repaired: " << P(e) << "\n";

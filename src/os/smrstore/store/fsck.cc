@@ -49,7 +49,9 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
     Extent extent;
     std::string who;
   };
-  std::map<std::pair<uint16_t, uint64_t>, Owner> record_owner;
+  // Every extent that references a record, first owner first (deep: the header is checked
+  // against each, the payload read once).
+  std::map<std::pair<uint16_t, uint64_t>, std::vector<Owner>> record_owner;
   std::map<uint64_t, std::pair<uint64_t, ObjectId>> by_nid;  // onode nid -> (cid, object)
 
   SMR_ASSIGN_OR_RETURN(auto colls, s->meta->ListCollections(nullptr));
@@ -85,6 +87,7 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
           if (e.end() > o.size) error(where + ": ends past the object size");
           if (e.drive >= s->devices.size()) {
             error(where + ": on drive " + std::to_string(e.drive) + " which does not exist");
+            ++report.extents_not_read;
             continue;
           }
           if (uint64_t{e.payload_skip} + e.length > e.payload_len) {
@@ -95,6 +98,7 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
           auto zit = zones.find(za);
           if (zit == zones.end()) {
             error(where + ": zone does not exist");
+            ++report.extents_not_read;
             continue;
           }
           const ZoneStatus& z = zit->second;
@@ -117,10 +121,11 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
             error(where + ": in zone " + std::to_string(za.zone) + " of drive " +
                   std::to_string(za.drive) + ", which the drive reports offline: data lost");
             lost.insert(who);
+            ++report.extents_not_read;
             continue;
           }
           records.insert({e.drive, e.payload_offset});
-          record_owner[{e.drive, e.payload_offset}] = {o.nid, e, who};
+          record_owner[{e.drive, e.payload_offset}].push_back({o.nid, e, who});
         }
       }
       if (next.max || batch.empty()) break;
@@ -194,7 +199,9 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
       }
     }
     for (const auto& key : records) {
-      const Owner& owner = record_owner[key];
+      const std::vector<Owner>& owners = record_owner[key];
+      report.extents_sharing_record += owners.size() - 1;
+      const Owner& owner = owners.front();
       const uint64_t nid = owner.nid;
       const Extent& e = owner.extent;
       const std::string where = owner.who + ": drive " + std::to_string(key.first) +
@@ -205,12 +212,14 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
       if (!st.ok()) {
         error(where + ": " + st.ToString());
         lost.insert(owner.who);
+        ++report.records_failed;
         continue;
       }
       auto h = DecodeRecordHeader(header.data());
       if (!h.ok()) {
         error(where + ": " + h.status().ToString());
         lost.insert(owner.who);
+        ++report.records_failed;
         continue;
       }
       // What the header says about the extent's bytes: the record's fields, or its pack
@@ -234,6 +243,26 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
         error(where + ": header does not match the extent that references it (nid " +
               std::to_string(h_nid) + " vs " + std::to_string(nid) + ")");
         lost.insert(owner.who);
+        ++report.records_failed;
+        continue;
+      }
+      // The other extents of the record must name the same payload.
+      bool others_match = true;
+      for (size_t i = 1; i < owners.size(); ++i) {
+        const Extent& o = owners[i].extent;
+        if (owners[i].nid != nid || o.payload_len != e.payload_len ||
+            o.payload_crc != e.payload_crc || o.in_pack != e.in_pack ||
+            o.pack_offset != e.pack_offset) {
+          error(owners[i].who + ": extent @" + std::to_string(o.logical_offset) +
+                " shares the record at " + std::to_string(e.record_offset()) + " of drive " +
+                std::to_string(key.first) + " with " + owner.who +
+                " but does not match its header");
+          lost.insert(owners[i].who);
+          others_match = false;
+        }
+      }
+      if (!others_match) {
+        ++report.records_failed;
         continue;
       }
       char unused;
@@ -241,6 +270,7 @@ Result<FsckReport> Store::Fsck(bool deep, bool repair) {
       if (!st.ok()) {
         error(where + ": " + st.ToString());
         lost.insert(owner.who);
+        ++report.records_failed;
         continue;
       }
       ++report.records_verified;

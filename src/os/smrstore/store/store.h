@@ -336,7 +336,17 @@ struct FsckReport {
   uint64_t collections = 0;
   uint64_t objects = 0;
   uint64_t extents = 0;
-  uint64_t records_verified = 0;  // deep only
+  // Deep only. Every extent is accounted for once: extents = records_verified +
+  // records_failed + extents_sharing_record + extents_not_read.
+  uint64_t records_verified = 0;  // records (pack entries) read whole and checked
+  uint64_t records_failed = 0;    // records whose read, header or crc check failed (errors)
+  // Extents whose record another extent also references (a record partly overwritten or
+  // cut by a later write keeps several extents): each is checked against the record's
+  // header, whose payload is read and verified once.
+  uint64_t extents_sharing_record = 0;
+  // Extents not read: on a drive or zone that does not exist, or in a zone the drive
+  // reports offline (each is also an error).
+  uint64_t extents_not_read = 0;
   std::vector<std::string> errors;    // each a one-line description
   std::vector<std::string> repaired;  // what --repair fixed
   // "collection/object" of every object whose data cannot be read back: an extent in a
