@@ -212,11 +212,12 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
         ++report.cmr_stale_records;  // the first record of an earlier use of the zone
         break;
       }
-      if (cmr && h->type == RecordType::kZoneFooter) {
-        // A footer carries no sequence number of its own: in a CMR zone it is this use's
-        // only if its last entry is the record just walked (an earlier use's footer can
-        // follow this use's records exactly, when the two uses placed them alike: found
-        // by the option-space run, seed 5).
+      if (h->type == RecordType::kZoneFooter) {
+        // A footer carries no sequence number of its own: it is this zone's (this use's,
+        // in a CMR zone) only if its payload checks and its last entry is the record just
+        // walked. An earlier use's footer can follow a CMR zone's records exactly, when
+        // the two uses placed them alike (found by the option-space run, seed 5); a footer
+        // torn by a power cut ends an SMR zone's walk (seed 8).
         std::string fp(bytes - kBlock, '\0');
         rs = dev->Read(zi.start + pos + kBlock, fp.data(), fp.size());
         report.bytes_read += fp.size();
@@ -226,7 +227,11 @@ Result<RebuildReport> Store::RebuildMeta(const std::string& dir,
         if (!entries.ok() || entries->empty() || !last_record ||
             uint64_t{entries->back().block} * kBlock != *last_record ||
             entries->back().seq != last_seq) {
-          ++report.cmr_stale_records;
+          if (cmr) {
+            ++report.cmr_stale_records;
+          } else {
+            torn();
+          }
           break;
         }
       }

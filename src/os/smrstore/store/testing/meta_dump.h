@@ -101,7 +101,9 @@ inline std::string DiffMetaDumps(const MetaDump& before, const MetaDump& after,
     if (zm.stream == 0) continue;
     auto it = before.zones.find(addr);
     if (it == before.zones.end() || it->second.stream == 0) {
-      add(zone_name(addr) + " holds data only in the rebuilt database");
+      add(zone_name(addr) + " holds data only in the rebuilt database (stream " +
+          std::to_string(zm.stream) + ", live " + std::to_string(zm.live_bytes) + ", wp " +
+          std::to_string(zm.committed_wp) + ", footer " + std::to_string(zm.footer_at) + ")");
     }
   }
   for (const auto& [addr, zm] : before.zones) {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ class Generator {
     return v[Uniform(0, v.size() - 1)];
   }
   std::mt19937_64& rng() { return rng_; }
+  // A collection the generated transactions leave alone (a test drives it itself).
+  void Reserve(const std::string& coll) { reserved_.insert(coll); }
 
   std::string Data(size_t n) {
     std::string s(n, '\0');
@@ -115,7 +118,9 @@ class Generator {
  private:
   std::vector<std::string> Existing(const Model& m) {
     std::vector<std::string> v;
-    for (const auto& [name, c] : m) v.push_back(name);
+    for (const auto& [name, c] : m) {
+      if (!reserved_.count(name)) v.push_back(name);
+    }
     return v;
   }
   std::string AnyColl(const Model& m) {
@@ -324,6 +329,7 @@ class Generator {
     return v != nullptr && *v == '1';
   }();
   std::mt19937_64 rng_;
+  std::set<std::string> reserved_;
   std::vector<ObjectId> oids_;
   std::vector<std::string> colls_;
 };
