@@ -385,7 +385,7 @@ Status Store::Impl::Checkpoint() {
   return Status::OK();
 }
 
-void Store::Impl::MaybeCheckpoint() {
+void Store::Impl::MaybeCheckpoint(bool for_pins) {
   if (!options.journal) return;
   // Journal since the last checkpoint over twice that checkpoint's size (and over one
   // zone): its space is then mostly obsolete records a checkpoint frees.
@@ -399,7 +399,7 @@ void Store::Impl::MaybeCheckpoint() {
       options.journal_pinned_zones_max != 0
           ? options.journal_pinned_zones_max
           : DefaultPinLimit(zone_cap == 0 ? 0 : zones->data_capacity() / zone_cap);
-  const bool unpin = pins > 0 && pins >= pin_limit;
+  const bool unpin = for_pins && pins > 0 && pins >= pin_limit;
   if (journal_bytes < threshold && !unpin) return;
   std::lock_guard<std::mutex> glock(group_mu);
   {

@@ -43,6 +43,7 @@ class JournalLimitsTest : public ::testing::Test {
     specs_ = {"emu:" + dir_.path() + "/d0.img?zones=48&zone_kib=512&conv=1&max_open=12"};
     options_.gc_auto = false;
     options_.journal_with_data = false;
+    options_.max_record_payload = 128u << 10;  // records fit in a zone (mkfs checks it)
     ASSERT_OK(Store::Mkfs(store_dir(), specs_, options_));
     auto s = Store::Open(store_dir());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -157,9 +158,10 @@ TEST_F(JournalLimitsTest, AGroupRewritingOneObjectJournalsItsOnodeOnce) {
   ExpectRebuildEqual();
 }
 
-// Metadata of several zones, in 512 KiB zones with the default max_record_payload (1 MiB):
-// checkpoint chunks must still fit in a zone (they were max_record_payload long, so every
-// checkpoint failed, the journal zones were never freed, and writes ran out of space).
+// Metadata of several zones in 512 KiB zones: the checkpoint is written in chunks over
+// several zones. (Chunks were max_record_payload long; with 1 MiB records on 512 KiB zones,
+// which mkfs now refuses, every checkpoint failed, the journal zones were never freed, and
+// writes ran out of space.)
 TEST_F(JournalLimitsTest, ACheckpointLargerThanAZoneIsWrittenInChunksThatFit) {
   for (int i = 0; i < 12; ++i) {
     ASSERT_OK(store_->Apply(OmapTxn("meta" + std::to_string(i), 250, 1000, i * 7)));

@@ -431,7 +431,9 @@ struct Store::Impl {
   // Writes a complete checkpoint and frees the journal zones it makes obsolete.
   Status Checkpoint();
   // A checkpoint when the journal has grown enough (after a commit group).
-  void MaybeCheckpoint();
+  // Takes a checkpoint when the journal since the last one is large, or (with `for_pins`)
+  // when many data zones are pinned by journal records.
+  void MaybeCheckpoint(bool for_pins = true);
 
   // Lifetime statistics (commit thread): mean age of data when it dies (EWMA, in ns of
   // onode mtime), to split GC relocations into young and old; and per stream the bytes

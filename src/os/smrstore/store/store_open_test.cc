@@ -149,8 +149,16 @@ TEST(StoreOpen, OptionLimitsAreInclusiveAndTheJournalSwitchIsStored) {
   over.inline_max = (64u << 10) + 1;
   EXPECT_CODE(Store::Mkfs(dir.path() + "/over", {spec("over")}, over), kInvalidArgument);
   StoreOptions big;
-  big.max_record_payload = 64u << 20;  // the limit itself
-  EXPECT_OK(Store::Mkfs(dir.path() + "/big", {spec("big")}, big));
+  big.max_record_payload = 64u << 20;  // the limit itself, on zones that hold such a record
+  Status big_zones = Store::Mkfs(dir.path() + "/big",
+                                 {"emu:" + dir.path() + "/big.img?zones=8&zone_mib=128&conv=1"}, big);
+  EXPECT_TRUE(big_zones.ok()) << big_zones.ToString();
+  // A record that does not fit in a zone (with the zone's footer) is refused by name.
+  Status small_zones = Store::Mkfs(dir.path() + "/small", {spec("small")}, big);
+  EXPECT_TRUE(small_zones.IsInvalidArgument()) << small_zones.ToString();
+  EXPECT_NE(small_zones.ToString().find("cannot hold a record of max_record_payload"),
+            std::string::npos)
+      << small_zones.ToString();
   big.max_record_payload = (64u << 20) + 4096;
   EXPECT_CODE(Store::Mkfs(dir.path() + "/bigger", {spec("bigger")}, big), kInvalidArgument);
   StoreOptions none;
