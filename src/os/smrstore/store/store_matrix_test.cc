@@ -187,6 +187,8 @@ Config DrawConfig(Generator* g) {
   o.max_record_payload = records[g->Uniform(0, records.size() - 1)];
   o.inline_max = PickOf<uint32_t>(g, {0, 512, 4096, 4096, 65536});
   o.pack_max = PickOf<uint32_t>(g, {0, 4096, 32768, 32768, kMaxPackPayload});
+  // A pack must fit in a zone beside its footer (mkfs refuses it otherwise).
+  o.pack_max = std::min<uint32_t>(o.pack_max, cap / 2);
   o.small_write_max = PickOf<uint32_t>(g, {8u << 10, 64u << 10, 256u << 10});
   o.max_group = PickOf<uint32_t>(g, {1, 8, 64, 64});
   o.journal_with_data = PickOf<std::optional<bool>>(g, {std::nullopt, false, true, true});
