@@ -54,12 +54,6 @@ using testing::ScratchDir;
 // The collection of BulkMetadataTxn's objects (the generator leaves it alone).
 const std::string kBulkColl = "9.0_head";
 
-uint64_t EnvU64(const char* name, uint64_t dflt) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return dflt;
-  return std::strtoull(v, nullptr, 10);
-}
-
 std::vector<uint64_t> Seeds() {
   const char* v = std::getenv("SMRSTORE_MATRIX_SEED");
   if (v != nullptr && *v != '\0') return {std::strtoull(v, nullptr, 10)};

@@ -46,12 +46,6 @@ namespace {
 
 using testing::ScratchDir;
 
-uint64_t EnvU64(const char* name, uint64_t dflt) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return dflt;
-  return std::strtoull(v, nullptr, 10);
-}
-
 std::vector<uint64_t> Seeds() {
   const char* v = std::getenv("SMRSTORE_MODEL_SEED");
   if (v != nullptr && *v != '\0') return {std::strtoull(v, nullptr, 10)};

@@ -17,6 +17,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -38,6 +39,13 @@
 #include "store/transaction.h"
 
 namespace smr::store_model {
+
+// A run's size from the environment (SMRSTORE_MODEL_TXNS, SMRSTORE_MATRIX_TXNS, ...).
+inline uint64_t EnvU64(const char* name, uint64_t dflt) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return dflt;
+  return std::strtoull(v, nullptr, 10);
+}
 
 class ModelHarness {
  public:
