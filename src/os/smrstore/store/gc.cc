@@ -778,9 +778,27 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
   int failures = 0;
+  // Cleaning may stop paying: victims nearly all live, whose relocation (and the journal
+  // records it makes) takes what their reset gives back. After kGcTriesForSpace whole
+  // victims in a row that left neither more free zones nor more room, the group gets
+  // NoSpace where it does not fit (found by the option-space run: a commit thread cleaning
+  // a full small drive without end).
+  uint64_t best_free = zones->free_zones().free, best_room = zones->user_free_bytes(MaxRecordBytes());
+  int barren = 0;
   while (zones->user_free_bytes(MaxRecordBytes()) < bytes) {
     bool zone_done = false;
     auto r = GcStep(kGcSliceBytes, &zone_done);
+    if (r.ok() && zone_done) {
+      const uint64_t free_now = zones->free_zones().free;
+      const uint64_t room_now = zones->user_free_bytes(MaxRecordBytes());
+      if (free_now > best_free || room_now > best_room) {
+        best_free = std::max(best_free, free_now);
+        best_room = std::max(best_room, room_now);
+        barren = 0;
+      } else if (++barren >= kGcTriesForSpace) {
+        break;
+      }
+    }
     if (r.ok()) continue;
     gc_cursor.reset();
     // Nothing left to clean: the commit group gets NoSpace where it does not fit.
@@ -789,6 +807,25 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
     // The failed victim is quarantined (GcStep): another zone may still give the room,
     // rather than failing this group with NoSpace. A few tries, not every zone.
     if (++failures >= kGcTriesForSpace) break;
+  }
+  MutexLock lock(&counters_mu);
+  counters.gc_throttle_ns += NowNs() - t0;
+}
+
+void Store::Impl::CleanForSpace() {
+  // A conversion gains room for good; otherwise one whole victim (a few tries past victims
+  // whose cleaning fails), which frees a zone to the user streams.
+  if (GrowForSpace(UINT64_MAX)) return;
+  if (!gc_auto) return;
+  std::lock_guard<std::mutex> glock(group_mu);
+  const uint64_t t0 = NowNs();
+  for (int failures = 0; failures < kGcTriesForSpace;) {
+    auto r = GcOne();
+    if (r.ok()) break;
+    gc_cursor.reset();
+    if (r.status().IsNotFound()) break;  // nothing to clean: the transaction gets NoSpace
+    std::fprintf(stderr, "smrstore: GC for space: %s\n", r.status().ToString().c_str());
+    ++failures;
   }
   MutexLock lock(&counters_mu);
   counters.gc_throttle_ns += NowNs() - t0;

@@ -340,8 +340,11 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
         const Clock::time_point t0 = Clock::now();
         Status st = Checkpoint();
         if (!st.ok()) {
-          std::fprintf(stderr, "smrstore: checkpoint to free realm %u of drive %u: %s\n",
-                       c.realm, c.drive, st.ToString().c_str());
+          // No room for the checkpoint (or it failed): the drain cannot go on. Retrying at
+          // once would retry the same checkpoint without end (found by the option-space
+          // run: a commit thread spinning in GrowForSpace on a full hybrid drive).
+          AbandonConversion(st.WithContext("checkpoint to free the realm's journal zones"));
+          return;
         }
         c.last_progress = Clock::now();
         MutexLock lock(&hybrid_mu);
@@ -397,21 +400,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
                    /*split_records=*/true);
   const double ms = MsSince(t0);
   if (!r.ok()) {
-    // Abandon the drain: the realm takes data again; retry later.
-    const std::string why = r.status().ToString();
-    std::fprintf(stderr, "smrstore: conversion of realm %u of drive %u abandoned: %s\n", c.realm,
-                 c.drive, why.c_str());
-    zones->CancelDrain(c.drive, c.realm);
-    conversion.reset();
-    if (pending_request_done) {
-      pending_request_done->set_value(r.status().WithContext("converting the realm"));
-      pending_request_done.reset();
-    }
-    MutexLock lock(&hybrid_mu);
-    hybrid.active = false;
-    hybrid.stalled = true;
-    hybrid.stall_reason = why;
-    hybrid_retry_at = Clock::now() + kRetryAfter;
+    AbandonConversion(r.status());
     return;
   }
   c.moved += r->live_moved;
@@ -426,6 +415,25 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
                                            static_cast<double>(c.live_at_start));
   hybrid.stalled = Clock::now() - c.last_progress > kStallAfter;
   if (hybrid.stalled) hybrid.stall_reason = "no live bytes moved for 30 s";
+}
+
+void Store::Impl::AbandonConversion(const Status& why) {
+  // The realm takes data again; the next conversion is tried after kRetryAfter.
+  Conversion& c = *conversion;
+  const std::string text = why.ToString();
+  std::fprintf(stderr, "smrstore: conversion of realm %u of drive %u abandoned: %s\n", c.realm,
+               c.drive, text.c_str());
+  zones->CancelDrain(c.drive, c.realm);
+  conversion.reset();
+  if (pending_request_done) {
+    pending_request_done->set_value(why.WithContext("converting the realm"));
+    pending_request_done.reset();
+  }
+  MutexLock lock(&hybrid_mu);
+  hybrid.active = false;
+  hybrid.stalled = true;
+  hybrid.stall_reason = text;
+  hybrid_retry_at = Clock::now() + kRetryAfter;
 }
 
 bool Store::Impl::GrowForSpace(uint64_t bytes) {

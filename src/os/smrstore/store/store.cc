@@ -728,7 +728,11 @@ void Store::Impl::CommitLoop() {
       } else {
         MaybeGc(/*queued=*/true);
       }
-      if (gc_auto || options.hybrid_auto) EnsureSpace(need);
+      if (gc_auto || options.hybrid_auto) {
+        if (space_short) CleanForSpace();
+        space_short = false;
+        EnsureSpace(need);
+      }
     }
     CommitGroup(&group, ride);
     MaybeCheckpoint();
@@ -797,6 +801,14 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
           }
         }
       }
+      if (r.IsNoSpace() && (gc_auto || options.hybrid_auto) &&
+          (*group)[i].space_retries < kSpaceRetries) {
+        // No zone for one of its records: back to the queue, after a whole zone is cleaned
+        // (CommitLoop, CleanForSpace); the transactions before it commit now.
+        ++(*group)[i].space_retries;
+        space_short = true;
+        defer_from = i;
+      }
       if (!r.ok() || defer_from == i) {
         Status rb = batch->RollbackToSavePoint();
         if (!rb.ok()) r = rb;
@@ -822,6 +834,19 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       for (size_t i = group->size(); i-- > defer_from;) queue.push_front(std::move((*group)[i]));
       group->resize(defer_from);
       results.resize(defer_from);
+    }
+    if (group->empty()) {
+      // Every transaction went back to the queue: nothing to write; what the planning
+      // allocated is given back.
+      s = zones->RollBack(mark);
+      if (!s.ok()) {
+        s = Status::ReadOnly("store is read-only: rolling back an empty group failed (" +
+                             s.ToString() + ")");
+        std::fprintf(stderr, "smrstore: %s\n", s.ToString().c_str());
+        std::lock_guard<std::mutex> lock(mu);
+        fatal = s;
+      }
+      return;
     }
     if (ride_live > 0 && gc_cursor) {
       // The GC slice this group carries, planned after its transactions (they get their

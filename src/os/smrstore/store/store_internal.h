@@ -191,6 +191,9 @@ struct Store::Impl {
     // report through gc_done.
     uint32_t gc_zones = 0;
     std::function<void(const Result<GcReport>&)> gc_done;
+    // Times this transaction was planned, found no zone for a record, and went back to the
+    // queue for the commit loop to clean first (CommitGroup; kSpaceRetries).
+    uint32_t space_retries = 0;
   };
   std::mutex mu;
   std::condition_variable cv;
@@ -386,6 +389,9 @@ struct Store::Impl {
   bool GrowForSpace(uint64_t bytes);
   // Waits for an activation in flight and records its outcome (Close).
   void FinishActivation();
+  // Ends the drain in progress (group_mu held): its realm takes data again; `why` goes to
+  // the log, the hybrid status and a waiting ConvertRealm request.
+  void AbandonConversion(const Status& why);
   bool converting() const { return conversion.has_value(); }
   // H-Buffer (StoreOptions::hybrid_hbuffer): when CMR data zones run short while SMR ones
   // are free, empties the oldest sealed CMR zone (a loop-back log: what survived a whole
@@ -458,6 +464,13 @@ struct Store::Impl {
   void MaybeGc(bool queued);
   // Cleans until users can write `bytes` (or nothing is left to clean).
   void EnsureSpace(uint64_t bytes);
+  // EnsureSpace's estimate is per drive, not per stream: a transaction may still find no
+  // zone for one of its records (its stream has no open zone and the free ones are the
+  // reserve). Such a transaction goes back to the queue up to kSpaceRetries times; before
+  // the next group the commit loop converts or cleans one whole zone (CleanForSpace).
+  static constexpr uint32_t kSpaceRetries = 3;
+  bool space_short = false;  // commit thread only
+  void CleanForSpace();
   // Zone bytes a transaction may need (its payload plus record headers).
   uint64_t SpaceNeeded(const Transaction& txn) const;
 

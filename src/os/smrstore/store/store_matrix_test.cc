@@ -31,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -221,6 +222,7 @@ struct Reach {
   uint64_t pack_records = 0, pack_entries = 0;
   uint64_t gc_runs = 0, conversions = 0, conversions_refused = 0;
   uint64_t splits = 0, merges = 0;
+  uint64_t room_made = 0, objects_removed_for_room = 0;  // the full check (MakeRoom)
 };
 
 class StoreMatrixTest : public ::testing::TestWithParam<uint64_t> {
@@ -418,6 +420,40 @@ class StoreMatrixTest : public ::testing::TestWithParam<uint64_t> {
   }
 
   // Tracks what the store reports since its last mount (counters restart at a mount).
+  // The full check an OSD makes before it writes (Ceph's full ratios): a store is never
+  // asked to take writes when what users can surely still write (Statfs().user_available)
+  // is under a fifth of its data capacity or four zones. Below that, objects are removed
+  // and GC runs until it is above again (or nothing is left to remove). A NoSpace above it
+  // is the store's bug, never the workload's.
+  void MakeRoom() {
+    const uint64_t zone = uint64_t{cfg_.cap_kib} << 10;
+    for (int round = 0; round < 64; ++round) {
+      const StoreStatfs f = h_->store()->Statfs();
+      const uint64_t floor = std::max(f.total / 5, 4 * zone);
+      if (f.user_available >= floor) return;
+      if (round == 0) reach_.room_made++;
+      // Up to 8 objects, the largest first, in one transaction.
+      std::vector<std::tuple<size_t, std::string, ObjectId>> objs;
+      for (const auto& [name, c] : h_->model()) {
+        for (const auto& [oid, o] : c.objs) {
+          objs.emplace_back(o->data.size() + o->omap.size() * 64, name, oid);
+        }
+      }
+      if (objs.empty()) return;
+      std::sort(objs.begin(), objs.end(),
+                [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
+      Transaction t;
+      for (size_t i = 0; i < objs.size() && i < 8; ++i) {
+        t.Remove(std::get<1>(objs[i]), std::get<2>(objs[i]));
+        reach_.objects_removed_for_room++;
+      }
+      h_->ApplyOne(t);
+      ASSERT_FALSE(HasFatalFailure());
+      auto gc = h_->store()->RunGc(16);
+      ASSERT_TRUE(gc.ok()) << "seed " << seed_ << ": " << gc.status().ToString();
+    }
+  }
+
   void Observe() {
     const StoreCounters c = h_->store()->Counters();
     if (c.checkpoints > seen_.checkpoints) {
@@ -522,6 +558,8 @@ TEST_P(StoreMatrixTest, RandomConfigurationPastEveryLimit) {
   }
   uint64_t step = 0;
   while (step++ < steps_) {
+    MakeRoom();
+    ASSERT_FALSE(HasFatalFailure());
     const uint64_t r = gen.Uniform(0, 999);
     if (r < 30) {
       h.CleanRemount();
@@ -638,14 +676,16 @@ TEST_P(StoreMatrixTest, RandomConfigurationPastEveryLimit) {
       " (largest %" PRIu64 " B, zone %u KiB) | checkpoints %" PRIu64 " (largest %" PRIu64
       " B) | gc victims %" PRIu64 " | conversions %" PRIu64 " (+%" PRIu64
       " refused; last mount %" PRIu64 ") | splits %" PRIu64 " merges %" PRIu64
-      " | %zu collections, %zu objects | rebuilt zones with a dead tail %" PRIu64 "\n",
+      " | %zu collections, %zu objects | rebuilt zones with a dead tail %" PRIu64
+      " | full check made room %" PRIu64 " times (%" PRIu64 " objects removed)\n",
       seed_, h.txns(), h.failed_txns, h.remounts, h.power_cuts, h.fault_bursts,
       reach_.big_omap_txns, reach_.max_keys_in_txn, reach_.max_value, recfmt::kMaxPackEntries,
       reach_.many_small_txns, reach_.max_small_in_txn, reach_.max_small_in_burst,
       reach_.pack_records, reach_.pack_entries, reach_.large_objects, reach_.max_object,
       cfg_.cap_kib, reach_.checkpoints, reach_.max_checkpoint, reach_.gc_runs,
       reach_.conversions, reach_.conversions_refused, hy.conversions_done, reach_.splits,
-      reach_.merges, h.model().size(), objects, dead_tails_);
+      reach_.merges, h.model().size(), objects, dead_tails_, reach_.room_made,
+      reach_.objects_removed_for_room);
 }
 
 INSTANTIATE_TEST_SUITE_P(StoreMatrix, StoreMatrixTest, ::testing::ValuesIn(Seeds()),

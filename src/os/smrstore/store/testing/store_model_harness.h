@@ -183,7 +183,7 @@ class ModelHarness {
     ASSERT_EQ(got.code(), want.code())
         << "seed " << seed_ << ", txn " << txn_index_ << ": store says " << got.ToString()
         << ", model says " << want.ToString() << "\n"
-        << last_txn_;
+        << (got.IsNoSpace() ? SpaceLine() + "\n" : std::string()) << last_txn_;
     ExpectTouchedSameAsModel(t);
   }
 
@@ -249,6 +249,7 @@ class ModelHarness {
         ASSERT_TRUE(fault) << "seed " << seed_ << ", txn " << txn_index_
                            << ": store failed a transaction the model accepts: "
                            << s.ToString() << "\n"
+                           << SpaceLine() << "\n"
                            << last_txn_;
         *io_failed = true;
         to_undo.push_back(i);
@@ -276,6 +277,15 @@ class ModelHarness {
     }
     undos_while_building_.clear();
     RunBurst(gen, std::move(txns), fault, io_failed);
+  }
+
+  // The store's space as Statfs reports it, for a NoSpace the model does not predict.
+  std::string SpaceLine() {
+    const StoreStatfs f = store_->Statfs();
+    return "space: total " + std::to_string(f.total) + " available " +
+           std::to_string(f.available) + " user_available " + std::to_string(f.user_available) +
+           " allocated " + std::to_string(f.allocated) + " stored " + std::to_string(f.stored) +
+           " reclaimable " + std::to_string(f.reclaimable) + (getenv("SMRSTORE_DBG_STATS") ? store_->StatsJson() : std::string());
   }
 
   // Counters a run prints.
