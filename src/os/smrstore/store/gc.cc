@@ -761,6 +761,7 @@ void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
     auto gc = w.gc_live_delta.find(addr);
     const int64_t user = delta - (gc == w.gc_live_delta.end() ? 0 : gc->second);
     if (user == 0) continue;
+    if (user < 0) user_deaths += static_cast<uint64_t>(-user);
     const std::optional<StreamId> stream = zones->StreamOf(addr);
     if (stream) death_rates.NoteLiveDelta(static_cast<size_t>(*stream), user);
   }
@@ -775,6 +776,7 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
   // good, cleaning only gives dead space back.
   GrowForSpace(bytes);
   if (!gc_auto || zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
+  if (gc_barren_at == user_deaths) return;  // nothing died since cleaning stopped paying
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
   int failures = 0;
@@ -796,6 +798,7 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
         best_room = std::max(best_room, room_now);
         barren = 0;
       } else if (++barren >= kGcTriesForSpace) {
+        gc_barren_at = user_deaths;
         break;
       }
     }
@@ -816,7 +819,7 @@ void Store::Impl::CleanForSpace() {
   // A conversion gains room for good; otherwise one whole victim (a few tries past victims
   // whose cleaning fails), which frees a zone to the user streams.
   if (GrowForSpace(UINT64_MAX)) return;
-  if (!gc_auto) return;
+  if (!gc_auto || gc_barren_at == user_deaths) return;
   std::lock_guard<std::mutex> glock(group_mu);
   const uint64_t t0 = NowNs();
   for (int failures = 0; failures < kGcTriesForSpace;) {

@@ -141,6 +141,7 @@ Status Store::Impl::LoadJournalState() {
   checkpoint_id = id;
   checkpoint_seq = seq_at;
   last_checkpoint_bytes = bytes;
+  SizeJournalReserve();
   // Journal bytes written since that checkpoint: all journal zone bytes but its own.
   uint64_t total = 0;
   for (const ZoneStatus& z : zones->Snapshot()) {
@@ -352,6 +353,7 @@ Status Store::Impl::Checkpoint() {
   checkpoint_id = id;
   checkpoint_seq = at_seq;
   last_checkpoint_bytes = bytes;
+  SizeJournalReserve();
   has_checkpoint = true;
   journal_bytes = 0;
   {
@@ -385,6 +387,17 @@ Status Store::Impl::Checkpoint() {
   return Status::OK();
 }
 
+void Store::Impl::SizeJournalReserve() {
+  // Room on a full drive for the group records written until the next checkpoint
+  // (MaybeCheckpoint takes one a quarter zone after the journal entered its reserve) and
+  // for that checkpoint (its size is the last one's, give or take): one zone + the last
+  // checkpoint's zones, per drive.
+  if (!options.journal) return;
+  const uint64_t zone_cap = devices[0]->info().zone_capacity;
+  const uint64_t ckpt_zones = zone_cap == 0 ? 0 : (last_checkpoint_bytes + zone_cap - 1) / zone_cap;
+  zones->SetJournalReserve(static_cast<uint32_t>(1 + ckpt_zones));
+}
+
 void Store::Impl::MaybeCheckpoint(bool for_pins) {
   if (!options.journal) return;
   // Journal since the last checkpoint over twice that checkpoint's size (and over one
@@ -400,7 +413,10 @@ void Store::Impl::MaybeCheckpoint(bool for_pins) {
           ? options.journal_pinned_zones_max
           : DefaultPinLimit(zone_cap == 0 ? 0 : zones->data_capacity() / zone_cap);
   const bool unpin = for_pins && pins > 0 && pins >= pin_limit;
-  if (journal_bytes < threshold && !unpin) return;
+  // Or when the journal has begun taking its reserve (a full store: users and GC left
+  // it) and a quarter zone was journaled since the last checkpoint, which then frees.
+  const bool tight = journal_bytes >= zone_cap / 4 && zones->JournalInReserve();
+  if (journal_bytes < threshold && !unpin && !tight) return;
   std::lock_guard<std::mutex> glock(group_mu);
   {
     std::lock_guard<std::mutex> lock(mu);

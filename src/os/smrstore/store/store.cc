@@ -428,8 +428,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   std::vector<ZonedDevice*> raw;
   for (auto& d : impl->devices) raw.push_back(d.get());
   impl->zones = std::make_unique<ZoneManager>(raw);
+  // Free zones kept for the journal alone, per drive: a full store still commits (removes
+  // are the way out), checkpoints and mounts (its mount marker is a journal record).
+  // Sized to the last checkpoint once it is known (SizeJournalReserve).
   impl->zones->Configure(/*shared=*/!impl->options.separate_streams,
-                         impl->options.gc_reserve_zones);
+                         impl->options.gc_reserve_zones,
+                         /*journal_reserve=*/impl->options.journal ? 1 : 0);
   impl->zones->SetDomainPlacement(impl->options.hybrid_hbuffer);
   impl->gc_auto = impl->options.gc_auto;
   {

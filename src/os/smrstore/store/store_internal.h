@@ -408,6 +408,8 @@ struct Store::Impl {
   uint64_t checkpoint_id = 0;
   uint64_t checkpoint_seq = 0;
   uint64_t last_checkpoint_bytes = 0;
+  // Sizes the zones kept for the journal alone to the last checkpoint (journal.cc).
+  void SizeJournalReserve();
   uint64_t journal_bytes = 0;          // journal record bytes since the last checkpoint
   uint64_t journal_bytes_pending = 0;  // placed in the group being committed
   std::vector<JournalOp> journal_markers;  // written with the next journal record
@@ -470,6 +472,12 @@ struct Store::Impl {
   // the next group the commit loop converts or cleans one whole zone (CleanForSpace).
   static constexpr uint32_t kSpaceRetries = 3;
   bool space_short = false;  // commit thread only
+  // Bytes users' writes and removes made dead, ever (UpdateDeathRates), and its value when
+  // cleaning for space last stopped paying (EnsureSpace): until more bytes die, cleaning
+  // for space is not tried again — a full store answers NoSpace at once rather than
+  // relocating zones for every refused transaction. Commit thread (group_mu) only.
+  uint64_t user_deaths = 0;
+  std::optional<uint64_t> gc_barren_at;
   void CleanForSpace();
   // Zone bytes a transaction may need (its payload plus record headers).
   uint64_t SpaceNeeded(const Transaction& txn) const;

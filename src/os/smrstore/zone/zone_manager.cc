@@ -248,6 +248,20 @@ void ZoneManager::Configure(bool shared, uint32_t reserve, uint32_t journal_rese
   journal_reserve_ = journal_reserve;
 }
 
+void ZoneManager::SetJournalReserve(uint32_t zones) {
+  MutexLock lock(&mu_);
+  journal_reserve_ = zones;
+}
+
+bool ZoneManager::JournalInReserve() const {
+  MutexLock lock(&mu_);
+  if (journal_reserve_ == 0) return false;
+  for (const Drive& drive : state_) {
+    if (FreeCount(drive) < journal_reserve_) return true;
+  }
+  return false;
+}
+
 void ZoneManager::SetDomainPlacement(bool on) {
   MutexLock lock(&mu_);
   domain_placement_ = on;
@@ -298,7 +312,7 @@ double ZoneManager::free_fraction() const {
 
 ZoneManager::FreeZones ZoneManager::free_zones() const {
   MutexLock lock(&mu_);
-  // Zones kept for GC do not count: they are not free for users.
+  // Zones kept for GC and the journal do not count: they are not free for users.
   uint64_t free = 0, total = 0;
   for (const Drive& drive : state_) {
     uint64_t drive_free = 0, drive_total = 0;
@@ -309,8 +323,9 @@ ZoneManager::FreeZones ZoneManager::free_zones() const {
       // A draining realm's free zones take no data: not free for anyone.
       if (zone.state == ZoneState::kFree && !InDrainingRealm(drive, z)) ++drive_free;
     }
-    free += drive_free > reserve_ ? drive_free - reserve_ : 0;
-    total += drive_total > reserve_ ? drive_total - reserve_ : 0;
+    const uint64_t keep = reserve_ + journal_reserve_;  // GC's and the journal's
+    free += drive_free > keep ? drive_free - keep : 0;
+    total += drive_total > keep ? drive_total - keep : 0;
   }
   return FreeZones{free, total};
 }
@@ -322,20 +337,30 @@ uint64_t ZoneManager::FooterReserve(const Zone& z) const {
 
 void ZoneManager::MarkDirty(uint16_t drive, uint32_t zone) { dirty_[{drive, zone}] = true; }
 
-bool ZoneManager::InReserve(const Drive& drive) const {
-  if (reserve_ == 0 && journal_reserve_ == 0) return false;
+uint32_t ZoneManager::FreeCount(const Drive& drive) const {
   uint32_t free = 0;
   for (uint32_t z = 0; z < drive.zones.size(); ++z) {
     free += drive.zones[z].state == ZoneState::kFree && !InDrainingRealm(drive, z);
   }
-  return free <= reserve_ + journal_reserve_;
+  return free;
+}
+
+bool ZoneManager::InReserve(const Drive& drive) const {
+  if (reserve_ == 0 && journal_reserve_ == 0) return false;
+  return FreeCount(drive) <= reserve_ + journal_reserve_;
 }
 
 std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, uint64_t seq) {
   Drive& drive = state_[d];
-  // Users leave the GC reserve (and `journal_reserve_` zones more); GC and the journal,
-  // which GC's own commits write to, may take the reserve.
+  // Users leave the GC reserve and the journal's; GC leaves the journal's; the journal may
+  // take every free zone.
   if (!MayUseReserve(stream) && InReserve(drive)) return std::nullopt;
+  // The journal's own zones are the last: GC, whose every slice commits a journal record,
+  // must leave them (a full drive would otherwise end with no zone for the next journal
+  // record, and the store read-only and unmountable).
+  if (stream != StreamId::kJournal && journal_reserve_ > 0 && FreeCount(drive) <= journal_reserve_) {
+    return std::nullopt;
+  }
   // Hybrid drives: small, hot and metadata streams take CMR zones first (the CMR space is
   // their buffer: rewritten in place, cheap to clean), large and cold ones SMR zones first;
   // either falls back to the other domain. Without CMR data zones this is one pass.

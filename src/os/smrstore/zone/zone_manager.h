@@ -248,9 +248,15 @@ class ZoneManager {
   // Placement switches (from StoreOptions): with `shared` every stream uses one open zone
   // per drive (the baseline placement); `reserve` free zones per drive are kept for the GC
   // stream, so cleaning can always relocate.
-  // `journal_reserve` more free zones per drive are kept from users (not from GC) for the
-  // metadata journal, which GC's commits write to.
+  // `journal_reserve` more free zones per drive are kept for the metadata journal alone
+  // (from users and from GC: GC's commits write journal records too), so a full drive
+  // can still commit, checkpoint and mount.
   void Configure(bool shared, uint32_t reserve, uint32_t journal_reserve = 0);
+  // Sets the journal's reserve (the store sizes it to its last checkpoint: Configure).
+  void SetJournalReserve(uint32_t zones);
+  // Whether the journal has begun taking its reserve on some drive (fewer free zones than
+  // it): a checkpoint then frees the obsolete journal zones before it runs out.
+  bool JournalInReserve() const;
   // Hybrid drives: whether streams prefer their domain (stream.h PrefersCmr; the default)
   // or take the first free zone of either (the baseline the H-Buffer is measured against).
   void SetDomainPlacement(bool on);
@@ -358,6 +364,7 @@ class ZoneManager {
       SMR_REQUIRES(mu_);
   // True when the drive's free zones are down to the GC (and journal) reserve.
   bool InReserve(const Drive& drive) const SMR_REQUIRES(mu_);
+  uint32_t FreeCount(const Drive& drive) const SMR_REQUIRES(mu_);  // free data zones
   uint64_t FooterReserve(const Zone& z) const;
   void MarkDirty(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
   // RefreshConditions for one zone the drive reports as `cond`; true if it was retired now.

@@ -1,4 +1,4 @@
-// The fixture of the store's zone GC tests: one drive of 24 zones x 4 MiB (1 conventional)
+// The fixture of the store's zone GC tests: one drive of 26 zones x 4 MiB (1 conventional)
 // under a FaultInjectionDevice that survives remounts, objects of 1 MiB written with a seed
 // and checked against a model (ExpectModel: every object's data, a clean deep fsck), helpers
 // to find where an object's data is, to report the zones and to make a fresh store on the
@@ -44,12 +44,12 @@ using testing::kMiB;
 using testing::Obj;
 using testing::ScratchDir;
 
-// One drive of 24 zones x 4 MiB (1 conventional), objects of 1 MiB, over fault-injecting
+// One drive of 26 zones x 4 MiB (1 conventional; 2 of them the journal's reserve), objects of 1 MiB, over fault-injecting
 // devices that survive remounts.
 class GcTest : public testing::StoreOnFaultyDrive {
  protected:
   void SetUp() override {
-    spec_ = "emu:" + dir_.path() + "/d0.img?zones=24&zone_mib=4&conv=1&max_open=8";
+    spec_ = "emu:" + dir_.path() + "/d0.img?zones=26&zone_mib=4&conv=1&max_open=8";
     options_.gc_auto = false;
     options_.gc_reserve_zones = 2;
     ASSERT_NO_FATAL_FAILURE(MkfsAndMount(dir_.path() + "/st", options_));
