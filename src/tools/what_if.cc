@@ -656,12 +656,16 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
   Prediction pr;
   SMR_ASSIGN_OR_RETURN(pr.profile, ProfilePass(cap, o.model));
   const uint64_t z = g.zone_bytes;
-  // Zones the journal and its checkpoints hold on average (what_if.h); refined once from
-  // the keyspace the scaled run ends with.
+  // Zones the journal and its checkpoints hold on average (what_if.h), and the free zones
+  // the store keeps for the journal alone (1 + a checkpoint's zones: store/journal.cc,
+  // SizeJournalReserve), never users' either; refined once from the keyspace the scaled
+  // run ends with.
   auto journal_zones_for = [&](uint64_t keyspace) {
     const double threshold = static_cast<double>(std::max(2 * keyspace, z));
+    const uint64_t reserve = 1 + (keyspace + z - 1) / z;
     return static_cast<uint32_t>(
-        std::llround((static_cast<double>(keyspace) + threshold / 2) / static_cast<double>(z)) + 1);
+        std::llround((static_cast<double>(keyspace) + threshold / 2) / static_cast<double>(z)) + 1 +
+        reserve);
   };
   pr.journal_zones = journal_zones_for(0);
   std::vector<TraceOp> trace;

@@ -245,7 +245,8 @@ struct Prediction {
   ScalePlan plan;
   uint32_t sim_zones = 0;          // data zones the simulator had (journal zones left out)
   uint32_t sim_reserve_zones = 0;  // its reserve: the store's GC reserve or stop watermark
-  uint32_t journal_zones = 0;      // zones set aside for the journal and checkpoints
+  uint32_t journal_zones = 0;      // zones set aside for the journal, checkpoints and the
+                                   // journal's reserve of free zones
   uint64_t keyspace_bytes = 0;     // estimated journaled keyspace K at the end of the run
   uint64_t trace_ops = 0;
   uint64_t scaled_txns = 0;
