@@ -358,7 +358,8 @@ Result<SizePoint> RunSize(const ScaleConfig& c, uint64_t live, size_t index) {
   const uint64_t records_per_object = (c.object_size + kMiB - 1) / kMiB;
   const uint64_t needed = pt.objects * (c.object_size + records_per_object * 4096);
   const uint64_t zones_per_drive =
-      (needed * 10 / 9 + zone * c.drives - 1) / (zone * c.drives) + 4;  // + reserve, journal
+      (needed * 10 / 9 + zone * c.drives - 1) / (zone * c.drives) +
+      6;  // + GC reserve (2), the journal's zones (2) and its reserve of free zones (2)
   const std::string stem = c.dir + "/scale-" + std::to_string(index);
   std::vector<std::string> specs;
   for (uint64_t d = 0; d < c.drives; ++d) {

@@ -502,7 +502,12 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
   }
   impl->crc_pool = std::make_unique<boost::asio::thread_pool>(1);
-  if (read_only) return std::unique_ptr<Store>(new Store(std::move(impl)));
+  if (read_only) {
+    // Sizes the journal's reserve as a read-write mount does, so Statfs (`df`) says what
+    // a put on a read-write mount can take.
+    SMR_RETURN_IF_ERROR(impl->LoadJournalState());
+    return std::unique_ptr<Store>(new Store(std::move(impl)));
+  }
   impl->superblock.mount_count++;
   SMR_RETURN_IF_ERROR(impl->UpdateSuperblocks(/*clean=*/false));
   // Zone states changed by reconciliation (zones finished or reset at mount).
