@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 
-.PHONY: all deps configure build deb test test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
+.PHONY: all deps configure build deb test test-alerts test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
 all: build
 
@@ -36,8 +36,9 @@ deb: build
 #   - the short crash sweep: kill -9 and power cuts, then fsck and every acknowledged
 #     write read back (qa/crash, about 1 minute);
 #   - real OSD captures replayed through the adapter (qa/traces);
-#   - mgr module unit tests (pytest + mypy), the cephadm patch applied to Debian's Pacific
-#     files and tested (qa/cephadm), ansible-lint and the preflight role on an emulated host
+#   - mgr module unit tests (pytest + mypy), its Prometheus alert rules (promtool check +
+#     promtool unit tests, mgr-module/monitoring/check.sh, seconds), the cephadm patch
+#     applied to Debian's Pacific files and tested (qa/cephadm), ansible-lint and the preflight role on an emulated host
 #     (qa/ansible/lint.sh; the full play against the systemd VM is `make test-ansible`), web
 #     console (tsc, Vitest, build);
 #   - real Debian Ceph clusters: telemetry in `ceph service dump`, the mgr module in the real
@@ -50,12 +51,20 @@ test: build
 	sh qa/traces/check.sh
 	qa/traces/replay.sh $(TOOL)
 	mgr-module/run-tests.sh
+	mgr-module/monitoring/check.sh
 	bash qa/cephadm/test_patch.sh
 	bash qa/ansible/lint.sh
 	web/run-tests.sh
 	qa/ceph/run.sh $(TOOL)
 	qa/fuzz/run.sh
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
+
+# The Prometheus alert rules of the mgr module's /metrics (mgr-module/monitoring/alerts.yml):
+# every metric name checked against what the module renders, `promtool check rules`, and
+# `promtool test rules` with a firing and a non-firing case per alert (a few seconds, no
+# build, no cluster; also part of `make test`). Needs promtool (package prometheus, `make deps`).
+test-alerts:
+	mgr-module/monitoring/check.sh
 
 # The device conformance suite on real kernel zoned devices (null_blk zoned, QEMU NVMe ZNS)
 # inside a QEMU TCG VM; installs its own packages (scripts/install-deps.sh vm); see
