@@ -137,8 +137,11 @@ void Cli::PrintCommandHelp(const CommandSpec& cmd) const {
   if (!cmd.options.empty()) std::cout << " [OPTIONS]";
   std::cout << "\n\n" << cmd.summary << "\n";
   if (!cmd.description.empty()) std::cout << "\n" << cmd.description << "\n";
+  // Every command's help has the same shape (usage, summary, description, Options:, exit
+  // status): doc/tools/gen_tool_reference.py parses it into the generated reference,
+  // doc/tools/smrstore-tool-reference.md.
+  std::cout << "\nOptions:\n";
   if (!cmd.options.empty()) {
-    std::cout << "\nOptions:\n";
     for (const auto& o : cmd.options) {
       std::string head = "  --" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
       head.resize(std::max<size_t>(head.size() + 2, 26), ' ');

@@ -561,9 +561,15 @@ int CmdWipe(const Args& args) {
 
 void AddDeviceCommands(Cli* cli) {
   cli->Add({"mkdev", "SPEC", "create an emulated zoned drive",
-            "SPEC is emu:PATH?key=value&... (keys: zones, zone_mib|zone_kib, cap_mib|cap_kib,\n"
-            "conv, max_open, max_active, lbs, mbps, seek_ms; hybrid drives, emulator only:\n"
-            "realms, realm_cmr, realm_smr, convert_ms, realm_init). Fails if PATH exists.",
+            "Creates the drive file PATH and prints its geometry (hybrid drives: a second\n"
+            "line with the realm geometry). SPEC is emu:PATH?key=value&... with keys\n"
+            "(defaults in brackets): zones [64], zone_mib|zone_kib [256 MiB, a power of\n"
+            "two], cap_mib|cap_kib [the zone size; smaller: ZNS-like], conv [~1 % of the\n"
+            "zones, at least 1], max_open [128; 0 no limit], max_active [0, no limit], lbs\n"
+            "[4096, or 512], mbps and seek_ms [0: no timing model], drop_kib [scale\n"
+            "benches only]; hybrid drives, emulator only: realms [0: not hybrid],\n"
+            "realm_cmr [4], realm_smr [5], convert_ms [50], realm_init [cmr|smr]. Fails if\n"
+            "PATH exists (never overwrites). Table: doc/tools/smrstore-tool.md.",
             1, 1, {}, CmdMkdev});
   cli->Add({"zones", "SPEC|STORE", "report the zones of a device or of a store's drives",
             "Prints one line per zone and a summary, or JSON with --json (format in\n"

@@ -94,8 +94,15 @@ void AddStoreCommands(Cli* cli) {
   cli->Add({"mkcoll", "STORE COLL", "create a collection",
             "COLL is a collection name as Ceph's coll_t prints it (e.g. 1.0_head, meta).", 2,
             2, {{"bits", "N", "hash bits of the collection (default 0)"}}, CmdMkcoll});
-  cli->Add({"rmcoll", "STORE COLL", "remove an empty collection", "", 2, 2, {}, CmdRmcoll});
-  cli->Add({"lscoll", "STORE", "list collections", "", 1, 1, {}, CmdLscoll});
+  cli->Add({"rmcoll", "STORE COLL", "remove an empty collection",
+            "COLL is a collection name as Ceph's coll_t prints it (e.g. 1.0_head). A\n"
+            "collection that does not exist is refused (NotFound), as is one that still\n"
+            "holds objects: remove them first (ls, rm).",
+            2, 2, {}, CmdRmcoll});
+  cli->Add({"lscoll", "STORE", "list collections",
+            "Mounts the store read-only and prints every collection name, one per line, as\n"
+            "Ceph's coll_t prints it (control bytes escaped as \\xNN).",
+            1, 1, {}, CmdLscoll});
   cli->Add({"put", "STORE COLL OBJ FILE", "store FILE ('-' = stdin) as object OBJ",
             "Replaces the object's data with FILE's bytes, all or nothing (xattrs and omap\n"
             "are kept, like rados put). FILE is streamed in 16 MiB transactions into a\n"
