@@ -5,8 +5,12 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
+# The cluster jobs `make test` runs (qa/teuthology/run.sh --filter: a job runs when its
+# description contains one of these): every numbered check and the Prometheus check, one
+# client workload on hybrid drives, one thrasher under verified writes.
+MAKE_TEST_JOBS := checks/0,checks/prometheus-live,objectstore/smrstore-hybrid workloads/rbd-verify,objectstore/smrstore thrashers/osd-kill
 
-.PHONY: all deps configure build deb test test-alerts test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
+.PHONY: all deps configure build deb test test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
 all: build
 
@@ -41,8 +45,15 @@ deb: build
 #     applied to Debian's Pacific files and tested (qa/cephadm), ansible-lint and the preflight role on an emulated host
 #     (qa/ansible/lint.sh; the full play against the systemd VM is `make test-ansible`), web
 #     console (tsc, Vitest, build);
-#   - real Debian Ceph clusters: telemetry in `ceph service dump`, the mgr module in the real
-#     ceph-mgr, Playwright against that stack (screenshots in build/e2e).
+#   - the smrstore-tool reference (doc/tools/smrstore-tool-reference.md) regenerated from the
+#     tool's own help and compared (doc/tools/check_reference.sh, ~1 s);
+#   - real Debian Ceph clusters, all through the teuthology-format suites of qa/suites/smrstore
+#     run by qa/teuthology/run.sh (teuthology 1.3.0's own matrix and task runner): the
+#     `checks` jobs (telemetry in `ceph service dump`, the mgr module in the real ceph-mgr,
+#     Playwright against that stack, RADOS/EC/RBD/RGW on smrstore OSDs, bad input, the upgrade
+#     gate, ceph-volume, the Grafana dashboard's queries and the alert rules in a real
+#     Prometheus) and a fixed subset of the `basic` and `thrash` matrix ($(MAKE_TEST_JOBS));
+#     `make test-suites` runs every job.
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
 	python3 qa/static/thread_safety.py $(BUILD_DIR)
@@ -52,10 +63,12 @@ test: build
 	qa/traces/replay.sh $(TOOL)
 	mgr-module/run-tests.sh
 	mgr-module/monitoring/check.sh
+	doc/tools/check_reference.sh $(TOOL)
 	bash qa/cephadm/test_patch.sh
 	bash qa/ansible/lint.sh
 	web/run-tests.sh
-	qa/ceph/run.sh $(TOOL)
+	qa/teuthology/run.sh run --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	  --filter '$(MAKE_TEST_JOBS)'
 	qa/fuzz/run.sh
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
 
@@ -65,6 +78,28 @@ test: build
 # build, no cluster; also part of `make test`). Needs promtool (package prometheus, `make deps`).
 test-alerts:
 	mgr-module/monitoring/check.sh
+
+# The Grafana dashboard's queries and the alert rules evaluated by Debian's prometheus
+# scraping the mgr module of a live cluster (2 smrstore OSDs + a hybrid-drive service daemon);
+# SMRStoreDaemonStale forced to fire by stopping osd.1 (~2.5 min, as root; also a `checks`
+# job of `make test`).
+test-prometheus: build
+	mgr-module/monitoring/live_check.sh
+
+# Every job of the teuthology-format suites (qa/suites/smrstore: checks, basic, thrash;
+# doc/testing.md, "QA suites"), one after another on this machine; a PASS/FAIL line per job
+# and a summary with each job's time and log. SUBSET=I/N runs teuthology's subset I of N
+# (every facet member still appears), SEED=S makes picks repeatable, FILTER=a,b keeps jobs
+# whose description contains one. Not part of `make test` (which runs $(MAKE_TEST_JOBS)).
+test-suites: build
+	qa/teuthology/run.sh run --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	  $(if $(SUBSET),--subset $(SUBSET)) --seed $(or $(SEED),1) $(if $(FILTER),--filter '$(FILTER)')
+
+# The suites' job matrix as teuthology builds it (no cluster started): one line per job and the
+# facets with how many jobs use each member.
+qa-matrix:
+	qa/teuthology/run.sh matrix --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	  $(if $(SUBSET),--subset $(SUBSET)) --seed $(or $(SEED),1)
 
 # The device conformance suite on real kernel zoned devices (null_blk zoned, QEMU NVMe ZNS)
 # inside a QEMU TCG VM; installs its own packages (scripts/install-deps.sh vm); see
@@ -85,9 +120,9 @@ test-ansible: deb
 # part of `make test`: kill -9 of all OSDs under writes, one OSD killed and recovered,
 # backfill onto smrstore, PG split/merge under load, a flipped byte found by deep scrub and
 # repaired, ceph-objectstore-tool list/fsck/export/import, zone GC under churn
-# (qa/ceph/0006_osd_faults.sh).
+# (qa/ceph/0006_osd_faults.sh, the `checks/long-0006-osd-faults` job of qa/suites/smrstore).
 test-osd-faults: build
-	bash qa/ceph/0006_osd_faults.sh
+	qa/teuthology/run.sh run --suite smrstore/checks --filter checks/long-0006
 
 # The long option-space run (doc/testing.md, "The option-space run"), not part of
 # `make test` (which runs ten drawn configurations of 120 steps in the unit tests): seeds

@@ -16,7 +16,7 @@
 #     screenshots osds-*.png in $SMRSTORE_E2E_OUT (default build/e2e), failure screenshots
 #     and traces in its results-osds/, the HTML report in its report-osds/.
 # About 2.5 minutes. Exit status = verdict.
-#   sh qa/ceph/0007_console_osds.sh [TOOL] [SCRATCH_DIR]   (TOOL: unused, as qa/ceph/run.sh
+#   sh qa/ceph/0007_console_osds.sh [TOOL] [SCRATCH_DIR]   (TOOL: unused, as the smrstore_script task
 #   passes it; SCRATCH_DIR default: a temp dir, removed on success)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
