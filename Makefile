@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
-# The cluster jobs `make test` runs (qa/teuthology/run.sh --filter: a job runs when its
+# The cluster jobs `make test` runs (qa/runner/run.sh --filter: a job runs when its
 # description contains one of these): every numbered check and the Prometheus check, one
 # client workload on hybrid drives, one thrasher under verified writes.
 MAKE_TEST_JOBS := checks/0,checks/prometheus-live,objectstore/smrstore-hybrid workloads/rbd-verify,objectstore/smrstore thrashers/osd-kill
@@ -48,7 +48,7 @@ deb: build
 #   - the smrstore-tool reference (doc/tools/smrstore-tool-reference.md) regenerated from the
 #     tool's own help and compared (doc/tools/check_reference.sh, ~1 s);
 #   - real Debian Ceph clusters, all through the teuthology-format suites of qa/suites/smrstore
-#     run by qa/teuthology/run.sh (teuthology 1.3.0's own matrix and task runner): the
+#     run by qa/runner/run.sh (teuthology 1.3.0's own matrix and task runner): the
 #     `checks` jobs (telemetry in `ceph service dump`, the mgr module in the real ceph-mgr,
 #     Playwright against that stack, RADOS/EC/RBD/RGW on smrstore OSDs, bad input, the upgrade
 #     gate, ceph-volume, the Grafana dashboard's queries and the alert rules in a real
@@ -67,7 +67,8 @@ test: build
 	bash qa/cephadm/test_patch.sh
 	bash qa/ansible/lint.sh
 	web/run-tests.sh
-	qa/teuthology/run.sh run --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	cd qa && mypy --no-incremental --ignore-missing-imports --disallow-untyped-defs --follow-imports=silent tasks runner/run.py
+	qa/runner/run.sh run --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
 	  --filter '$(MAKE_TEST_JOBS)'
 	qa/fuzz/run.sh
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
@@ -92,13 +93,13 @@ test-prometheus: build
 # (every facet member still appears), SEED=S makes picks repeatable, FILTER=a,b keeps jobs
 # whose description contains one. Not part of `make test` (which runs $(MAKE_TEST_JOBS)).
 test-suites: build
-	qa/teuthology/run.sh run --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	qa/runner/run.sh run --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
 	  $(if $(SUBSET),--subset $(SUBSET)) --seed $(or $(SEED),1) $(if $(FILTER),--filter '$(FILTER)')
 
 # The suites' job matrix as teuthology builds it (no cluster started): one line per job and the
 # facets with how many jobs use each member.
 qa-matrix:
-	qa/teuthology/run.sh matrix --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	qa/runner/run.sh matrix --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
 	  $(if $(SUBSET),--subset $(SUBSET)) --seed $(or $(SEED),1)
 
 # The device conformance suite on real kernel zoned devices (null_blk zoned, QEMU NVMe ZNS)
@@ -122,7 +123,7 @@ test-ansible: deb
 # repaired, ceph-objectstore-tool list/fsck/export/import, zone GC under churn
 # (qa/ceph/0006_osd_faults.sh, the `checks/long-0006-osd-faults` job of qa/suites/smrstore).
 test-osd-faults: build
-	qa/teuthology/run.sh run --suite smrstore/checks --filter checks/long-0006
+	qa/runner/run.sh run --suite smrstore/checks --filter checks/long-0006
 
 # The long option-space run (doc/testing.md, "The option-space run"), not part of
 # `make test` (which runs ten drawn configurations of 120 steps in the unit tests): seeds

@@ -37,7 +37,7 @@ import subprocess
 import time
 from typing import Any, Dict, Iterator, List
 
-from teuthology import misc
+import teuthology.misc as misc
 
 from tasks.smrstore_common import (QA_CEPH, REPO, Cluster, CommandFailed, TaskFailed, tool_path,
                                    osd_lib_path, wait_until)

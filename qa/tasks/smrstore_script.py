@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-from typing import Any
+from typing import Any, Dict
 
 from tasks.smrstore_common import REPO, TaskFailed, tool_path
 
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 
 def task(ctx: Any, config: Any) -> None:
-    c = {"script": None, "tool": True, "args": [], "env": {}}
+    c: Dict[str, Any] = {"script": None, "tool": True, "args": [], "env": {}}
     c.update(config or {})
     unknown = set(c) - {"script", "tool", "args", "env"}
     if unknown or not c["script"]:

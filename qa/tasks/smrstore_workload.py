@@ -150,9 +150,9 @@ def rbd(ctx: Any, config: Any) -> None:
     if _sha(exp) != _sha(os.path.join(cl.work, "m2.img")):
         raise TaskFailed("rbd export after %d random 4 KiB writes differs from the model" % c["random4k"])
     cl.note("rbd: snapshot, rollback, %d random 4 KiB writes: export equals the model (%s)" % (c["random4k"], res))
-    for f in (base, exp, os.path.join(cl.work, "m1.img"), os.path.join(cl.work, "m2.img")):
-        if os.path.exists(f):
-            os.unlink(f)
+    for leftover in (base, exp, os.path.join(cl.work, "m1.img"), os.path.join(cl.work, "m2.img")):
+        if os.path.exists(leftover):
+            os.unlink(leftover)
 
 
 def _sha(path: str) -> str:

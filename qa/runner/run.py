@@ -29,7 +29,7 @@ import sys
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import yaml
+import yaml  # type: ignore[import]  # Debian has no types-PyYAML
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 QA = os.path.dirname(HERE)

@@ -1,15 +1,15 @@
 #!/bin/sh
-# The local teuthology runner (qa/teuthology/run.py) in a venv of its own holding teuthology
-# 1.3.0 from PyPI (qa/teuthology/requirements.txt; Python >= 3.10). Creates the venv the first
+# The local teuthology runner (qa/runner/run.py) in a venv of its own holding teuthology
+# 1.3.0 from PyPI (qa/runner/requirements.txt; Python >= 3.10). Creates the venv the first
 # time (about 40 s; python3-venv is installed if `python3 -m venv` cannot work), then runs
-#   qa/teuthology/run.sh matrix|run|job ARGS...      (qa/teuthology/run.py --help)
+#   qa/runner/run.sh matrix|run|job ARGS...      (qa/runner/run.py --help)
 # Env: SMRSTORE_TEUTHOLOGY_VENV (default /var/tmp/smrstore-teuthology/venv).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 venv=${SMRSTORE_TEUTHOLOGY_VENV:-/var/tmp/smrstore-teuthology/venv}
 stamp="$venv/.requirements"
 if [ ! -x "$venv/bin/python" ] || ! cmp -s "$here/requirements.txt" "$stamp"; then
-  echo "qa/teuthology: making the teuthology venv in $venv" >&2
+  echo "qa/runner: making the teuthology venv in $venv" >&2
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     apt-get install -y -q python3-venv >&2 || { apt-get update -qq && apt-get install -y -q python3-venv >&2; }
   fi
