@@ -8,6 +8,7 @@ JOBS ?= 2
 # The cluster jobs `make test` runs (qa/runner/run.sh --filter: a job runs when its
 # description contains one of these): every numbered check and the Prometheus check, one
 # client workload on hybrid drives, one thrasher under verified writes.
+SUITE_ARGS := --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash --suite smrstore/console
 MAKE_TEST_JOBS := checks/0,checks/prometheus-live,objectstore/smrstore-hybrid workloads/rbd-verify,objectstore/smrstore thrashers/osd-kill
 
 .PHONY: all deps configure build deb test test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
@@ -68,7 +69,7 @@ test: build
 	bash qa/ansible/lint.sh
 	web/run-tests.sh
 	cd qa && mypy --no-incremental --ignore-missing-imports --disallow-untyped-defs --follow-imports=silent tasks runner/run.py
-	qa/runner/run.sh run --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	qa/runner/run.sh run $(SUITE_ARGS) \
 	  --filter '$(MAKE_TEST_JOBS)'
 	qa/fuzz/run.sh
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
@@ -87,19 +88,19 @@ test-alerts:
 test-prometheus: build
 	mgr-module/monitoring/live_check.sh
 
-# Every job of the teuthology-format suites (qa/suites/smrstore: checks, basic, thrash;
-# doc/testing.md, "QA suites"), one after another on this machine; a PASS/FAIL line per job
+# Every job of the teuthology-format suites (qa/suites/smrstore: checks, basic, thrash,
+# console; doc/testing.md, "QA suites"), one after another on this machine; a PASS/FAIL line per job
 # and a summary with each job's time and log. SUBSET=I/N runs teuthology's subset I of N
 # (every facet member still appears), SEED=S makes picks repeatable, FILTER=a,b keeps jobs
 # whose description contains one. Not part of `make test` (which runs $(MAKE_TEST_JOBS)).
 test-suites: build
-	qa/runner/run.sh run --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	qa/runner/run.sh run $(SUITE_ARGS) \
 	  $(if $(SUBSET),--subset $(SUBSET)) --seed $(or $(SEED),1) $(if $(FILTER),--filter '$(FILTER)')
 
 # The suites' job matrix as teuthology builds it (no cluster started): one line per job and the
 # facets with how many jobs use each member.
 qa-matrix:
-	qa/runner/run.sh matrix --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash \
+	qa/runner/run.sh matrix $(SUITE_ARGS) \
 	  $(if $(SUBSET),--subset $(SUBSET)) --seed $(or $(SEED),1)
 
 # The device conformance suite on real kernel zoned devices (null_blk zoned, QEMU NVMe ZNS)
