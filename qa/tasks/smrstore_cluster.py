@@ -23,12 +23,14 @@ OSD is made by Debian's ceph-volume with the smrstore plugin (`ceph-volume smrst
 entrypoint starts it (LD_PRELOAD of libsmrstore_osd.so, --setuser ceph). At the end: PGs
 clean, optional deep scrub with no inconsistent PG, then every OSD stopped and its log
 checked (no heartbeat timeout, no crash report), and the host's /etc/ceph and
-/var/lib/ceph entries of the job's cluster name removed.
+/var/lib/ceph entries of the job's cluster name (smrtXXXXXX, from the job's archive path)
+removed.
 """
 from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import json
 import logging
 import os
@@ -44,7 +46,10 @@ from tasks.smrstore_common import (QA_CEPH, REPO, Cluster, CommandFailed, TaskFa
 
 log = logging.getLogger(__name__)
 
-CLUSTER_NAME = "smrteu"  # distinct from qa/ceph/0011's "smrcv" and from a host's "ceph"
+def cluster_name(archive: str) -> str:
+    """The job's own cluster name (host paths /etc/ceph/NAME.conf, /var/lib/ceph/osd/NAME-N),
+    so that two jobs on one host do not meet, and never "ceph" or 0011's "smrcv"."""
+    return "smrt" + hashlib.sha1(os.path.abspath(archive).encode()).hexdigest()[:6]
 
 
 def _roles(ctx: Any) -> List[str]:
@@ -136,7 +141,7 @@ def task(ctx: Any, config: Any) -> Iterator[None]:
     env.pop("CEPH_CONF", None)
     env["CEPH_QA_EXTRA_CONF"] = "\n".join(_conf_lines(conf.get("global", {}) or {}))
     site = os.path.join(work, "site")
-    name = CLUSTER_NAME
+    name = cluster_name(ctx.archive)
     _host_clean(name)
     _lib("ceph_volume_plugin_site", site, env=env)
     env["PYTHONPATH"] = site
