@@ -6,10 +6,10 @@ BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
 # The cluster jobs `make test` runs (qa/runner/run.sh --filter: a job runs when its
-# description contains one of these): every numbered check and the Prometheus check, one
-# client workload on hybrid drives, one thrasher under verified writes.
+# description contains one of these): every numbered check, the Prometheus check, and one
+# job of the matrix: OSDs on hybrid drives made by ceph-volume, kill -9 under verified writes.
 SUITE_ARGS := --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash --suite smrstore/console
-MAKE_TEST_JOBS := checks/0,checks/prometheus-live,objectstore/smrstore-hybrid workloads/rbd-verify,objectstore/smrstore thrashers/osd-kill
+MAKE_TEST_JOBS := checks/0,checks/prometheus-live,objectstore/smrstore-hybrid thrashers/osd-kill
 
 .PHONY: all deps configure build deb test test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
