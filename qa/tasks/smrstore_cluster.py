@@ -163,6 +163,8 @@ def task(ctx: Any, config: Any) -> Iterator[None]:
             os.chmod(os.path.join(cdir, d), 0o1777)
         os.chmod(ctx.archive, 0o755)
         os.chmod(work, 0o755)
+        # Deep scrubs of every PG at the end run three at a time per OSD, not one.
+        cl.ceph("config", "set", "osd", "osd_max_scrubs", "3")
         for who in ("mon", "mgr"):
             for k, v in (conf.get(who, {}) or {}).items():
                 cl.ceph("config", "set", who, k.replace(" ", "_"), str(v))

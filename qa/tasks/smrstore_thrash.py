@@ -10,7 +10,7 @@ tasks after it run (as Ceph's thrashosds does), then heals and checks on exit.
   gc_pressure       a churn client of its own (1 MiB objects overwritten) and `ceph tell osd.N
                     smrstore gc run` on every OSD each interval; on exit every OSD must have
                     reset zones since the start
-  pg_split_merge    pg_num of every client pool doubled, then halved again, alternately
+  pg_split_merge    pg_num of every client pool doubled, then back to its first value, alternately
   drive_faults      an OSD stopped, one byte flipped in a marker object's data on its drive
                     file (the emulated drive), the OSD started again; on exit deep scrub must
                     find each flipped copy inconsistent, `ceph pg repair` must fix it and the
@@ -108,9 +108,13 @@ class Thrasher:
         if not pools:
             return
         split = self.actions % 2 == 0
+        base: Dict[str, int] = self.state.setdefault("base", {})
         for p in pools:
             n = int(self.cl.ceph_json("osd", "pool", "get", p, "pg_num")["pg_num"])
-            want = n * 2 if split else max(8, n // 2)
+            # Between the pool's first pg_num and twice that: a merge moves pg_num down
+            # gradually, so the value read back may still be the split's.
+            base.setdefault(p, n)
+            want = base[p] * 2 if split else base[p]
             self.cl.ceph("osd", "pool", "set", p, "pg_num", str(want))
             self.cl.ceph("osd", "pool", "set", p, "pgp_num", str(want))
             self.cl.note("pg_split_merge: pool %s pg_num %d -> %d" % (p, n, want))
