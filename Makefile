@@ -69,6 +69,7 @@ test: build
 	bash qa/ansible/lint.sh
 	web/run-tests.sh
 	cd qa && mypy --no-incremental --ignore-missing-imports --disallow-untyped-defs --follow-imports=silent tasks runner/run.py
+	qa/runner/run.sh lint $(SUITE_ARGS)
 	qa/runner/run.sh run $(SUITE_ARGS) \
 	  --filter '$(MAKE_TEST_JOBS)'
 	qa/fuzz/run.sh

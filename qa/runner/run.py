@@ -8,6 +8,9 @@ on this one machine with teuthology's own code.
   run     the same matrix, then every job in turn, each in a child process (`job`) with its
           own archive directory and log; prints a PASS/FAIL line per job as it ends and a
           summary with each job's time and log.
+  lint    every job of the suites merged and checked without running it: each task resolves
+          to a qa/tasks function (teuthology.run_tasks.get_task), cluster jobs have osd roles
+          and an smrstore objectstore, realm conversion only on hybrid drives.
   job     one job: its merged YAML run by teuthology.run_tasks.run_tasks (tasks from
           qa/tasks/, imported as `tasks.<name>` exactly as in Ceph's qa/), ctx.archive the
           job's directory, teuthology's log lines in ARCHIVE/teuthology.log.
@@ -172,6 +175,59 @@ def _print_tail(logf: str, n: int = 25) -> None:
         print("    | " + line.rstrip())
 
 
+def lint_job(desc: str, conf: Dict[str, Any]) -> List[str]:
+    """What is wrong with one merged job, without running it: every task resolves to a
+    function of qa/tasks (teuthology's own lookup), a job that starts smrstore_cluster has
+    osd roles and an smrstore objectstore, a realm-conversion thrasher has hybrid drives."""
+    from teuthology.run_tasks import get_task
+
+    problems: List[str] = []
+    tasks = conf.get("tasks") or []
+    if not tasks:
+        problems.append("no tasks")
+    names = []
+    for t in tasks:
+        if not isinstance(t, dict) or len(t) != 1:
+            problems.append("task entry %r is not a one-key mapping" % (t,))
+            continue
+        ((name, _),) = t.items()
+        names.append(name)
+        try:
+            get_task(name.replace("-", "_"))
+        except (ImportError, AttributeError) as e:
+            problems.append("task %s does not resolve: %s" % (name, e))
+    ceph = (conf.get("overrides") or {}).get("ceph") or {}
+    if "smrstore_cluster" in names:
+        if names[0] != "smrstore_cluster":
+            problems.append("smrstore_cluster is not the first task (%s)" % names)
+        roles = [r for host in conf.get("roles") or [] for r in host]
+        if not any(r.startswith("osd.") for r in roles):
+            problems.append("no osd roles")
+        store = ((ceph.get("conf") or {}).get("osd") or {}).get("osd objectstore")
+        if store != "smrstore":
+            problems.append("osd objectstore is %r, not smrstore" % store)
+        drive = str((ceph.get("smrstore") or {}).get("drive", ""))
+        for t in tasks:
+            cfg = t.get("smrstore_thrash") if isinstance(t, dict) else None
+            if cfg and cfg.get("kind") == "realm_conversion" and "realms=" not in drive:
+                problems.append("realm_conversion thrasher without hybrid drives")
+    return ["%s: %s" % (desc, p) for p in problems]
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    sys.path.insert(0, QA)
+    total, bad = 0, []
+    for suite in args.suite:
+        jobs = build_jobs(suite, None, args.seed, [], [])
+        total += len(jobs)
+        for desc, _, conf in jobs:
+            bad += lint_job(desc, conf)
+    for b in bad:
+        print("lint: " + b)
+    print("lint: %d jobs of %s: %s" % (total, ", ".join(args.suite), "%d problems" % len(bad) if bad else "ok"))
+    return 1 if bad else 0
+
+
 def cmd_job(args: argparse.Namespace) -> int:
     """One job, as teuthology's run.py would run it on a test node."""
     from teuthology.run_tasks import run_tasks
@@ -206,7 +262,7 @@ def cmd_job(args: argparse.Namespace) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sp = p.add_subparsers(dest="cmd", required=True)
-    for name in ("matrix", "run"):
+    for name in ("matrix", "run", "lint"):
         s = sp.add_parser(name)
         s.add_argument("--suite", action="append", help="suite under qa/suites (repeatable; default smrstore)")
         s.add_argument("--subset", help="I/N: teuthology's subset I of N")
@@ -220,10 +276,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     j = sp.add_parser("job")
     j.add_argument("archive")
     args = p.parse_args(argv)
-    if args.cmd in ("matrix", "run") and not args.suite:
+    if args.cmd in ("matrix", "run", "lint") and not args.suite:
         args.suite = ["smrstore"]
     logging.basicConfig(level=logging.WARNING)
-    return {"matrix": cmd_matrix, "run": cmd_run, "job": cmd_job}[args.cmd](args)
+    return {"matrix": cmd_matrix, "run": cmd_run, "job": cmd_job, "lint": cmd_lint}[args.cmd](args)
 
 
 if __name__ == "__main__":
