@@ -19,4 +19,5 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s "$here/requirements.txt" "$stamp"; th
   "$venv/bin/pip" install -q -r "$here/requirements.txt" >&2
   cp "$here/requirements.txt" "$stamp"
 fi
+export TEUTHOLOGY_CONFIG="$here/teuthology.yaml"  # no lab: nothing to look up
 exec "$venv/bin/python" "$here/run.py" "$@"
