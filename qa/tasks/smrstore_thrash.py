@@ -13,8 +13,9 @@ tasks after it run (as Ceph's thrashosds does), then heals and checks on exit.
   pg_split_merge    pg_num of every client pool doubled, then back to its first value, alternately
   drive_faults      an OSD stopped, one byte flipped in a marker object's data on its drive
                     file (the emulated drive), the OSD started again; on exit deep scrub must
-                    find each flipped copy inconsistent, `ceph pg repair` must fix it and the
-                    marker read back byte-exact
+                    find each flipped copy inconsistent, the engine's checksum error must be in
+                    that OSD's log, `ceph pg repair` must fix it and the marker read back
+                    byte-exact
   realm_conversion  hybrid drives only: a client of its own fills the store until the engine
                     converts CMR realms to SMR on some OSD (then deletes what it wrote); on exit
                     at least one conversion must have completed
@@ -183,7 +184,7 @@ class Thrasher:
                              % (obj, victim, drives))
         self.cl.note("drive_faults: %s in PG %s: flipped 1 byte on osd.%d (replica) at %s"
                      % (obj, m["pgid"], victim, hits))
-        self.state.setdefault("flips", []).append((obj, path, m["pgid"]))
+        self.state.setdefault("flips", []).append((obj, path, m["pgid"], victim))
         self.actions += 1
 
     def _drive_files(self, osd: int) -> List[str]:
@@ -191,7 +192,7 @@ class Thrasher:
             return [s.split("?")[0][len("emu:"):] for s in f.read().split() if s.startswith("emu:")]
 
     def check_drive_faults(self) -> None:
-        for obj, path, pgid in self.state.get("flips", []):
+        for obj, path, pgid, victim in self.state.get("flips", []):
             stamp = self._pg_stamp(pgid)
             self.cl.ceph("pg", "deep-scrub", pgid)
             wait_until("deep scrub of PG %s" % pgid, lambda: self._pg_stamp(pgid) != stamp, 300, 2)
@@ -200,6 +201,15 @@ class Thrasher:
             if obj not in names:
                 raise TaskFailed("drive_faults: deep scrub of PG %s did not report %s inconsistent (%s)"
                                  % (pgid, obj, names))
+            # The engine's own error line, through its log sink, in the victim's OSD log
+            # (not on the daemon's stderr, which a daemonized OSD does not have).
+            logf = os.path.join(self.cl.dir, "log", "osd.%d.log" % victim)
+            with open(logf, errors="replace") as f:
+                engine_lines = [ln.strip() for ln in f if "smrstore: crc mismatch reading drive" in ln]
+            if not engine_lines:
+                raise TaskFailed("drive_faults: osd.%d's log has no 'smrstore: crc mismatch reading drive' "
+                                 "line after deep scrub read the flipped copy of %s" % (victim, obj))
+            self.cl.note("drive_faults: osd.%d's log: %s" % (victim, engine_lines[-1][-160:]))
             self.cl.ceph("pg", "repair", pgid)
             wait_until("PG %s repaired (no inconsistent object)" % pgid, lambda: not self._inconsistent(pgid), 300, 3)
             got = os.path.join(self.cl.work, obj + ".got")

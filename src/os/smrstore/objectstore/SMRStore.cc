@@ -138,10 +138,17 @@ ReadTarget Readable(ObjectStore::CollectionHandle& ch, const ghobject_t& oid) {
 SMRStore::SMRStore(CephContext* cct, const std::string& path)
     : ObjectStore(cct, path), impl_(std::make_unique<Impl>()) {
   impl_->engine_dir = path + kEngineSubdir;
+  // The engine's messages (a failed commit group, a checksum error, GC or conversion
+  // failing) go into this daemon's log at Ceph's level for them (smr::LogLevel's values are
+  // Ceph's: errors at -1, so ceph-osd.N.log always has them).
+  impl_->previous_log_sink = smr::SetLogSink([cct](smr::LogLevel level, const std::string& text) {
+    smr::ceph_adapter::CephLog(cct, static_cast<int>(level), text);
+  });
 }
 
 SMRStore::~SMRStore() {
   if (impl_->engine) umount();
+  smr::SetLogSink(std::move(impl_->previous_log_sink));
 }
 
 std::string SMRStore::get_type() { return "smrstore"; }
@@ -481,17 +488,16 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
 
 // Ceph's exists()/collection_exists()/open_collection() have no error return: a lookup
 // that failed (not a "no": a metadata read error) is logged and answered as absent.
-static bool Found(const smr::Result<bool>& r, const char* op) {
+static bool Found(CephContext* cct, const smr::Result<bool>& r, const char* op) {
   if (r.ok()) return *r;
-  std::fprintf(stderr, "smrstore: %s: lookup failed, answering 'absent': %s\n", op,
-               r.status().ToString().c_str());
+  CephLogError(cct, std::string(op) + ": lookup failed, answering 'absent': " + r.status().ToString());
   return false;
 }
 
 // --- Collections. ---
 
 ObjectStore::CollectionHandle SMRStore::open_collection(const coll_t& cid) {
-  if (!impl_->engine || !Found(impl_->engine->CollectionExists(CollName(cid)), "open_collection")) {
+  if (!impl_->engine || !Found(cct, impl_->engine->CollectionExists(CollName(cid)), "open_collection")) {
     return CollectionHandle();
   }
   return impl_->Handle(cid, cct);
@@ -531,7 +537,7 @@ int SMRStore::list_collections(std::vector<coll_t>& ls) {
 }
 
 bool SMRStore::collection_exists(const coll_t& c) {
-  return impl_->engine && Found(impl_->engine->CollectionExists(CollName(c)), "collection_exists");
+  return impl_->engine && Found(cct, impl_->engine->CollectionExists(CollName(c)), "collection_exists");
 }
 
 int SMRStore::collection_empty(CollectionHandle& ch, bool* empty) {
@@ -578,7 +584,7 @@ int SMRStore::collection_list(CollectionHandle& ch, const ghobject_t& start,
 
 bool SMRStore::exists(CollectionHandle& ch, const ghobject_t& oid) {
   const auto [c, o] = Readable(ch, oid);
-  return Found(impl_->engine->Exists(c->name, o), "exists");
+  return Found(cct, impl_->engine->Exists(c->name, o), "exists");
 }
 
 int SMRStore::stat(CollectionHandle& ch, const ghobject_t& oid, struct stat* st, bool allow_eio) {
@@ -781,7 +787,7 @@ class SMROmapIterator : public ObjectMap::ObjectMapIteratorImpl {
 ObjectMap::ObjectMapIterator SMRStore::get_omap_iterator(CollectionHandle& ch,
                                                          const ghobject_t& oid) {
   const auto [c, o] = Readable(ch, oid);
-  if (!Found(impl_->engine->Exists(c->name, o), "get_omap_iterator")) {
+  if (!Found(cct, impl_->engine->Exists(c->name, o), "get_omap_iterator")) {
     return ObjectMap::ObjectMapIterator();
   }
   return std::make_shared<SMROmapIterator>(impl_->engine.get(), c->name, o);

@@ -20,6 +20,7 @@
 #include "objectstore/ceph_types.h"
 #include "objectstore/smrstore_perf.h"
 #include "objectstore/smrstore_settings.h"
+#include "common/engine_log.h"
 #include "store/store.h"
 
 namespace smr::ceph_adapter {
@@ -105,6 +106,7 @@ struct SMRCollection : public ObjectStore::CollectionImpl {
 struct SMRStore::Impl {
   smr::ceph_adapter::AdapterSettings settings;  // PATH/smrstore.conf, read at mount
   CephContext* cct = nullptr;                   // for the OSD log (null standalone)
+  smr::LogSink previous_log_sink;               // the engine's sink before this store's
   // Queued, uncommitted transaction bytes (queue_transactions' throttle).
   std::mutex throttle_mu;
   std::condition_variable throttle_cv;

@@ -15,6 +15,7 @@
 #include <future>
 
 #include "store/store_internal.h"
+#include "common/engine_log.h"
 
 namespace smr {
 
@@ -128,9 +129,8 @@ void Store::Impl::Quarantine(const ZoneAddress& zone, const Status& why) {
   Quarantined& q = quarantine[zone];
   ++q.failures;
   q.retry_at_pick = gc_picks + (kQuarantinePicks << std::min<uint32_t>(q.failures - 1, 6));
-  std::fprintf(stderr,
-               "smrstore: GC of drive %u zone %u failed (%s); zone quarantined, retried after "
-               "%llu more victim picks (failure %u)\n",
+  Log(LogLevel::kError, "GC of drive %u zone %u failed (%s); zone quarantined, retried after "
+               "%llu more victim picks (failure %u)",
                zone.drive, zone.zone, why.ToString().c_str(),
                static_cast<unsigned long long>(q.retry_at_pick - gc_picks), q.failures);
   MutexLock lock(&counters_mu);
@@ -225,7 +225,7 @@ Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t 
       }
     }
     if (!rb.ok()) {
-      std::fprintf(stderr, "smrstore: GC rollback failed, store stops taking writes: %s\n",
+      Log(LogLevel::kError, "GC rollback failed, store stops taking writes: %s",
                    rb.ToString().c_str());
       std::lock_guard<std::mutex> lock(mu);
       fatal = rb;
@@ -270,9 +270,8 @@ Result<std::shared_ptr<const std::vector<ZoneFooterEntry>>> Store::Impl::ReadFoo
   // A footer that does not check out is not used (logged): the walk reads every header,
   // and each record it moves is checked against its own crc.
   auto unusable = [&](const std::string& why) {
-    std::fprintf(stderr,
-                 "smrstore: GC of drive %u zone %u: its footer at %llu is not used (%s); "
-                 "reading every record header\n",
+    Log(LogLevel::kWarning, "GC of drive %u zone %u: its footer at %llu is not used (%s); "
+                 "reading every record header",
                  victim.addr.drive, victim.addr.zone,
                  static_cast<unsigned long long>(victim.start + victim.footer_at), why.c_str());
     return Index();
@@ -571,9 +570,8 @@ Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcS
   // Safety: reset only a zone nothing references any more.
   for (const ZoneStatus& z : zones->Snapshot()) {
     if (z.addr == victim.addr && z.live_bytes != 0) {
-      std::fprintf(stderr,
-                   "smrstore: GC left %llu live bytes in drive %u zone %u (accounting differs "
-                   "from the extents; run fsck --repair); zone kept\n",
+      Log(LogLevel::kError, "GC left %llu live bytes in drive %u zone %u (accounting differs "
+                   "from the extents; run fsck --repair); zone kept",
                    static_cast<unsigned long long>(z.live_bytes), victim.addr.drive,
                    victim.addr.zone);
       return Status::Corruption("GC: live bytes remain in the victim zone; run fsck");
@@ -625,7 +623,7 @@ void Store::Impl::MaybeGc(bool queued) {
     if (!r.ok()) {
       gc_cursor.reset();
       if (!r.status().IsNotFound()) {
-        std::fprintf(stderr, "smrstore: background GC: %s\n", r.status().ToString().c_str());
+        Log(LogLevel::kError, "background GC: %s", r.status().ToString().c_str());
       }
       break;
     }
@@ -806,7 +804,7 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
     gc_cursor.reset();
     // Nothing left to clean: the commit group gets NoSpace where it does not fit.
     if (r.status().IsNotFound()) break;
-    std::fprintf(stderr, "smrstore: GC for space: %s\n", r.status().ToString().c_str());
+    Log(LogLevel::kError, "GC for space: %s", r.status().ToString().c_str());
     // The failed victim is quarantined (GcStep): another zone may still give the room,
     // rather than failing this group with NoSpace. A few tries, not every zone.
     if (++failures >= kGcTriesForSpace) break;
@@ -827,7 +825,7 @@ void Store::Impl::CleanForSpace() {
     if (r.ok()) break;
     gc_cursor.reset();
     if (r.status().IsNotFound()) break;  // nothing to clean: the transaction gets NoSpace
-    std::fprintf(stderr, "smrstore: GC for space: %s\n", r.status().ToString().c_str());
+    Log(LogLevel::kError, "GC for space: %s", r.status().ToString().c_str());
     ++failures;
   }
   MutexLock lock(&counters_mu);

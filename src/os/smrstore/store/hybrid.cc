@@ -54,6 +54,7 @@
 #include <cstdio>
 
 #include "store/store_internal.h"
+#include "common/engine_log.h"
 
 namespace smr {
 
@@ -152,7 +153,7 @@ bool Store::Impl::MaybeEvict(bool queued) {
   auto r = GcSlice(&evict_cursor, quantum, &zone_done, deadline, to, /*split_records=*/true);
   if (!r.ok()) {
     evict_cursor.reset();
-    std::fprintf(stderr, "smrstore: H-Buffer eviction: %s\n", r.status().ToString().c_str());
+    Log(LogLevel::kError, "H-Buffer eviction: %s", r.status().ToString().c_str());
     return false;
   }
   NoteQuantum(quantum, r->live_moved, MsSince(t0), queued);
@@ -293,7 +294,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
     hybrid.realm = pick->realm;
     hybrid.to = ZoneDomainName(to);
     hybrid.progress = 0;
-    std::fprintf(stderr, "smrstore: converting realm %u of drive %u to %s (%llu live bytes to move)\n",
+    Log(LogLevel::kInfo, "converting realm %u of drive %u to %s (%llu live bytes to move)",
                  pick->realm, pick->drive, ZoneDomainName(to),
                  static_cast<unsigned long long>(pick->live_bytes));
   }
@@ -363,7 +364,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
       st = meta->Commit(batch.get(), /*sync=*/true);
     }
     if (!st.ok()) {
-      std::fprintf(stderr, "smrstore: conversion of realm %u of drive %u: %s\n", c.realm, c.drive,
+      Log(LogLevel::kError, "conversion of realm %u of drive %u: %s", c.realm, c.drive,
                    st.ToString().c_str());
       std::lock_guard<std::mutex> lock(mu);
       fatal = st;  // the metadata could not be written: stop writes, as a commit would
@@ -421,7 +422,7 @@ void Store::Impl::AbandonConversion(const Status& why) {
   // The realm takes data again; the next conversion is tried after kRetryAfter.
   Conversion& c = *conversion;
   const std::string text = why.ToString();
-  std::fprintf(stderr, "smrstore: conversion of realm %u of drive %u abandoned: %s\n", c.realm,
+  Log(LogLevel::kWarning, "conversion of realm %u of drive %u abandoned: %s", c.realm,
                c.drive, text.c_str());
   zones->CancelDrain(c.drive, c.realm);
   conversion.reset();
@@ -470,7 +471,7 @@ void Store::Impl::FinishActivation() {
     refresh = meta->Commit(batch.get(), /*sync=*/true);
   }
   if (!refresh.ok()) {
-    std::fprintf(stderr, "smrstore: after converting realm %u of drive %u: %s\n", c.realm,
+    Log(LogLevel::kError, "after converting realm %u of drive %u: %s", c.realm,
                  c.drive, refresh.ToString().c_str());
     std::lock_guard<std::mutex> lock(mu);
     fatal = refresh;
@@ -486,14 +487,14 @@ void Store::Impl::FinishActivation() {
     hybrid.progress = 1.0;
     hybrid.stalled = false;
     hybrid.stall_reason.clear();
-    std::fprintf(stderr, "smrstore: realm %u of drive %u is %s now (%.0f ms)\n", c.realm, c.drive,
+    Log(LogLevel::kInfo, "realm %u of drive %u is %s now (%.0f ms)", c.realm, c.drive,
                  ZoneDomainName(c.to), ms);
   } else {
     hybrid.conversions_failed++;
     hybrid.stalled = true;
     hybrid.stall_reason = "the drive failed the conversion: " + st.ToString();
     hybrid_retry_at = Clock::now() + kRetryAfter;
-    std::fprintf(stderr, "smrstore: the drive failed converting realm %u of drive %u: %s\n",
+    Log(LogLevel::kError, "the drive failed converting realm %u of drive %u: %s",
                  c.realm, c.drive, st.ToString().c_str());
   }
   conversion.reset();

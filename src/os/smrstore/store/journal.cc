@@ -26,6 +26,7 @@
 #include "format/journal.h"
 #include "format/record_format.h"
 #include "store/store_internal.h"
+#include "common/engine_log.h"
 
 namespace smr {
 
@@ -424,7 +425,7 @@ void Store::Impl::MaybeCheckpoint(bool for_pins) {
   }
   Status s = Checkpoint();
   if (!s.ok()) {
-    std::fprintf(stderr, "smrstore: metadata checkpoint failed: %s\n", s.ToString().c_str());
+    Log(LogLevel::kError, "metadata checkpoint failed: %s", s.ToString().c_str());
   }
 }
 

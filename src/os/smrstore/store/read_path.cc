@@ -19,6 +19,7 @@
 #include "common/crc32c.h"
 #include "format/record_format.h"
 #include "store/store.h"
+#include "common/engine_log.h"
 #include "store/store_internal.h"
 
 namespace smr {
@@ -59,9 +60,8 @@ bool ReadsWholePayload(const Extent& e, uint64_t from, uint64_t len) {
 
 Status Store::Impl::CrcMismatch(const Extent& e) {
   CountCrcError();
-  std::fprintf(stderr,
-               "smrstore: crc mismatch reading drive %u offset %llu (%u bytes): returning "
-               "EIO\n",
+  Log(LogLevel::kError, "crc mismatch reading drive %u offset %llu (%u bytes): returning "
+               "EIO",
                e.drive, static_cast<unsigned long long>(e.payload_offset), e.payload_len);
   return Status::Corruption(std::string("checksum mismatch in the ") +
                             (e.in_pack ? "pack entry of the record" : "record") + " at drive " +

@@ -1,4 +1,5 @@
 #include "store/store.h"
+#include "common/engine_log.h"
 #include "format/record_format.h"
 
 #include <fcntl.h>
@@ -851,7 +852,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       if (!s.ok()) {
         s = Status::ReadOnly("store is read-only: rolling back an empty group failed (" +
                              s.ToString() + ")");
-        std::fprintf(stderr, "smrstore: %s\n", s.ToString().c_str());
+        Log(LogLevel::kError, "%s", s.ToString().c_str());
         std::lock_guard<std::mutex> lock(mu);
         fatal = s;
       }
@@ -909,9 +910,8 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
                  std::to_string(retired[i].drive) + " zone " + std::to_string(retired[i].zone);
       }
       if (retired.size() > 8) names += " and " + std::to_string(retired.size() - 8) + " more";
-      std::fprintf(stderr,
-                   "smrstore: %s reported offline or read-only; retired, the commit group "
-                   "is written elsewhere (%s)\n",
+      Log(LogLevel::kWarning, "%s reported offline or read-only; retired, the commit group "
+                   "is written elsewhere (%s)",
                    names.c_str(), s.ToString().c_str());
       MutexLock lock(&counters_mu);
       counters.zones_retired += retired.size();
@@ -920,7 +920,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
     s = Status::ReadOnly("store is read-only after a write error it cannot route around (" +
                          s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
                          "); reads still work; remount after fixing the drive");
-    std::fprintf(stderr, "smrstore: %s\n", s.ToString().c_str());
+    Log(LogLevel::kError, "%s", s.ToString().c_str());
     std::unique_lock<std::mutex> lock(mu);
     fatal = s;
     break;
@@ -949,7 +949,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
     bool zone_done = false;
     auto r = GcFinishSlice(&gc_cursor, std::move(*ride), &zone_done);
     if (!r.ok()) {
-      std::fprintf(stderr, "smrstore: background GC: %s\n", r.status().ToString().c_str());
+      Log(LogLevel::kError, "background GC: %s", r.status().ToString().c_str());
       gc_cursor.reset();
     }
   }
@@ -1020,7 +1020,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     s = meta->Commit(batch, /*sync=*/true);
   }
   if (!s.ok()) {
-    std::fprintf(stderr, "smrstore: commit group failed, store stops taking writes: %s\n",
+    Log(LogLevel::kError, "commit group failed, store stops taking writes: %s",
                  s.ToString().c_str());
     std::unique_lock<std::mutex> lock(mu);
     fatal = s;

@@ -2,6 +2,8 @@
 // The ObjectStore-semantics conformance suite is store/store_conformance*_test.cc (fixture: store/testing/store_conformance_fixture.h).
 #include "store/store.h"
 
+#include "common/engine_log.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -426,8 +428,15 @@ TEST_F(StoreTest, EveryRecordOfAWholeReadIsCrcCheckedWhereverABitFlips) {
   ASSERT_NE(opened, nullptr);
   std::vector<std::unique_ptr<FaultInjectionDevice>>& faulty = faulty_;
   Store* store = opened.get();
-  // One corrupted 4 KiB block at a time, every 128 KiB of both drives.
+  // One corrupted 4 KiB block at a time, every 128 KiB of both drives. Each failed read
+  // also logs an error-level line through the engine's log sink (common/engine_log.h).
   uint64_t failed = 0;
+  uint64_t crc_lines = 0;
+  LogSink old_sink = SetLogSink([&crc_lines](LogLevel level, const std::string& text) {
+    if (level == LogLevel::kError && text.find("crc mismatch reading drive") != std::string::npos) {
+      ++crc_lines;
+    }
+  });
   for (auto& f : faulty) {
     for (uint64_t off = 0; off < f->info().capacity_bytes(); off += 128u << 10) {
       f->CorruptReads(off, 4096);
@@ -442,8 +451,10 @@ TEST_F(StoreTest, EveryRecordOfAWholeReadIsCrcCheckedWhereverABitFlips) {
       }
     }
   }
+  SetLogSink(std::move(old_sink));
   // Every 128 KiB of the 4.1 MiB of payload lies in a record whose check must fail.
   EXPECT_GE(failed, big.size() / (128u << 10));
+  EXPECT_EQ(crc_lines, failed) << "a failed read without its error line in the log";
   EXPECT_EQ(store->Counters().crc_errors, failed);
   auto whole = store->Read("c", Obj("big"), 0, 0);
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
