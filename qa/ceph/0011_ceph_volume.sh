@@ -48,8 +48,8 @@ host_state_clean() {
 }
 stop_osds() {
   for p in "$cl"/run/osd.*.pid; do
-    [ -f "$p" ] || continue
-    kill -TERM "$(cat "$p")" 2>/dev/null || true
+    _sp=$(ceph_pidfile_pid "$p")
+    [ -n "$_sp" ] && kill -TERM "$_sp" 2>/dev/null || true
   done
   sleep 1
 }
@@ -165,7 +165,7 @@ else grep -q "in use" err && ceph_qa_pass "zap of a running OSD's drive refused:
 
 # --- replace osd.1: stop, zap, destroy, prepare --osd-id on the blank drive, activate --------
 ceph_wait_clean 180 >/dev/null 2>&1 || ceph_qa_fail "PGs not clean before the replacement: $(ceph pg stat 2>/dev/null)"
-kill -TERM "$(cat "$cl/run/osd.1.pid")"
+kill -TERM "$(ceph_pidfile_pid "$cl/run/osd.1.pid")"
 _cq_wait 120 "osd.1 down" "" _cq_osd_down 1 || ceph_qa_fail "osd.1 did not go down"
 sleep 2
 if cv zap --osd-id 1 --no-systemd >out 2>err && [ ! -e /var/lib/ceph/osd/$C-1 ] && \
@@ -188,7 +188,7 @@ ceph_wait_clean 180 >/dev/null 2>&1 && ceph_qa_pass "PGs active+clean after the 
 rados -p cv get o1 back2 && cmp -s obj back2 && ceph_qa_pass "o1 read back after the replacement" || ceph_qa_fail "o1 after replacement"
 
 # --- a lost metadata device: osd.0's RocksDB gone, rebuilt from its zones ----------------------
-kill -TERM "$(cat "$cl/run/osd.0.pid")"
+kill -TERM "$(ceph_pidfile_pid "$cl/run/osd.0.pid")"
 _cq_wait 120 "osd.0 down" "" _cq_osd_down 0 || ceph_qa_fail "osd.0 did not go down"
 sleep 2
 st0=/var/lib/ceph/osd/$C-0/smrstore

@@ -127,8 +127,27 @@ ceph_osd_start() {
   _cq_wait "$CEPH_QA_TIMEOUT" "osd.$2 to be up and in" "$1/log/osd.$2.log" _cq_osd_up_in "$2"
 }
 
-# ceph_osd_pid DIR ID: the OSD's pid (from its pid file), empty if none.
-ceph_osd_pid() { cat "$1/run/osd.$2.pid" 2>/dev/null || true; }
+# ceph_pidfile_pid PIDFILE: the pid a daemon wrote into PIDFILE if that process is still the
+# one running under it, else nothing. A stopped daemon's pid file stays behind, and on a busy
+# host its pid is soon another process's (another cluster's OSD, once): a process that
+# started after the pid file was written is not the daemon that wrote it.
+ceph_pidfile_pid() {
+  [ -f "$1" ] || return 0
+  _pp=$(cat "$1" 2>/dev/null)
+  case $_pp in ''|*[!0-9]*) return 0 ;; esac
+  [ -r "/proc/$_pp/stat" ] || return 0
+  _ticks=$(sed 's/^.*) //' "/proc/$_pp/stat" 2>/dev/null | awk '{print $20}')
+  _bt=$(awk '/^btime/ {print $2}' /proc/stat)
+  [ -n "$_ticks" ] && [ -n "$_bt" ] || return 0
+  _started=$(( _bt + _ticks / $(getconf CLK_TCK) ))
+  _written=$(stat -c %Y "$1" 2>/dev/null) || return 0
+  # Seconds: the start time is truncated, the file's mtime is not earlier than the start.
+  [ "$_started" -le "$_written" ] && echo "$_pp"
+  return 0
+}
+
+# ceph_osd_pid DIR ID: the running OSD's pid (from its pid file), empty if none is running.
+ceph_osd_pid() { ceph_pidfile_pid "$1/run/osd.$2.pid"; }
 
 _cq_osd_down() {  # ID: the osdmap says the OSD is down
   _cq_ceph osd dump -f json | /usr/bin/python3 -c '
@@ -143,8 +162,7 @@ sys.exit(0 if osds and osds[0]["up"] == 0 else 1)' "$1"
 # has exited (SIGKILL after 60 s of SIGTERM) and the osdmap shows it down.
 ceph_osd_stop() {
   _sp=$(ceph_osd_pid "$1" "$2")
-  case $_sp in ''|*[!0-9]*) _cq_err "osd.$2: no pid file in $1/run"; return 1 ;; esac
-  kill -0 "$_sp" 2>/dev/null || { _cq_err "osd.$2 (pid $_sp) is not running"; return 1; }
+  case $_sp in ''|*[!0-9]*) _cq_err "osd.$2: not running (no live pid in $1/run/osd.$2.pid)"; return 1 ;; esac
   if [ $# -ge 3 ]; then kill -KILL "$_sp"; else kill -TERM "$_sp"; fi
   _n=0
   while kill -0 "$_sp" 2>/dev/null && [ $_n -lt 600 ]; do sleep 0.1; _n=$((_n + 1)); done
@@ -431,9 +449,8 @@ ceph_cluster_stop() {
   for _name in client.rgw.x $_osds mgr.x mon.a; do
     _pf="$1/run/$_name.pid"
     [ -f "$_pf" ] || continue
-    _pid=$(cat "$_pf")
-    case $_pid in ''|*[!0-9]*) _cq_err "bad pid file $_pf"; _rc=1; continue ;; esac
-    if kill -0 "$_pid" 2>/dev/null; then
+    _pid=$(ceph_pidfile_pid "$_pf")  # empty: stopped already (its pid may be another's now)
+    if [ -n "$_pid" ] && kill -0 "$_pid" 2>/dev/null; then
       kill -TERM "$_pid" 2>/dev/null || true
       _n=0
       while kill -0 "$_pid" 2>/dev/null && [ $_n -lt 600 ]; do sleep 0.1; _n=$((_n + 1)); done

@@ -43,6 +43,25 @@ def osd_lib_path() -> str:
                           os.path.join(REPO, "build", "src", "os", "smrstore", "osd", "libsmrstore_osd.so"))
 
 
+def pidfile_pid(path: str) -> Optional[int]:
+    """The pid a daemon wrote into `path` if that process is still the one running under it
+    (as qa/ceph/lib.sh's ceph_pidfile_pid): a stopped daemon's pid file stays behind and its
+    pid is soon another process's — once another job's OSD, which a cleanup then stopped.
+    A process that started after the pid file was written is not the daemon that wrote it."""
+    try:
+        with open(path) as f:
+            pid = int(f.read().strip())
+        written = os.stat(path).st_mtime
+        with open("/proc/%d/stat" % pid) as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/stat") as f:
+            btime = next(int(ln.split()[1]) for ln in f if ln.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    started = btime + ticks // os.sysconf("SC_CLK_TCK")
+    return pid if started <= written else None
+
+
 def wait_until(what: str, fn: Callable[[], bool], timeout: float, interval: float = 1.0) -> float:
     """Calls fn until it returns true; returns the seconds it took, raises TaskFailed after
     timeout."""
@@ -123,16 +142,7 @@ class Cluster:
 
     # -- OSDs -------------------------------------------------------------------------------
     def osd_pid(self, osd: int) -> Optional[int]:
-        try:
-            with open(os.path.join(self.dir, "run", "osd.%d.pid" % osd)) as f:
-                pid = int(f.read().strip())
-        except (OSError, ValueError):
-            return None
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return None
-        return pid
+        return pidfile_pid(os.path.join(self.dir, "run", "osd.%d.pid" % osd))
 
     def start_osd(self, osd: int) -> None:
         """What a container's entrypoint runs after `ceph-volume smrstore activate
