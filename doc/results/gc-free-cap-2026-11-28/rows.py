@@ -1,4 +1,4 @@
-# Prints doc/performance.md's "A cap on the free zones the watermarks keep" table from the
+# Prints doc/results/performance-history.md's "A cap on the free zones the watermarks keep" table from the
 # bench JSON files of this folder (run from it): WA, throughput, PUT p50 / p99 with the
 # p99's 95 % interval, GC's commit-thread time with work queued, free space at the end.
 import json, sys

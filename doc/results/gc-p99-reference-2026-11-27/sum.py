@@ -1,4 +1,4 @@
-# Prints the columns of doc/performance.md's goal-4 tables from bench JSON files.
+# Prints the columns of doc/results/performance-history.md's goal-4 tables from bench JSON files.
 import json, sys, os
 for f in sys.argv[1:]:
     try: d = json.load(open(f))

@@ -1,4 +1,4 @@
-# Prints doc/performance.md's "Idle GC reads its victim ahead" table from the bench JSON
+# Prints doc/results/performance-history.md's "Idle GC reads its victim ahead" table from the bench JSON
 # files of this folder (run from it): each run's PUT p50 / p99 with the p99's 95 % interval,
 # the read-ahead's bytes against the live bytes GC moved, and the p99 over the same drive's
 # FIFO reference (its interval from the two p99 intervals: holds at >= 90 %).
