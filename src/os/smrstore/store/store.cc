@@ -411,10 +411,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     return damaged(Status::Corruption("it lacks the store superblock"));
   }
   SMR_ASSIGN_OR_RETURN(impl->superblock, DecodeStoreSuperblock(**sb_value));
-  if (impl->superblock.format_version != 1) {
+  if (impl->superblock.format_version != recfmt::kStoreFormatVersion) {
     return Status::InvalidArgument(dir + ": store format version " +
                                    std::to_string(impl->superblock.format_version) +
-                                   " is not supported by this build (version 1)");
+                                   " is not supported by this build (version " +
+                                   std::to_string(recfmt::kStoreFormatVersion) + ")");
   }
   SMR_ASSIGN_OR_RETURN(impl->options, DecodeOptions(**options_value));
   const std::vector<std::string> specs = SplitLines(**devices_value);
