@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/testing/test_util.h"
+#include "device/testing/device_test_backends.h"
 #include "kv/kv_store.h"
 #include "meta/key_schema.h"
 #include "meta/onode.h"
