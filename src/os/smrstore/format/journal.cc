@@ -132,7 +132,10 @@ Result<std::vector<JournalOp>> DecodeJournalOps(std::string_view payload) {
   uint8_t version;
   uint32_t count;
   if (!r.U8(&version)) return Bad("empty");
-  if (version != kVersion) return Bad("unsupported version " + std::to_string(version));
+  if (version != kVersion) {
+    return Bad("unsupported version " + std::to_string(version) + " (this build reads version " +
+               std::to_string(kVersion) + ")");
+  }
   if (!r.U32(&count)) return Bad("truncated count");
   // Every op takes at least 5 bytes: a count beyond that is a lie (and no huge reserve).
   if (count > r.left() / 5 + 1) return Bad("op count " + std::to_string(count) + " too large");
@@ -188,7 +191,8 @@ Result<std::vector<std::pair<std::string, std::string>>> DecodeCheckpointChunk(
   uint32_t count;
   if (!r.U8(&version)) return Status::Corruption("checkpoint chunk: empty");
   if (version != kVersion) {
-    return Status::Corruption("checkpoint chunk: unsupported version " + std::to_string(version));
+    return Status::Corruption("checkpoint chunk: unsupported version " + std::to_string(version) +
+                              " (this build reads version " + std::to_string(kVersion) + ")");
   }
   if (!r.U32(&count)) return Status::Corruption("checkpoint chunk: truncated count");
   if (count > r.left() / 8 + 1) return Status::Corruption("checkpoint chunk: count too large");

@@ -28,8 +28,7 @@
 //   ZoneMeta       := u8 version=2 | u8 stream | u8 flags (bit 0 sealed, others 0) |
 //                     var live_bytes | var committed_wp | var opened_seq | var footer_at
 //                     (footer_at 0, or sealed and footer_at + 4 KiB <= committed_wp);
-//                     version 1 (written before 2026-11-28) ends at opened_seq and
-//                     decodes with footer_at 0
+//                     version 1 (without footer_at, pre-release) is retired: refused
 //
 // Decoders also check the Onode invariants of onode.h (extents sorted and non-overlapping,
 // each inside its record's payload, no extents when data_inline, unique xattr names), so
@@ -39,10 +38,9 @@ namespace smr {
 
 namespace {
 
-constexpr uint8_t kOnodeVersion = 1;
-constexpr uint8_t kCollectionMetaVersion = 1;
-constexpr uint8_t kZoneMetaVersion = 2;
-constexpr uint8_t kZoneMetaVersionNoFooter = 1;  // still decoded
+using valfmt::kCollectionMetaVersion;
+using valfmt::kOnodeVersion;
+using valfmt::kZoneMetaVersion;
 
 constexpr uint8_t kOnodeFlagDataInline = 1u << 0;
 constexpr uint8_t kOnodeFlagHasOmap = 1u << 1;
@@ -136,8 +134,9 @@ Status CheckVersion(Reader* r, uint8_t want, const char* what) {
   uint8_t version = 0;
   if (!r->GetByte(&version)) return Status::Corruption(std::string("empty ") + what + " value");
   if (version != want) {
-    return Status::Corruption(std::string("unknown ") + what + " encoding version " +
-                              std::to_string(version));
+    return Status::Corruption(std::string(what) + " value: encoding version " +
+                              std::to_string(version) + " is not supported (this build reads" +
+                              " version " + std::to_string(want) + ")");
   }
   return Status::OK();
 }
@@ -319,14 +318,12 @@ std::string EncodeZoneMeta(const ZoneMeta& z) {
 Result<ZoneMeta> DecodeZoneMeta(std::string_view value) {
   constexpr const char* kWhat = "zone";
   Reader r(value);
-  const bool v1 = !value.empty() && static_cast<uint8_t>(value[0]) == kZoneMetaVersionNoFooter;
-  SMR_RETURN_IF_ERROR(
-      CheckVersion(&r, v1 ? kZoneMetaVersionNoFooter : kZoneMetaVersion, kWhat));
+  SMR_RETURN_IF_ERROR(CheckVersion(&r, kZoneMetaVersion, kWhat));
   ZoneMeta z;
   uint8_t flags = 0;
   if (!r.GetByte(&z.stream) || !r.GetByte(&flags) || !r.GetVarint(&z.live_bytes) ||
       !r.GetVarint(&z.committed_wp) || !r.GetVarint(&z.opened_seq) ||
-      (!v1 && !r.GetVarint(&z.footer_at))) {
+      !r.GetVarint(&z.footer_at)) {
     return Truncated(kWhat);
   }
   if ((flags & ~kZoneKnownFlags) != 0) {

@@ -9,8 +9,9 @@
 //   Every extent points into one data record, or one entry of a pack record
 //   (format/record.h), and carries that record's (entry's) payload location and crc, so a
 //   read can verify the bytes it reads.
-//   Encodings start with a version byte; decoders reject unknown versions with
-//   kCorruption. Decode(Encode(x)) == x.
+//   Encodings start with a version byte (valfmt:: below, one per encoding; doc/format.md
+//   "Versions" lists them); decoders reject any other version with kCorruption naming the
+//   value, the version found and the version this build reads. Decode(Encode(x)) == x.
 // Thread safety: value types and pure functions.
 #pragma once
 
@@ -23,6 +24,14 @@
 #include "format/zone_meta.h"
 
 namespace smr {
+
+// The version byte of each value encoding. Bumped on any incompatible change; a decoder
+// reads its own version only (on-disk format v1 is frozen: no older version is decoded).
+namespace valfmt {
+constexpr uint8_t kOnodeVersion = 1;           // 'O' values (extents, xattrs inside)
+constexpr uint8_t kCollectionMetaVersion = 1;  // 'C' values
+constexpr uint8_t kZoneMetaVersion = 2;        // 'Z' values (1, without footer_at, retired)
+}  // namespace valfmt
 
 // A piece of an object's data: object bytes [logical_offset, logical_offset + length)
 // are payload bytes [payload_skip, payload_skip + length) of the data record whose payload

@@ -130,6 +130,27 @@ Result<std::vector<ZoneAddress>> Store::Impl::DecodeJournalPins(const std::strin
   return out;
 }
 
+Status Store::Impl::RefusePreJournalStore() const {
+  if (!options.journal) return Status::OK();
+  SMR_ASSIGN_OR_RETURN(auto v, meta->GetValue(nullptr, kValueJournal));
+  if (v) return Status::OK();
+  // No checkpoint yet is a store whose first mount (mkfs mounts it once to write the
+  // checkpoint, before any transaction) stopped before it completed: Open writes it. A
+  // store that committed collections or objects without one was made before the journal
+  // existed (a pre-release layout of store format 1): its drives alone could never
+  // rebuild its metadata, and this build does not mount it.
+  SMR_ASSIGN_OR_RETURN(const uint64_t cids, meta->GetCounter(nullptr, kCounterCid));
+  SMR_ASSIGN_OR_RETURN(const uint64_t nids, meta->GetCounter(nullptr, kCounterNid));
+  if (cids == 0 && nids == 0) return Status::OK();
+  return Status::NotSupported(
+      "store " + dir + ": metadata journal: no checkpoint, yet collections (highest id " +
+      std::to_string(cids) + ") and objects (highest id " + std::to_string(nids) +
+      ") were committed: a store made before the metadata journal (a pre-release layout of "
+      "store format 1) is not supported (this build reads store format 1 with its metadata "
+      "journal, journal payload version " + std::to_string(journalfmt::kVersion) +
+      "); copy its objects to a new store");
+}
+
 Status Store::Impl::LoadJournalState() {
   SMR_ASSIGN_OR_RETURN(auto v, meta->GetValue(nullptr, kValueJournal));
   has_checkpoint = v.has_value();

@@ -411,10 +411,11 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     return damaged(Status::Corruption("it lacks the store superblock"));
   }
   SMR_ASSIGN_OR_RETURN(impl->superblock, DecodeStoreSuperblock(**sb_value));
-  if (impl->superblock.format_version != 1) {
+  if (impl->superblock.format_version != recfmt::kStoreFormatVersion) {
     return Status::InvalidArgument(dir + ": store format version " +
                                    std::to_string(impl->superblock.format_version) +
-                                   " is not supported by this build (version 1)");
+                                   " is not supported by this build (version " +
+                                   std::to_string(recfmt::kStoreFormatVersion) + ")");
   }
   SMR_ASSIGN_OR_RETURN(impl->options, DecodeOptions(**options_value));
   const std::vector<std::string> specs = SplitLines(**devices_value);
@@ -471,6 +472,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     impl->superblock.mount_count = std::max(impl->superblock.mount_count, on_drive->mount_count);
     if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
   }
+  SMR_RETURN_IF_ERROR(impl->RefusePreJournalStore());  // before anything is written
   SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
   {
     // Data zones holding journal records a rebuild needs: Load must not free them.
@@ -552,7 +554,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
       SMR_RETURN_IF_ERROR(
           impl->WriteAndCommit(&writes, batch.get(), 0).WithContext("mount marker"));
     }
-    // A store without a checkpoint yet (made before the journal existed): write one now.
+    // No checkpoint yet: the first mount (mkfs's) stopped before it completed, as nothing
+    // else was committed (RefusePreJournalStore): write it now.
     if (!impl->has_checkpoint) SMR_RETURN_IF_ERROR(impl->Checkpoint().WithContext("first metadata checkpoint"));
   }
   Impl* p = impl.get();

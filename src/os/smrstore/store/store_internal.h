@@ -427,6 +427,9 @@ struct Store::Impl {
   static std::string EncodeJournalPins(const std::vector<ZoneAddress>& pins);
   static Result<std::vector<ZoneAddress>> DecodeJournalPins(const std::string& v);
   Status LoadJournalState();
+  // kNotSupported for a store made before the metadata journal (no checkpoint, yet
+  // collections or objects committed); Open calls it before anything is written.
+  Status RefusePreJournalStore() const;
   // Places the journal record of `batch` (and pending markers) into `writes`; no-op when
   // the journal is off or there is nothing to journal. WriteAndCommit calls it.
   Status JournalBatch(MetaStore::Batch* batch, GroupWrites* writes);
