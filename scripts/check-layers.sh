@@ -3,7 +3,8 @@
 # only headers of the layers it may use, and the outside libraries stay in their one place.
 #   common <- device <- zone <- store ;  common <- format <- meta <- store ;  format <- zone
 #   common <- kv <- meta   (kv/: the key-value interface; RocksDB only in kv/rocksdb_kv*.cc)
-# Tests (*_test.cc, */testing/*) may use any layer.
+# Tests (*_test.cc, */testing/*) may use any layer. objectstore/ceph_compat/ includes only
+# its own headers (Ceph's layout); no other folder below a layer may hold sources.
 set -eu
 root=$(cd "$(dirname "$0")/../src/os/smrstore" && pwd)
 allowed() {
@@ -49,6 +50,25 @@ for dir in "$root"/*/; do
       echo "layering: $f includes Ceph headers (only objectstore/, osd_preload/ and fuzz/transaction_fuzz.cc may)"; fail=1
     fi
   done
+done
+# objectstore/ceph_compat/: declarations of what Debian ships no header for, in Ceph's own
+# layout (doc/ceph-integration.md). Its quoted includes name Ceph headers, which must be its
+# own files, never one of the engine's layers (its "common/" is Ceph's, not smrstore's).
+compat="$root/objectstore/ceph_compat"
+for f in $(find "$compat" -name '*.h' -o -name '*.cc' | sort); do
+  for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$f"); do
+    [ -e "$compat/$inc" ] || { echo "layering: $f includes $inc, which is not a header of ceph_compat/"; fail=1; }
+  done
+done
+# Every other folder below a layer is its tests' helpers (testing/, which may use any layer)
+# or holds no sources (fuzz/corpus): a new folder of sources must be given a rule here.
+for d in $(find "$root" -mindepth 2 -type d | sort); do
+  case ${d#"$root"/} in
+    */testing|*/testing/*|objectstore/ceph_compat|objectstore/ceph_compat/*) continue ;;
+  esac
+  if [ -n "$(find "$d" -maxdepth 1 \( -name '*.h' -o -name '*.cc' \) -print -quit)" ]; then
+    echo "layering: ${d#"$root"/} holds sources but has no rule (add it to $0)"; fail=1
+  fi
 done
 [ $fail -eq 0 ] && echo "layering: ok"
 exit $fail

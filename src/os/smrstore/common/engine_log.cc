@@ -2,28 +2,33 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "common/thread_annotations.h"
 
 namespace smr {
 namespace {
 
-std::mutex& SinkMutex() {
-  static std::mutex mu;
-  return mu;
-}
+// The host's sink; Log calls it with mu held, so a sink is never called after
+// SetLogSink replaced it.
+struct SinkState {
+  Mutex mu;
+  LogSink sink SMR_GUARDED_BY(mu);
+};
 
-LogSink& Sink() {
-  static LogSink sink;
-  return sink;
+SinkState& State() {
+  static SinkState state;
+  return state;
 }
 
 }  // namespace
 
 LogSink SetLogSink(LogSink sink) {
-  std::lock_guard<std::mutex> lock(SinkMutex());
-  return std::exchange(Sink(), std::move(sink));
+  SinkState& st = State();
+  MutexLock lock(&st.mu);
+  return std::exchange(st.sink, std::move(sink));
 }
 
 void Log(LogLevel level, const char* fmt, ...) {
@@ -40,9 +45,10 @@ void Log(LogLevel level, const char* fmt, ...) {
     text.assign(buf.data(), static_cast<size_t>(n));
   }
   va_end(ap2);
-  std::lock_guard<std::mutex> lock(SinkMutex());
-  if (Sink()) {
-    Sink()(level, text);
+  SinkState& st = State();
+  MutexLock lock(&st.mu);
+  if (st.sink) {
+    st.sink(level, text);
   } else {
     std::fprintf(stderr, "smrstore: %s\n", text.c_str());
   }

@@ -5,6 +5,8 @@
 // CMake build turns it on under Clang); GCC compiles them away.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 
 #if defined(__clang__)
@@ -18,6 +20,7 @@
 #define SMR_GUARDED_BY(x) SMR_THREAD_ANNOTATION_(guarded_by(x))
 #define SMR_PT_GUARDED_BY(x) SMR_THREAD_ANNOTATION_(pt_guarded_by(x))
 #define SMR_REQUIRES(...) SMR_THREAD_ANNOTATION_(requires_capability(__VA_ARGS__))
+#define SMR_ACQUIRED_BEFORE(...) SMR_THREAD_ANNOTATION_(acquired_before(__VA_ARGS__))
 #define SMR_EXCLUDES(...) SMR_THREAD_ANNOTATION_(locks_excluded(__VA_ARGS__))
 #define SMR_ACQUIRE(...) SMR_THREAD_ANNOTATION_(acquire_capability(__VA_ARGS__))
 #define SMR_RELEASE(...) SMR_THREAD_ANNOTATION_(release_capability(__VA_ARGS__))
@@ -37,6 +40,40 @@ class SMR_CAPABILITY("mutex") Mutex {
 
  private:
   std::mutex mu_;
+};
+
+// RAII lock for Mutex that may be released and taken again within its scope (the analysis
+// follows Unlock/Lock), and that a CondVar waits on.
+class SMR_SCOPED_CAPABILITY MutexUniqueLock {
+ public:
+  explicit MutexUniqueLock(Mutex* mu) SMR_ACQUIRE(mu) : lock_(mu->native()) {}
+  ~MutexUniqueLock() SMR_RELEASE() = default;
+  MutexUniqueLock(const MutexUniqueLock&) = delete;
+  MutexUniqueLock& operator=(const MutexUniqueLock&) = delete;
+  void Unlock() SMR_RELEASE() { lock_.unlock(); }
+  void Lock() SMR_ACQUIRE() { lock_.lock(); }
+
+ private:
+  friend class CondVar;
+  std::unique_lock<std::mutex> lock_;
+};
+
+// std::condition_variable for a Mutex held by a MutexUniqueLock. The waits have no
+// predicate form: a predicate lambda would read guarded fields where the analysis cannot
+// see the lock, so callers loop (`while (!ready) cv.Wait(&lock);`), which it checks.
+class CondVar {
+ public:
+  void Wait(MutexUniqueLock* lock) { cv_.wait(lock->lock_); }
+  // false on timeout.
+  template <class Rep, class Period>
+  bool WaitFor(MutexUniqueLock* lock, std::chrono::duration<Rep, Period> d) {
+    return cv_.wait_for(lock->lock_, d) == std::cv_status::no_timeout;
+  }
+  void NotifyOne() { cv_.notify_one(); }
+  void NotifyAll() { cv_.notify_all(); }
+
+ private:
+  std::condition_variable cv_;
 };
 
 // RAII lock for Mutex.

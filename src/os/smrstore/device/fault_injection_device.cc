@@ -143,44 +143,44 @@ Status FaultInjectionDevice::ResetZones(uint32_t first, uint32_t count) {
 }
 
 void FaultInjectionDevice::PauseNextRead(uint64_t offset, uint64_t len) {
-  std::lock_guard<std::mutex> lock(pause_mu_);
+  MutexLock lock(&pause_mu_);
   pause_.armed = true;
   pause_.offset = offset;
   pause_.len = len;
 }
 
 uint64_t FaultInjectionDevice::WaitForPausedRead() {
-  std::unique_lock<std::mutex> lock(pause_mu_);
-  pause_cv_.wait(lock, [&] { return pause_.holding; });
+  MutexUniqueLock lock(&pause_mu_);
+  while (!pause_.holding) pause_cv_.Wait(&lock);
   return pause_.held_offset;
 }
 
 void FaultInjectionDevice::ResumePausedRead() {
-  std::lock_guard<std::mutex> lock(pause_mu_);
+  MutexLock lock(&pause_mu_);
   pause_.armed = false;
   pause_.holding = false;
-  pause_cv_.notify_all();
+  pause_cv_.NotifyAll();
 }
 
 uint64_t FaultInjectionDevice::resets_under_paused_read() const {
-  std::lock_guard<std::mutex> lock(pause_mu_);
+  MutexLock lock(&pause_mu_);
   return pause_.resets_under;
 }
 
 void FaultInjectionDevice::HoldIfPaused(uint64_t offset, size_t len) {
-  std::unique_lock<std::mutex> lock(pause_mu_);
+  MutexUniqueLock lock(&pause_mu_);
   if (!pause_.armed || offset >= pause_.offset + pause_.len || offset + len <= pause_.offset) {
     return;
   }
   pause_.armed = false;
   pause_.holding = true;
   pause_.held_offset = offset;
-  pause_cv_.notify_all();
-  pause_cv_.wait(lock, [&] { return !pause_.holding; });
+  pause_cv_.NotifyAll();
+  while (pause_.holding) pause_cv_.Wait(&lock);
 }
 
 void FaultInjectionDevice::NoteReset(uint32_t first, uint32_t count) {
-  std::lock_guard<std::mutex> lock(pause_mu_);
+  MutexLock lock(&pause_mu_);
   if (!pause_.holding) return;
   const uint64_t zone = pause_.held_offset / info().zone_size;
   if (zone >= first && zone < uint64_t{first} + count) ++pause_.resets_under;

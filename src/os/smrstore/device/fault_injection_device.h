@@ -150,11 +150,11 @@ class FaultInjectionDevice final : public ZonedDevice {
     uint64_t held_offset = 0;
     uint64_t resets_under = 0;
   };
-  void HoldIfPaused(uint64_t offset, size_t len);
-  void NoteReset(uint32_t first, uint32_t count);
-  mutable std::mutex pause_mu_;
-  std::condition_variable pause_cv_;
-  Pause pause_;
+  void HoldIfPaused(uint64_t offset, size_t len) SMR_EXCLUDES(pause_mu_);
+  void NoteReset(uint32_t first, uint32_t count) SMR_EXCLUDES(pause_mu_);
+  mutable Mutex pause_mu_;
+  CondVar pause_cv_;
+  Pause pause_ SMR_GUARDED_BY(pause_mu_);
 };
 
 }  // namespace smr

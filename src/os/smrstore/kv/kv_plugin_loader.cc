@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "common/thread_annotations.h"
 #include "kv/kv_plugin.h"
 #include "kv/kv_store.h"
 
@@ -69,12 +70,15 @@ Result<std::string> PluginPath() {
 // Loads the module at `path` once per process (never unloaded: stores and RocksDB's
 // background threads may outlive any caller) and checks its entry point and ABI version.
 Result<const KvPlugin*> LoadPlugin(const std::string& path) {
-  static std::mutex mu;
+  struct Loaded {
+    Mutex mu;
+    std::map<std::string, const KvPlugin*> by_path SMR_GUARDED_BY(mu);
+  };
   // Leaked on purpose: no destructor runs at exit while a store may still be open.
-  static auto* loaded = new std::map<std::string, const KvPlugin*>();
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = loaded->find(path);
-  if (it != loaded->end()) return it->second;
+  static auto* loaded = new Loaded();
+  MutexLock lock(&loaded->mu);
+  auto it = loaded->by_path.find(path);
+  if (it != loaded->by_path.end()) return it->second;
 
   ::dlerror();  // clear a stale error
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
@@ -102,7 +106,7 @@ Result<const KvPlugin*> LoadPlugin(const std::string& path) {
                                 std::to_string(version) + ", this build needs " +
                                 std::to_string(kKvPluginAbiVersion));
   }
-  loaded->emplace(path, plugin);
+  loaded->by_path.emplace(path, plugin);
   return plugin;
 }
 

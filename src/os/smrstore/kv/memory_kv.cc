@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/thread_annotations.h"
 #include "kv/kv_store.h"
 
 namespace smr {
@@ -218,7 +219,7 @@ class MemoryKvStore final : public KvStore {
       return Status::InvalidArgument("memory kv: batch committed to a store that did not make it");
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       auto next = std::make_shared<Map>(*committed_);
       for (const auto& [key, value] : batch->pending_) {
         if (value) {
@@ -246,13 +247,13 @@ class MemoryKvStore final : public KvStore {
   }
 
   std::shared_ptr<const Map> Snapshot() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     return committed_;
   }
 
  private:
-  mutable std::mutex mu_;
-  std::shared_ptr<const Map> committed_;
+  mutable Mutex mu_;
+  std::shared_ptr<const Map> committed_ SMR_GUARDED_BY(mu_);
 };
 
 Result<std::optional<std::string>> MemoryBatch::Get(std::string_view key) const {

@@ -32,7 +32,7 @@ constexpr uint64_t kBlock = recfmt::kBlockSize;
 Result<FsckReport> Store::Fsck(bool deep, bool repair) {
   Impl* s = impl_.get();
   if (repair && s->read_only) return Status::ReadOnly("fsck --repair needs a read-write mount");
-  std::lock_guard<std::mutex> pause(s->group_mu);
+  MutexLock pause(&s->group_mu);
   FsckReport report;
   auto error = [&](std::string msg) { report.errors.push_back(std::move(msg)); };
 

@@ -37,39 +37,15 @@ uint64_t NowNs() {
 // ---------------------------------------------------------------------------------------
 // Read fence
 
-uint64_t Store::Impl::EnterRead() {
-  std::lock_guard<std::mutex> lock(epoch_mu);
-  ++readers[epoch];
-  return epoch;
-}
-
-void Store::Impl::ExitRead(uint64_t e) {
-  std::lock_guard<std::mutex> lock(epoch_mu);
-  auto it = readers.find(e);
-  if (it != readers.end() && --it->second == 0) {
-    readers.erase(it);
-    epoch_cv.notify_all();
-  }
-}
-
-void Store::Impl::WaitForReadersBefore(uint64_t e) {
-  auto ended = [&] { return readers.empty() || readers.begin()->first >= e; };
-  bool must_wait;
-  {
-    std::lock_guard<std::mutex> lock(epoch_mu);
-    must_wait = !ended();
-  }
-  if (!must_wait) return;
+void Store::Impl::FenceReaders() {
+  const uint64_t epoch = read_fence.Advance();
+  if (!read_fence.ReadersBefore(epoch)) return;
   {
     MutexLock lock(&counters_mu);
     counters.gc_fence_waits++;
   }
-  std::unique_lock<std::mutex> lock(epoch_mu);
-  epoch_cv.wait(lock, ended);
+  read_fence.WaitForReadersBefore(epoch);
 }
-
-ReadFence::ReadFence(Store::Impl* s) : s_(s), epoch_(s->EnterRead()) {}
-ReadFence::~ReadFence() { s_->ExitRead(epoch_); }
 
 // ---------------------------------------------------------------------------------------
 // One GC cycle
@@ -227,7 +203,7 @@ Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t 
     if (!rb.ok()) {
       Log(LogLevel::kError, "GC rollback failed, store stops taking writes: %s",
                    rb.ToString().c_str());
-      std::lock_guard<std::mutex> lock(mu);
+      MutexLock lock(&mu);
       fatal = rb;
     }
   }
@@ -497,7 +473,7 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
           pe.nid = u.nid;
           pe.logical_offset = e->logical_offset;
           PackedAt at;
-          SMR_RETURN_IF_ERROR(PlacePacked(this, gc_seq, to, pe, *piece, piece, &writes, &at));
+          SMR_RETURN_IF_ERROR(PlacePacked(zones.get(), gc_seq, to, pe, *piece, piece, &writes, &at));
           to_drive = at.drive;
           e->payload_offset = at.payload_offset;
           e->in_pack = true;
@@ -514,7 +490,7 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
           nh.payload_len = e->length;
           nh.payload_crc = crc;
           Allocation at;
-          SMR_RETURN_IF_ERROR(PlaceRecord(this, gc_seq, to, nh, *piece, piece, &writes, &at));
+          SMR_RETURN_IF_ERROR(PlaceRecord(zones.get(), gc_seq, to, nh, *piece, piece, &writes, &at));
           to_drive = at.drive;
           e->payload_offset = at.offset + kBlock;
           e->in_pack = false;
@@ -577,12 +553,7 @@ Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcS
       return Status::Corruption("GC: live bytes remain in the victim zone; run fsck");
     }
   }
-  uint64_t fence;
-  {
-    std::lock_guard<std::mutex> lock(epoch_mu);
-    fence = ++epoch;
-  }
-  WaitForReadersBefore(fence);
+  FenceReaders();
   SMR_RETURN_IF_ERROR(zones->ResetZone(victim.addr.drive, victim.addr.zone));
   zones->ReleaseZone(victim.addr.drive, victim.addr.zone);
   if (quarantine.erase(victim.addr)) {
@@ -604,13 +575,13 @@ Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcS
 void Store::Impl::MaybeGc(bool queued) {
   if (!gc_auto) return;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     if (!fatal.ok()) return;
   }
   // When and how much: gc/pacer.h (slices spaced by the debt below the start watermark
   // under load; idle, on to the stop watermark, yielding to foreground work).
   if (!gc_pacer.StartRound(GcFree(), gc_cursor.has_value(), queued)) return;
-  std::lock_guard<std::mutex> glock(group_mu);
+  MutexLock glock(&group_mu);
   const uint64_t t0 = NowNs();
   for (;;) {
     bool zone_done = false;
@@ -730,7 +701,7 @@ Result<bool> Store::Impl::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64
 }
 
 bool Store::Impl::ForegroundWaiting() {
-  std::lock_guard<std::mutex> lock(mu);
+  MutexLock lock(&mu);
   return !queue.empty() || stopping;
 }
 
@@ -775,7 +746,7 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
   GrowForSpace(bytes);
   if (!gc_auto || zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
   if (gc_barren_at == user_deaths) return;  // nothing died since cleaning stopped paying
-  std::lock_guard<std::mutex> glock(group_mu);
+  MutexLock glock(&group_mu);
   const uint64_t t0 = NowNs();
   int failures = 0;
   // Cleaning may stop paying: victims nearly all live, whose relocation (and the journal
@@ -818,7 +789,7 @@ void Store::Impl::CleanForSpace() {
   // whose cleaning fails), which frees a zone to the user streams.
   if (GrowForSpace(UINT64_MAX)) return;
   if (!gc_auto || gc_barren_at == user_deaths) return;
-  std::lock_guard<std::mutex> glock(group_mu);
+  MutexLock glock(&group_mu);
   const uint64_t t0 = NowNs();
   for (int failures = 0; failures < kGcTriesForSpace;) {
     auto r = GcOne();
@@ -840,14 +811,14 @@ Result<GcReport> Store::RunGc(uint32_t max_zones) {
   std::promise<Result<GcReport>> done;
   auto f = done.get_future();
   {
-    std::unique_lock<std::mutex> lock(impl_->mu);
+    MutexUniqueLock lock(&impl_->mu);
     if (impl_->stopping || impl_->closed) return Status::Busy("store is unmounting");
     Impl::Pending p;
     p.gc_zones = max_zones;
     p.gc_done = [&done](const Result<GcReport>& r) { done.set_value(r); };
     impl_->queue.push_back(std::move(p));
   }
-  impl_->cv.notify_one();
+  impl_->cv.NotifyOne();
   return f.get();
 }
 

@@ -106,7 +106,7 @@ void Store::Impl::NoteQuantum(uint64_t quantum, uint64_t moved, double ms, bool 
 bool Store::Impl::MaybeEvict(bool queued) {
   if (read_only || !options.hybrid_hbuffer) return false;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     if (!fatal.ok()) return false;
   }
   if (!evict_cursor) {
@@ -143,7 +143,7 @@ bool Store::Impl::MaybeEvict(bool queued) {
     if (!pick) return false;
     evict_cursor = GcCursor{*pick, pick->start, nullptr, nullptr, false};
   }
-  std::lock_guard<std::mutex> glock(group_mu);
+  MutexLock glock(&group_mu);
   const uint64_t quantum = NextQuantum();
   const Clock::time_point t0 = Clock::now();
   const auto deadline = t0 + std::chrono::microseconds(
@@ -171,7 +171,7 @@ bool Store::Impl::MaybeEvict(bool queued) {
 void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   if (read_only) return;
   {
-    std::unique_lock<std::mutex> lock(mu);
+    MutexUniqueLock lock(&mu);
     if (!fatal.ok()) {
       // The store stopped taking writes: so does a conversion (a drive converting a realm
       // is waited for at unmount); an operator's request gets the reason.
@@ -180,7 +180,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
         convert_request->done.set_value(why);
         convert_request.reset();
       }
-      lock.unlock();
+      lock.Unlock();
       if (conversion && !conversion->activating) {
         zones->CancelDrain(conversion->drive, conversion->realm);
         conversion.reset();
@@ -197,7 +197,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   if (!conversion) {
     std::optional<ConvertRequest> request;
     {
-      std::lock_guard<std::mutex> lock(mu);
+      MutexLock lock(&mu);
       request.swap(convert_request);
     }
     const std::vector<RealmStatus> realms = zones->Realms();
@@ -269,7 +269,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
       to = ZoneDomain::kCmr;
     }
     if (!pick) return;
-    Status st = zones->BeginDrain(pick->drive, pick->realm);
+    Status st = zones->BeginDrain(pick->drive, pick->realm, &deferred_seals);
     if (!st.ok()) {
       if (pending_request_done) {
         pending_request_done->set_value(st);
@@ -311,7 +311,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   }
 
   // Step (1): one quantum of the drain.
-  std::lock_guard<std::mutex> glock(group_mu);
+  MutexLock glock(&group_mu);
   RealmStatus now{};
   for (const RealmStatus& r : zones->Realms()) {
     if (r.drive == c.drive && r.realm == c.realm) now = r;
@@ -366,16 +366,11 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
     if (!st.ok()) {
       Log(LogLevel::kError, "conversion of realm %u of drive %u: %s", c.realm, c.drive,
                    st.ToString().c_str());
-      std::lock_guard<std::mutex> lock(mu);
+      MutexLock lock(&mu);
       fatal = st;  // the metadata could not be written: stop writes, as a commit would
       return;
     }
-    uint64_t fence;
-    {
-      std::lock_guard<std::mutex> lock(epoch_mu);
-      fence = ++epoch;
-    }
-    WaitForReadersBefore(fence);
+    FenceReaders();
     // Step (3), on its own thread.
     ZonedDevice* dev = devices[c.drive].get();
     const uint32_t realm = c.realm;
@@ -463,7 +458,7 @@ void Store::Impl::FinishActivation() {
   const Clock::time_point t0 = c.last_progress;
   const Status st = c.activation.get();
   const double ms = MsSince(t0);
-  std::lock_guard<std::mutex> glock(group_mu);
+  MutexLock glock(&group_mu);
   Status refresh = zones->RefreshRealm(c.drive, c.realm);
   if (refresh.ok()) {
     auto batch = meta->NewBatch();
@@ -473,7 +468,7 @@ void Store::Impl::FinishActivation() {
   if (!refresh.ok()) {
     Log(LogLevel::kError, "after converting realm %u of drive %u: %s", c.realm,
                  c.drive, refresh.ToString().c_str());
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     fatal = refresh;
   }
   MutexLock lock(&hybrid_mu);
@@ -519,7 +514,7 @@ Status Store::ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to) {
   }
   std::future<Status> f;
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    MutexLock lock(&impl_->mu);
     if (impl_->stopping || impl_->closed) return Status::Busy("store is unmounting");
     if (impl_->convert_request) return Status::Busy("another conversion request is queued");
     Impl::ConvertRequest req;
@@ -529,7 +524,7 @@ Status Store::ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to) {
     f = req.done.get_future();
     impl_->convert_request = std::move(req);
   }
-  impl_->cv.notify_all();
+  impl_->cv.NotifyAll();
   return f.get();
 }
 

@@ -514,9 +514,9 @@ namespace smr {
 namespace {
 
 // A realm whose open zone holds only dead data converts (found by the hybrid crash sweep,
-// no crash needed): BeginDrain queues the open zone's seal (footer and finish) for the next
-// commit group, the drain resets the now-empty zone at once, and the queued seal must not
-// then finish the reset zone (the drive would refuse the conversion: a full SMR zone, or
+// no crash needed): BeginDrain returns the open zone's seal (footer and finish), which the
+// store keeps for the next commit group; the drain resets the now-empty zone at once, and
+// the kept seal must not then finish the reset zone (the drive would refuse the conversion: a full SMR zone, or
 // fail the finish of an inactive zone and stop the store).
 TEST_F(HybridStoreTest, ARealmWhoseOpenZoneHoldsOnlyDeadDataConverts) {
   ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));

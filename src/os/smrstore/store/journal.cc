@@ -252,7 +252,7 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   } else {
     Allocation at;
     SMR_RETURN_IF_ERROR(
-        PlaceRecord(this, seq, StreamId::kJournal, h, *payload, payload, writes, &at));
+        PlaceRecord(zones.get(), seq, StreamId::kJournal, h, *payload, payload, writes, &at));
     // Journal zones count their records as live: they are not GC's to reclaim.
     writes->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
         static_cast<int64_t>(bytes);
@@ -295,7 +295,7 @@ Status Store::Impl::Checkpoint() {
   uint64_t kv_bytes = 0;
   auto group = std::make_unique<GroupWrites>();
   uint64_t group_bytes = 0;
-  auto flush_group = [&]() -> Status {
+  auto flush_group = [&]() SMR_REQUIRES(group_mu) -> Status {
     if (group->zones.empty()) return Status::OK();
     auto batch = meta->NewBatch();
     SMR_RETURN_IF_ERROR(WriteAndCommit(group.get(), batch.get(), 0));
@@ -303,7 +303,7 @@ Status Store::Impl::Checkpoint() {
     group_bytes = 0;
     return Status::OK();
   };
-  auto emit = [&]() -> Status {
+  auto emit = [&]() SMR_REQUIRES(group_mu) -> Status {
     if (kvs.empty()) return Status::OK();
     auto payload = std::make_shared<const std::string>(EncodeCheckpointChunk(kvs));
     kvs.clear();
@@ -318,7 +318,7 @@ Status Store::Impl::Checkpoint() {
     h.payload_crc = PayloadCrc(payload->data(), payload->size());
     Allocation at;
     SMR_RETURN_IF_ERROR(
-        PlaceRecord(this, at_seq, StreamId::kJournal, h, *payload, payload, group.get(), &at));
+        PlaceRecord(zones.get(), at_seq, StreamId::kJournal, h, *payload, payload, group.get(), &at));
     const uint64_t rb = RecordBytes(payload->size());
     group->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
         static_cast<int64_t>(rb);
@@ -328,7 +328,8 @@ Status Store::Impl::Checkpoint() {
     if (group_bytes >= (64ull << 20)) return flush_group();
     return Status::OK();
   };
-  Status walk = meta->ForEachJournaledKey([&](std::string_view k, std::string_view v) {
+  Status walk = meta->ForEachJournaledKey(
+      [&](std::string_view k, std::string_view v) SMR_REQUIRES(group_mu) {
     const uint64_t need = 8 + k.size() + v.size();
     if (!kvs.empty() && kv_bytes + need + 5 > chunk_max) SMR_RETURN_IF_ERROR(emit());
     kvs.emplace_back(std::string(k), std::string(v));
@@ -399,7 +400,7 @@ Status Store::Impl::Checkpoint() {
     if (!s.ok()) {
       // Free in the metadata but not empty on the drive: never allocate it this mount
       // (the next mount resets it, or reports the drive).
-      std::lock_guard<std::mutex> lock(mu);
+      MutexLock lock(&mu);
       fatal = Status::ReadOnly("store is read-only: resetting obsolete journal zone " +
                                std::to_string(z.zone) + " of drive " + std::to_string(z.drive) +
                                " failed (" + s.ToString() + "); remount");
@@ -439,9 +440,9 @@ void Store::Impl::MaybeCheckpoint(bool for_pins) {
   // it) and a quarter zone was journaled since the last checkpoint, which then frees.
   const bool tight = journal_bytes >= zone_cap / 4 && zones->JournalInReserve();
   if (journal_bytes < threshold && !unpin && !tight) return;
-  std::lock_guard<std::mutex> glock(group_mu);
+  MutexLock glock(&group_mu);
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     if (!fatal.ok()) return;
   }
   Status s = Checkpoint();

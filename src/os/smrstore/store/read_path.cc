@@ -2,7 +2,7 @@
 // checked against their crc (a mismatch is kCorruption naming the object, never data),
 // objects, attributes, omap and collections read from the metadata store. Reads run on the
 // caller's thread, concurrently with commits and GC; a read that has found its extents
-// holds a ReadFence, so GC does not reset a zone under it (store/gc.cc).
+// holds a ReadFence::Reader (store/read_fence.h), so GC does not reset a zone under it (store/gc.cc).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -274,7 +274,7 @@ Result<std::string> Store::Read(const std::string& coll, const ObjectId& oid, ui
 
 Result<uint64_t> Store::ReadInto(const std::string& coll, const ObjectId& oid, uint64_t offset,
                                  uint64_t len, const ReadBuffer& buffer) {
-  ReadFence fence(impl_.get());
+  ReadFence::Reader fence(&impl_->read_fence);
   SMR_ASSIGN_OR_RETURN(Onode o, GetObj(impl_->meta.get(), coll, oid));
   if (len == 0) len = o.size > offset ? o.size - offset : 0;
   const uint64_t n = offset < o.size ? std::min(len, o.size - offset) : 0;

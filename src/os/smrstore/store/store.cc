@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -545,6 +546,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     // commit in doubt) and replay it (crash sweep point 901). After a clean unmount there
     // is nothing to void, and a mount that commits nothing writes nothing (a refused
     // `put` leaves the store as it was: qa/smoke/0007).
+    // No commit thread runs yet; the mount's own commits take group_mu as every commit does.
+    MutexLock group_lock(&impl->group_mu);
     if (after_crash) {
       impl->journal_markers_now = true;
       ++impl->seq;
@@ -581,7 +584,7 @@ Status Store::Impl::UpdateSuperblocks(bool clean) {
 Status Store::Close() {
   if (!impl_) return Status::OK();
   {
-    std::unique_lock<std::mutex> lock(impl_->mu);
+    MutexUniqueLock lock(&impl_->mu);
     if (impl_->closed) return Status::OK();
     impl_->stopping = true;
     if (impl_->read_only) {
@@ -589,12 +592,12 @@ Status Store::Close() {
       return Status::OK();
     }
   }
-  impl_->cv.notify_all();
+  impl_->cv.NotifyAll();
   if (impl_->committer.joinable()) impl_->committer.join();
   if (impl_->io_pool) impl_->io_pool->join();
   Status s;
   {
-    std::unique_lock<std::mutex> lock(impl_->mu);
+    MutexUniqueLock lock(&impl_->mu);
     impl_->closed = true;
     s = impl_->fatal;
   }
@@ -613,9 +616,9 @@ void Store::Submit(Transaction txn, Callback on_commit) {
   }
   Impl::Pending pending;
   {
-    std::unique_lock<std::mutex> lock(impl_->mu);
+    MutexUniqueLock lock(&impl_->mu);
     if (impl_->stopping || impl_->closed || impl_->read_only) {
-      lock.unlock();
+      lock.Unlock();
       if (on_commit) {
         on_commit(impl_->read_only ? Status::ReadOnly("store is mounted read-only")
                                    : Status::Busy("store is unmounting"));
@@ -630,15 +633,15 @@ void Store::Submit(Transaction txn, Callback on_commit) {
   // The records' crcs on this thread, outside the lock (the commit thread then only writes).
   pending.crcs = ComputeWriteCrcs(pending.txn, impl_->options.max_record_payload);
   {
-    std::unique_lock<std::mutex> lock(impl_->mu);
+    MutexUniqueLock lock(&impl_->mu);
     if (impl_->stopping || impl_->closed) {
-      lock.unlock();
+      lock.Unlock();
       if (pending.done) pending.done(Status::Busy("store is unmounting"));
       return;
     }
     impl_->queue.push_back(std::move(pending));
   }
-  impl_->cv.notify_one();
+  impl_->cv.NotifyOne();
 }
 
 Status Store::Apply(Transaction txn) {
@@ -660,29 +663,30 @@ void Store::Impl::CommitLoop() {
     bool queued_more = false;
     uint64_t ride = 0;  // live bytes of GC relocation this group carries (RideGcSlice)
     {
-      std::unique_lock<std::mutex> lock(mu);
+      MutexUniqueLock lock(&mu);
       if (converting() || convert_request) {
         // A hybrid conversion goes on while idle (store/hybrid.cc): one quantum per wakeup.
-        cv.wait_for(lock, std::chrono::milliseconds(converting() ? 5 : 0),
-                    [&] { return stopping || !queue.empty(); });
+        if (!stopping && queue.empty()) {
+          cv.WaitFor(&lock, std::chrono::milliseconds(converting() ? 5 : 0));
+        }
         if (queue.empty() && !stopping) {
-          lock.unlock();
+          lock.Unlock();
           MaybeConvert(/*queued=*/false);
           continue;
         }
       } else {
-        cv.wait(lock, [&] { return stopping || !queue.empty() || convert_request.has_value(); });
+        while (!stopping && queue.empty() && !convert_request.has_value()) cv.Wait(&lock);
         if (queue.empty() && !stopping) continue;  // a conversion request: handled above
       }
       if (queue.empty() && stopping) {
-        lock.unlock();
+        lock.Unlock();
         FinishActivation();  // a drive converting a realm: wait for it, record it
         conversion.reset();  // a drain in progress resumes (from scratch) at the next mount
         if (pending_request_done) {
           pending_request_done->set_value(Status::Busy("store unmounted during the conversion"));
           pending_request_done.reset();
         }
-        lock.lock();
+        lock.Lock();
         if (convert_request) {
           convert_request->done.set_value(Status::Busy("store is unmounting"));
           convert_request.reset();
@@ -693,13 +697,13 @@ void Store::Impl::CommitLoop() {
       if (queue.front().gc_done) {
         Pending req = std::move(queue.front());
         queue.pop_front();
-        lock.unlock();
+        lock.Unlock();
         GcReport total;
         Status st;
         for (uint32_t i = 0; i < req.gc_zones; ++i) {
-          std::unique_lock<std::mutex> glock(group_mu);
+          MutexUniqueLock glock(&group_mu);
           auto r = GcOne();
-          glock.unlock();
+          glock.Unlock();
           if (!r.ok()) {
             if (!r.status().IsNotFound()) st = r.status();
             break;
@@ -735,7 +739,7 @@ void Store::Impl::CommitLoop() {
         queue.pop_front();
       }
       queued_more = !queue.empty();
-      lock.unlock();
+      lock.Unlock();
       if (options.gc_in_groups) {
         ride = RideGcSlice();
       } else {
@@ -756,10 +760,10 @@ void Store::Impl::CommitLoop() {
 }
 
 void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
-  std::unique_lock<std::mutex> group_lock(group_mu);
+  MutexUniqueLock group_lock(&group_mu);
   Status fatal_now;
   {
-    std::unique_lock<std::mutex> lock(mu);
+    MutexUniqueLock lock(&mu);
     fatal_now = fatal;
   }
   if (!fatal_now.ok()) {
@@ -799,7 +803,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       const auto live_before = writes->live_delta;
       const size_t deaths_before = writes->death_ages_ns.size();
       const size_t name_deaths_before = writes->name_deaths.size();
-      Status r = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), writes.get(),
+      Status r = PlanTransaction(PlanContextNow(), (*group)[i].txn, ++seq, batch.get(), writes.get(),
                                  &(*group)[i].crcs);
       if (r.ok() && JournalOpsBytes(batch->journal(), /*last_write_only=*/false) > journal_limit) {
         const uint64_t bytes = JournalOpsBytes(batch->journal(), /*last_write_only=*/true);
@@ -843,7 +847,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       results[i] = r;
     }
     if (defer_from < group->size()) {
-      std::lock_guard<std::mutex> lock(mu);
+      MutexLock lock(&mu);
       for (size_t i = group->size(); i-- > defer_from;) queue.push_front(std::move((*group)[i]));
       group->resize(defer_from);
       results.resize(defer_from);
@@ -856,7 +860,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
         s = Status::ReadOnly("store is read-only: rolling back an empty group failed (" +
                              s.ToString() + ")");
         Log(LogLevel::kError, "%s", s.ToString().c_str());
-        std::lock_guard<std::mutex> lock(mu);
+        MutexLock lock(&mu);
         fatal = s;
       }
       return;
@@ -892,7 +896,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
     if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
     if (s.ok()) break;
     {
-      std::unique_lock<std::mutex> lock(mu);
+      MutexUniqueLock lock(&mu);
       if (!fatal.ok()) break;  // the metadata commit failed: WriteAndCommit stopped writes
     }
     // The zones' writes failed; nothing was committed.
@@ -924,7 +928,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
                          s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
                          "); reads still work; remount after fixing the drive");
     Log(LogLevel::kError, "%s", s.ToString().c_str());
-    std::unique_lock<std::mutex> lock(mu);
+    MutexUniqueLock lock(&mu);
     fatal = s;
     break;
   }
@@ -940,7 +944,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       }
     }
   }
-  group_lock.unlock();
+  group_lock.Unlock();
   for (size_t i = 0; i < group->size(); ++i) {
     const Status& r = !s.ok() ? s : results[i];
     if ((*group)[i].done) (*group)[i].done(r);
@@ -948,7 +952,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
   // The ridden slice's moves are durable: advance its cursor, and at the victim's end reset
   // it (after the read fence) — after the group's callbacks, which need not wait for it.
   if (ride && s.ok() && gc_cursor) {
-    std::lock_guard<std::mutex> glock(group_mu);
+    MutexLock glock(&group_mu);
     bool zone_done = false;
     auto r = GcFinishSlice(&gc_cursor, std::move(*ride), &zone_done);
     if (!r.ok()) {
@@ -961,7 +965,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
 uint64_t Store::Impl::RideGcSlice() {
   if (!gc_auto) return 0;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     if (!fatal.ok()) return 0;
   }
   const double free = GcFree();
@@ -971,7 +975,7 @@ uint64_t Store::Impl::RideGcSlice() {
   const uint64_t live = gc_pacer.Urgent(free) ? 2 * kGcSliceBytes : kGcSliceBytes;
   (void)gc_pacer.NextSlice(free, true, false);
   if (!gc_cursor) {
-    std::lock_guard<std::mutex> glock(group_mu);
+    MutexLock glock(&group_mu);
     auto victim = PickVictim();
     if (!victim.ok()) return 0;  // nothing to clean
     gc_cursor = GcCursor{*victim, victim->start, nullptr, nullptr, false};
@@ -979,9 +983,36 @@ uint64_t Store::Impl::RideGcSlice() {
   return live;
 }
 
+void Store::Impl::TakeDeferredSeals(std::vector<SealWrite>* seals) {
+  for (SealWrite& sw : deferred_seals) {
+    if (zones->StateOf(sw.drive, sw.zone) == ZoneState::kSealed) seals->push_back(std::move(sw));
+  }
+  deferred_seals.clear();
+}
+
+PlanContext Store::Impl::PlanContextNow() {
+  PlanContext c;
+  c.meta = meta.get();
+  c.options = &options;
+  c.zones = zones.get();
+  c.nid_max = &nid_max;
+  c.cid_max = &cid_max;
+  c.lifetime_history = &lifetime_history;
+  c.mean_lifetime_ns = mean_lifetime_ns;
+  c.read_extent = [this](const Extent& e, uint64_t from, uint64_t len, char* dst,
+                         const GroupWrites* pending) {
+    return ReadExtent(e, from, len, dst, pending);
+  };
+  c.zone_size = [this](uint16_t drive) { return ZoneSize(drive); };
+  return c;
+}
+
 Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint64_t ok_txns,
                                    bool recoverable_writes) {
   const uint64_t nid_before = meta_nid_max, cid_before = meta_cid_max;
+  // Seals a drain made between groups go with this one.
+  const size_t own_seals = w->seals.size();
+  TakeDeferredSeals(&w->seals);
   // The metadata journal record goes with the group's records, before the batch commits.
   Status s = JournalBatch(batch, w);
   if (s.ok()) s = WriteGroup(w);
@@ -989,6 +1020,10 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
   for (const auto& [addr, buf] : w->zones) device_bytes += buf.length;
   for (const SealWrite& sw : w->seals) device_bytes += sw.bytes.size();
   if (!s.ok() && recoverable_writes) {  // nothing committed; the caller rolls back
+    // The drain's seals wait for the next group again (the caller drops `w`).
+    deferred_seals.assign(std::make_move_iterator(w->seals.begin() + own_seals),
+                          std::make_move_iterator(w->seals.end()));
+    w->seals.resize(own_seals);
     JournalCommitted(false);
     return s;
   }
@@ -1025,7 +1060,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
   if (!s.ok()) {
     Log(LogLevel::kError, "commit group failed, store stops taking writes: %s",
                  s.ToString().c_str());
-    std::unique_lock<std::mutex> lock(mu);
+    MutexUniqueLock lock(&mu);
     fatal = s;
   } else {
     meta_nid_max = nid_max;

@@ -1,16 +1,35 @@
 // Internals of Store shared by store/*.cc (not a public header).
 //
-// Threads: callers submit into `queue_`; one commit thread (CommitLoop) takes groups of
-// transactions, plans them against one MetaStore::Batch (TxnPlanner), writes the data
-// records zone by zone on `io_pool_`, flushes the drives, commits the batch with sync, and
-// runs the callbacks in submission order. Reads run on callers' threads against committed
-// metadata and the drives.
+// Parts (each a section of Store::Impl below, with the file that implements it):
+//   commit pipeline   store.cc        Submit queues; CommitLoop groups transactions, plans
+//                                     them (txn_planner.cc, PlanTransaction) into one
+//                                     MetaStore::Batch and one GroupWrites, writes the group's
+//                                     records (WriteGroup, on `io_pool`), flushes the drives,
+//                                     commits the batch with sync (WriteAndCommit) and runs the
+//                                     callbacks in submission order.
+//   read path         read_path.cc    reads on callers' threads against committed metadata,
+//                                     each under a ReadFence::Reader (read_fence.h).
+//   GC                gc.cc           victims, slices (alone or riding in a group), resets
+//                                     after FenceReaders.
+//   hybrid drives     hybrid.cc       realm conversions and the H-Buffer's eviction.
+//   metadata journal  journal.cc      journal records with each group, checkpoints.
+//
+// Threads and locks
+//   One commit thread owns the commit-thread state (marked "commit thread"); it holds
+//   `group_mu` while anything writes and commits (WriteAndCommit requires it; Fsck takes it
+//   to pause commits). `mu` guards the queue and the run state (stopping, closed, fatal, a
+//   conversion request) and is never held across I/O; lock order group_mu before mu.
+//   `counters_mu` and `hybrid_mu` guard the counters Stats reads from any thread; the read
+//   fence has its own lock. Every lock is an annotated Mutex: clang's thread-safety
+//   analysis (qa/static/thread_safety.py, part of `make test`) checks the GUARDED_BY and
+//   REQUIRES marks.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -22,6 +41,7 @@
 
 #include <boost/asio/thread_pool.hpp>
 
+#include "common/thread_annotations.h"
 #include "device/zoned_device.h"
 #include "format/journal.h"
 #include "format/record.h"
@@ -31,6 +51,7 @@
 #include "gc/pacer.h"
 #include "gc/read_ahead.h"
 #include "meta/meta_store.h"
+#include "store/read_fence.h"
 #include "store/store.h"
 #include "zone/zone_manager.h"
 
@@ -57,19 +78,6 @@ inline constexpr char kCounterGcBytes[] = "lifetime_gc_bytes";
 // instead of `seq` (which stays above every record on the drives), so that the records left
 // out are void from then on for every later rebuild; that mount removes it.
 inline constexpr char kCounterRebuiltCommitted[] = "rebuilt_committed_seq";
-
-// RAII registration of a reader in the current epoch (see Store::Impl::EnterRead).
-class ReadFence {
- public:
-  explicit ReadFence(Store::Impl* s);
-  ~ReadFence();
-  ReadFence(const ReadFence&) = delete;
-  ReadFence& operator=(const ReadFence&) = delete;
-
- private:
-  Store::Impl* s_;
-  uint64_t epoch_;
-};
 
 // A data record planned but not yet written. `payload` points into the transaction's own
 // write buffer (alive until the group's callbacks ran) or into `owner`.
@@ -172,6 +180,8 @@ struct StoreLock {
   ~StoreLock();
 };
 
+struct PlanContext;
+
 struct Store::Impl {
   StoreLock lock;  // first member: released last
   std::string dir;
@@ -195,14 +205,20 @@ struct Store::Impl {
     // queue for the commit loop to clean first (CommitGroup; kSpaceRetries).
     uint32_t space_retries = 0;
   };
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Pending> queue;
-  bool stopping = false;
-  bool closed = false;
-  Status fatal;  // set when a write or commit failed: the store takes no more writes
+  // `mu` guards the queue and the store's run state; the commit thread waits on `cv` for
+  // work. Never held across device I/O or a metadata commit.
+  Mutex mu;
+  CondVar cv;
+  std::deque<Pending> queue SMR_GUARDED_BY(mu);
+  bool stopping SMR_GUARDED_BY(mu) = false;
+  bool closed SMR_GUARDED_BY(mu) = false;
+  // Set when a write or commit failed: the store takes no more writes.
+  Status fatal SMR_GUARDED_BY(mu);
   std::thread committer;
-  std::mutex group_mu;  // held while a group commits; Fsck holds it to pause commits
+  // Held while a group (or a GC slice, a checkpoint, a conversion step) writes and commits:
+  // WriteAndCommit requires it. Fsck holds it to pause commits. Taken before `mu` when
+  // both are held.
+  Mutex group_mu SMR_ACQUIRED_BEFORE(mu);
   std::unique_ptr<boost::asio::thread_pool> io_pool;
   // One thread that checks a whole read's record crcs beside the reader (read_path.cc:
   // record k is checked there while the reader reads record k+1), when it is not busy;
@@ -222,23 +238,18 @@ struct Store::Impl {
   StoreCounters counters SMR_GUARDED_BY(counters_mu);
   uint64_t inline_stored SMR_GUARDED_BY(counters_mu) = 0;  // bytes of object data held inline in RocksDB (committed)
 
-  // Reader fence for zone resets: a read registers in the current epoch; GC bumps the epoch
-  // after committing relocations and resets a victim only when no reader of an older epoch
-  // remains (so no read can still use the victim's old extents).
-  std::mutex epoch_mu;
-  std::condition_variable epoch_cv;
-  uint64_t epoch = 0;
-  std::map<uint64_t, int> readers;
-  uint64_t EnterRead();
-  void ExitRead(uint64_t e);
-  void WaitForReadersBefore(uint64_t e);
+  // Reads against zone resets (store/read_fence.h): reads hold a ReadFence::Reader; GC and
+  // hybrid drains call FenceReaders after committing relocations and before resetting the
+  // victim (counted as counters.gc_fence_waits when it had to wait).
+  ReadFence read_fence;
+  void FenceReaders() SMR_EXCLUDES(counters_mu);
 
   // GC (store/gc.cc), on the commit thread only.
   std::atomic<bool> gc_auto{true};
   GcPacer gc_pacer{GcPaceOptions{}};  // when background GC runs (set from options at open)
   uint64_t lifetime_gc_bytes = 0;
   // Cleans one victim; NotFound when no zone has dead bytes.
-  Result<GcReport> GcOne();
+  Result<GcReport> GcOne() SMR_REQUIRES(group_mu);
   // One slice: picks a victim if none is in hand, relocates up to `max_live` live bytes of
   // it and commits; *zone_done when the victim was reset.
   // `read_ahead` (idle GC, StoreOptions::gc_read_ahead): the records of this slice (of at
@@ -246,8 +257,8 @@ struct Store::Impl {
   // read ahead first (GcReadAheadFor); when an arrival stops that, no slice runs (an empty
   // report, *zone_done false) and the arrival goes first.
   Result<GcReport> GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival = false,
-                          bool read_ahead = false);
-  Result<ZoneStatus> PickVictim();
+                          bool read_ahead = false) SMR_REQUIRES(group_mu);
+  Result<ZoneStatus> PickVictim() SMR_REQUIRES(group_mu);
   struct GcCursor {
     ZoneStatus victim;
     uint64_t pos;  // device offset of the next record to look at
@@ -285,12 +296,12 @@ struct Store::Impl {
   Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done,
                            Deadline deadline = std::nullopt,
                            std::optional<StreamId> to = std::nullopt, bool split_records = false,
-                           bool stop_on_arrival = false);
+                           bool stop_on_arrival = false) SMR_REQUIRES(group_mu);
   // GcSlice's work; *committed once its relocations are durable (no rollback after that).
   Result<GcReport> GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
                                  bool* zone_done, bool* committed, Deadline deadline,
                                  std::optional<StreamId> to, bool split_records,
-                                 bool stop_on_arrival);
+                                 bool stop_on_arrival) SMR_REQUIRES(group_mu);
   // The two halves of a slice, for a slice that rides in a foreground commit group
   // (CommitGroup) as well as for GcSliceOrFail. GcPlanSlice plans the relocations into
   // `batch` and `writes` (nothing is written; the cursor is not moved); on error the caller
@@ -373,7 +384,7 @@ struct Store::Impl {
     ZoneDomain to = ZoneDomain::kSmr;
     std::promise<Status> done;
   };
-  std::optional<ConvertRequest> convert_request;
+  std::optional<ConvertRequest> convert_request SMR_GUARDED_BY(mu);
   std::optional<std::promise<Status>> pending_request_done;
   Mutex hybrid_mu;  // guards `hybrid` (read by Stats from any thread)
   HybridCounters hybrid SMR_GUARDED_BY(hybrid_mu);
@@ -440,7 +451,7 @@ struct Store::Impl {
   uint64_t JournalOpsLimit() const;
   void JournalCommitted(bool ok);
   // Writes a complete checkpoint and frees the journal zones it makes obsolete.
-  Status Checkpoint();
+  Status Checkpoint() SMR_REQUIRES(group_mu);
   // A checkpoint when the journal has grown enough (after a commit group).
   // Takes a checkpoint when the journal since the last one is large, or (with `for_pins`)
   // when many data zones are pinned by journal records.
@@ -493,12 +504,18 @@ struct Store::Impl {
   // its live bytes, or 0.
   uint64_t RideGcSlice();
   Status WriteGroup(GroupWrites* w);
+  // Seal writes of zones a drain sealed between groups (ZoneManager::BeginDrain), for the
+  // next group WriteAndCommit writes; commit thread (group_mu) only.
+  std::vector<SealWrite> deferred_seals;
+  // Moves deferred_seals into `seals`, leaving out the zones no longer sealed (released or
+  // taken since: their seal must not write into a reset or inactive zone).
+  void TakeDeferredSeals(std::vector<SealWrite>* seals);
   Status UpdateSuperblocks(bool clean);
   // Writes a group's records and commits its batch (the tail of CommitGroup, shared by GC).
   // A failure stops the store taking writes (`fatal`), except a failed device write when
   // `recoverable_writes` (GC: it rolls its allocations back and quarantines the victim).
   Status WriteAndCommit(GroupWrites* writes, MetaStore::Batch* batch, uint64_t ok_txns,
-                        bool recoverable_writes = false);
+                        bool recoverable_writes = false) SMR_REQUIRES(group_mu);
 
   // Reads one extent's bytes (verifying its record) into dst; `pending` may hold payloads
   // of records not yet on the drives.
@@ -515,6 +532,8 @@ struct Store::Impl {
   Status ReadOnodeInto(const Onode& onode, uint64_t offset, uint64_t len, char* dst,
                        const GroupWrites* pending);
   uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
+  // The planner's view of the store for the next transaction (PlanContext).
+  PlanContext PlanContextNow();
   void CountCrcError();
   void CountDataRead();  // one device read of one record's data
 };
@@ -534,7 +553,7 @@ std::optional<ZoneAddress> LastDataZone(const GroupWrites& writes, const ZoneMan
 std::vector<size_t> LastWriteOfEachKey(const std::vector<JournalOp>& ops);
 // The bytes AppendJournalOp gives `ops` (all of them, or only those LastWriteOfEachKey keeps).
 uint64_t JournalOpsBytes(const std::vector<JournalOp>& ops, bool last_write_only);
-Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
+Status PlaceRecord(ZoneManager* zones, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where);
 
@@ -549,7 +568,7 @@ struct PackedAt {
 // Adds `payload` as an entry (entry.offset is set here) of `stream`'s open pack in this
 // group, growing it, or starts a new pack when it is full (kMaxPackEntries,
 // kMaxPackPayload) or cannot grow in its zone (store/txn_planner.cc).
-Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry entry,
+Status PlacePacked(ZoneManager* zones, uint64_t seq, StreamId stream, PackEntry entry,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, PackedAt* where);
 
@@ -557,11 +576,32 @@ Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry 
 // records of `chunk` bytes).
 WriteCrcs ComputeWriteCrcs(const Transaction& txn, uint32_t chunk);
 
+// What planning one transaction sees of the store and may change (store/txn_planner.cc):
+// committed metadata (read through the group's batch), the options, the zone manager (its
+// records' placement), the id counters it advances, the lifetime statistics its stream
+// choice uses, and a read of existing extents (a partial overwrite merges with them).
+// Made by Store::Impl::PlanContextNow for each transaction; commit thread, group_mu held.
+struct PlanContext {
+  MetaStore* meta = nullptr;
+  const StoreOptions* options = nullptr;
+  ZoneManager* zones = nullptr;
+  uint64_t* nid_max = nullptr;  // the last object id handed out; a new object takes the next
+  uint64_t* cid_max = nullptr;  // the same for collections
+  const LifetimeHistory* lifetime_history = nullptr;
+  double mean_lifetime_ns = 0;
+  // Bytes [from, from + len) of extent `e`'s data, its record verified, into dst; `pending`
+  // holds the records this group placed but has not written.
+  std::function<Status(const Extent& e, uint64_t from, uint64_t len, char* dst,
+                       const GroupWrites* pending)>
+      read_extent;
+  std::function<uint64_t(uint16_t drive)> zone_size;  // bytes per zone of a drive
+};
+
 // Plans one transaction into `batch` and `writes` (store/txn_planner.cc). On error the
 // caller rolls the batch back to its save point; allocated space stays in `writes` as
 // dead bytes. `crcs`, when given, holds the crcs of the records its writes make (they are
 // computed here otherwise); a chunk other than options.max_record_payload is ignored.
-Status PlanTransaction(Store::Impl* store, const Transaction& txn, uint64_t seq,
+Status PlanTransaction(const PlanContext& ctx, const Transaction& txn, uint64_t seq,
                        MetaStore::Batch* batch, GroupWrites* writes,
                        const WriteCrcs* crcs = nullptr);
 

@@ -34,14 +34,14 @@ std::string Describe(const std::string& coll, const ObjectId& oid) {
 
 class Planner {
  public:
-  Planner(Store::Impl* store, uint64_t seq, MetaStore::Batch* batch, GroupWrites* writes,
+  Planner(const PlanContext& ctx, uint64_t seq, MetaStore::Batch* batch, GroupWrites* writes,
           const WriteCrcs* crcs)
-      : store_(store), seq_(seq), batch_(batch), writes_(writes), crcs_(crcs) {}
+      : ctx_(ctx), seq_(seq), batch_(batch), writes_(writes), crcs_(crcs) {}
 
   Status Run(const Transaction& txn) {
     using C = Transaction::OpCode;
     const bool have_crcs = crcs_ != nullptr &&
-                           crcs_->chunk == store_->options.max_record_payload &&
+                           crcs_->chunk == ctx_.options->max_record_payload &&
                            crcs_->per_op.size() == txn.ops().size();
     for (size_t i = 0; i < txn.ops().size(); ++i) {
       const Transaction::Op& op = txn.ops()[i];
@@ -76,7 +76,7 @@ class Planner {
   }
 
   Result<CollectionMeta> Coll(const std::string& name) {
-    SMR_ASSIGN_OR_RETURN(auto c, store_->meta->GetCollection(batch_, name));
+    SMR_ASSIGN_OR_RETURN(auto c, ctx_.meta->GetCollection(batch_, name));
     if (!c) return Status::NotFound("collection " + name + " does not exist");
     return *c;
   }
@@ -85,7 +85,7 @@ class Planner {
     Key key = KeyOf(cid, oid);
     auto it = objs_.find(key);
     if (it != objs_.end()) return &it->second;
-    SMR_ASSIGN_OR_RETURN(auto onode, store_->meta->GetOnode(batch_, cid, oid));
+    SMR_ASSIGN_OR_RETURN(auto onode, ctx_.meta->GetOnode(batch_, cid, oid));
     Obj& obj = objs_[key];
     obj.cid = cid;
     obj.oid = oid;
@@ -101,7 +101,7 @@ class Planner {
     SMR_ASSIGN_OR_RETURN(Obj * obj, Get(cid, oid));
     if (!obj->cur) {
       obj->cur.emplace();
-      obj->cur->nid = ++store_->nid_max;
+      obj->cur->nid = ++*ctx_.nid_max;
     }
     return &*obj->cur;
   }
@@ -191,7 +191,7 @@ class Planner {
   void AddRecordWrite(Onode* o, uint64_t cid, const ObjectId& oid, uint64_t off,
                       std::string_view data, std::shared_ptr<const std::string> owner,
                       const std::vector<uint32_t>* crcs = nullptr) {
-    const uint32_t max = store_->options.max_record_payload;
+    const uint32_t max = ctx_.options->max_record_payload;
     for (uint64_t done = 0, k = 0; done < data.size(); ++k) {
       const auto n = static_cast<uint32_t>(std::min<uint64_t>(max, data.size() - done));
       PendingRecord rec;
@@ -207,7 +207,7 @@ class Planner {
       rec.header.payload_crc = crcs != nullptr && k < crcs->size()
                                    ? (*crcs)[k]
                                    : crc32c::Value(rec.payload.data(), n);
-      rec.stream = data.size() < store_->options.small_write_max ? StreamId::kSmall
+      rec.stream = data.size() < ctx_.options->small_write_max ? StreamId::kSmall
                    : write_hot_                                     ? StreamId::kUserHot
                                                                     : StreamId::kUser;
       Extent e;
@@ -233,7 +233,7 @@ class Planner {
   }
 
   bool FitsInline(const Onode& o, uint64_t new_size) const {
-    const uint32_t max = store_->options.inline_max;
+    const uint32_t max = ctx_.options->inline_max;
     return max > 0 && o.extents.empty() && new_size <= max;
   }
 
@@ -316,7 +316,7 @@ class Planner {
         const std::string_view p = pending_[e.payload_offset - kPendingBase].payload;
         std::memcpy(dst, p.data() + e.payload_skip + (from - e.logical_offset), to - from);
       } else {
-        SMR_RETURN_IF_ERROR(store_->ReadExtent(e, from - e.logical_offset, to - from, dst,
+        SMR_RETURN_IF_ERROR(ctx_.read_extent(e, from - e.logical_offset, to - from, dst,
                                                writes_));
       }
     }
@@ -326,10 +326,10 @@ class Planner {
   // --- Omap (written to the batch directly) ---
 
   Status CopyOmap(uint64_t src_nid, uint64_t dst_nid) {
-    SMR_ASSIGN_OR_RETURN(auto header, store_->meta->GetOmapHeader(batch_, src_nid));
+    SMR_ASSIGN_OR_RETURN(auto header, ctx_.meta->GetOmapHeader(batch_, src_nid));
     if (header) batch_->PutOmapHeader(dst_nid, *header);
     std::vector<std::pair<std::string, std::string>> kv;
-    SMR_RETURN_IF_ERROR(store_->meta->ListOmap(batch_, src_nid, nullptr, 0, &kv));
+    SMR_RETURN_IF_ERROR(ctx_.meta->ListOmap(batch_, src_nid, nullptr, 0, &kv));
     for (const auto& [k, v] : kv) batch_->PutOmapValue(dst_nid, k, v);
     return Status::OK();
   }
@@ -364,7 +364,7 @@ class Planner {
   // it replaces (the object's current data, or the last dead incarnation of the name)
   // against the mean lifetime.
   bool PredictHot(const Obj& obj) const {
-    if (!store_->options.separate_streams) return false;
+    if (!ctx_.options->separate_streams) return false;
     std::optional<uint64_t> prev;
     const uint64_t now = NowNs();
     if (obj.cur && obj.cur->size > 0 && obj.cur->mtime_ns != 0 && now > obj.cur->mtime_ns) {
@@ -378,9 +378,9 @@ class Planner {
           break;
         }
       }
-      if (!prev) prev = store_->lifetime_history.Lookup(name);
+      if (!prev) prev = ctx_.lifetime_history->Lookup(name);
     }
-    return PredictShortLived(prev, store_->mean_lifetime_ns);
+    return PredictShortLived(prev, ctx_.mean_lifetime_ns);
   }
 
   // --- Collections ---
@@ -399,7 +399,7 @@ class Planner {
     FlushObjects();
     std::vector<ObjectId> oids;
     ObjectId next;
-    SMR_RETURN_IF_ERROR(store_->meta->ListObjects(batch_, cid, ObjectId::Min(), ObjectId::Max(),
+    SMR_RETURN_IF_ERROR(ctx_.meta->ListObjects(batch_, cid, ObjectId::Min(), ObjectId::Max(),
                                                   0, &oids, &next));
     const uint32_t mask = bits >= 32 ? 0xffffffffu : ((1u << bits) - 1);
     for (const ObjectId& oid : oids) {
@@ -416,19 +416,19 @@ class Planner {
       case C::kCollHint:
         return Status::OK();
       case C::kMkColl: {
-        SMR_ASSIGN_OR_RETURN(auto c, store_->meta->GetCollection(batch_, op.coll));
+        SMR_ASSIGN_OR_RETURN(auto c, ctx_.meta->GetCollection(batch_, op.coll));
         if (c) return Status::AlreadyExists("collection " + op.coll + " exists");
         if (op.coll.empty() || op.coll.size() > 1024) {
           return Status::InvalidArgument("bad collection name");
         }
-        batch_->PutCollection(op.coll, CollectionMeta{++store_->cid_max, op.bits});
+        batch_->PutCollection(op.coll, CollectionMeta{++*ctx_.cid_max, op.bits});
         return Status::OK();
       }
       case C::kRmColl: {
         // BlueStore fails a transaction that removes a missing collection.
         SMR_ASSIGN_OR_RETURN(CollectionMeta c, Coll(op.coll));
         FlushObjects();
-        SMR_ASSIGN_OR_RETURN(const bool empty, store_->meta->CollectionEmpty(batch_, c.cid));
+        SMR_ASSIGN_OR_RETURN(const bool empty, ctx_.meta->CollectionEmpty(batch_, c.cid));
         if (!empty) return Status::NotEmpty("collection " + op.coll + " is not empty");
         batch_->DeleteCollection(op.coll);
         return Status::OK();
@@ -606,7 +606,7 @@ class Planner {
         if (IsPending(e)) pending_[e.payload_offset - kPendingBase].referenced = true;
       }
     }
-    const uint32_t pack_max = store_->options.pack_max;
+    const uint32_t pack_max = ctx_.options->pack_max;
     for (PendingRecord& r : pending_) {
       if (!r.referenced) continue;
       if (r.header.payload_len <= pack_max) {
@@ -618,14 +618,14 @@ class Planner {
         entry.nid = r.header.nid;
         entry.logical_offset = r.header.logical_offset;
         PackedAt at;
-        SMR_RETURN_IF_ERROR(PlacePacked(store_, seq_, r.stream, entry, r.payload, r.owner,
+        SMR_RETURN_IF_ERROR(PlacePacked(ctx_.zones, seq_, r.stream, entry, r.payload, r.owner,
                                         writes_, &at));
         r.where.drive = at.drive;
         r.payload_at = at.payload_offset;
         r.in_pack = true;
         r.pack_offset = at.pack_offset;
       } else {
-        SMR_RETURN_IF_ERROR(PlaceRecord(store_, seq_, r.stream, r.header, r.payload, r.owner,
+        SMR_RETURN_IF_ERROR(PlaceRecord(ctx_.zones, seq_, r.stream, r.header, r.payload, r.owner,
                                         writes_, &r.where));
         r.payload_at = r.where.offset + kBlock;
       }
@@ -649,7 +649,7 @@ class Planner {
       auto account = [&](const Onode& o, int sign) {
         for (const auto& [off, e] : o.extents) {
           ZoneAddress z{e.drive, static_cast<uint32_t>(e.payload_offset /
-                                                       store_->ZoneSize(e.drive))};
+                                                       ctx_.zone_size(e.drive))};
           writes_->live_delta[z] += sign * static_cast<int64_t>(e.length);
         }
       };
@@ -667,7 +667,7 @@ class Planner {
     return Status::OK();
   }
 
-  Store::Impl* const store_;
+  const PlanContext& ctx_;
   const uint64_t seq_;
   MetaStore::Batch* const batch_;
   GroupWrites* const writes_;
@@ -728,7 +728,7 @@ void GroupWrites::CloseAllPacks() {
   while (!packs.empty()) ClosePack(packs.begin()->first);
 }
 
-Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry entry,
+Status PlacePacked(ZoneManager* zones, uint64_t seq, StreamId stream, PackEntry entry,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, PackedAt* where) {
   const auto n = static_cast<uint32_t>(payload.size());
@@ -762,7 +762,7 @@ Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry 
       grown.payload_len += n;
       grown.seq = std::max(grown.seq, entry.seq);
       grown.logical_offset = grown.pack.size() + 1;
-      if (store->zones->TryExtend(p.at, p.bytes, new_bytes - p.bytes, FooterEntryFor(0, grown))) {
+      if (zones->TryExtend(p.at, p.bytes, new_bytes - p.bytes, FooterEntryFor(0, grown))) {
         add(&p, new_bytes);
         return Status::OK();
       }
@@ -774,8 +774,8 @@ Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry 
   p.header.seq = entry.seq;
   p.header.payload_len = n;
   p.header.logical_offset = 1;
-  auto a = store->zones->Allocate(stream, RecordBytes(n), FooterEntryFor(0, p.header), seq);
-  for (SealWrite& s : store->zones->TakeSealWrites()) writes->seals.push_back(std::move(s));
+  auto a = zones->Allocate(stream, RecordBytes(n), FooterEntryFor(0, p.header), seq,
+                                 &writes->seals);
   if (!a.ok()) return a.status();
   SMR_ASSIGN_OR_RETURN(GroupWrites::ZoneBuffer * buf, ZoneBufferAt(writes, *a));
   p.header.payload_len = 0;
@@ -793,14 +793,13 @@ Status PlacePacked(Store::Impl* store, uint64_t seq, StreamId stream, PackEntry 
   return Status::OK();
 }
 
-Status PlaceRecord(Store::Impl* store, uint64_t seq, StreamId stream, const RecordHeader& h,
+Status PlaceRecord(ZoneManager* zones, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where) {
   // With separate_streams off the zone manager gives every stream the same open zone; the
   // stream still tells it whether the GC reserve may be used.
   const uint64_t bytes = RecordBytes(payload.size());
-  auto a = store->zones->Allocate(stream, bytes, FooterEntryFor(0, h), seq);
-  for (SealWrite& s : store->zones->TakeSealWrites()) writes->seals.push_back(std::move(s));
+  auto a = zones->Allocate(stream, bytes, FooterEntryFor(0, h), seq, &writes->seals);
   if (!a.ok()) return a.status();
   SMR_ASSIGN_OR_RETURN(GroupWrites::ZoneBuffer * buf, ZoneBufferAt(writes, *a));
   GroupWrites::AppendRecordPieces(h, payload, buf);
@@ -827,9 +826,9 @@ WriteCrcs ComputeWriteCrcs(const Transaction& txn, uint32_t chunk) {
   return out;
 }
 
-Status PlanTransaction(Store::Impl* store, const Transaction& txn, uint64_t seq,
+Status PlanTransaction(const PlanContext& ctx, const Transaction& txn, uint64_t seq,
                        MetaStore::Batch* batch, GroupWrites* writes, const WriteCrcs* crcs) {
-  Planner planner(store, seq, batch, writes, crcs);
+  Planner planner(ctx, seq, batch, writes, crcs);
   return planner.Run(txn);
 }
 

@@ -280,17 +280,8 @@ std::pair<uint32_t, uint32_t> ZoneManager::FreeZonesByDomain() const {
   return {cmr, smr};
 }
 
-void ZoneManager::DropPendingSeals(uint16_t drive, uint32_t zone) {
-  seals_.erase(std::remove_if(seals_.begin(), seals_.end(),
-                              [&](const SealWrite& w) { return w.drive == drive && w.zone == zone; }),
-               seals_.end());
-}
-
 void ZoneManager::ReleaseZone(uint16_t drive, uint32_t zone) {
   MutexLock lock(&mu_);
-  // A seal still queued for it (a drain sealed it, then found it empty and reset it before
-  // the next commit group) must not footer or finish the reset zone.
-  DropPendingSeals(drive, zone);
   Zone& z = state_[drive].zones[zone];
   const uint64_t capacity = z.capacity;
   const bool cmr = z.cmr;
@@ -400,7 +391,7 @@ std::optional<uint32_t> ZoneManager::OpenNewZone(uint16_t d, StreamId stream, ui
   return z;
 }
 
-void ZoneManager::Seal(uint16_t d, uint32_t z) {
+void ZoneManager::Seal(uint16_t d, uint32_t z, std::vector<SealWrite>* out) {
   Drive& drive = state_[d];
   Zone& zone = drive.zones[z];
   SealWrite w;
@@ -425,11 +416,12 @@ void ZoneManager::Seal(uint16_t d, uint32_t z) {
     if (slot == z) slot.reset();
   }
   MarkDirty(d, z);
-  seals_.push_back(std::move(w));
+  out->push_back(std::move(w));
 }
 
 Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
-                                         const ZoneFooterEntry& entry, uint64_t seq) {
+                                         const ZoneFooterEntry& entry, uint64_t seq,
+                                         std::vector<SealWrite>* seals) {
   MutexLock lock(&mu_);
   if (bytes == 0 || bytes % kBlock != 0) {
     return Status::InvalidArgument("allocation of " + std::to_string(bytes) +
@@ -500,7 +492,7 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
         rr = static_cast<uint16_t>((d + 1) % n);
         return take(d, *slot);
       }
-      Seal(d, *slot);
+      Seal(d, *slot, seals);
     }
   }
   // Placement is a hint: rather than fail a user write while another user stream's open
@@ -601,11 +593,10 @@ bool ZoneManager::TryExtend(const Allocation& a, uint64_t old_bytes, uint64_t ex
   return true;
 }
 
-std::vector<SealWrite> ZoneManager::TakeSealWrites() {
+ZoneState ZoneManager::StateOf(uint16_t drive, uint32_t zone) const {
   MutexLock lock(&mu_);
-  std::vector<SealWrite> out;
-  out.swap(seals_);
-  return out;
+  if (drive >= state_.size() || zone >= state_[drive].zones.size()) return ZoneState::kReserved;
+  return state_[drive].zones[zone].state;
 }
 
 void ZoneManager::AddLive(uint16_t drive, uint32_t zone, int64_t delta) {
@@ -645,7 +636,6 @@ std::vector<std::pair<ZoneAddress, ZoneMeta>> ZoneManager::TakeDirtyZones() {
 struct ZoneManager::AllocationMark::State {
   std::vector<Drive> drives;
   std::array<uint16_t, kNumStreams> next_drive;
-  std::vector<SealWrite> seals;
   std::map<ZoneAddress, bool> dirty;
   uint64_t borrowed = 0;
   std::vector<OpenedZone> opened;
@@ -656,7 +646,6 @@ ZoneManager::AllocationMark ZoneManager::MarkAllocations() const {
   auto st = std::make_shared<AllocationMark::State>();
   st->drives = state_;
   st->next_drive = next_drive_;
-  st->seals = seals_;
   st->dirty = dirty_;
   st->borrowed = borrowed_;
   st->opened = opened_;
@@ -673,7 +662,6 @@ Status ZoneManager::RollBack(const AllocationMark& mark) {
   std::map<ZoneAddress, bool> touched = dirty_;
   state_ = st.drives;
   next_drive_ = st.next_drive;
-  seals_ = st.seals;
   borrowed_ = st.borrowed;
   opened_ = st.opened;
   for (const auto& [addr, unused] : st.dirty) touched[addr] = true;
@@ -958,7 +946,7 @@ std::vector<RealmStatus> ZoneManager::Realms() const {
   return out;
 }
 
-Status ZoneManager::BeginDrain(uint16_t d, uint32_t realm) {
+Status ZoneManager::BeginDrain(uint16_t d, uint32_t realm, std::vector<SealWrite>* seals) {
   MutexLock lock(&mu_);
   if (d >= state_.size() || realm >= state_[d].realms.size()) {
     return Status::InvalidArgument("drive " + std::to_string(d) + " has no realm " +
@@ -972,7 +960,7 @@ Status ZoneManager::BeginDrain(uint16_t d, uint32_t realm) {
   }
   r.draining = true;
   for (auto& slot : drive.open) {
-    if (slot && InDrainingRealm(drive, *slot)) Seal(d, *slot);
+    if (slot && InDrainingRealm(drive, *slot)) Seal(d, *slot, seals);
   }
   return Status::OK();
 }
@@ -1001,7 +989,6 @@ Status ZoneManager::TakeRealm(uint16_t d, uint32_t realm) {
     }
   }
   for (uint32_t z = first; z < end; ++z) {
-    DropPendingSeals(d, z);
     Zone& zone = drive.zones[z];
     const bool cmr = zone.cmr;
     zone = Zone{};

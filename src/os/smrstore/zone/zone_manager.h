@@ -16,9 +16,9 @@
 //   Allocate() hands out space in allocation order: records allocated in one zone must be
 //   written in the order they were allocated (the zone's write pointer). When a record does
 //   not fit in a stream's open zone, the zone is sealed: a zone footer record listing its
-//   records (format/record.h) is queued if room was kept for it, and the zone is finished;
-//   TakeSealWrites() returns those writes, which the caller issues after the records
-//   allocated before the seal. Live bytes per zone are adjusted by the caller as extents
+//   records (format/record.h) is made if room was kept for it, and the zone is finished:
+//   the call that sealed it (Allocate, BeginDrain) returns that write to its caller, who
+//   issues it after the records allocated before the seal. Live bytes per zone are adjusted by the caller as extents
 //   are created and dropped; dirty zones are reported by TakeDirtyZones() for persisting.
 //
 //   Hybrid drives (device/zoned_device.h, "Hybrid drives"): the zones of each realm's active
@@ -173,10 +173,11 @@ class ZoneManager {
   // larger than the zone's footer that fits only without the footer's room takes it on a
   // sequential zone — on a rotational drive only a record of at least 1/64 of the zone —
   // and that zone is then sealed without a footer (a footer saves reads, the tail would
-  // stay unused). Errors: kNoSpace when there is none either (open zones
-  // that could not take the record may have been sealed), kInvalidArgument for a bad size.
+  // stay unused). Zones sealed on the way (open zones that could not take the record) append
+  // their SealWrite to `*seals`, in seal order — on error too. Errors: kNoSpace when there is
+  // no room either, kInvalidArgument for a bad size.
   Result<Allocation> Allocate(StreamId stream, uint64_t bytes, const ZoneFooterEntry& entry,
-                              uint64_t seq);
+                              uint64_t seq, std::vector<SealWrite>* seals);
   // Grows the record allocated at `a` by `extra` bytes (a multiple of 4096) when it is
   // still the last allocation of its zone, the zone is open and the bytes fit (with the
   // footer reserve); `entry` (but its block) replaces the record's footer entry. Returns
@@ -185,9 +186,6 @@ class ZoneManager {
   // only updates the footer entry.
   bool TryExtend(const Allocation& a, uint64_t old_bytes, uint64_t extra,
                  const ZoneFooterEntry& entry);
-  // Footer writes and finishes produced by seals since the last call, in seal order.
-  std::vector<SealWrite> TakeSealWrites();
-
   // Space for a record of `bytes` in one given zone, right after what was allocated in it
   // last: nullopt unless the zone is open and the record fits (with the footer reserve).
   // Never seals or opens a zone. The metadata journal record of a commit group goes where
@@ -221,7 +219,8 @@ class ZoneManager {
 
   // Allocation rollback, for work that allocated and then failed before it committed (a
   // GC slice that met a bad record or a write error). MarkAllocations() saves the
-  // allocation state: zones, open slots, round-robin cursors, queued seals, dirty set.
+  // allocation state: zones, open slots, round-robin cursors, dirty set. Seal writes made
+  // since the mark were returned to their callers, who drop them with the failed work.
   // RollBack(mark) restores it, as if no Allocate since had happened, then reconciles it
   // with what a failed write may have left on the drives: a zone written past its restored
   // write pointer is finished (sealed, the tail dead space, as mount does), and a zone free
@@ -285,10 +284,13 @@ class ZoneManager {
   // --- Hybrid drives (see the contract). ---
   // Realms of every hybrid drive (empty when none is hybrid).
   std::vector<RealmStatus> Realms() const;
-  // Stops allocation in the realm: its open zones are sealed (footers queued as for any
-  // seal) and none of its free zones is opened until CancelDrain or a conversion.
-  // Errors: kInvalidArgument (no such realm, or it is taken).
-  Status BeginDrain(uint16_t drive, uint32_t realm);
+  // Stops allocation in the realm: its open zones are sealed (their SealWrites appended to
+  // `*seals`, for the caller to issue with its next writes) and none of its free zones is
+  // opened until CancelDrain or a conversion. A zone sealed here and released or taken
+  // (ReleaseZone, TakeRealm) before its seal was written must not get it: it is no longer
+  // kSealed, which is what the caller checks. Errors: kInvalidArgument (no such realm, or
+  // it is taken).
+  Status BeginDrain(uint16_t drive, uint32_t realm, std::vector<SealWrite>* seals);
   void CancelDrain(uint16_t drive, uint32_t realm);
   // Takes the drained realm's zones out (kInactive; their ZoneMeta marked dirty as free).
   // Errors: kInvalidArgument (not draining), kBusy (a zone of it is not free).
@@ -309,6 +311,8 @@ class ZoneManager {
   ZonedDevice* drive(uint16_t d) const { return drives_[d]; }
 
   std::vector<ZoneStatus> Snapshot() const;
+  // One zone's state (kReserved for an address out of range).
+  ZoneState StateOf(uint16_t drive, uint32_t zone) const;
   // Live bytes of open and sealed zones per stream (index = StreamId value; 0 unused), and
   // the stream of one zone (nullopt unless open or sealed): cheap, no copy of the zones.
   std::array<uint64_t, kNumStreams + 1> LiveBytesByStream() const;
@@ -321,7 +325,6 @@ class ZoneManager {
   // Writes zeros over a CMR zone's first block (the zone's "reset").
   static Status ClearCmrHead(ZonedDevice* dev, uint32_t zone);
   // Forgets a queued seal of the zone (its footer and finish): the zone was reset.
-  void DropPendingSeals(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
   struct Zone {
     ZoneState state = ZoneState::kFree;
     StreamId stream = StreamId::kUser;
@@ -356,8 +359,8 @@ class ZoneManager {
       SMR_REQUIRES(mu_);
 
   std::optional<uint32_t>& OpenSlot(Drive& d, StreamId s) SMR_REQUIRES(mu_);
-  // Seals the zone (queues its footer) and frees the stream's slot.
-  void Seal(uint16_t drive, uint32_t zone) SMR_REQUIRES(mu_);
+  // Seals the zone (appends its footer write to `*out`) and frees the stream's slot.
+  void Seal(uint16_t drive, uint32_t zone, std::vector<SealWrite>* out) SMR_REQUIRES(mu_);
   // Opens a free zone for `stream` on `drive`; nullopt if the drive has none (or only
   // reserved-for-GC ones and `stream` is not the GC stream).
   std::optional<uint32_t> OpenNewZone(uint16_t drive, StreamId stream, uint64_t seq)
@@ -374,7 +377,6 @@ class ZoneManager {
   std::vector<ZonedDevice*> drives_;
   std::vector<Drive> state_ SMR_GUARDED_BY(mu_);
   std::array<uint16_t, kNumStreams> next_drive_ SMR_GUARDED_BY(mu_) = {};
-  std::vector<SealWrite> seals_ SMR_GUARDED_BY(mu_);
   std::map<ZoneAddress, bool> dirty_ SMR_GUARDED_BY(mu_);
   std::vector<OpenedZone> opened_ SMR_GUARDED_BY(mu_);
   uint64_t dead_on_mount_ SMR_GUARDED_BY(mu_) = 0;

@@ -47,6 +47,8 @@ class FailingReportDevice final : public ZonedDevice {
 // One emulated drive (12 zones of 4 MiB, 1 conventional) behind a FaultInjectionDevice.
 class ZoneManagerMountTest : public ::testing::Test {
  protected:
+  // Seal writes the test's Allocate calls returned (ZoneManager::Allocate).
+  std::vector<SealWrite> seals_;
   void SetUp() override {
     auto dev = CreateDevice("emu:" + dir_.path() + "/d0.img?zones=12&zone_mib=4&conv=1&max_open=8");
     ASSERT_TRUE(dev.ok()) << dev.status().ToString();
@@ -185,7 +187,7 @@ TEST_F(ZoneManagerMountTest, FreeFractionCountsZonesBeyondTheGcReserve) {
   zm.Configure(/*shared=*/false, /*reserve=*/2);
   const double n = static_cast<double>(data_zones_.size() - 2);
   EXPECT_DOUBLE_EQ(zm.free_fraction(), 1.0);
-  auto a = zm.Allocate(StreamId::kUser, kMiB, {}, 1);
+  auto a = zm.Allocate(StreamId::kUser, kMiB, {}, 1, &seals_);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_DOUBLE_EQ(zm.free_fraction(), (n - 1) / n);
 }
@@ -203,7 +205,7 @@ TEST_F(ZoneManagerMountTest, UserFreeBytesCountsFreeZonesBeyondTheReserveAndOpen
   // A zone that cannot hold the largest record gives users nothing.
   EXPECT_EQ(zm.user_free_bytes(cap), 0u);
   EXPECT_EQ(zm.user_free_bytes(cap + 4096), 0u);
-  auto a = zm.Allocate(StreamId::kUser, kMiB, {}, 1);
+  auto a = zm.Allocate(StreamId::kUser, kMiB, {}, 1, &seals_);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   const uint64_t written = StatusOf(zm, a->zone).written;
   EXPECT_EQ(zm.user_free_bytes(0), (n - 1) * cap + (cap - written));
@@ -216,11 +218,11 @@ TEST_F(ZoneManagerMountTest, AReleasedZoneIsNoLongerAnyStreamsOpenZone) {
   ASSERT_OK(zm.Load({}));
   zm.Configure(/*shared=*/false, /*reserve=*/2);
   for (StreamId s : {StreamId::kUser, StreamId::kSmall, StreamId::kGc, StreamId::kUserHot}) {
-    auto a = zm.Allocate(s, kMiB, {}, 1);
+    auto a = zm.Allocate(s, kMiB, {}, 1, &seals_);
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     zm.ReleaseZone(a->drive, a->zone);
     EXPECT_EQ(StatusOf(zm, a->zone).state, ZoneState::kFree);
-    auto b = zm.Allocate(s, kMiB, {}, 2);
+    auto b = zm.Allocate(s, kMiB, {}, 2, &seals_);
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     EXPECT_EQ(StatusOf(zm, b->zone).state, ZoneState::kOpen) << static_cast<int>(s);
     // Written from its start again, as the first record of a fresh zone.
@@ -234,7 +236,7 @@ TEST_F(ZoneManagerMountTest, AReleasedZoneIsNoLongerAnyStreamsOpenZone) {
 TEST_F(ZoneManagerMountTest, AReleasedZoneIsPersistedFree) {
   ZoneManager zm({fault_.get()});
   ASSERT_OK(zm.Load({}));
-  auto a = zm.Allocate(StreamId::kSmall, kMiB, {}, 1);
+  auto a = zm.Allocate(StreamId::kSmall, kMiB, {}, 1, &seals_);
   ASSERT_TRUE(a.ok());
   (void)zm.TakeDirtyZones();
   zm.ReleaseZone(a->drive, a->zone);

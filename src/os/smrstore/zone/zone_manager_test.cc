@@ -4,6 +4,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "common/testing/test_util.h"
 #include "device/device_spec.h"
@@ -17,6 +19,8 @@ namespace {
 // One emulated drive: 12 zones of 4 MiB, 1 conventional; 2 superblock zones, 2 GC reserve.
 class ZoneManagerTest : public ::testing::Test {
  protected:
+  // Seal writes the test's Allocate calls returned (ZoneManager::Allocate).
+  std::vector<SealWrite> seals_;
   void SetUp() override {
     auto dev = CreateDevice("emu:" + dir_.path() + "/d0.img?zones=12&zone_mib=4&conv=1&max_open=8");
     ASSERT_TRUE(dev.ok()) << dev.status().ToString();
@@ -39,11 +43,11 @@ class ZoneManagerTest : public ::testing::Test {
 constexpr uint64_t kRec = 1ull << 20;
 
 TEST_F(ZoneManagerTest, StreamsGetZonesOfTheirOwn) {
-  auto a = zm_->Allocate(StreamId::kUser, kRec, {}, 1);
-  auto b = zm_->Allocate(StreamId::kUserHot, kRec, {}, 1);
+  auto a = zm_->Allocate(StreamId::kUser, kRec, {}, 1, &seals_);
+  auto b = zm_->Allocate(StreamId::kUserHot, kRec, {}, 1, &seals_);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_NE(a->zone, b->zone);
-  auto c = zm_->Allocate(StreamId::kUser, kRec, {}, 2);
+  auto c = zm_->Allocate(StreamId::kUser, kRec, {}, 2, &seals_);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->zone, a->zone);
   EXPECT_EQ(c->offset, a->offset + kRec);
@@ -55,7 +59,7 @@ TEST_F(ZoneManagerTest, TheLastRecordOfAnOpenZoneGrowsAndNothingElseDoes) {
   ZoneFooterEntry entry;
   entry.type = RecordType::kPack;
   entry.payload_len = 100;
-  auto a = zm_->Allocate(StreamId::kSmall, 8192, entry, 1);
+  auto a = zm_->Allocate(StreamId::kSmall, 8192, entry, 1, &seals_);
   ASSERT_OK(a.status());
   auto with_len = [&](uint32_t n) {
     ZoneFooterEntry e = entry;
@@ -66,23 +70,23 @@ TEST_F(ZoneManagerTest, TheLastRecordOfAnOpenZoneGrowsAndNothingElseDoes) {
   EXPECT_TRUE(zm_->TryExtend(*a, 8192, 8192, with_len(9000)));
   EXPECT_FALSE(zm_->TryExtend(*a, 8192, 4096, with_len(9100))) << "stale size: it is 16 KiB now";
   EXPECT_FALSE(zm_->TryExtend(*a, 16384, 100, with_len(9100))) << "not a multiple of 4096";
-  auto b = zm_->Allocate(StreamId::kSmall, 4096, {}, 2);
+  auto b = zm_->Allocate(StreamId::kSmall, 4096, {}, 2, &seals_);
   ASSERT_OK(b.status());
   EXPECT_EQ(b->offset, a->offset + 16384);
   EXPECT_FALSE(zm_->TryExtend(*a, 16384, 4096, with_len(9200))) << "b follows it";
   EXPECT_TRUE(zm_->TryExtend(*b, 4096, 4096, with_len(5000)));
   // Fill the zone: the last record cannot grow past the footer reserve.
   const uint64_t cap = zm_->Snapshot()[a->zone].capacity;
-  auto c = zm_->Allocate(StreamId::kSmall, cap - 16384 - 8192 - 8192, {}, 3);
+  auto c = zm_->Allocate(StreamId::kSmall, cap - 16384 - 8192 - 8192, {}, 3, &seals_);
   ASSERT_OK(c.status());
   ASSERT_EQ(c->zone, a->zone);
   EXPECT_FALSE(zm_->TryExtend(*c, cap - 32768, 8192, with_len(1))) << "the footer's room";
   // The footer lists a with its grown length.
-  auto d = zm_->Allocate(StreamId::kSmall, 8192, {}, 4);  // does not fit: seals a's zone
+  auto d = zm_->Allocate(StreamId::kSmall, 8192, {}, 4, &seals_);  // does not fit: seals a's zone
   ASSERT_OK(d.status());
   EXPECT_NE(d->zone, a->zone);
   bool seen = false;
-  for (const SealWrite& sw : zm_->TakeSealWrites()) {
+  for (const SealWrite& sw : std::exchange(seals_, {})) {
     if (sw.zone != a->zone || sw.bytes.empty()) continue;
     auto h = DecodeRecordHeader(sw.bytes.data());
     ASSERT_OK(h.status());
@@ -105,18 +109,18 @@ TEST_F(ZoneManagerTest, TheLastRecordOfAnOpenZoneGrowsAndNothingElseDoes) {
 // of less than record + footer would lose a record's room for an index of reads.
 TEST_F(ZoneManagerTest, ASequentialZonesLastRecordTakesTheFootersRoom) {
   const uint64_t cap = zm_->Snapshot()[4].capacity;
-  auto a = zm_->Allocate(StreamId::kUser, cap / 2, {}, 1);
+  auto a = zm_->Allocate(StreamId::kUser, cap / 2, {}, 1, &seals_);
   ASSERT_OK(a.status());
   // b leaves 4 KiB: no room for the 8 KiB footer of two entries, and b is larger than it.
-  auto b = zm_->Allocate(StreamId::kUser, cap / 2 - 4096, {}, 2);
+  auto b = zm_->Allocate(StreamId::kUser, cap / 2 - 4096, {}, 2, &seals_);
   ASSERT_OK(b.status());
   EXPECT_EQ(b->zone, a->zone) << "the record went to a new zone, the tail stays unused";
   EXPECT_EQ(b->offset, a->offset + cap / 2);
-  auto c = zm_->Allocate(StreamId::kUser, 8192, {}, 3);  // seals a's zone
+  auto c = zm_->Allocate(StreamId::kUser, 8192, {}, 3, &seals_);  // seals a's zone
   ASSERT_OK(c.status());
   EXPECT_NE(c->zone, a->zone);
   bool sealed = false;
-  for (const SealWrite& sw : zm_->TakeSealWrites()) {
+  for (const SealWrite& sw : std::exchange(seals_, {})) {
     if (sw.zone != a->zone) continue;
     EXPECT_TRUE(sw.bytes.empty()) << "a footer past the zone's records";
     sealed = true;
@@ -127,13 +131,13 @@ TEST_F(ZoneManagerTest, ASequentialZonesLastRecordTakesTheFootersRoom) {
   EXPECT_EQ(z.written, cap - 4096);
   EXPECT_EQ(z.footer_at, 0u);
   // A record no larger than the footer does not take its room: c's zone keeps its footer.
-  auto d = zm_->Allocate(StreamId::kUser, cap - 8192 - 8192 - 4096, {}, 4);
+  auto d = zm_->Allocate(StreamId::kUser, cap - 8192 - 8192 - 4096, {}, 4, &seals_);
   ASSERT_OK(d.status());
   ASSERT_EQ(d->zone, c->zone);  // c + d: 12 KiB left, the footer of 3 entries needs 8 KiB
-  auto e = zm_->Allocate(StreamId::kUser, 8192, {}, 5);
+  auto e = zm_->Allocate(StreamId::kUser, 8192, {}, 5, &seals_);
   ASSERT_OK(e.status());
   EXPECT_NE(e->zone, c->zone);
-  for (const SealWrite& sw : zm_->TakeSealWrites()) {
+  for (const SealWrite& sw : std::exchange(seals_, {})) {
     if (sw.zone == c->zone) EXPECT_FALSE(sw.bytes.empty()) << "c's zone lost its footer";
   }
   EXPECT_NE(zm_->Snapshot()[c->zone].footer_at, 0u);
@@ -141,20 +145,20 @@ TEST_F(ZoneManagerTest, ASequentialZonesLastRecordTakesTheFootersRoom) {
 
 TEST_F(ZoneManagerTest, UserStreamBorrowsAnotherUserStreamsRoomBeforeNoSpace) {
   // Open the user stream's zone, then use every free zone beyond the GC reserve.
-  ASSERT_TRUE(zm_->Allocate(StreamId::kUser, kRec, {}, 1).ok());
-  while (FreeZones() > 2) ASSERT_TRUE(zm_->Allocate(StreamId::kSmall, 3 * kRec, {}, 1).ok());
+  ASSERT_TRUE(zm_->Allocate(StreamId::kUser, kRec, {}, 1, &seals_).ok());
+  while (FreeZones() > 2) ASSERT_TRUE(zm_->Allocate(StreamId::kSmall, 3 * kRec, {}, 1, &seals_).ok());
   // user-hot has no zone and may not take the reserve: it borrows the user zone's room.
   const uint64_t before = zm_->user_free_bytes(0);
   EXPECT_GE(before, 2 * kRec);
-  auto hot = zm_->Allocate(StreamId::kUserHot, kRec, {}, 2);
+  auto hot = zm_->Allocate(StreamId::kUserHot, kRec, {}, 2, &seals_);
   ASSERT_TRUE(hot.ok()) << hot.status().ToString();
   EXPECT_EQ(zm_->borrowed_allocations(), 1u);
   EXPECT_EQ(FreeZones(), 2u);  // the GC reserve is intact
   // GC streams still get the reserve; users get NoSpace once no user zone has room.
-  EXPECT_TRUE(zm_->Allocate(StreamId::kGc, kRec, {}, 3).ok());
+  EXPECT_TRUE(zm_->Allocate(StreamId::kGc, kRec, {}, 3, &seals_).ok());
   Status s;
   for (int i = 0; i < 8 && s.ok(); ++i) {
-    s = zm_->Allocate(StreamId::kUserHot, kRec, {}, 4).status();
+    s = zm_->Allocate(StreamId::kUserHot, kRec, {}, 4, &seals_).status();
   }
   EXPECT_TRUE(s.IsNoSpace()) << s.ToString();
   EXPECT_EQ(FreeZones(), 1u);  // one reserve zone left to GC, untouched by users
@@ -164,23 +168,23 @@ TEST_F(ZoneManagerTest, UserStreamBorrowsAnotherUserStreamsRoomBeforeNoSpace) {
 // live data went to a hot and a cold GC zone would free none. Above the reserve each GC
 // stream still gets a zone of its own.
 TEST_F(ZoneManagerTest, GcStreamsShareAnOpenZoneWhenDownToTheReserve) {
-  auto gc = zm_->Allocate(StreamId::kGc, kRec, {}, 1);
+  auto gc = zm_->Allocate(StreamId::kGc, kRec, {}, 1, &seals_);
   ASSERT_TRUE(gc.ok()) << gc.status().ToString();
-  auto cold = zm_->Allocate(StreamId::kGcCold, kRec, {}, 1);  // free zones beyond the reserve
+  auto cold = zm_->Allocate(StreamId::kGcCold, kRec, {}, 1, &seals_);  // free zones beyond the reserve
   ASSERT_TRUE(cold.ok()) << cold.status().ToString();
   EXPECT_NE(cold->zone, gc->zone);
   EXPECT_EQ(zm_->borrowed_allocations(), 0u);
   // Fill the cold zone, then use every free zone beyond the reserve.
-  ASSERT_TRUE(zm_->Allocate(StreamId::kGcCold, 3 * kRec - 4096, {}, 2).ok());
-  while (FreeZones() > 2) ASSERT_TRUE(zm_->Allocate(StreamId::kSmall, 3 * kRec, {}, 2).ok());
+  ASSERT_TRUE(zm_->Allocate(StreamId::kGcCold, 3 * kRec - 4096, {}, 2, &seals_).ok());
+  while (FreeZones() > 2) ASSERT_TRUE(zm_->Allocate(StreamId::kSmall, 3 * kRec, {}, 2, &seals_).ok());
   const size_t free_before = FreeZones();
-  auto shared = zm_->Allocate(StreamId::kGcCold, kRec, {}, 3);  // seals the full cold zone
+  auto shared = zm_->Allocate(StreamId::kGcCold, kRec, {}, 3, &seals_);  // seals the full cold zone
   ASSERT_TRUE(shared.ok()) << shared.status().ToString();
   EXPECT_EQ(FreeZones(), free_before) << "the cold GC stream opened a reserve zone";
   EXPECT_EQ(shared->zone, gc->zone) << "the cold GC data did not go to the open GC zone";
   EXPECT_EQ(zm_->borrowed_allocations(), 1u);
   // Once the open GC zone cannot take the record, the reserve is there for GC.
-  auto big = zm_->Allocate(StreamId::kGcCold, 2 * kRec + 4096, {}, 4);
+  auto big = zm_->Allocate(StreamId::kGcCold, 2 * kRec + 4096, {}, 4, &seals_);
   ASSERT_TRUE(big.ok()) << big.status().ToString();
   EXPECT_NE(big->zone, gc->zone);
   EXPECT_EQ(FreeZones(), free_before - 1);
@@ -193,7 +197,7 @@ TEST_F(ZoneManagerTest, RollBackUndoesAGrownRecordToo) {
   ZoneFooterEntry entry;
   entry.type = RecordType::kPack;
   entry.payload_len = 10;
-  auto a = zm_->Allocate(StreamId::kSmall, 8192, entry, 1);
+  auto a = zm_->Allocate(StreamId::kSmall, 8192, entry, 1, &seals_);
   ASSERT_OK(a.status());
   const uint64_t written = zm_->Snapshot()[a->zone].written;
   const ZoneManager::AllocationMark mark = zm_->MarkAllocations();
@@ -211,7 +215,7 @@ TEST_F(ZoneManagerTest, RollBackUndoesAGrownRecordToo) {
 // bytes a failed write left on the drive past the restored pointer seal that zone, and a
 // zone free again that holds bytes is reset.
 TEST_F(ZoneManagerTest, RollBackUndoesAllocationsAndSealsOrResetsWhatAFailedWriteLeft) {
-  auto a = zm_->Allocate(StreamId::kUser, kRec, {}, 1);
+  auto a = zm_->Allocate(StreamId::kUser, kRec, {}, 1, &seals_);
   ASSERT_TRUE(a.ok());
   std::string rec(kRec, 'a');
   ASSERT_OK(dev_->Write(a->offset, rec.data(), rec.size()));
@@ -222,8 +226,8 @@ TEST_F(ZoneManagerTest, RollBackUndoesAllocationsAndSealsOrResetsWhatAFailedWrit
   const size_t free_zones = FreeZones();
 
   const ZoneManager::AllocationMark mark = zm_->MarkAllocations();
-  auto b = zm_->Allocate(StreamId::kUser, kRec, {}, 2);   // same zone, after a
-  auto g = zm_->Allocate(StreamId::kGc, kRec, {}, 2);     // opens a free zone
+  auto b = zm_->Allocate(StreamId::kUser, kRec, {}, 2, &seals_);   // same zone, after a
+  auto g = zm_->Allocate(StreamId::kGc, kRec, {}, 2, &seals_);     // opens a free zone
   ASSERT_TRUE(b.ok() && g.ok());
   EXPECT_EQ(b->zone, a->zone);
   EXPECT_LT(zm_->free_bytes(), free_before);
@@ -243,14 +247,14 @@ TEST_F(ZoneManagerTest, RollBackUndoesAllocationsAndSealsOrResetsWhatAFailedWrit
   }
   EXPECT_EQ(zm_->free_bytes(), free_before);
   // The next allocation goes exactly where the drive's write pointer is.
-  auto c = zm_->Allocate(StreamId::kUser, kRec, {}, 3);
+  auto c = zm_->Allocate(StreamId::kUser, kRec, {}, 3, &seals_);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->offset, a->offset + kRec);
   ASSERT_OK(dev_->Write(c->offset, rec.data(), rec.size()));
 
   // Now a failed write that did reach the drive in an open zone: the zone is sealed there.
   const ZoneManager::AllocationMark mark2 = zm_->MarkAllocations();
-  auto d = zm_->Allocate(StreamId::kUser, kRec, {}, 4);
+  auto d = zm_->Allocate(StreamId::kUser, kRec, {}, 4, &seals_);
   ASSERT_TRUE(d.ok());
   ASSERT_OK(dev_->Write(d->offset, rec.data(), 4096));  // torn: one block of it
   ASSERT_OK(zm_->RollBack(mark2));
@@ -259,7 +263,7 @@ TEST_F(ZoneManagerTest, RollBackUndoesAllocationsAndSealsOrResetsWhatAFailedWrit
     if (z.addr.zone == a->zone) sealed = z.state == ZoneState::kSealed && z.written == 2 * kRec + 4096;
   }
   EXPECT_TRUE(sealed) << "a zone with bytes past the restored pointer must be sealed there";
-  auto e = zm_->Allocate(StreamId::kUser, kRec, {}, 5);
+  auto e = zm_->Allocate(StreamId::kUser, kRec, {}, 5, &seals_);
   ASSERT_TRUE(e.ok());
   EXPECT_NE(e->zone, a->zone);
   (void)before;
@@ -277,13 +281,13 @@ TEST_F(ZoneManagerTest, SealedZonesTailIsNotDeadOnMount) {
   uint32_t first_zone = UINT32_MAX;
   bool sealed_one = false;
   for (uint64_t seq = 1; seq < 16 && !sealed_one; ++seq) {
-    auto a = zm_->Allocate(StreamId::kUser, kSize, {}, seq);
+    auto a = zm_->Allocate(StreamId::kUser, kSize, {}, seq, &seals_);
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     if (first_zone == UINT32_MAX) first_zone = a->zone;
     // The seal of the previous zone (footer, finish) comes after its records.
     ASSERT_OK(dev_->Write(a->offset, rec.data(), rec.size()));
     zm_->AddLive(a->drive, a->zone, static_cast<int64_t>(kSize));  // live data: kept on mount
-    for (const SealWrite& sw : zm_->TakeSealWrites()) {
+    for (const SealWrite& sw : std::exchange(seals_, {})) {
       if (!sw.bytes.empty()) {
         ASSERT_OK(dev_->Write(sw.offset, sw.bytes.data(), sw.bytes.size()));
         zm_->MarkCommitted(sw.drive, sw.zone, sw.offset + sw.bytes.size() - sw.zone * (4ull << 20));
@@ -304,7 +308,7 @@ TEST_F(ZoneManagerTest, SealedZonesTailIsNotDeadOnMount) {
   ASSERT_OK(again.Load(persisted));
   EXPECT_EQ(again.dead_on_mount_bytes(), 0u);
   // Bytes past the committed end of an open zone are still dead on mount.
-  auto g = again.Allocate(StreamId::kUser, kRec, {}, 99);
+  auto g = again.Allocate(StreamId::kUser, kRec, {}, 99, &seals_);
   ASSERT_TRUE(g.ok());
   ASSERT_OK(dev_->Write(g->offset, rec.data(), 8192));
   ZoneManager third({dev_.get()});
@@ -317,7 +321,7 @@ TEST_F(ZoneManagerTest, SealedZonesTailIsNotDeadOnMount) {
 // condition, so no open-zone resource stays taken.
 TEST_F(ZoneManagerTest, RollBackResetsAFreeZoneLeftOpenWithNothingWritten) {
   const ZoneManager::AllocationMark mark = zm_->MarkAllocations();
-  auto g = zm_->Allocate(StreamId::kGc, kRec, {}, 2);  // opens a free zone
+  auto g = zm_->Allocate(StreamId::kGc, kRec, {}, 2, &seals_);  // opens a free zone
   ASSERT_TRUE(g.ok());
   ASSERT_OK(dev_->OpenZones(g->zone, 1));             // opened, nothing written
   ASSERT_OK(zm_->RollBack(mark));
@@ -329,15 +333,15 @@ TEST_F(ZoneManagerTest, RollBackResetsAFreeZoneLeftOpenWithNothingWritten) {
 // Rebuild-meta sets an open zone's stream from the journal: only that zone's slot changes;
 // the open zones of the other streams keep theirs (their next records go where they were).
 TEST_F(ZoneManagerTest, SettingAZonesStreamLeavesTheOtherStreamsOpenZonesInPlace) {
-  auto u = zm_->Allocate(StreamId::kUser, kRec, {}, 1);
-  auto sm = zm_->Allocate(StreamId::kSmall, kRec, {}, 2);
+  auto u = zm_->Allocate(StreamId::kUser, kRec, {}, 1, &seals_);
+  auto sm = zm_->Allocate(StreamId::kSmall, kRec, {}, 2, &seals_);
   ASSERT_TRUE(u.ok() && sm.ok());
   ASSERT_LT(u->zone, sm->zone);
   zm_->SetZoneStream(u->drive, u->zone, StreamId::kUserHot, 1);
-  auto sm2 = zm_->Allocate(StreamId::kSmall, kRec, {}, 3);
+  auto sm2 = zm_->Allocate(StreamId::kSmall, kRec, {}, 3, &seals_);
   ASSERT_TRUE(sm2.ok());
   EXPECT_EQ(sm2->zone, sm->zone) << "the small stream lost its open zone";
-  auto hot = zm_->Allocate(StreamId::kUserHot, kRec, {}, 4);
+  auto hot = zm_->Allocate(StreamId::kUserHot, kRec, {}, 4, &seals_);
   ASSERT_TRUE(hot.ok());
   EXPECT_EQ(hot->zone, u->zone) << "the re-streamed zone is the hot stream's open zone";
 }
@@ -432,10 +436,11 @@ TEST(ZoneManagerHybridTest, StreamsPreferTheirDomainAndFallBack) {
   auto dev = HybridDrive(dir);
   ASSERT_TRUE(dev.ok()) << dev.status().ToString();
   ZoneManager zm({dev->get()});
+  std::vector<SealWrite> seals;
   ASSERT_OK(zm.Format());
   constexpr uint64_t kRec = 64 << 10;
   auto zone_of = [&](StreamId s) {
-    auto a = zm.Allocate(s, kRec, {}, 1);
+    auto a = zm.Allocate(s, kRec, {}, 1, &seals);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     return a.ok() ? a->zone : UINT32_MAX;
   };
@@ -453,6 +458,36 @@ TEST(ZoneManagerHybridTest, StreamsPreferTheirDomainAndFallBack) {
   }
 }
 
+// A drain seals the realm's open zones and returns their seal writes to its caller (the
+// store writes them with its next group): none stays queued in the manager for a later
+// allocation to pick up.
+TEST(ZoneManagerHybridTest, BeginDrainReturnsTheSealsOfTheRealmsOpenZones) {
+  testing::ScratchDir dir;
+  auto dev = HybridDrive(dir);
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  ZoneManager zm({dev->get()});
+  ASSERT_OK(zm.Format());
+  constexpr uint64_t kRec = 64 << 10;
+  std::vector<SealWrite> seals;
+  auto a = zm.Allocate(StreamId::kUser, kRec, {}, 1, &seals);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_TRUE(seals.empty());
+  std::optional<uint32_t> realm;
+  for (const ZoneStatus& z : zm.Snapshot()) {
+    if (z.addr.zone == a->zone) realm = z.realm;
+  }
+  ASSERT_TRUE(realm.has_value());
+  std::vector<SealWrite> drained;
+  ASSERT_OK(zm.BeginDrain(0, *realm, &drained));
+  ASSERT_EQ(drained.size(), 1u);
+  EXPECT_EQ(drained[0].zone, a->zone);
+  EXPECT_FALSE(drained[0].bytes.empty());  // the zone had room for its footer
+  EXPECT_EQ(zm.StateOf(0, a->zone), ZoneState::kSealed);
+  std::vector<SealWrite> later;
+  ASSERT_TRUE(zm.Allocate(StreamId::kSmall, kRec, {}, 2, &later).ok());
+  EXPECT_TRUE(later.empty());
+}
+
 // On a drive that seeks a footer saves GC positioning time: only a record of at least 1/64
 // of the zone takes its room there.
 TEST(ZoneManagerRotationalTest, OnlyARecordOfASixtyFourthOfTheZoneTakesTheFootersRoom) {
@@ -462,19 +497,20 @@ TEST(ZoneManagerRotationalTest, OnlyARecordOfASixtyFourthOfTheZoneTakesTheFooter
   ASSERT_TRUE(dev.ok()) << dev.status().ToString();
   ASSERT_TRUE((*dev)->info().rotational);
   ZoneManager zm({dev->get()});
+  std::vector<SealWrite> seals;
   ASSERT_OK(zm.Format());
   const uint64_t cap = zm.Snapshot()[4].capacity;
   ASSERT_EQ(cap, 4ull << 20);
-  auto a = zm.Allocate(StreamId::kUser, cap - (32 << 10), {}, 1);
+  auto a = zm.Allocate(StreamId::kUser, cap - (32 << 10), {}, 1, &seals);
   ASSERT_OK(a.status());
   // 28 KiB fits only in the 8 KiB footer's room, and is under 1/64 of the zone (64 KiB).
-  auto b = zm.Allocate(StreamId::kUser, 28 << 10, {}, 2);
+  auto b = zm.Allocate(StreamId::kUser, 28 << 10, {}, 2, &seals);
   ASSERT_OK(b.status());
   EXPECT_NE(b->zone, a->zone) << "a small record took the footer's room on a drive that seeks";
-  auto c = zm.Allocate(StreamId::kUser, cap - (28 << 10) - (68 << 10), {}, 3);
+  auto c = zm.Allocate(StreamId::kUser, cap - (28 << 10) - (68 << 10), {}, 3, &seals);
   ASSERT_OK(c.status());
   ASSERT_EQ(c->zone, b->zone);
-  auto d = zm.Allocate(StreamId::kUser, 64 << 10, {}, 4);  // 1/64 of the zone: takes it
+  auto d = zm.Allocate(StreamId::kUser, 64 << 10, {}, 4, &seals);  // 1/64 of the zone: takes it
   ASSERT_OK(d.status());
   EXPECT_EQ(d->zone, b->zone);
 }
@@ -486,16 +522,17 @@ TEST(ZoneManagerHybridTest, ACmrZoneKeepsItsFootersRoom) {
   auto dev = HybridDrive(dir);
   ASSERT_TRUE(dev.ok()) << dev.status().ToString();
   ZoneManager zm({dev->get()});
+  std::vector<SealWrite> seals;
   ASSERT_OK(zm.Format());
   const uint64_t cap = zm.Snapshot()[2].capacity;
-  auto a = zm.Allocate(StreamId::kSmall, cap / 2, {}, 1);
+  auto a = zm.Allocate(StreamId::kSmall, cap / 2, {}, 1, &seals);
   ASSERT_OK(a.status());
   ASSERT_EQ(a->zone, 2u);  // CMR
-  auto b = zm.Allocate(StreamId::kSmall, cap / 2 - 4096, {}, 2);
+  auto b = zm.Allocate(StreamId::kSmall, cap / 2 - 4096, {}, 2, &seals);
   ASSERT_OK(b.status());
   EXPECT_NE(b->zone, a->zone);
   bool footer = false;
-  for (const SealWrite& sw : zm.TakeSealWrites()) footer = footer || (sw.zone == 2 && !sw.bytes.empty());
+  for (const SealWrite& sw : std::exchange(seals, {})) footer = footer || (sw.zone == 2 && !sw.bytes.empty());
   EXPECT_TRUE(footer);
 }
 
