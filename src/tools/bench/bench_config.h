@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "common/result.h"
 #include "gc/victim_policy.h"
 

@@ -22,7 +22,7 @@
 #include "bench_workload.h"
 #include "common/result.h"
 #include "common/status.h"
-#include "quantile.h"
+#include "cli/quantile.h"
 #include "store/store.h"
 
 namespace smr::tool::bench {

@@ -19,10 +19,11 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "devbench.h"
 #include "common/pattern.h"
 #include "device/emulated_zoned_device.h"
-#include "device_commands.h"
-#include "quantile.h"
+#include "commands/device_commands.h"
+#include "cli/quantile.h"
 
 namespace smr::tool {
 

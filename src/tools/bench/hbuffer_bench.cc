@@ -14,12 +14,13 @@
 #include <string>
 
 #include "bench_common.h"
+#include "hybrid_bench.h"
 #include "common/pattern.h"
-#include "hybrid_commands.h"
-#include "quantile.h"
+#include "commands/hybrid_commands.h"
+#include "cli/quantile.h"
 #include "store/store.h"
 #include "store/transaction.h"
-#include "store_command_util.h"
+#include "commands/store_command_util.h"
 
 namespace smr::tool {
 

@@ -35,13 +35,14 @@
 #include <thread>
 
 #include "bench_common.h"
+#include "hybrid_bench.h"
 #include "common/pattern.h"
 #include "device/device_spec.h"
-#include "hybrid_commands.h"
-#include "quantile.h"
+#include "commands/hybrid_commands.h"
+#include "cli/quantile.h"
 #include "store/store.h"
 #include "store/transaction.h"
-#include "store_command_util.h"
+#include "commands/store_command_util.h"
 
 namespace smr::tool {
 

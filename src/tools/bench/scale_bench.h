@@ -3,7 +3,7 @@
 // mount of a store, in a process of its own).
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 

@@ -25,7 +25,7 @@
 #include "bench_common.h"
 #include "common/pattern.h"
 #include "device/device_spec.h"
-#include "quantile.h"
+#include "cli/quantile.h"
 #include "storebench.h"
 #include "store/store.h"
 

@@ -1,7 +1,7 @@
 // Registers smrstore-tool storebench (store vs raw drive throughput, small-object PUT rates).
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 

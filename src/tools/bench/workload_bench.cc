@@ -49,9 +49,9 @@
 #include "bench_target.h"
 #include "bench_workload.h"
 #include "device/device_spec.h"
-#include "device_commands.h"
+#include "commands/device_commands.h"
 #include "fs_target.h"
-#include "publisher.h"
+#include "serve/publisher.h"
 #include "store/store.h"
 #include "workload_bench.h"
 

@@ -2,7 +2,7 @@
 // throughput and latency with zone GC active; optional offline-oracle floor).
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 

@@ -1,12 +1,12 @@
-// Registers smrstore-tool's device-level subcommands (mkdev, zones, zone, write, read) and
-// the device benchmark (devbench).
+// Registers smrstore-tool's device-level subcommands (mkdev, zones, zone, write, read); the
+// device benchmark (devbench) is bench/devbench.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "common/json.h"
 #include "common/result.h"
 #include "device/zoned_device.h"
@@ -14,7 +14,6 @@
 namespace smr::tool {
 
 void AddDeviceCommands(Cli* cli);
-void AddDevbenchCommand(Cli* cli);
 
 // OK unless `dev` holds an smrstore superblock (it is a store's drive, mounted or not) and
 // !force: then kAlreadyExists "PATH holds smrstore UUID (refusing ...; use --force ...)".

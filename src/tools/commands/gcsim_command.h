@@ -3,7 +3,7 @@
 // doc/design.md come from it.
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 

@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "bench_common.h"
+#include "cli/measure.h"
 #include "common/pattern.h"
 #include "device/device_spec.h"
 #include "device_commands.h"
-#include "quantile.h"
+#include "cli/quantile.h"
 #include "store_command_util.h"
 #include "store_commands.h"
 

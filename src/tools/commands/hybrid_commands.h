@@ -1,7 +1,7 @@
 // smrstore-tool's hybrid-drive commands (hybrid_commands.cc): `convert` (one realm of a
 // mounted store, Store::ConvertRealm) and `plan-conversion` (predicts a conversion's time
 // and the foreground latency it adds, plan_model.h, before anything is converted); the
-// benchmark `hybrid-bench` is hybrid_bench.cc. Hybrid drives exist only in the emulator.
+// benchmark `hybrid-bench` is bench/hybrid_bench.cc. Hybrid drives exist only in the emulator.
 // Each command returns its exit code: 0 ok, 1 the operation failed, 2 usage (cli.h).
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "common/result.h"
 #include "device/zoned_device.h"
 #include "plan_model.h"
@@ -18,8 +18,6 @@
 namespace smr::tool {
 
 void AddHybridCommands(Cli* cli);
-void AddHybridBenchCommand(Cli* cli);
-void AddHBufferBenchCommand(Cli* cli);  // hbuffer_bench.cc
 
 // What one conversion did, from Store::Hybrid() before and after it.
 struct ConversionReport {

@@ -3,7 +3,7 @@
 // exit code: 0 ok, 1 the operation failed, 2 usage (cli.h).
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 

@@ -2,7 +2,7 @@
 // (Store::RebuildMeta, store/rebuild.cc). Thread safety: called from main() only.
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "common/json.h"
-#include "gzip_file.h"
+#include "cli/gzip_file.h"
 #include "objectstore/SMRStore.h"
 #include "objectstore/standalone_context.h"
 

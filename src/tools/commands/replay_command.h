@@ -3,7 +3,7 @@
 // Built when the adapter is (Debian's Ceph libraries present).
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 

@@ -4,7 +4,7 @@
 // failed, 2 usage (cli.h).
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "common/json.h"
 #include "store/store.h"
 #include "store/transaction.h"

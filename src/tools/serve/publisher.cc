@@ -1,9 +1,13 @@
 // StatsPublisher over librados' C API (Debian librados-dev: <rados/librados.h>). The only
 // file of smrstore-tool that includes librados; the engine libraries never link it.
+// Built without librados (not found, or -DSMRSTORE_WITH_RADOS=OFF: SMRSTORE_HAVE_RADOS
+// undefined), ValidatePublisherOptions and Start refuse --publish with kNotSupported.
 #include "common/json.h"
 #include "publisher.h"
 
+#ifdef SMRSTORE_HAVE_RADOS
 #include <rados/librados.h>
+#endif
 #include <unistd.h>
 
 #include <chrono>
@@ -24,9 +28,15 @@ namespace {
 constexpr char kService[] = "smrstore";
 constexpr char kSchema[] = "smrstore.stats/1";
 
-std::string RadosError(int ret) { return std::strerror(ret < 0 ? -ret : ret); }
+#ifndef SMRSTORE_HAVE_RADOS
+constexpr char kNoRados[] =
+    "this smrstore-tool was built without librados, so --publish is not available "
+    "(install Debian's librados-dev and rebuild, or configure with -DSMRSTORE_WITH_RADOS=ON)";
+#endif
 
-std::string Hostname() {
+[[maybe_unused]] std::string RadosError(int ret) { return std::strerror(ret < 0 ? -ret : ret); }
+
+[[maybe_unused]] std::string Hostname() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
   return buf;
@@ -35,6 +45,9 @@ std::string Hostname() {
 }  // namespace
 
 Status ValidatePublisherOptions(const PublisherOptions& o) {
+#ifndef SMRSTORE_HAVE_RADOS
+  return Status::NotSupported(kNoRados);
+#endif
   if (o.name.empty() || o.name.size() > 64) {
     return Status::InvalidArgument("service daemon name must have 1 to 64 characters");
   }
@@ -84,6 +97,7 @@ Result<std::string> EncodeServiceDict(const KeyValues& kv) {
   return out;
 }
 
+#ifdef SMRSTORE_HAVE_RADOS
 struct StatsPublisher::Impl {
   Store* store = nullptr;
   PublisherOptions options;
@@ -235,5 +249,23 @@ uint64_t StatsPublisher::updates() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->updates;
 }
+
+#else  // !SMRSTORE_HAVE_RADOS: no publisher; every --publish is refused before it starts.
+
+struct StatsPublisher::Impl {};
+
+StatsPublisher::StatsPublisher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+StatsPublisher::~StatsPublisher() { Stop(); }
+
+Result<std::unique_ptr<StatsPublisher>> StatsPublisher::Start(Store*, const PublisherOptions&) {
+  return Status::NotSupported(kNoRados);
+}
+
+void StatsPublisher::Stop() {}
+
+uint64_t StatsPublisher::updates() const { return 0; }
+
+#endif  // SMRSTORE_HAVE_RADOS
 
 }  // namespace smr::tool

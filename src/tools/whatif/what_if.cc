@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "gzip_file.h"
+#include "cli/gzip_file.h"
 #include "store/store.h"
 
 namespace smr::tool::whatif {

@@ -3,7 +3,7 @@
 // same scaled workload into a real store to compare (what_if_check.h).
 #pragma once
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace smr::tool {
 
