@@ -5,13 +5,11 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 TOOL := $(BUILD_DIR)/src/tools/smrstore-tool
 JOBS ?= 2
-# The cluster jobs `make test` runs (qa/runner/run.sh --filter: a job runs when its
-# description contains one of these): every numbered check, the Prometheus check, and one
-# job of the matrix: OSDs on hybrid drives made by ceph-volume, kill -9 under verified writes.
-SUITE_ARGS := --suite smrstore/checks --suite smrstore/basic --suite smrstore/thrash --suite smrstore/console
-MAKE_TEST_JOBS := checks/0,checks/prometheus-live,objectstore/smrstore-hybrid thrashers/osd-kill
+# The teuthology-format suites (defined in qa/run.sh, beside MAKE_TEST_JOBS, the jobs of
+# them that `make test`'s cluster tier runs).
+SUITE_ARGS = $(shell qa/run.sh --suite-args)
 
-.PHONY: all deps configure build deb test test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
+.PHONY: all deps configure build deb test test-long test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
 all: build
 
@@ -32,48 +30,38 @@ build: deps configure
 deb: build
 	cd $(BUILD_DIR) && cpack -G DEB >/dev/null && ls -1 $(abspath $(BUILD_DIR))/smrstore_*.deb
 
-# Every suite: the GoogleTest binary (one ctest entry per test case), the qa/ smoke scripts
-# that drive the tool as an operator would, and the device conformance suite on real kernel
-# zoned devices in a VM (about 2.5 minutes; it fits the CI budget).
-#   - ctest: both GoogleTest binaries (engine; Ceph adapter incl. the conformance suite through
-#     SMRStore) and the Pacific override-signature check against Debian's ceph-osd;
-#   - clang's thread-safety analysis over the engine (qa/static/thread_safety.py, ~15 s);
-#   - the short crash sweep: kill -9 and power cuts, then fsck and every acknowledged
-#     write read back (qa/crash, about 1 minute);
-#   - real OSD captures replayed through the adapter (qa/traces);
-#   - mgr module unit tests (pytest + mypy), its Prometheus alert rules (promtool check +
-#     promtool unit tests, mgr-module/monitoring/check.sh, seconds), the cephadm patch
-#     applied to Debian's Pacific files and tested (qa/cephadm), ansible-lint and the preflight role on an emulated host
-#     (qa/ansible/lint.sh; the full play against the systemd VM is `make test-ansible`), web
-#     console (tsc, Vitest, build);
-#   - the smrstore-tool reference (doc/tools/smrstore-tool-reference.md) regenerated from the
-#     tool's own help and compared (doc/tools/check_reference.sh, ~1 s);
-#   - real Debian Ceph clusters, all through the teuthology-format suites of qa/suites/smrstore
-#     run by qa/runner/run.sh (teuthology 1.3.0's own matrix and task runner): the
-#     `checks` jobs (telemetry in `ceph service dump`, the mgr module in the real ceph-mgr,
-#     Playwright against that stack, RADOS/EC/RBD/RGW on smrstore OSDs, bad input, the upgrade
-#     gate, ceph-volume, the Grafana dashboard's queries and the alert rules in a real
-#     Prometheus) and a fixed subset of the `basic` and `thrash` matrix ($(MAKE_TEST_JOBS));
-#     `make test-suites` runs every job.
+# Every suite of `make test`, as the tiers of the one test entry qa/run.sh (by cost; the
+# map of the suites with times and how to run one test: doc/testing.md):
+#   unit     ctest -L unit (GoogleTest: engine, Ceph adapter incl. the conformance suite
+#            through SMRStore, the tool's folders; the layering check), every ctest entry's
+#            tier label (qa/static/ctest_labels.py), clang's thread-safety analysis, mypy of
+#            qa/tasks and qa/runner, the suites' lint (qa/runner/run.sh lint)
+#   smoke    ctest -L smoke (the ABI, Pacific override-signature and preload checks against
+#            Debian's ceph-osd, the ceph-volume plugin's tests, the nbdkit filter, what-if
+#            against a real store), the tool's smoke scripts (qa/smoke/run.sh), trace checks
+#            and replays (qa/traces), mgr module (pytest + mypy), its alert rules (promtool),
+#            the smrstore-tool reference (doc/tools/check_reference.sh), the cephadm patch
+#            (qa/cephadm), ansible-lint and the preflight role on an emulated host
+#            (qa/ansible/lint.sh), the web console (tsc, Vitest, build)
+#   crash    the short crash sweep (kill -9 and power cuts, then fsck and every acknowledged
+#            write read back; qa/crash) and a short libFuzzer run of every decoder (qa/fuzz)
+#   cluster  real Debian Ceph clusters as jobs of the teuthology-format suites of
+#            qa/suites/smrstore run by qa/runner/run.sh (teuthology 1.3.0's own matrix and
+#            task runner): the `checks` jobs (telemetry in `ceph service dump`, the mgr module
+#            in the real ceph-mgr, Playwright against that stack, RADOS/EC/RBD/RGW on smrstore
+#            OSDs, bad input, the upgrade gate, ceph-volume, the Grafana dashboard's queries
+#            and the alert rules in a real Prometheus) and a fixed subset of the `basic` and
+#            `thrash` matrix (MAKE_TEST_JOBS in qa/run.sh); `make test-suites` runs every job
+#   vm       the device suite on real kernel zoned devices in a QEMU VM (qa/vm/run.sh)
+# One tier alone: qa/run.sh unit (or smoke, ...); `make test-long` runs the `long` tier.
 test: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 300
-	python3 qa/static/thread_safety.py $(BUILD_DIR)
-	qa/run.sh $(TOOL)
-	qa/crash/run.sh --short $(BUILD_DIR)
-	sh qa/traces/check.sh
-	qa/traces/replay.sh $(TOOL)
-	mgr-module/run-tests.sh
-	mgr-module/monitoring/check.sh
-	doc/tools/check_reference.sh $(TOOL)
-	bash qa/cephadm/test_patch.sh
-	bash qa/ansible/lint.sh
-	web/run-tests.sh
-	cd qa && mypy --no-incremental --ignore-missing-imports --disallow-untyped-defs --follow-imports=silent tasks runner/run.py
-	qa/runner/run.sh lint $(SUITE_ARGS)
-	qa/runner/run.sh run $(SUITE_ARGS) \
-	  --filter '$(MAKE_TEST_JOBS)'
-	qa/fuzz/run.sh
-	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
+	BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) qa/run.sh unit smoke crash cluster vm
+
+# The `long` tier (hours): what `make test` does not run, one step after another: the full
+# crash sweep, power cuts in the VM, every suite job, the option-space run, the long fuzz
+# run, mutation testing, ansible on a systemd VM (each is also its own target below).
+test-long: build
+	BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) qa/run.sh long
 
 # The Prometheus alert rules of the mgr module's /metrics (mgr-module/monitoring/alerts.yml):
 # every metric name checked against what the module renders, `promtool check rules`, and
@@ -93,7 +81,8 @@ test-prometheus: build
 # console; doc/testing.md, "QA suites"), one after another on this machine; a PASS/FAIL line per job
 # and a summary with each job's time and log. SUBSET=I/N runs teuthology's subset I of N
 # (every facet member still appears), SEED=S makes picks repeatable, FILTER=a,b keeps jobs
-# whose description contains one. Not part of `make test` (which runs $(MAKE_TEST_JOBS)).
+# whose description contains one. Not part of `make test` (whose cluster tier runs
+# MAKE_TEST_JOBS of qa/run.sh).
 test-suites: build
 	qa/runner/run.sh run $(SUITE_ARGS) \
 	  $(if $(SUBSET),--subset $(SUBSET)) --seed $(or $(SEED),1) $(if $(FILTER),--filter '$(FILTER)')
@@ -106,7 +95,7 @@ qa-matrix:
 
 # The device conformance suite on real kernel zoned devices (null_blk zoned, QEMU NVMe ZNS)
 # inside a QEMU TCG VM; installs its own packages (scripts/install-deps.sh vm); see
-# qa/vm/run.sh. Also the last step of `make test`.
+# qa/vm/run.sh. Also the vm tier of `make test` (qa/run.sh vm).
 test-vm: build
 	qa/vm/run.sh $(BUILD_DIR)/src/os/smrstore/smrstore_tests
 
@@ -197,8 +186,9 @@ mutate:
 	SMRSTORE_MUTATE_DIR=$(SMRSTORE_MUTATE_DIR) sh qa/mutate/summary.sh; \
 	exit $$rc
 
+# The unit tier alone (qa/run.sh unit).
 unit: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit
+	BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) qa/run.sh unit
 
 # A one-node Debian Ceph cluster: 3 smrstore OSDs (Debian's ceph-osd + libsmrstore_osd.so)
 # under a rados workload, the smrstore mgr module, one store publishing beside them; prints

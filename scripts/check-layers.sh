@@ -5,6 +5,7 @@
 #   common <- kv <- meta   (kv/: the key-value interface; RocksDB only in kv/rocksdb_kv*.cc)
 # Tests (*_test.cc, */testing/*) may use any layer. objectstore/ceph_compat/ includes only
 # its own headers (Ceph's layout); no other folder below a layer may hold sources.
+# smrstore-tool's folders: below.
 set -eu
 root=$(cd "$(dirname "$0")/../src/os/smrstore" && pwd)
 allowed() {
@@ -70,5 +71,58 @@ for d in $(find "$root" -mindepth 2 -type d | sort); do
     echo "layering: ${d#"$root"/} holds sources but has no rule (add it to $0)"; fail=1
   fi
 done
+
+# smrstore-tool (src/tools/; src/tools/CMakeLists.txt builds one library per folder):
+#   cli <- commands <- serve, whatif ;  cli, commands, serve <- bench ;  nbdkit alone
+# i.e. cli/ (the subcommand framework and shared helpers) uses no other folder; commands/
+# uses cli/; serve/ and whatif/ use cli/ only; bench/ uses cli/, commands/ and serve/ (bench
+# --publish); nothing uses bench/, whatif/ or serve/ but smrstore_tool.cc, the executable,
+# which registers every folder's commands. Of the engine the tool uses only the public
+# layers common device format zone gc store; objectstore/ (the Ceph adapter) only in
+# commands/replay_command.cc; nbdkit/ only common and device. librados only in
+# serve/publisher.cc, zlib only in cli/gzip_file.cc. Tests (*_test.cc) follow their folder.
+tools=$(cd "$(dirname "$0")/../src/tools" && pwd)
+tool_allowed() {
+  case $1 in
+    cli) echo "cli" ;;
+    commands) echo "cli commands" ;;
+    serve) echo "cli serve" ;;
+    whatif) echo "cli whatif" ;;
+    bench) echo "cli commands serve bench" ;;
+    nbdkit) echo "nbdkit" ;;
+    .) echo "cli commands serve whatif bench" ;;  # smrstore_tool.cc
+    *) echo "" ;;
+  esac
+}
+tool_dirs=" cli commands serve whatif bench nbdkit "
+for f in "$tools"/*.cc "$tools"/*.h "$tools"/*/*.cc "$tools"/*/*.h; do
+  [ -e "$f" ] || continue
+  rel=${f#"$tools"/}
+  case $rel in
+    */*) folder=${rel%%/*} ;;
+    smrstore_tool.cc) folder=. ;;
+    *) echo "layering: src/tools/$rel is outside the tool's folders (put it in one of:$tool_dirs)"; fail=1; continue ;;
+  esac
+  ok=$(tool_allowed "$folder")
+  [ -n "$ok" ] || { echo "layering: unknown tool folder src/tools/$folder (add it to $0)"; fail=1; continue; }
+  if [ "$folder" = nbdkit ]; then engine="common device"
+  elif [ "$rel" = commands/replay_command.cc ]; then engine="common device format zone gc store objectstore"
+  else engine="common device format zone gc store"; fi
+  for inc in $(sed -n 's/^#include "\([a-z_]*\)\/.*"/\1/p' "$f"); do
+    case "$tool_dirs" in
+      *" $inc "*)
+        case " $ok " in *" $inc "*) ;; *) echo "layering: src/tools/$rel includes $inc/ (tool folder $folder may use: $ok)"; fail=1 ;; esac ;;
+      *)
+        case " $engine " in *" $inc "*) ;; *) echo "layering: src/tools/$rel includes $inc/ (of the engine it may use: $engine)"; fail=1 ;; esac ;;
+    esac
+  done
+  if grep -q '#include <rados/' "$f" && [ "$rel" != serve/publisher.cc ]; then
+    echo "layering: src/tools/$rel includes librados (only serve/publisher.cc may)"; fail=1
+  fi
+  if grep -q '#include <zlib.h>' "$f" && [ "$rel" != cli/gzip_file.cc ]; then
+    echo "layering: src/tools/$rel includes zlib (only cli/gzip_file.cc may)"; fail=1
+  fi
+done
+
 [ $fail -eq 0 ] && echo "layering: ok"
 exit $fail

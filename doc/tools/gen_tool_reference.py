@@ -7,7 +7,7 @@
 
 TOOL is the built binary (build/src/tools/smrstore-tool). The commands are the ones
 `TOOL --help` lists; each one's section is parsed from `TOOL COMMAND --help`, whose shape
-src/tools/cli.cc (Cli::PrintCommandHelp) fixes: a usage line, the summary, an optional
+src/tools/cli/cli.cc (Cli::PrintCommandHelp) fixes: a usage line, the summary, an optional
 description, "Options:" with one `  --name [VALUE]  help` line per option, the exit-status
 line. Anything else is an error (exit 2), so a help text the parser does not understand
 cannot silently drop out of the reference. Exit status: 0 ok (written, or --check found no

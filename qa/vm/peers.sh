@@ -9,7 +9,7 @@
 #           segments for GC (its reserve scales with the section = zone size) and F2FS
 #           runs out of space at half of what statvfs reports; dm-zoned needs 2 conventional
 #           zones for its two metadata sets and buffers random writes in the others.
-# and runs the same object workload, `smrstore-tool bench` (src/tools/workload_bench.cc):
+# and runs the same object workload, `smrstore-tool bench` (src/tools/bench/workload_bench.cc):
 #   raw       bench --raw-only on zbd:/dev/nullb0 (4 MiB sequential writes at the write
 #             pointers, then reads): the device's raw sequential bandwidth in this run
 #   smrstore  bench --devices zbd:/dev/nullb0; its RocksDB (metadata "on flash") on ext4 on

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks nbdkit-smrtiming-filter.so (src/tools/nbdkit_timing_filter.cc), the HDD timing model
+"""Checks nbdkit-smrtiming-filter.so (src/tools/nbdkit/nbdkit_timing_filter.cc), the HDD timing model
 under the VM's zoned device in qa/vm/peers.sh PEERS_DEVICE=hdd, through a real nbdkit and a
 real NBD client (Debian's nbdkit and python3-libnbd):
   - data written through it reads back (it passes I/O to the file plugin unchanged);

@@ -1,18 +1,22 @@
 // smrstore-tool: the operator's command line for smrstore devices and stores.
-#include "cli.h"
-#include "device_commands.h"
-#include "gcsim_command.h"
-#include "hybrid_commands.h"
-#include "rebuild_command.h"
+// The executable: every folder's commands registered with the cli/ framework, in the order
+// --help lists them (src/tools/README.md: the folders and what each may include).
+#include "bench/devbench.h"
+#include "bench/hybrid_bench.h"
+#include "bench/scale_bench.h"
+#include "bench/storebench.h"
+#include "bench/workload_bench.h"
+#include "cli/cli.h"
+#include "commands/device_commands.h"
+#include "commands/gcsim_command.h"
+#include "commands/hybrid_commands.h"
+#include "commands/rebuild_command.h"
 #ifdef SMRSTORE_HAVE_CEPH_ADAPTER
-#include "replay_command.h"
+#include "commands/replay_command.h"
 #endif
-#include "serve_command.h"
-#include "store_commands.h"
-#include "scale_bench.h"
-#include "storebench.h"
-#include "what_if_command.h"
-#include "workload_bench.h"
+#include "commands/store_commands.h"
+#include "serve/serve_command.h"
+#include "whatif/what_if_command.h"
 
 int main(int argc, char** argv) {
   smr::tool::Cli cli("smrstore-tool");

@@ -1,7 +1,7 @@
 // HeadModel: the HDD timing model of one actuator — what an I/O costs on a drive with a
 // sequential bandwidth and a positioning time — shared by EmulatedZonedDevice (TimingModel)
 // and the nbdkit filter that gives the VM's kernel zoned device the same cost
-// (src/tools/nbdkit_timing_filter.cc, issue 19 goal 1), so both charge by one rule.
+// (src/tools/nbdkit/nbdkit_timing_filter.cc, issue 19 goal 1), so both charge by one rule.
 //
 // Contract: Charge(offset, len, read, now) books one I/O on the head and returns when it
 // completes. Its device time is
