@@ -255,7 +255,10 @@ Status ValidateStoreOptions(const StoreOptions& o) {
 std::string EncodeStoreOptions(const StoreOptions& o) {
   std::string out;
   for (const OptionSpec& spec : StoreOptionSpecs()) {
-    out += spec.name + "=" + *GetStoreOption(o, spec.name) + "\n";
+    std::string v = *GetStoreOption(o, spec.name);
+    // Booleans as 1/0, as stores have always kept them.
+    if (v == "true" || v == "false") v = v == "true" ? "1" : "0";
+    out += spec.name + "=" + v + "\n";
   }
   return out;
 }
@@ -265,16 +268,14 @@ Result<StoreOptions> DecodeStoreOptions(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.empty()) continue;
     const size_t eq = line.find('=');
-    if (eq == std::string::npos) {
-      return Status::Corruption("stored store options: line without '=': " + line);
-    }
+    // A line without '=' (damage, or a newer version's note) is skipped, not read as a key.
+    if (eq == std::string::npos) continue;
     Status s = SetStoreOption(&o, line.substr(0, eq), line.substr(eq + 1));
-    if (!s.ok()) return Status::Corruption("stored store options: " + s.message());
+    if (!s.ok()) return Status::Corruption("stored store options are invalid: " + s.message());
   }
   Status s = ValidateStoreOptions(o);
-  if (!s.ok()) return Status::Corruption("stored store options: " + s.message());
+  if (!s.ok()) return Status::Corruption("stored store options are invalid: " + s.message());
   return o;
 }
 
@@ -283,8 +284,8 @@ std::string OptionTypeText(const OptionSpec& spec) {
   switch (spec.type) {
     case OptionType::kU32:
     case OptionType::kU64:
-      return "an integer (K/M/G suffixes: binary multiples)" + (r.empty() ? "" : " " + r);
-    case OptionType::kDouble: return "a number" + (r.empty() ? "" : " " + r);
+      return "an integer (K/M/G suffixes: binary multiples)" + (r.empty() ? "" : ", " + r);
+    case OptionType::kDouble: return "a number" + (r.empty() ? "" : ", " + r);
     case OptionType::kBool: return "true or false";
     case OptionType::kAutoBool: return "auto, true or false";
     case OptionType::kPolicy: return "greedy, cost-benefit or lifetime";

@@ -60,9 +60,10 @@ bool StoreOptionsEqual(const StoreOptions& a, const StoreOptions& b);
 // least hybrid_convert_free + 0.1.
 Status ValidateStoreOptions(const StoreOptions& o);
 
-// "key=value\n" per row (the store keeps the options it was made with this way), and
-// back: an unknown key or bad value in stored options is kCorruption naming it; keys
-// absent take their defaults.
+// "key=value\n" per row, booleans as 1/0 (the store keeps the options it was made with
+// this way), and back: an unknown key or bad value in stored options is kCorruption naming
+// it ("stored store options are invalid: ..."); keys absent take their defaults; a line
+// without '=' is skipped.
 std::string EncodeStoreOptions(const StoreOptions& o);
 Result<StoreOptions> DecodeStoreOptions(const std::string& text);
 
