@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from .stats import (SCHEMA_V1, STREAM_CHARS, ZONEMAP_CHARS, Drive, GcStats, Hybrid, IoStats,
-                    Statfs, StatsDoc, StatsError, ZoneCounts, check_zone_string, parse_stats)
+from .stats import (PERF_COUNTERS, SCHEMA_V1, STREAM_CHARS, ZONEMAP_CHARS, Drive, GcStats,
+                    Hybrid, IoStats, Statfs, StatsDoc, StatsError, ZoneCounts, check_zone_string, parse_stats)
 
 SERVICE_TYPE = "smrstore"
 SOURCE_SERVICE = "service"
@@ -188,6 +188,26 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
             raise StatsError(f"{what}: counter {where}.{key} missing")
         return int(src[key])
 
+    def fields(src: Mapping[str, float], logger: str, where: str,
+               models: Mapping[str, Any]) -> Dict[str, Dict[str, Any]]:
+        """The document fields the counters of ``logger`` carry (the schema's
+        x-perf-counters paths), by section (``""``: the drive itself): a counter the model
+        requires must be there; one it has as Optional may be missing (None)."""
+        out: Dict[str, Dict[str, Any]] = {}
+        for e in PERF_COUNTERS[logger]:
+            path = e.get("path")
+            if path is None:
+                continue
+            parts = path.strip("/").split("/")
+            section, key = ("", parts[0]) if len(parts) == 1 else (parts[0], parts[1])
+            model_field = models[section].__fields__[key]
+            if e["name"] in src:
+                v = src[e["name"]]
+                out.setdefault(section, {})[key] = bool(v) if model_field.type_ is bool else int(v)
+            elif model_field.required:
+                raise StatsError(f"{what}: counter {where}.{e['name']} missing")
+        return out
+
     user = need(store, "smrstore_user_bytes", "smrstore")
     device = need(store, "smrstore_device_bytes", "smrstore")
     gc_bytes = need(store, "smrstore_gc_bytes", "smrstore")
@@ -202,57 +222,24 @@ def parse_osd_counters(osd: str, counters: PerfCounters, now: float) -> Optional
         raise StatsError(f"{what}: drive loggers {sorted(drives)} are not 0..{len(drives) - 1}")
     drive_models: List[Drive] = []
     for i in sorted(drives):
-        dv = drives[i]
-        where = f"smrstore-drive.{i}"
-        conventional = dv.get("smrstore_zones_conventional")
-        zones = ZoneCounts(free=need(dv, "smrstore_zones_free", where),
-                           open=need(dv, "smrstore_zones_open", where),
-                           sealed=need(dv, "smrstore_zones_sealed", where),
-                           reserved=need(dv, "smrstore_zones_reserved", where),
-                           offline=need(dv, "smrstore_zones_offline", where),
-                           readonly=need(dv, "smrstore_zones_readonly", where),
-                           conventional=None if conventional is None else int(conventional))
+        f = fields(drives[i], "smrstore-drive.<i>", f"smrstore-drive.{i}",
+                   {"": Drive, "zones": ZoneCounts})
         # Perf counters carry no per-drive hybrid block, only the store's conversion state:
         # it is reported on every drive (byte counts and progress stay unknown = None).
         hybrid = None if conv == "none" else Hybrid(supported=True, state=conv)
-        drive_models.append(Drive(
-            index=i, capacity_bytes=need(dv, "smrstore_capacity_bytes", where),
-            written_bytes=need(dv, "smrstore_written_bytes", where),
-            live_bytes=need(dv, "smrstore_live_bytes", where), zones=zones, hybrid=hybrid))
+        drive_models.append(Drive(index=i, zones=ZoneCounts(**f.get("zones", {})),
+                                  hybrid=hybrid, **f.get("", {})))
+    f = fields(store, "smrstore", "smrstore",
+               {"io": IoStats, "gc": GcStats, "statfs": Statfs})
+    # The OSD counters count since the OSD started; the lifetime fields take the same values
+    # (the adapter has no lifetime counters).
+    io = dict(f.get("io", {}), write_amplification=wa, lifetime_user_bytes=user,
+              lifetime_device_bytes=device, lifetime_gc_bytes=gc_bytes,
+              lifetime_write_amplification=wa)
     doc = StatsDoc(
         schema=SCHEMA_V1, name=osd, time=newest if newest is not None else now,
-        statfs=Statfs(total=need(store, "smrstore_statfs_total", "smrstore"),
-                      available=need(store, "smrstore_statfs_available", "smrstore"),
-                      stored=need(store, "smrstore_statfs_stored", "smrstore"),
-                      reclaimable=store.get("smrstore_statfs_reclaimable")),
-        # The OSD counters count since the OSD started; the lifetime fields take the same
-        # values (the adapter has no lifetime counters).
-        io=IoStats(user_bytes=user, device_bytes=device,
-                   txns_committed=need(store, "smrstore_txns", "smrstore"),
-                   crc_errors=need(store, "smrstore_crc_errors", "smrstore"),
-                   write_amplification=wa, lifetime_user_bytes=user,
-                   lifetime_device_bytes=device, lifetime_gc_bytes=gc_bytes,
-                   lifetime_write_amplification=wa,
-                   # Added within v1: an OSD on an older preload library lacks them (None).
-                   pack_records=_optional_int(store, "smrstore_pack_records"),
-                   pack_entries=_optional_int(store, "smrstore_pack_entries"),
-                   pack_payload_bytes=_optional_int(store, "smrstore_pack_payload_bytes"),
-                   pack_record_bytes=_optional_int(store, "smrstore_pack_record_bytes"),
-                   data_reads=_optional_int(store, "smrstore_data_reads"),
-                   data_read_records=_optional_int(store, "smrstore_data_read_records")),
-        gc=GcStats(runs=need(store, "smrstore_gc_runs", "smrstore"),
-                   zones_reset=need(store, "smrstore_gc_zones_reset", "smrstore"),
-                   live_moved=need(store, "smrstore_gc_live_moved", "smrstore"),
-                   bytes_written=gc_bytes,
-                   throttle_ns=need(store, "smrstore_gc_throttle_ns", "smrstore"),
-                   auto=bool(store.get("smrstore_gc_auto", 0)),
-                   # Added within v1: an OSD on an older preload library lacks them (None).
-                   failures=_optional_int(store, "smrstore_gc_failures"),
-                   quarantined_zones=_optional_int(store, "smrstore_gc_quarantined_zones"),
-                   pinned_zones=_optional_int(store, "smrstore_gc_pinned_zones"),
-                   read_ahead_bytes=_optional_int(store, "smrstore_gc_read_ahead_bytes"),
-                   read_ahead_yields=_optional_int(store, "smrstore_gc_read_ahead_yields")),
-        drives=drive_models)
+        statfs=Statfs(**f.get("statfs", {})), io=IoStats(**io),
+        gc=GcStats(**dict({"auto": False}, **f.get("gc", {}))), drives=drive_models)
     return DaemonState(name=osd, source=SOURCE_OSD, doc=doc)
 
 

@@ -37,6 +37,10 @@ def load_schema(path: Path = SCHEMA_PATH) -> Dict[str, Any]:
 STATS_SCHEMA = load_schema()
 
 SCHEMA_V1: str = STATS_SCHEMA["properties"]["schema"]["const"]
+# The OSD path's perf counters by logger ("smrstore", "smrstore-drive.<i>"): name, the
+# document field it carries (``path``, a JSON pointer) or how it is derived, type, unit.
+PERF_COUNTERS: Dict[str, List[Dict[str, Any]]] = {
+    k: v for k, v in STATS_SCHEMA["x-perf-counters"].items() if k != "description"}
 
 
 class ZoneCode(NamedTuple):

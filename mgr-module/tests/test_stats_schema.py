@@ -6,6 +6,7 @@ The engine (src/os/smrstore/store/stats_schema_test.cc) and the web console
 (web/scripts/gen-stats-codes.mjs --check) are checked against the same file."""
 import copy
 import json
+import sys
 import os
 import re
 import subprocess
@@ -487,18 +488,60 @@ def test_the_model_check_sees_a_drift() -> None:
 # ---------------------------------------------------------------------------------------
 # Perf counter names (OSD path).
 
-def test_perf_counter_names_are_the_engines() -> None:
-    src = REPO / "src" / "os" / "smrstore" / "objectstore" / "smrstore_perf.cc"
-    if not src.is_file():
-        pytest.skip(f"{src} not in this tree")
-    text = src.read_text(encoding="utf-8")
-    engine = {
-        "smrstore": re.findall(r'b\.add_u64\w*\(\s*l_smrstore_\w+,\s*"(smrstore_\w+)"', text),
-        "smrstore-drive.<i>": re.findall(r'd\.add_u64\w*\(\s*l_smrdrive_\w+,\s*"(smrstore_\w+)"',
-                                         text),
-    }
-    assert {k: sorted(v) for k, v in engine.items()} == \
-        {k: sorted(v) for k, v in SCHEMA["x-perf-counters"].items()}
+def test_perf_counter_table_is_generated_from_the_schema() -> None:
+    # The engine's perf counters are registered and refreshed from
+    # objectstore/smrstore_perf_table.h, which tools/gen_perf_table.py writes from the
+    # schema's x-perf-counters: the committed file must be what it generates.
+    sys.path.insert(0, str(REPO / "mgr-module" / "tools"))
+    try:
+        import gen_perf_table
+    finally:
+        sys.path.pop(0)
+    if not gen_perf_table.OUT.is_file():
+        pytest.skip(f"{gen_perf_table.OUT} not in this tree")
+    assert gen_perf_table.OUT.read_text(encoding="utf-8") == gen_perf_table.generate(), \
+        "smrstore_perf_table.h is stale: run mgr-module/tools/gen_perf_table.py"
+
+
+def test_every_perf_counter_carries_a_document_field() -> None:
+    # Each counter's path names a field of the schema's document (in a drive for the drive
+    # loggers), so the engine's value and the mgr's mapping both come from the document.
+    drive = SCHEMA["$defs"]["drive"]
+    for logger, entries in SCHEMA["x-perf-counters"].items():
+        if logger == "description":
+            continue
+        names = [e["name"] for e in entries]
+        assert len(names) == len(set(names)), logger
+        for e in entries:
+            assert e["type"] in ("counter", "gauge"), e
+            if "derived" in e:
+                assert e["derived"] in ("wa_milli", "conversion_state"), e
+                continue
+            node = drive if logger == "smrstore-drive.<i>" else SCHEMA
+            for part in e["path"].strip("/").split("/"):
+                node = node["properties"][part]
+            assert node.get("type") in ("integer", "boolean", ["integer", "null"]), e
+
+
+def test_every_prometheus_metric_carries_a_document_field() -> None:
+    # x-prometheus is the single list of the /metrics names: each path names a field of the
+    # document (in a drive for the drive scopes), each special is one prometheus.py renders.
+    drive = SCHEMA["$defs"]["drive"]
+    names = [m["name"] for m in SCHEMA["x-prometheus"]["metrics"]]
+    assert len(names) == len(set(names))
+    for m in SCHEMA["x-prometheus"]["metrics"]:
+        assert re.fullmatch(r"smrstore_[a-z0-9_]+", m["name"]), m
+        assert m["type"] in ("counter", "gauge"), m
+        assert (m["type"] == "counter") == m["name"].endswith("_total"), m
+        if "special" in m:
+            assert m["special"] in ("up", "last_update", "drive_zones", "conversion_state",
+                                    "realms"), m
+            continue
+        node = SCHEMA if m["scope"] == "daemon" else drive
+        for part in m["path"].strip("/").split("/"):
+            node = node["properties"][part]
+        assert node.get("type") in ("integer", "number", "boolean", ["integer", "null"],
+                                    ["number", "null"]), m
 
 
 def test_recorded_osd_counters_are_in_the_schema() -> None:
@@ -511,7 +554,7 @@ def test_recorded_osd_counters_are_in_the_schema() -> None:
             key = "smrstore-drive.<i>"
         else:
             continue
-        assert set(counters) <= set(SCHEMA["x-perf-counters"][key]), logger
+        assert set(counters) <= {e["name"] for e in SCHEMA["x-perf-counters"][key]}, logger
 
 
 def test_every_zone_state_is_counted_in_the_documents_of_the_tests() -> None:

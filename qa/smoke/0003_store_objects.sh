@@ -129,6 +129,18 @@ expect_fail "bad --gc-free" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16"
 expect_fail "bad --gc-free order" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" \
   --gc-free 0.05:0.1:0.2
 expect_fail "bad --max-record" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" --max-record 1000
+# Store options through the option table (doc/options.md): an unknown key names the nearest
+# ones; out of range and wrong type name the option and what it takes; nothing is made.
+expect_fail "unknown --opt key" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" --opt gc_polcy=greedy
+grep -q "unknown key 'gc_polcy' (nearest: gc_policy" err.txt || die "no nearest key named"
+expect_fail "--opt out of range" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" --opt pack_max=2M
+grep -q "pack_max = '2M': expected" err.txt || die "the range is not named"
+expect_fail "--opt wrong type" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" --opt gc_auto=maybe
+expect_fail "--inline-max out of range" $TOOL mkfs st4 "emu:$PWD/d4.img?zones=8&zone_mib=16" --inline-max 1M
+expect_fail "bench --gc-idle-slice out of range" $TOOL bench --dir "$PWD" --gc-idle-slice 4096
+grep -q "gc_idle_slice = '4096': expected an integer.*0 or in \[65536" err.txt || die "bench: the range is not named"
+expect_fail "bench unknown --opt key" $TOOL bench --dir "$PWD" --opt journal_with_dat=on
+$TOOL options | grep -q "^pack_max = 32768" || die "options does not list pack_max"
 [ ! -e d4.img ] && [ ! -e st4/meta ] || die "a refused mkfs created files"
 snapshot after.txt
 cmp before.txt after.txt || die "failed commands changed the store"

@@ -9,12 +9,14 @@
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "bench_common.h"
 #include "bench_workload.h"
 #include "device/device_spec.h"
 #include "fs_target.h"
+#include "store/options_table.h"
 #include "store/store.h"
 
 namespace smr::tool::bench {
@@ -55,6 +57,17 @@ std::optional<T> Lookup(const std::string& text,
   }
   return std::nullopt;
 }
+
+// The bench's named flags that take an option's own values (store/options.def).
+const std::vector<std::pair<std::string, std::string>> kBenchOptionFlags = {
+    {"policy", "gc_policy"},
+    {"gc-idle-slice", "gc_idle_slice"},
+    {"gc-idle-yield", "gc_idle_yield"},
+    {"gc-read-ahead", "gc_read_ahead"},
+    {"gc-free-zones-max", "gc_free_zones_max"},
+    {"journal", "journal"},
+    {"journal-with-data", "journal_with_data"},
+};
 
 bool IsDir(const std::string& path) {
   struct stat st;
@@ -149,66 +162,25 @@ Result<Config> ParseConfig(const Args& args) {
     }
   }
   if (args.has("ops")) SMR_RETURN_IF_ERROR(num("ops", 0, 1, UINT64_MAX / 2, &c.ops));
-  c.policy_text = args.get("policy", "lifetime");
-  const auto policy = Lookup<VictimPolicy>(c.policy_text,
-                                           {{"greedy", VictimPolicy::kGreedy},
-                                            {"cost-benefit", VictimPolicy::kCostBenefit},
-                                            {"lifetime", VictimPolicy::kLifetime}});
-  if (!policy) {
-    return bad("--policy: '" + c.policy_text + "' is not greedy, cost-benefit or lifetime");
-  }
-  c.policy = *policy;
-  const std::string placement = args.get("placement", "separated");
-  const auto separated = Lookup<bool>(placement, {{"single", false}, {"separated", true}});
-  if (!separated) return bad("--placement: '" + placement + "' is not single or separated");
-  c.separated = *separated;
-  const std::string gc_commits = args.get("gc-commits", "ride");
-  const auto ride = Lookup<bool>(gc_commits, {{"ride", true}, {"separate", false}});
-  if (!ride) return bad("--gc-commits: '" + gc_commits + "' is not ride or separate");
-  c.gc_in_groups = *ride;
-  if (args.has("gc-free")) {
-    auto w = ParseGcFree(args.get("gc-free"));
-    if (!w.ok()) return bad("--gc-free: " + w.status().message());
-    c.gc_free = *w;
-  }
-  if (args.has("gc-idle-slice")) {
-    uint64_t v = 0;
-    SMR_RETURN_IF_ERROR(num("gc-idle-slice", 0, 0, kMaxGcIdleSlice, &v));
-    if (v != 0 && v < kMinGcIdleSlice) {
-      return bad("--gc-idle-slice: " + std::to_string(v) + " is neither 0 (by how far ahead cleaning is) nor in [" +
-                 std::to_string(kMinGcIdleSlice) + ", " + std::to_string(kMaxGcIdleSlice) + "]");
+  // Flags whose words differ from the option's values.
+  for (const auto& [flag, key, on, off] :
+       {std::tuple{"placement", "separate_streams", "separated", "single"},
+        std::tuple{"gc-commits", "gc_in_groups", "ride", "separate"}}) {
+    if (!args.has(flag)) continue;
+    const std::string v = args.get(flag);
+    if (v != on && v != off) {
+      return bad(std::string("--") + flag + ": '" + v + "' is not " + on + " or " + off);
     }
-    c.gc_idle_slice = v;
+    if (Status st = SetStoreOption(&c.store, key, v == on ? "true" : "false"); !st.ok()) {
+      return st;
+    }
+    c.store_given.insert(key);
   }
-  if (args.has("gc-idle-yield")) {
-    const std::string y = args.get("gc-idle-yield");
-    const auto yield = Lookup<bool>(y, {{"on", true}, {"off", false}});
-    if (!yield) return bad("--gc-idle-yield: '" + y + "' is not on or off");
-    c.gc_idle_yield = *yield;
+  if (Status st = ApplyStoreOptionArgs(args, kBenchOptionFlags, /*gc_free=*/true, &c.store, &c.store_given);
+      !st.ok()) {
+    return bad(st.message());
   }
-  if (args.has("gc-free-zones-max")) {
-    uint64_t v = 0;
-    SMR_RETURN_IF_ERROR(num("gc-free-zones-max", 0, 0, UINT32_MAX, &v));
-    c.gc_free_zones_max = v;
-  }
-  if (args.has("gc-read-ahead")) {
-    const std::string y = args.get("gc-read-ahead");
-    const auto on = Lookup<bool>(y, {{"on", true}, {"off", false}});
-    if (!on) return bad("--gc-read-ahead: '" + y + "' is not on or off");
-    c.gc_read_ahead = *on;
-  }
-  if (args.has("journal")) {
-    const std::string j = args.get("journal");
-    const auto on = Lookup<bool>(j, {{"on", true}, {"off", false}});
-    if (!on) return bad("--journal: '" + j + "' is not on or off");
-    c.journal = *on;
-  }
-  if (args.has("journal-with-data")) {
-    const std::string j = args.get("journal-with-data");
-    const auto on = Lookup<bool>(j, {{"on", true}, {"off", false}});
-    if (!on) return bad("--journal-with-data: '" + j + "' is not on or off");
-    c.journal_with_data = *on;
-  }
+  if (Status st = ValidateStoreOptions(c.store); !st.ok()) return bad(st.message());
   c.json = args.has("json");
   c.oracle = args.has("oracle");
   auto list = [](const std::string& v) {

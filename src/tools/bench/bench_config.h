@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <array>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/cli.h"
 #include "common/result.h"
 #include "gc/victim_policy.h"
+#include "store/store.h"
 
 namespace smr::tool::bench {
 
@@ -55,25 +57,13 @@ struct Config {
   double rate = 0;
   double duration = 60;  // seconds; used when ops == 0
   uint64_t ops = 0;
-  VictimPolicy policy = VictimPolicy::kLifetime;
-  std::string policy_text = "lifetime";
-  bool separated = true;
-  bool gc_in_groups = true;  // --gc-commits ride (StoreOptions::gc_in_groups) | separate
-  // --gc-free START:URGENT:STOP: the store's GC watermarks (StoreOptions::gc_*_free);
-  // empty = the store's defaults.
-  std::optional<std::array<double, 3>> gc_free;
-  // --gc-idle-slice BYTES (StoreOptions::gc_idle_slice; 0 = by how far ahead cleaning is); empty = the default.
-  std::optional<uint64_t> gc_idle_slice;
-  // --gc-idle-yield on|off (StoreOptions::gc_idle_yield); empty = the default.
-  std::optional<bool> gc_idle_yield;
-  // --gc-read-ahead on|off (StoreOptions::gc_read_ahead); empty = the default.
-  std::optional<bool> gc_read_ahead;
-  // --gc-free-zones-max N (StoreOptions::gc_free_zones_max; 0 = no cap); empty = the default.
-  std::optional<uint64_t> gc_free_zones_max;
-  // --journal on|off (StoreOptions::journal: the metadata journal in the zones).
-  bool journal = true;
-  // --journal-with-data on|off (StoreOptions::journal_with_data); empty = the default.
-  std::optional<bool> journal_with_data;
+  // The store's options (store/options.def): defaults, then --opt KEY=VALUE[,...] and the
+  // named flags that stand for one option each (--policy, --placement, --gc-commits,
+  // --gc-free, --gc-idle-slice, --gc-idle-yield, --gc-read-ahead, --gc-free-zones-max,
+  // --journal, --journal-with-data: kBenchOptionFlags in bench_config.cc). `store_given`:
+  // the keys given (the report shows the others as the store's defaults, null).
+  StoreOptions store;
+  std::set<std::string> store_given;
   uint64_t seed = 1;
   bool json = false, oracle = false;
   std::string plot;
@@ -82,5 +72,10 @@ struct Config {
 // The options of `args` as a Config; an error is kInvalidArgument whose message is the
 // one line to print.
 Result<Config> ParseConfig(const Args& args);
+// The run's victim policy and placement as the report prints them.
+inline const char* PolicyText(const Config& c) { return VictimPolicyName(c.store.gc_policy); }
+inline const char* PlacementText(const Config& c) {
+  return c.store.separate_streams ? "separated" : "single";
+}
 
 }  // namespace smr::tool::bench

@@ -43,7 +43,7 @@ OracleResult RunOracle(const Config& c, const std::vector<TraceRec>& trace, size
   cfg.zone_bytes = c.zone_mib << 20;
   cfg.zones = static_cast<uint32_t>(data_bytes / cfg.zone_bytes);
   cfg.reserve_zones = static_cast<uint32_t>(2 * c.drives);  // StoreOptions gc_reserve_zones
-  cfg.policy = c.policy;
+  cfg.policy = c.store.gc_policy;
   cfg.record_header_bytes = 4096;
   cfg.block = 4096;
   cfg.small_bytes = 64 << 10;
@@ -68,7 +68,7 @@ OracleResult RunOracle(const Config& c, const std::vector<TraceRec>& trace, size
       per_policy[VictimPolicyName(p)] = run.ok() ? JsonNum(steady_wa(*run)) : Json(run.status().ToString());
     }
   }
-  cfg.placement = c.separated ? Placement::kSeparated : Placement::kSingleStream;
+  cfg.placement = c.store.separate_streams ? Placement::kSeparated : Placement::kSingleStream;
   auto same = Simulate(full, cfg);
   if (!orc.ok() || !same.ok()) {
     r.error = "simulate: " + (!orc.ok() ? orc.status() : same.status()).ToString();

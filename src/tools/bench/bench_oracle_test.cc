@@ -47,8 +47,8 @@ TEST(BenchOracle, TheFloorIsTheLowestOverEveryVictimPolicyWhateverTheRunUsed) {
     c.drives = 1;
     c.zones = 48;
     c.zone_mib = 16;
-    c.policy = run_policy;
-    c.separated = true;
+    c.store.gc_policy = run_policy;
+    c.store.separate_streams = true;
     const OracleResult r = RunOracle(c, trace, steady_start, 48ull * (16 << 20));
     ASSERT_TRUE(r.ran) << "error: " << r.error;
     const Json& by = r.extra.at("oracle_wa_by_policy");

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "bench_common.h"
+#include "store/options_table.h"
 
 namespace smr::tool::bench {
 
@@ -50,6 +51,11 @@ Json ReportJson(const Config& c, const RunReport& r) {
             {"schema", 1},
             {"status", r.hard.ok() ? "ok" : "no_space"}};
   if (!r.hard.ok()) j["error"] = r.hard.ToString();
+  // The store options given on the command line, as the option table writes them.
+  const StoreOptions& o = c.store;
+  auto given = [&](const char* key) { return c.store_given.count(key) > 0; };
+  Json store_options = Json::object();
+  for (const std::string& key : c.store_given) store_options[key] = *GetStoreOption(o, key);
   j["config"] = {{"drives", c.drives},
                  {"zones", c.zones},
                  {"zone_mib", c.zone_mib},
@@ -66,18 +72,22 @@ Json ReportJson(const Config& c, const RunReport& r) {
                  {"rate", c.rate > 0 ? JsonNum(c.rate) : Json(nullptr)},
                  {"duration_s", c.ops ? Json(nullptr) : JsonNum(c.duration)},
                  {"ops", c.ops ? Json(c.ops) : Json(nullptr)},
-                 {"policy", c.policy_text},
-                 {"placement", c.separated ? "separated" : "single"},
-                 {"gc_commits", c.gc_in_groups ? "ride" : "separate"},
-                 {"gc_free", c.gc_free ? Json{(*c.gc_free)[0], (*c.gc_free)[1], (*c.gc_free)[2]}
-                                       : Json(nullptr)},
-                 {"gc_idle_slice", c.gc_idle_slice ? Json(*c.gc_idle_slice) : Json(nullptr)},
-                 {"gc_idle_yield", c.gc_idle_yield ? Json(*c.gc_idle_yield) : Json(nullptr)},
-                 {"gc_read_ahead", c.gc_read_ahead ? Json(*c.gc_read_ahead) : Json(nullptr)},
+                 {"policy", PolicyText(c)},
+                 {"placement", PlacementText(c)},
+                 {"gc_commits", c.store.gc_in_groups ? "ride" : "separate"},
+                 {"gc_free", given("gc_start_free") || given("gc_urgent_free") ||
+                                     given("gc_stop_free")
+                                 ? Json{o.gc_start_free, o.gc_urgent_free, o.gc_stop_free}
+                                 : Json(nullptr)},
+                 {"gc_idle_slice", given("gc_idle_slice") ? Json(o.gc_idle_slice) : Json(nullptr)},
+                 {"gc_idle_yield", given("gc_idle_yield") ? Json(o.gc_idle_yield) : Json(nullptr)},
+                 {"gc_read_ahead", given("gc_read_ahead") && o.gc_read_ahead
+                                       ? Json(*o.gc_read_ahead) : Json(nullptr)},
                  {"gc_free_zones_max",
-                  c.gc_free_zones_max ? Json(*c.gc_free_zones_max) : Json(nullptr)},
-                 {"journal", c.journal},
-                 {"journal_with_data", c.journal_with_data ? Json(*c.journal_with_data) : Json(nullptr)},
+                  given("gc_free_zones_max") ? Json(o.gc_free_zones_max) : Json(nullptr)},
+                 {"journal", o.journal},
+                 {"journal_with_data", o.journal_with_data ? Json(*o.journal_with_data) : Json(nullptr)},
+                 {"store_options", store_options},
                  {"seed", c.seed},
                  {"oracle", c.oracle},
                  {"target", r.fs ? "fs" : r.emu ? "store-emu" : "store-devices"},
@@ -208,8 +218,8 @@ void PrintReport(const Config& c, const RunReport& r) {
       "    GET ms p50 %.2f p99 %.2f p999 %.2f (p99 with GC %.2f [%llu], without %.2f [%llu])\n",
       (unsigned long long)c.drives, (unsigned long long)c.zones,
       (unsigned long long)c.zone_mib, c.size_text.c_str(), c.util, c.mix_text.c_str(),
-      c.del_text.c_str(), (unsigned long long)c.clients, c.policy_text.c_str(),
-      c.separated ? "separated" : "single", r.raw.write_mbps, r.raw.read_mbps,
+      c.del_text.c_str(), (unsigned long long)c.clients, PolicyText(c),
+      PlacementText(c), r.raw.write_mbps, r.raw.read_mbps,
       (unsigned long long)r.fill.objects, r.fill.user_bytes / 1048576.0, r.fill.seconds,
       r.fill.user_bytes / 1e6 / r.fill.seconds,
       r.fill.user_bytes ? static_cast<double>(r.fill.device_bytes) / r.fill.user_bytes : 0,
@@ -232,7 +242,7 @@ void PrintReport(const Config& c, const RunReport& r) {
     if (r.oracle.ran) {
       std::printf("  oracle (gc_sim, %llu trace ops): WA floor %.3f, simulated %s/%s WA %.3f\n",
                   (unsigned long long)r.oracle.trace_ops, r.oracle.wa_floor,
-                  c.policy_text.c_str(), c.separated ? "separated" : "single",
+                  PolicyText(c), PlacementText(c),
                   r.oracle.wa_sim_same);
     } else {
       std::printf("  oracle: %s\n", r.oracle.error.c_str());

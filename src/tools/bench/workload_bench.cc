@@ -190,22 +190,7 @@ int CmdBench(const Args& args) {
     r.fs_space = *sp;
     target = MakeFsTarget(std::move(*dir), r.fs_space.available, c.stat_devs, c.clients);
   }
-  StoreOptions opts;
-  opts.gc_policy = c.policy;
-  opts.separate_streams = c.separated;
-  opts.gc_auto = true;
-  opts.gc_in_groups = c.gc_in_groups;
-  if (c.gc_idle_slice) opts.gc_idle_slice = static_cast<uint32_t>(*c.gc_idle_slice);
-  if (c.gc_idle_yield) opts.gc_idle_yield = *c.gc_idle_yield;
-  if (c.gc_read_ahead) opts.gc_read_ahead = *c.gc_read_ahead;
-  if (c.gc_free_zones_max) opts.gc_free_zones_max = static_cast<uint32_t>(*c.gc_free_zones_max);
-  opts.journal = c.journal;
-  opts.journal_with_data = c.journal_with_data;
-  if (c.gc_free) {
-    opts.gc_start_free = (*c.gc_free)[0];
-    opts.gc_urgent_free = (*c.gc_free)[1];
-    opts.gc_stop_free = (*c.gc_free)[2];
-  }
+  StoreOptions opts = c.store;
   if (!fs) {
     if (Status s = Store::Mkfs(store_dir, specs, opts, /*force=*/true); !s.ok()) {
       return Fail(kCmd, s.WithContext("mkfs"));
@@ -397,17 +382,19 @@ void AddWorkloadBenchCommand(Cli* cli) {
          "the scheduled arrival (default: closed loop)"},
         {"duration", "S", "steady-state seconds (default 60)"},
         {"ops", "N", "steady-state operations instead of --duration"},
-        {"policy", "P", "GC victim policy: greedy | cost-benefit | lifetime (default lifetime)"},
-        {"placement", "P", "single (one stream) | separated (streams by size/GC; default)"},
-        {"gc-commits", "M", "ride (paced GC slices ride in the foreground commit groups; "
-                            "default) | separate (each slice commits alone)"},
-        {"gc-idle-slice", "BYTES", "live bytes per idle GC slice (default the store's, 4194304; 0 = 1 MiB while cleaning is ahead, 4 MiB behind)"},
-        {"gc-idle-yield", "on|off", "whether an idle GC slice ends at the next record once a foreground transaction waits (default the store's, on)"},
-        {"gc-read-ahead", "on|off", "whether idle GC reads a slice's records ahead in 512 KiB reads an arrival can stop between (default the store's: on when the drive is rotational, i.e. with --mbps)"},
-        {"journal", "on|off", "the metadata journal in the zones (what rebuild-meta reads; default on): off measures its cost"},
-        {"journal-with-data", "on|off", "each commit's journal record after its data in a data zone, not in a journal zone (default the store's: on for rotational drives)"},
-        {"gc-free", "S:U:T", "GC watermarks, free fractions: start:urgent:stop (default the store's, 0.03:0.01:0.05)"},
-        {"gc-free-zones-max", "N", "the watermarks keep at most N zones free per drive, all three shrunk by one factor (default the store's, 64; 0 = no cap)"},
+        {"opt", "KEY=VALUE[,...]", kStoreOptHelp},
+        {"policy", "P", StoreOptionHelp("gc_policy")},
+        {"placement", "P", "single (one stream) | separated (streams by size/GC; default): " +
+                               StoreOptionHelp("separate_streams")},
+        {"gc-commits", "M", "ride | separate: " + StoreOptionHelp("gc_in_groups")},
+        {"gc-idle-slice", "BYTES", StoreOptionHelp("gc_idle_slice")},
+        {"gc-idle-yield", "on|off", StoreOptionHelp("gc_idle_yield")},
+        {"gc-read-ahead", "auto|on|off", StoreOptionHelp("gc_read_ahead")},
+        {"journal", "on|off", StoreOptionHelp("journal")},
+        {"journal-with-data", "auto|on|off", StoreOptionHelp("journal_with_data")},
+        {"gc-free", "S:U:T", "GC watermarks, free fractions: start:urgent:stop (store options "
+                             "gc_start_free, gc_urgent_free, gc_stop_free; default 0.03:0.01:0.05)"},
+        {"gc-free-zones-max", "N", StoreOptionHelp("gc_free_zones_max")},
         {"seed", "N", "random seed (default 1)"},
         {"oracle", "", "replay the trace through gc_sim: oracle WA floor + same-policy WA"},
         {"json", "", "print the result as JSON"},

@@ -1,5 +1,8 @@
 #include "cli.h"
 
+#include "store/options_table.h"
+#include "store/store.h"
+
 #include <cstdlib>
 
 #include <cstdio>
@@ -32,6 +35,59 @@ Result<uint64_t> Args::number(const std::string& name, uint64_t fallback) const 
     return Status::InvalidArgument("--" + name + ": '" + s + "' is not a non-negative integer");
   }
   return std::stoull(s);
+}
+
+const char* const kStoreOptHelp =
+    "store options as KEY=VALUE[,KEY=VALUE...]: any of doc/options.md (smrstore-tool options)";
+
+Status ApplyStoreOptionArgs(const Args& args,
+                            const std::vector<std::pair<std::string, std::string>>& flags,
+                            bool gc_free, StoreOptions* o, std::set<std::string>* given) {
+  StoreOptions next = *o;
+  std::set<std::string> keys = *given;
+  for (const auto& [flag, key] : flags) {
+    if (!args.has(flag)) continue;
+    if (Status s = SetStoreOption(&next, key, args.get(flag)); !s.ok()) {
+      return s.WithContext("--" + flag);
+    }
+    keys.insert(key);
+  }
+  if (gc_free && args.has("gc-free")) {
+    auto w = ParseGcFree(args.get("gc-free"));
+    if (!w.ok()) return w.status().WithContext("--gc-free");
+    next.gc_start_free = (*w)[0];
+    next.gc_urgent_free = (*w)[1];
+    next.gc_stop_free = (*w)[2];
+    keys.insert({"gc_start_free", "gc_urgent_free", "gc_stop_free"});
+  }
+  if (args.has("opt")) {
+    const std::string text = args.get("opt");
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t comma = text.find(',', start);
+      if (comma == std::string::npos) comma = text.size();
+      const std::string item = text.substr(start, comma - start);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos) {
+        return Status::InvalidArgument("--opt: '" + item + "' is not KEY=VALUE");
+      }
+      const std::string key = item.substr(0, eq);
+      if (Status s = SetStoreOption(&next, key, item.substr(eq + 1)); !s.ok()) {
+        return s.WithContext("--opt");
+      }
+      keys.insert(key);
+      start = comma + 1;
+    }
+  }
+  *o = next;
+  *given = std::move(keys);
+  return Status::OK();
+}
+
+std::string StoreOptionHelp(const std::string& key) {
+  const smr::OptionSpec* spec = FindOptionSpec(StoreOptionSpecs(), key);
+  if (spec == nullptr) return "(no such store option: " + key + ")";
+  return spec->help + " (store option " + key + "; default " + spec->default_text + ")";
 }
 
 Result<std::array<double, 3>> ParseGcFree(const std::string& text) {

@@ -13,11 +13,16 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
 #include "common/json.h"
 #include "common/status.h"
+
+namespace smr {
+struct StoreOptions;
+}
 
 namespace smr::tool {
 
@@ -73,6 +78,21 @@ Result<uint64_t> ParseSize(const std::string& text);
 // gc_start_free, gc_urgent_free, gc_stop_free; bench and what-if --gc-free);
 // kInvalidArgument naming the text unless 0 <= URGENT <= START <= STOP < 1.
 Result<std::array<double, 3>> ParseGcFree(const std::string& text);
+// Store options from the command line, through the option table (store/options_table.h):
+// `--opt KEY=VALUE[,KEY=VALUE...]` (any option) and the named flags in `flags` (flag name
+// -> option key; each stands for one option), plus `--gc-free START:URGENT:STOP` when
+// `gc_free` (the three watermarks). Each option given is set in `o` and its key added to
+// `given`; an unknown key or a bad value is kInvalidArgument naming the flag, the key and
+// what is expected (the nearest valid keys for an unknown one); on error `o` and `given`
+// are unchanged. The cross-option rules are left to Store::Mkfs.
+Status ApplyStoreOptionArgs(const Args& args,
+                            const std::vector<std::pair<std::string, std::string>>& flags,
+                            bool gc_free, StoreOptions* o, std::set<std::string>* given);
+// The --help line of a flag standing for option `key`: the table's help and default.
+std::string StoreOptionHelp(const std::string& key);
+// The --help line of --opt.
+extern const char* const kStoreOptHelp;
+
 // Exit codes, one convention for every command (documented in --help and
 // doc/operations.md): 0 ok; 1 the operation failed (device/store errors, a named object,
 // collection or zone that does not exist, no space, a drive that belongs to a store...);

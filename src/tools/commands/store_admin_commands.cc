@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "device/device_spec.h"
+#include "store/options_table.h"
 #include "gc/victim_policy.h"
 #include "device_commands.h"
 #include "store_admin_commands.h"
@@ -28,60 +30,44 @@ using namespace storecmd;  // NOLINT: this file's own helpers
 // ---------------------------------------------------------------------------------------
 // mkfs, df, stats, fsck
 
+namespace {
+// mkfs's named flags, each one store option (store/options.def); --opt takes any.
+const std::vector<std::pair<std::string, std::string>> kMkfsOptionFlags = {
+    {"inline-max", "inline_max"},
+    {"max-record", "max_record_payload"},
+    {"journal-with-data", "journal_with_data"},
+    {"gc-read-ahead", "gc_read_ahead"},
+    {"gc-free-zones-max", "gc_free_zones_max"},
+    {"pack-max", "pack_max"},
+    {"journal-pinned-zones-max", "journal_pinned_zones_max"},
+    {"gc-policy", "gc_policy"},
+};
+}  // namespace
+
+int CmdOptions(const Args& args) {
+  if (args.has("markdown")) {
+    std::cout << RenderOptionsMarkdown("Store options", StoreOptionSpecs());
+    return kExitOk;
+  }
+  for (const smr::OptionSpec& s : StoreOptionSpecs()) {
+    const std::string range = OptionRangeText(s);
+    std::cout << s.name << " = " << s.default_text << "  ("
+              << (s.scope == OptionScope::kMkfs ? "mkfs" : "mount")
+              << (range.empty() ? "" : "; " + range) << ")\n    " << s.help << "\n";
+  }
+  return kExitOk;
+}
+
 int CmdMkfs(const Args& args) {
   const std::string& dir = args.positional()[0];
   std::vector<std::string> specs(args.positional().begin() + 1, args.positional().end());
   StoreOptions opts;
-  auto inline_max = args.size("inline-max", opts.inline_max);
-  auto max_record = args.size("max-record", opts.max_record_payload);
-  if (!inline_max.ok()) return UsageFail("mkfs", inline_max.status());
-  if (!max_record.ok()) return UsageFail("mkfs", max_record.status());
-  if (*inline_max > UINT32_MAX || *max_record > UINT32_MAX) {
-    return UsageFail("mkfs", Status::InvalidArgument("--inline-max / --max-record too large"));
+  std::set<std::string> given;
+  if (Status st = ApplyStoreOptionArgs(args, kMkfsOptionFlags, /*gc_free=*/true, &opts, &given);
+      !st.ok()) {
+    return UsageFail("mkfs", st);
   }
-  opts.inline_max = static_cast<uint32_t>(*inline_max);
-  opts.max_record_payload = static_cast<uint32_t>(*max_record);
-  auto free_zones_max = args.number("gc-free-zones-max", opts.gc_free_zones_max);
-  if (!free_zones_max.ok()) return UsageFail("mkfs", free_zones_max.status());
-  if (*free_zones_max > UINT32_MAX) {
-    return UsageFail("mkfs", Status::InvalidArgument("--gc-free-zones-max too large"));
-  }
-  opts.gc_free_zones_max = static_cast<uint32_t>(*free_zones_max);
-  auto pack_max = args.size("pack-max", opts.pack_max);
-  if (!pack_max.ok()) return UsageFail("mkfs", pack_max.status());
-  auto pinned_max = args.number("journal-pinned-zones-max", opts.journal_pinned_zones_max);
-  if (!pinned_max.ok()) return UsageFail("mkfs", pinned_max.status());
-  if (*pack_max > UINT32_MAX || *pinned_max > UINT32_MAX) {
-    return UsageFail("mkfs", Status::InvalidArgument(
-                                 "--pack-max / --journal-pinned-zones-max too large"));
-  }
-  opts.pack_max = static_cast<uint32_t>(*pack_max);
-  opts.journal_pinned_zones_max = static_cast<uint32_t>(*pinned_max);
-  if (args.has("gc-policy")) {
-    auto policy = ParseVictimPolicy(args.get("gc-policy"));
-    if (!policy.ok()) return UsageFail("mkfs", policy.status());
-    opts.gc_policy = *policy;
-  }
-  if (args.has("gc-free")) {
-    // START:URGENT:STOP, as bench and what-if take them (Store::Mkfs checks their order).
-    auto w = ParseGcFree(args.get("gc-free"));
-    if (!w.ok()) return UsageFail("mkfs", w.status().WithContext("--gc-free"));
-    opts.gc_start_free = (*w)[0];
-    opts.gc_urgent_free = (*w)[1];
-    opts.gc_stop_free = (*w)[2];
-  }
-  // auto|on|off options (auto: unset, the store decides by its drives).
-  for (auto [flag, opt] : {std::pair{"journal-with-data", &opts.journal_with_data},
-                           std::pair{"gc-read-ahead", &opts.gc_read_ahead}}) {
-    if (!args.has(flag)) continue;
-    const std::string v = args.get(flag);
-    if (v == "on" || v == "off") {
-      *opt = v == "on";
-    } else if (v != "auto") {
-      return UsageFail("mkfs", Status::InvalidArgument("--" + std::string(flag) + ": '" + v +
-                                                       "' is not auto, on or off"));
-    }
-  }
+  if (Status st = ValidateStoreOptions(opts); !st.ok()) return UsageFail("mkfs", st);
   // The engine creates DIR only after formatting the drives (and does not undo that when
   // it cannot), so the tool creates DIR first and removes it again if mkfs fails.
   bool made_dir = false;

@@ -9,6 +9,9 @@
 namespace smr::tool {
 
 int CmdMkfs(const Args& args);
+// The store options (store/options.def): defaults, scope, range, help; --markdown: the table
+// of doc/options.md's store section.
+int CmdOptions(const Args& args);
 int CmdDf(const Args& args);
 int CmdStats(const Args& args);
 int CmdGc(const Args& args);

@@ -28,27 +28,28 @@ void AddStoreCommands(Cli* cli) {
             2,
             65,
             {{"force", "", "format drives that belong to another store"},
-             {"inline-max", "BYTES", "objects up to this size stay in RocksDB (default 0)"},
-             {"max-record", "BYTES", "largest data record payload (default 1M, 4K multiple)"},
-             {"journal-with-data", "auto|on|off",
-              "each commit's journal record after its data, not in a journal zone (default "
-              "auto: on when a drive is rotational)"},
-             {"gc-read-ahead", "auto|on|off",
-              "idle GC reads its slices' records ahead in 512 KiB reads an arrival can stop "
-              "between (default auto: on when a drive is rotational)"},
-             {"gc-free-zones-max", "N",
-              "the GC watermarks keep at most N zones free per drive (default 64; 0: no cap)"},
-             {"pack-max", "BYTES",
-              "data records of at most this many bytes share pack records (default 32K; 0: "
-              "never pack)"},
-             {"journal-pinned-zones-max", "N",
-              "with the journal after the data: pinned data zones that make a checkpoint due "
-              "(default 0: 1/16 of the data zones, at least 4)"},
-             {"gc-policy", "greedy|cost-benefit|lifetime", "GC victim policy (default lifetime)"},
+             {"opt", "KEY=VALUE[,...]", kStoreOptHelp},
+             {"inline-max", "BYTES", StoreOptionHelp("inline_max")},
+             {"max-record", "BYTES", StoreOptionHelp("max_record_payload")},
+             {"journal-with-data", "auto|on|off", StoreOptionHelp("journal_with_data")},
+             {"gc-read-ahead", "auto|on|off", StoreOptionHelp("gc_read_ahead")},
+             {"gc-free-zones-max", "N", StoreOptionHelp("gc_free_zones_max")},
+             {"pack-max", "BYTES", StoreOptionHelp("pack_max")},
+             {"journal-pinned-zones-max", "N", StoreOptionHelp("journal_pinned_zones_max")},
+             {"gc-policy", "greedy|cost-benefit|lifetime", StoreOptionHelp("gc_policy")},
              {"gc-free", "START:URGENT:STOP",
-              "GC free-space watermarks, fractions of the data zones (default "
-              "0.03:0.01:0.05)"}},
+              "GC free-space watermarks, fractions of the data zones (store options "
+              "gc_start_free, gc_urgent_free, gc_stop_free; default 0.03:0.01:0.05)"}},
             CmdMkfs});
+  cli->Add({"options", "", "the store options: default, scope, range, help",
+            "Lists every store option (src/os/smrstore/store/options.def): its default, whether\n"
+            "it is fixed at mkfs or taken at mount, its range and what it does. mkfs and bench\n"
+            "take any of them as --opt KEY=VALUE, an OSD's smrstore.conf as KEY = VALUE.\n"
+            "--markdown prints the table doc/options.md holds.",
+            0,
+            0,
+            {{"markdown", "", "print a markdown table"}},
+            CmdOptions});
   cli->Add({"df", "STORE", "space used and available",
             "Total data capacity; available: the largest object put can store now (its\n"
             "records with their 4 KiB headers fit in the space users can surely still write,\n"

@@ -4,10 +4,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "common/json.h"
+#include "objectstore/smrstore_perf_table.h"
 #include "store/stats_document.h"
 #include "store/store.h"
 
@@ -15,28 +17,52 @@ namespace smr::ceph_adapter {
 
 namespace {
 
-struct DriveCounts {
-  uint64_t free = 0, open = 0, sealed = 0, reserved = 0, offline = 0, readonly = 0, conv = 0;
-};
-
-// Counts a drive's zones by state from its zone-map string, decoded by the engine's
-// DecodeZoneMapChar (store/stats_document.h; the codes of doc/stats-schema.md).
-DriveCounts CountZones(const std::string& zonemap) {
-  DriveCounts d;
-  for (char ch : zonemap) {
-    switch (DecodeZoneMapChar(ch).state) {
-      case ZoneMapState::kConventional: ++d.conv; break;
-      case ZoneMapState::kFree: ++d.free; break;
-      case ZoneMapState::kOpen: ++d.open; break;
-      case ZoneMapState::kSealed: ++d.sealed; break;
-      case ZoneMapState::kReserved: ++d.reserved; break;
-      case ZoneMapState::kOffline: ++d.offline; break;
-      case ZoneMapState::kReadOnly: ++d.readonly; break;
-      case ZoneMapState::kInactive: break;  // hybrid drives: no counter (the stats document's zones.inactive)
-      case ZoneMapState::kUnknown: break;
+// Registers `defs` in `b` at indices first + 1, first + 2, ...
+template <size_t N>
+void AddCounters(PerfCountersBuilder& b, int first, const PerfCounterDef (&defs)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    const PerfCounterDef& d = defs[i];
+    const int idx = first + 1 + static_cast<int>(i);
+    const char* nick = d.nick[0] != '\0' ? d.nick : nullptr;
+    const int prio = d.interesting ? PerfCountersBuilder::PRIO_INTERESTING : 0;
+    const int unit = d.bytes ? PerfCountersBuilder::UNIT_BYTES : PerfCountersBuilder::UNIT_NONE;
+    if (d.kind == PerfKind::kCounter) {
+      b.add_u64_counter(idx, d.name, d.description, nick, prio, unit);
+    } else {
+      b.add_u64(idx, d.name, d.description, nick, prio, unit);
     }
   }
-  return d;
+}
+
+// A counter's value from the stats document `doc` (`at`: the document, or one drive of it
+// for drive counters): the field at its path (booleans as 0/1), or what its source derives.
+uint64_t CounterValue(const PerfCounterDef& d, const Json& doc, const Json& at) {
+  switch (d.source) {
+    case PerfSource::kPath: {
+      const Json& v = at.at(Json::json_pointer(d.path));
+      if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+      if (v.is_null()) return 0;
+      if (v.is_number_float()) return static_cast<uint64_t>(v.get<double>());
+      return v.get<uint64_t>();
+    }
+    case PerfSource::kWaMilli: {
+      const uint64_t user = doc.at("io").at("user_bytes").get<uint64_t>();
+      const uint64_t device = doc.at("io").at("device_bytes").get<uint64_t>();
+      return user ? device * 1000 / user : 0;
+    }
+    case PerfSource::kConversionState: {
+      // The most pressing of the drives' hybrid states: converting, then stalled, then
+      // idle; none when no drive is hybrid. Numbering: 0 none, 1 idle, 2 converting,
+      // 3 stalled.
+      int rank = 0;  // 0 none, 1 idle, 2 stalled, 3 converting
+      for (const Json& dr : doc.at("drives")) {
+        const std::string state = dr.at("hybrid").at("state").get<std::string>();
+        rank = std::max(rank, state == "converting" ? 3 : state == "stalled" ? 2 : state == "idle" ? 1 : 0);
+      }
+      return rank == 3 ? 2 : rank == 2 ? 3 : static_cast<uint64_t>(rank);
+    }
+  }
+  return 0;
 }
 
 // The compact JSON text of an admin-socket reply.
@@ -50,66 +76,11 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
     : cct_(cct), engine_(engine), name_(name) {
   // PRIO_USEFUL: the default mgr_stats_threshold, so the OSD reports every counter to
   // ceph-mgr (the smrstore mgr module reads them; doc/stats-schema.md).
-  PerfCountersBuilder b(cct_, "smrstore", l_smrstore_first, l_smrstore_last);
+  constexpr int kStoreLast = l_smrstore_first + 1 + std::size(kStorePerfCounters);
+  constexpr int kDriveLast = l_smrdrive_first + 1 + std::size(kDrivePerfCounters);
+  PerfCountersBuilder b(cct_, "smrstore", l_smrstore_first, kStoreLast);
   b.set_prio_default(PerfCountersBuilder::PRIO_USEFUL);
-  b.add_u64_counter(l_smrstore_user_bytes, "smrstore_user_bytes",
-                    "Payload bytes written by clients since mount", "usr", 0,
-                    PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64_counter(l_smrstore_device_bytes, "smrstore_device_bytes",
-                    "Record bytes written to the zoned drives since mount", "dev", 0,
-                    PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64_counter(l_smrstore_gc_bytes, "smrstore_gc_bytes",
-                    "Record bytes written by zone GC since mount", "gcb", 0,
-                    PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64(l_smrstore_wa_milli, "smrstore_wa_milli",
-            "Write amplification x 1000 (device / user bytes since mount)", "wa",
-            PerfCountersBuilder::PRIO_INTERESTING);
-  b.add_u64_counter(l_smrstore_gc_runs, "smrstore_gc_runs", "Victim zones cleaned");
-  b.add_u64_counter(l_smrstore_gc_zones_reset, "smrstore_gc_zones_reset", "Zones reset by GC");
-  b.add_u64_counter(l_smrstore_gc_live_moved, "smrstore_gc_live_moved",
-                    "Live payload bytes relocated by GC", nullptr, 0,
-                    PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64_counter(l_smrstore_gc_throttle_ns, "smrstore_gc_throttle_ns",
-                    "Nanoseconds foreground commits waited for GC");
-  b.add_u64(l_smrstore_gc_auto, "smrstore_gc_auto", "1 when background GC is on");
-  b.add_u64_counter(l_smrstore_gc_failures, "smrstore_gc_failures",
-                    "GC cleanings that failed and were rolled back since mount");
-  b.add_u64(l_smrstore_gc_quarantined_zones, "smrstore_gc_quarantined_zones",
-            "Zones GC leaves alone for a while after their cleaning failed");
-  b.add_u64_counter(l_smrstore_pack_records, "smrstore_pack_records",
-                    "Pack records (small writes sharing a header block) written since mount");
-  b.add_u64_counter(l_smrstore_pack_entries, "smrstore_pack_entries",
-                    "Small writes stored as pack entries since mount");
-  b.add_u64_counter(l_smrstore_pack_payload_bytes, "smrstore_pack_payload_bytes",
-                    "Payload bytes of pack entries written since mount", nullptr, 0,
-                    PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64_counter(l_smrstore_pack_record_bytes, "smrstore_pack_record_bytes",
-                    "Zone bytes of pack records written since mount (header blocks, padding)",
-                    nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64_counter(l_smrstore_data_reads, "smrstore_data_reads",
-                    "Device reads of object data since mount");
-  b.add_u64_counter(l_smrstore_data_read_records, "smrstore_data_read_records",
-                    "Data records those reads covered (more than reads: gathered reads)");
-  b.add_u64(l_smrstore_gc_pinned_zones, "smrstore_gc_pinned_zones",
-            "Data zones pinned by metadata-journal records until the next checkpoint");
-  b.add_u64_counter(l_smrstore_gc_read_ahead_bytes, "smrstore_gc_read_ahead_bytes",
-                    "Victim bytes idle GC read ahead of the slices that moved them",
-                    nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64_counter(l_smrstore_gc_read_ahead_yields, "smrstore_gc_read_ahead_yields",
-                    "GC read-aheads a foreground arrival stopped");
-  b.add_u64_counter(l_smrstore_txns, "smrstore_txns", "Transactions committed");
-  b.add_u64_counter(l_smrstore_crc_errors, "smrstore_crc_errors",
-                    "Records that failed their crc32c on read");
-  b.add_u64(l_smrstore_statfs_total, "smrstore_statfs_total", "Data zone capacity", nullptr, 0,
-            PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64(l_smrstore_statfs_available, "smrstore_statfs_available",
-            "Free zones plus room in open zones", nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64(l_smrstore_statfs_stored, "smrstore_statfs_stored", "Live object bytes", nullptr, 0,
-            PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64(l_smrstore_statfs_reclaimable, "smrstore_statfs_reclaimable",
-            "Dead record bytes zone GC can reclaim", nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
-  b.add_u64(l_smrstore_conversion_state, "smrstore_conversion_state",
-            "Hybrid CMR/SMR conversion: 0 none, 1 idle, 2 converting, 3 stalled");
+  AddCounters(b, l_smrstore_first, kStorePerfCounters);
   logger_ = b.create_perf_counters();
   cct_->get_perfcounters_collection()->add(logger_);
 
@@ -117,24 +88,9 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
   engine_->StatsDocument(name_, StatsDocumentOptions{false}, &maps);
   for (size_t i = 0; i < maps.size(); ++i) {
     PerfCountersBuilder d(cct_, "smrstore-drive." + std::to_string(i), l_smrdrive_first,
-                          l_smrdrive_last);
+                          kDriveLast);
     d.set_prio_default(PerfCountersBuilder::PRIO_USEFUL);
-    d.add_u64(l_smrdrive_zones_free, "smrstore_zones_free", "Empty data zones");
-    d.add_u64(l_smrdrive_zones_open, "smrstore_zones_open", "Open data zones");
-    d.add_u64(l_smrdrive_zones_sealed, "smrstore_zones_sealed", "Full (sealed) data zones");
-    d.add_u64(l_smrdrive_zones_reserved, "smrstore_zones_reserved", "Superblock-log zones");
-    d.add_u64(l_smrdrive_zones_offline, "smrstore_zones_offline", "Offline zones");
-    d.add_u64(l_smrdrive_zones_readonly, "smrstore_zones_readonly", "Read-only zones");
-    d.add_u64(l_smrdrive_zones_conventional, "smrstore_zones_conventional",
-              "Conventional zones the store does not use");
-    d.add_u64(l_smrdrive_capacity_bytes, "smrstore_capacity_bytes", "Data zone capacity",
-              nullptr, 0, PerfCountersBuilder::UNIT_BYTES);
-    d.add_u64(l_smrdrive_written_bytes, "smrstore_written_bytes",
-              "Bytes up to the write pointers of data zones", nullptr, 0,
-              PerfCountersBuilder::UNIT_BYTES);
-    d.add_u64(l_smrdrive_live_bytes, "smrstore_live_bytes",
-              "Payload bytes committed extents reference", nullptr, 0,
-              PerfCountersBuilder::UNIT_BYTES);
+    AddCounters(d, l_smrdrive_first, kDrivePerfCounters);
     PerfCounters* p = d.create_perf_counters();
     cct_->get_perfcounters_collection()->add(p);
     drive_loggers_.push_back(p);
@@ -175,67 +131,18 @@ PerfAndAdmin::~PerfAndAdmin() {
 }
 
 void PerfAndAdmin::Refresh() {
-  const StoreCounters c = engine_->Counters();
-  const StoreStatfs st = engine_->Statfs();
-  logger_->set(l_smrstore_user_bytes, c.user_bytes_written);
-  logger_->set(l_smrstore_device_bytes, c.device_bytes_written);
-  logger_->set(l_smrstore_gc_bytes, c.gc_bytes_written);
-  logger_->set(l_smrstore_wa_milli,
-               c.user_bytes_written ? c.device_bytes_written * 1000 / c.user_bytes_written : 0);
-  logger_->set(l_smrstore_gc_runs, c.gc_runs);
-  logger_->set(l_smrstore_gc_zones_reset, c.gc_zones_reset);
-  logger_->set(l_smrstore_gc_live_moved, c.gc_live_moved);
-  logger_->set(l_smrstore_gc_throttle_ns, c.gc_throttle_ns);
-  logger_->set(l_smrstore_gc_failures, c.gc_failures);
-  logger_->set(l_smrstore_gc_quarantined_zones, c.gc_quarantined_zones);
-  logger_->set(l_smrstore_pack_records, c.pack_records);
-  logger_->set(l_smrstore_pack_entries, c.pack_entries);
-  logger_->set(l_smrstore_pack_payload_bytes, c.pack_payload_bytes);
-  logger_->set(l_smrstore_pack_record_bytes, c.pack_record_bytes);
-  logger_->set(l_smrstore_data_reads, c.data_reads);
-  logger_->set(l_smrstore_data_read_records, c.data_read_records);
-  logger_->set(l_smrstore_gc_read_ahead_bytes, c.gc_read_ahead_bytes);
-  logger_->set(l_smrstore_gc_read_ahead_yields, c.gc_read_ahead_yields);
-  logger_->set(l_smrstore_txns, c.txns_committed);
-  logger_->set(l_smrstore_crc_errors, c.crc_errors);
-  logger_->set(l_smrstore_statfs_total, st.total);
-  logger_->set(l_smrstore_statfs_available, st.available);
-  logger_->set(l_smrstore_statfs_stored, st.stored);
-  logger_->set(l_smrstore_statfs_reclaimable, st.reclaimable);
-  std::vector<DriveZoneMaps> maps;
-  const Json doc = engine_->StatsDocumentJson(name_, StatsDocumentOptions{false}, &maps);
-  // The store's conversion state: the most pressing of its drives' hybrid states
-  // (converting, then stalled, then idle; none when no drive is hybrid).
-  uint64_t conversion = 0;
-  for (const Json& dr : doc.at("drives")) {
-    const std::string state = dr.at("hybrid").at("state").get<std::string>();
-    const uint64_t code = state == "converting" ? 3 : state == "stalled" ? 2 : state == "idle" ? 1 : 0;
-    conversion = std::max(conversion, code);
+  // Every counter is a field of the stats document (or derived from it): one snapshot.
+  const Json doc = engine_->StatsDocumentJson(name_, StatsDocumentOptions{false});
+  for (size_t i = 0; i < std::size(kStorePerfCounters); ++i) {
+    logger_->set(l_smrstore_first + 1 + static_cast<int>(i),
+                 CounterValue(kStorePerfCounters[i], doc, doc));
   }
-  // Perf counter numbering: 0 none, 1 idle, 2 converting, 3 stalled.
-  logger_->set(l_smrstore_conversion_state,
-               conversion == 3 ? 2 : conversion == 2 ? 3 : conversion);
-  // The engine's own state (its gc_auto option, then `smrstore gc start|stop`), as the
-  // document's gc.auto says it.
-  logger_->set(l_smrstore_gc_auto, doc.at("gc").at("auto").get<bool>() ? 1 : 0);
-  // Journal-pinned zones are counted from the document's zone snapshot (no counter has them).
-  logger_->set(l_smrstore_gc_pinned_zones, doc.at("gc").at("pinned_zones").get<uint64_t>());
   const Json& drives = doc.at("drives");
-  for (size_t i = 0; i < maps.size() && i < drive_loggers_.size(); ++i) {
-    const DriveCounts d = CountZones(maps[i].zonemap);
-    PerfCounters* p = drive_loggers_[i];
-    if (i < drives.size()) {
-      p->set(l_smrdrive_capacity_bytes, drives.at(i).at("capacity_bytes").get<uint64_t>());
-      p->set(l_smrdrive_written_bytes, drives.at(i).at("written_bytes").get<uint64_t>());
-      p->set(l_smrdrive_live_bytes, drives.at(i).at("live_bytes").get<uint64_t>());
+  for (size_t i = 0; i < drives.size() && i < drive_loggers_.size(); ++i) {
+    for (size_t k = 0; k < std::size(kDrivePerfCounters); ++k) {
+      drive_loggers_[i]->set(l_smrdrive_first + 1 + static_cast<int>(k),
+                             CounterValue(kDrivePerfCounters[k], doc, drives.at(i)));
     }
-    p->set(l_smrdrive_zones_free, d.free);
-    p->set(l_smrdrive_zones_open, d.open);
-    p->set(l_smrdrive_zones_sealed, d.sealed);
-    p->set(l_smrdrive_zones_reserved, d.reserved);
-    p->set(l_smrdrive_zones_offline, d.offline);
-    p->set(l_smrdrive_zones_readonly, d.readonly);
-    p->set(l_smrdrive_zones_conventional, d.conv);
   }
 }
 

@@ -3,7 +3,7 @@
 //
 // Contract
 //   Construction registers logger `smrstore` and one logger `smrstore-drive.<i>` per drive
-//   (names and meanings in doc/stats-schema.md), starts a thread that refreshes them every
+//   (names and meanings: the stats schema's x-perf-counters, doc/stats-schema.md), starts a thread that refreshes them every
 //   second from the engine, and registers the admin-socket commands (also reachable as
 //   `ceph tell osd.N ...` and from ceph-mgr's send_command). Every counter has priority
 //   PRIO_USEFUL or above, so an OSD's MgrClient sends it to ceph-mgr (mgr_stats_threshold
@@ -34,52 +34,12 @@ class Store;
 
 namespace smr::ceph_adapter {
 
-// Counter indices (Ceph reserves ranges per subsystem; smrstore takes 930000..).
-enum {
-  l_smrstore_first = 930000,
-  l_smrstore_user_bytes,
-  l_smrstore_device_bytes,
-  l_smrstore_gc_bytes,
-  l_smrstore_wa_milli,
-  l_smrstore_gc_runs,
-  l_smrstore_gc_zones_reset,
-  l_smrstore_gc_live_moved,
-  l_smrstore_gc_throttle_ns,
-  l_smrstore_gc_auto,
-  l_smrstore_txns,
-  l_smrstore_crc_errors,
-  l_smrstore_statfs_total,
-  l_smrstore_statfs_available,
-  l_smrstore_statfs_stored,
-  l_smrstore_statfs_reclaimable,
-  l_smrstore_conversion_state,
-  l_smrstore_gc_failures,
-  l_smrstore_gc_quarantined_zones,
-  l_smrstore_pack_records,
-  l_smrstore_pack_entries,
-  l_smrstore_pack_payload_bytes,
-  l_smrstore_pack_record_bytes,
-  l_smrstore_data_reads,
-  l_smrstore_data_read_records,
-  l_smrstore_gc_pinned_zones,
-  l_smrstore_gc_read_ahead_bytes,
-  l_smrstore_gc_read_ahead_yields,
-  l_smrstore_last,
-};
-enum {
-  l_smrdrive_first = 931000,
-  l_smrdrive_zones_free,
-  l_smrdrive_zones_open,
-  l_smrdrive_zones_sealed,
-  l_smrdrive_zones_reserved,
-  l_smrdrive_zones_offline,
-  l_smrdrive_zones_readonly,
-  l_smrdrive_zones_conventional,
-  l_smrdrive_capacity_bytes,
-  l_smrdrive_written_bytes,
-  l_smrdrive_live_bytes,
-  l_smrdrive_last,
-};
+// Counter indices (Ceph reserves ranges per subsystem; smrstore takes 930000..): the
+// counters of objectstore/smrstore_perf_table.h (generated from the stats schema's
+// x-perf-counters) in table order, logger `smrstore` from l_smrstore_first + 1, the drive
+// loggers from l_smrdrive_first + 1.
+enum { l_smrstore_first = 930000 };
+enum { l_smrdrive_first = 931000 };
 
 class PerfAndAdmin : public AdminSocketHook {
  public:

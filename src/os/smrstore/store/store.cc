@@ -23,6 +23,7 @@
 #include "common/crc32c.h"
 #include "common/json.h"
 #include "device/device_spec.h"
+#include "store/options_table.h"
 #include "store/store_internal.h"
 #include "store/superblock_log.h"
 
@@ -39,120 +40,10 @@ uint64_t NowNanos() {
                                    .count());
 }
 
-std::string EncodeOptions(const StoreOptions& o) {
-  return "max_record_payload=" + std::to_string(o.max_record_payload) +
-         "\ninline_max=" + std::to_string(o.inline_max) +
-         "\nsmall_write_max=" + std::to_string(o.small_write_max) +
-         "\npack_max=" + std::to_string(o.pack_max) +
-         "\nmax_group=" + std::to_string(o.max_group) +
-         "\ngc_policy=" + VictimPolicyName(o.gc_policy) +
-         "\nseparate_streams=" + (o.separate_streams ? "1" : "0") +
-         "\ngc_auto=" + (o.gc_auto ? "1" : "0") +
-         "\ngc_in_groups=" + (o.gc_in_groups ? "1" : "0") +
-         "\ngc_start_free=" + std::to_string(o.gc_start_free) +
-         "\ngc_urgent_free=" + std::to_string(o.gc_urgent_free) +
-         "\ngc_stop_free=" + std::to_string(o.gc_stop_free) +
-         "\ngc_free_zones_max=" + std::to_string(o.gc_free_zones_max) +
-         "\ngc_reserve_zones=" + std::to_string(o.gc_reserve_zones) +
-         "\ngc_idle_slice=" + std::to_string(o.gc_idle_slice) +
-         "\ngc_idle_yield=" + (o.gc_idle_yield ? "1" : "0") +
-         "\ngc_read_ahead=" + (o.gc_read_ahead ? (*o.gc_read_ahead ? "1" : "0") : "auto") +
-         "\njournal=" + (o.journal ? "1" : "0") +
-         "\njournal_with_data=" +
-         (o.journal_with_data ? (*o.journal_with_data ? "1" : "0") : "auto") +
-         "\njournal_pinned_zones_max=" + std::to_string(o.journal_pinned_zones_max) +
-         "\nhybrid_auto=" + (o.hybrid_auto ? "1" : "0") +
-         "\nhybrid_convert_free=" + std::to_string(o.hybrid_convert_free) +
-         "\nhybrid_shrink_free=" + std::to_string(o.hybrid_shrink_free) +
-         "\nhybrid_latency_bound_ms=" + std::to_string(o.hybrid_latency_bound_ms) +
-         "\nhybrid_hbuffer=" + (o.hybrid_hbuffer ? "1" : "0") + "\n";
-}
-
-Result<StoreOptions> DecodeOptions(const std::string& text) {
-  StoreOptions o;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string k = line.substr(0, eq);
-    const unsigned long v = std::strtoul(line.c_str() + eq + 1, nullptr, 10);
-    if (k == "max_record_payload") o.max_record_payload = static_cast<uint32_t>(v);
-    if (k == "inline_max") o.inline_max = static_cast<uint32_t>(v);
-    if (k == "small_write_max") o.small_write_max = static_cast<uint32_t>(v);
-    if (k == "pack_max") o.pack_max = static_cast<uint32_t>(v);  // absent: the default
-    if (k == "max_group") o.max_group = static_cast<uint32_t>(v);
-    const std::string val = line.substr(eq + 1);
-    if (k == "gc_policy") {
-      auto policy = ParseVictimPolicy(val);
-      if (!policy.ok()) return Status::Corruption("stored store options: unknown gc_policy " + val);
-      o.gc_policy = *policy;
-    }
-    if (k == "separate_streams") o.separate_streams = v != 0;
-    if (k == "gc_auto") o.gc_auto = v != 0;
-    if (k == "gc_in_groups") o.gc_in_groups = v != 0;
-    if (k == "gc_start_free") o.gc_start_free = std::strtod(val.c_str(), nullptr);
-    if (k == "gc_urgent_free") o.gc_urgent_free = std::strtod(val.c_str(), nullptr);
-    if (k == "gc_stop_free") o.gc_stop_free = std::strtod(val.c_str(), nullptr);
-    // Absent (a store made before the cap): the default.
-    if (k == "gc_free_zones_max") o.gc_free_zones_max = static_cast<uint32_t>(v);
-    if (k == "gc_reserve_zones") o.gc_reserve_zones = static_cast<uint32_t>(v);
-    if (k == "gc_idle_slice") o.gc_idle_slice = static_cast<uint32_t>(v);  // absent: default
-    if (k == "gc_idle_yield") o.gc_idle_yield = v != 0;  // absent: the default
-    if (k == "gc_read_ahead" && val != "auto") o.gc_read_ahead = v != 0;  // absent: auto
-    if (k == "journal") o.journal = v != 0;
-    if (k == "journal_with_data" && val != "auto") o.journal_with_data = v != 0;  // absent: auto
-    if (k == "journal_pinned_zones_max") o.journal_pinned_zones_max = static_cast<uint32_t>(v);
-    if (k == "hybrid_auto") o.hybrid_auto = v != 0;
-    if (k == "hybrid_convert_free") o.hybrid_convert_free = std::strtod(val.c_str(), nullptr);
-    if (k == "hybrid_shrink_free") o.hybrid_shrink_free = std::strtod(val.c_str(), nullptr);
-    if (k == "hybrid_latency_bound_ms") o.hybrid_latency_bound_ms = static_cast<uint32_t>(v);
-    if (k == "hybrid_hbuffer") o.hybrid_hbuffer = v != 0;
-  }
-  if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 || o.max_group == 0 ||
-      o.pack_max > kMaxPackPayload || (o.gc_idle_slice != 0 && (o.gc_idle_slice < kMinGcIdleSlice ||
-                                  o.gc_idle_slice > kMaxGcIdleSlice))) {
-    return Status::Corruption("stored store options are invalid: " + text);
-  }
-  return o;
-}
-
-Status CheckOptions(const StoreOptions& o) {
-  if (o.max_record_payload == 0 || o.max_record_payload % kBlock != 0 ||
-      o.max_record_payload > (64u << 20)) {
-    return Status::InvalidArgument("max_record_payload must be a multiple of 4096 up to 64 MiB");
-  }
-  if (o.inline_max > (64u << 10)) {
-    return Status::InvalidArgument("inline_max above 64 KiB would bloat RocksDB");
-  }
-  if (o.max_group == 0) return Status::InvalidArgument("max_group must be > 0");
-  if (o.pack_max > kMaxPackPayload) {
-    return Status::InvalidArgument("pack_max must be at most " +
-                                   std::to_string(kMaxPackPayload) + " (a pack's payload)");
-  }
-  if (!(o.gc_urgent_free >= 0 && o.gc_urgent_free <= o.gc_start_free &&
-        o.gc_start_free <= o.gc_stop_free && o.gc_stop_free < 1)) {
-    return Status::InvalidArgument("GC watermarks must satisfy 0 <= urgent <= start <= stop < 1");
-  }
-  if (o.gc_idle_slice != 0 &&
-      (o.gc_idle_slice < kMinGcIdleSlice || o.gc_idle_slice > kMaxGcIdleSlice)) {
-    return Status::InvalidArgument("gc_idle_slice must be 0 (by how far ahead cleaning is) or "
-                                   "64 KiB..64 MiB");
-  }
-  if (!(o.hybrid_convert_free >= 0 && o.hybrid_convert_free < 1)) {
-    return Status::InvalidArgument("hybrid_convert_free must be in [0, 1)");
-  }
-  if (!(o.hybrid_shrink_free == 0 ||
-        (o.hybrid_shrink_free >= o.hybrid_convert_free + 0.1 && o.hybrid_shrink_free < 1))) {
-    return Status::InvalidArgument(
-        "hybrid_shrink_free must be 0 (never convert back to CMR) or at least "
-        "hybrid_convert_free + 0.1 and below 1");
-  }
-  if (o.hybrid_latency_bound_ms == 0 || o.hybrid_latency_bound_ms > 60000) {
-    return Status::InvalidArgument("hybrid_latency_bound_ms must be 1..60000");
-  }
-  return Status::OK();
-}
+// The options the store was made with, kept in RocksDB as text (store/options_table.h).
+std::string EncodeOptions(const StoreOptions& o) { return EncodeStoreOptions(o); }
+Result<StoreOptions> DecodeOptions(const std::string& text) { return DecodeStoreOptions(text); }
+Status CheckOptions(const StoreOptions& o) { return ValidateStoreOptions(o); }
 
 std::vector<std::string> SplitLines(const std::string& s) {
   std::vector<std::string> out;

@@ -52,108 +52,20 @@ inline constexpr uint32_t kMaxPackPayload = 1u << 20;
 inline constexpr uint32_t kMinGcIdleSlice = 64u << 10;
 inline constexpr uint32_t kMaxGcIdleSlice = 64u << 20;
 
+// The store's options: one field per row of store/options.def (name, type, default,
+// scope, range, help, and the reasoning behind each default); parsed, checked, encoded and
+// documented through store/options_table.h.
+using StoreOptionCType_U32 = uint32_t;
+using StoreOptionCType_Double = double;
+using StoreOptionCType_Bool = bool;
+using StoreOptionCType_AutoBool = std::optional<bool>;
+using StoreOptionCType_Policy = VictimPolicy;
+
 struct StoreOptions {
-  // --- Zone GC (store/gc.cc). Fractions are of the data zones that are free. ---
-  VictimPolicy gc_policy = VictimPolicy::kLifetime;
-  // false: every write (user, small, GC) goes to one stream — the baseline placement.
-  bool separate_streams = true;
-  bool gc_auto = true;          // clean in the background of commits
-  // Paced GC slices under load ride in the foreground commit group they are paced
-  // against: their relocations are written, flushed and synced with its transactions (one
-  // flush, one RocksDB sync, one journal record), instead of as a commit of their own that
-  // the group waits behind. false: every slice commits alone (the earlier behaviour).
-  bool gc_in_groups = true;
-  // Kept low on purpose: free zones hold no data, so every free zone kept makes the sealed
-  // zones fuller, and fuller victims cost more to clean (higher WA). Cleaning also always
-  // runs before a commit group that would not fit in the space users can still write.
-  double gc_start_free = 0.03;  // start cleaning below this free fraction
-  double gc_urgent_free = 0.01; // below this, commit groups wait for cleaning
-  double gc_stop_free = 0.05;   // idle cleaning stops above this
-  // Cap on the free zones the watermarks keep, per drive: when gc_stop_free of the data
-  // zones is more than this many zones per drive, all three watermarks shrink by the same
-  // factor so that idle cleaning stops with this many zones free per drive (gc/pacer.h,
-  // GcPacedFree). Free room absorbs bursts in bytes, but costs WA as a fraction of the
-  // drive: 5 % of a 20 TB drive's 76,000 zones of 256 MiB is about 1 TB held free, where
-  // 64 zones are 16 GiB (about a minute of writes at 250 MB/s). No effect on drives of
-  // up to 1,280 zones at the default watermarks. 0: no cap (fractions only). Measured:
-  // doc/performance.md, "A cap on the free zones the watermarks keep".
-  uint32_t gc_free_zones_max = 64;
-  uint32_t gc_reserve_zones = 2;  // zones per drive only GC may fill (so it can always run)
-  // Live bytes one idle GC slice moves (idle = no foreground work queued). Idle cleaning
-  // yields to a foreground arrival between slices (and, with gc_idle_yield, between the
-  // records of one), so this bounds how long an arrival waits behind idle GC; paced
-  // slices under load move 4 MiB. 64 KiB..64 MiB, or 0: by
-  // how far ahead cleaning is (gc/pacer.h, IdleSlice): 1 MiB while free space is at or
-  // above the midpoint of gc_start_free and gc_stop_free, 4 MiB below it. Measured
-  // (doc/performance.md, "Idle GC in shorter slices"): a fixed 1 MiB halved the PUT p99 on
-  // a drive without seek cost but doubled it on the HDD model (GC fell behind in idle
-  // time); the default stays 4 MiB until 0 is shown on both.
-  uint32_t gc_idle_slice = 4u << 20;
-  // An idle slice also ends at the next record (after its first) once a foreground
-  // transaction is queued, and commits what it planned: an arrival waits behind the record
-  // being read plus the writes planned so far, not a whole slice; without arrivals slices
-  // stay gc_idle_slice long (what a drive that seeks needs). false: slices run to their size.
-  // Measured (doc/performance.md, "Idle slices that yield at the next record"): PUT p99
-  // 9 %, 34 % (HDD model) and 19 % (tmpfs, no timing model) lower in three A/B pairs,
-  // same WA.
-  bool gc_idle_yield = true;
-  // Idle GC reads the live records of its next slice ahead of the slice, in device reads of
-  // at most 512 KiB (gc/read_ahead.h) with a check for a foreground arrival before each:
-  // an arrival stops it and goes first (what was read is kept for the slice), so it waits
-  // behind one such read, not behind a seek to the victim and a slice's worth of reads;
-  // the slice then only writes. Only with gc_idle_yield (the arrival checks are the point).
-  // Unset: on when any drive is rotational (DeviceInfo::rotational) — a drive without seek
-  // cost gains nothing from it and pays a copy (doc/performance.md, "Idle GC reads its
-  // victim ahead").
-  std::optional<bool> gc_read_ahead;
-
-  // Largest payload of one data record; larger writes are split. Reads verify whole
-  // records, so this bounds the read amplification of small reads of large objects.
-  uint32_t max_record_payload = 1u << 20;
-  // Objects whose data never exceeds this size stay inline in RocksDB (0 = never). 4 KiB
-  // by measurement (doc/performance.md, storebench): a 4 KiB object costs an 8 KiB record
-  // in a zone (header block + payload) but ~4.2 KiB in RocksDB, and PUTs are ~5x faster.
-  uint32_t inline_max = 4096;
-  // Data records of at most this many payload bytes are packed: the small writes of one
-  // commit group (and small GC relocations) share pack records, each an entry with its
-  // own crc, instead of costing a 4 KiB header block each (0 = never pack).
-  uint32_t pack_max = 32u << 10;
-  // Writes smaller than this go to the small-data stream, larger ones to the user stream.
-  uint32_t small_write_max = 64u << 10;
-  // Most transactions committed together in one group.
-  uint32_t max_group = 64;
-  // The metadata journal in the zones (store/journal.cc): what `smrstore-tool rebuild-meta`
-  // rebuilds the metadata database from. Off only to measure what it costs.
-  bool journal = true;
-  // Where a commit group's journal record goes. With data: into the zone the group writes
-  // most to (a group without data: the zone the last group wrote), right after that data,
-  // so a drive with a head does not seek to a journal zone and back per commit; such zones
-  // stay pinned (never reset) until the next checkpoint, which is also taken once
-  // `journal_pinned_zones_max` zones are pinned or GC finds only pinned zones to clean.
-  // Otherwise every record goes to the journal's own zones, which keeps reclaim prompt on
-  // drives without seeks. Checkpoints always go to journal zones. Unset: with data when any
-  // drive is rotational (DeviceInfo::rotational), as Ceph picks hdd/ssd defaults.
-  std::optional<bool> journal_with_data;
-  // Pinned data zones that make a checkpoint due (0 = 1/16 of the data zones, at least 4).
-  uint32_t journal_pinned_zones_max = 0;
-
-  // --- Hybrid drives (store/hybrid.cc; only emulated drives are hybrid here). ---
-  // New space is CMR; a CMR realm converts to SMR (1.25x its capacity by default) when the
-  // free fraction of the data zones falls below hybrid_convert_free, and, when
-  // hybrid_shrink_free > 0, an empty SMR realm converts back to CMR when the free fraction
-  // stays above it even after the conversion. Keep hybrid_convert_free above gc_start_free
-  // (the store then grows before it cleans); hybrid_shrink_free, when set, must be at least
-  // hybrid_convert_free + 0.1 (no back and forth).
-  bool hybrid_auto = true;
-  double hybrid_convert_free = 0.15;
-  double hybrid_shrink_free = 0;
-  // Bound on the foreground latency one migration quantum adds (the quantum is sized from
-  // the measured relocation rate so that it takes at most this long).
-  uint32_t hybrid_latency_bound_ms = 100;
-  // H-Buffer: small/hot/metadata streams take CMR zones first, large/cold ones SMR zones
-  // first, and when CMR zones run short (while SMR ones are free) the oldest CMR zone's
-  // survivors are evicted to SMR. false: no domain preference, no eviction (to compare).
-  bool hybrid_hbuffer = true;
+#define SMR_OPTION(name, type, def, scope, lo, hi, range, help) \
+  StoreOptionCType_##type name = def;
+#include "store/options.def"
+#undef SMR_OPTION
 };
 
 // Hybrid conversions since mount (store/hybrid.cc) and the one in progress.

@@ -49,6 +49,7 @@
 #include "objectstore/testing/smrstore_introspect.h"
 #include "os/ObjectStore.h"
 #include "osd/osd_types.h"
+#include "store/options_table.h"
 #include "store/store.h"
 #include "store/testing/store_under_test.h"
 #include "store/transaction.h"
@@ -522,15 +523,7 @@ class ObjectStoreUnderTest final : public StoreUnderTest {
   bool mounted_ = true;
 };
 
-bool IsDefault(const StoreOptions& o) {
-  const StoreOptions d;
-  return o.gc_policy == d.gc_policy && o.separate_streams == d.separate_streams &&
-         o.gc_auto == d.gc_auto && o.gc_start_free == d.gc_start_free &&
-         o.gc_urgent_free == d.gc_urgent_free && o.gc_stop_free == d.gc_stop_free &&
-         o.gc_reserve_zones == d.gc_reserve_zones &&
-         o.max_record_payload == d.max_record_payload && o.inline_max == d.inline_max &&
-         o.small_write_max == d.small_write_max && o.max_group == d.max_group;
-}
+bool IsDefault(const StoreOptions& o) { return smr::StoreOptionsEqual(o, StoreOptions()); }
 
 }  // namespace
 
