@@ -302,6 +302,58 @@ struct Store::Impl {
                                   MetaStore::Batch* batch, GroupWrites* writes,
                                   Deadline deadline, std::optional<StreamId> to,
                                   bool split_records, bool stop_on_arrival = false);
+  // GcPlanSlice's steps, on the commit thread with group_mu held (as GcPlanSlice). The
+  // state they share: the slice's victim, the caller's cursor (its pos and payload read,
+  // not moved), batch and writes, the slice's parameters, its seq, its report so far, and
+  // the objects whose extents it moved (`touched`: their onodes as changed, put into the
+  // batch at the slice's end).
+  struct GcPlanState {
+    ZoneStatus victim;
+    ZonedDevice* dev = nullptr;
+    GcCursor* cursor = nullptr;
+    MetaStore::Batch* batch = nullptr;
+    GroupWrites* writes = nullptr;
+    uint64_t max_live = 0;
+    std::optional<StreamId> to_stream;
+    bool split_records = false;
+    uint64_t gc_seq = 0;
+    GcReport report;
+    struct Touched {
+      uint64_t cid;
+      ObjectId oid;
+      Onode onode;
+    };
+    std::map<uint64_t, Touched> touched;  // by nid
+  };
+  // The object that owns `nid` now (read through the batch: a slice riding in a commit
+  // group sees the group's changes; once read, from `touched`), or null when no object
+  // does. Errors: the metadata's read errors.
+  Result<GcPlanState::Touched*> GcLookup(GcPlanState* s, uint64_t nid);
+  // Counts a crc error and returns the kCorruption of the victim's record at `at` (of
+  // `rh`'s type) failing its checksum.
+  Status GcCrcFailure(const ZoneStatus& victim, const RecordHeader& rh, uint64_t at);
+  // With the victim's footer, the record at *pos: true when the footer lists it and it is
+  // not a live data record (a record other than data or pack, or data no object references
+  // there): *pos is moved past it without reading its header. Else false; for a live data
+  // record the footer lists, *prefetched is made the size of its payload (read with its
+  // header), unless the cursor holds its payload or it passes `end`.
+  Result<bool> GcFooterPassOver(GcPlanState* s, const std::vector<ZoneFooterEntry>& footer,
+                                uint64_t end, uint64_t* pos,
+                                std::shared_ptr<std::string>* prefetched);
+  // Relocates the live extents of the victim's record at `pos` (header `h`; `prefetched`:
+  // its payload if read with the header): data records whole or, with split_records, up to
+  // max_live in pieces; packs' entries whole. *kept: the record's payload once read (from
+  // the cursor, `prefetched` or the drive; checked against its crc). True when the record
+  // keeps live bytes for the next slice (the cursor stays on it). Errors: read errors,
+  // kCorruption for a payload failing its crc (GcCrcFailure), placement errors.
+  Result<bool> GcMoveRecord(GcPlanState* s, const RecordHeader& h, uint64_t pos,
+                            std::shared_ptr<std::string> prefetched,
+                            std::shared_ptr<const std::string>* kept);
+  // Places `bytes` (extent *e of object `t`/`nid`, as it will be after the move) as a new
+  // record or pack entry in to_stream (else by age: gc or gc-cold), points *e at it and
+  // accounts the move (live deltas, gc bytes, the report). Errors: placement errors.
+  Status GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64_t nid,
+                      std::string bytes, Extent* e);
   // Whether a foreground transaction is queued (or the store is stopping): idle GC yields.
   bool ForegroundWaiting();
   Result<GcReport> GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
