@@ -436,6 +436,39 @@ struct Store::Impl {
   // `for_space`: a commit group needs room now: convert whatever CMR realm can grow the
   // store, whatever the watermark, and wait for the drive's conversion.
   void MaybeConvert(bool queued, bool for_space = false);
+  // MaybeConvert's steps, on the commit thread (group_mu held only where said).
+  // When the store stopped taking writes (`fatal`, read under mu): a waiting request and
+  // the pending request get the reason, a drain (not an activation) is cancelled; true.
+  bool ConversionStoppedByFatal();
+  // No conversion running: takes an operator's request (under mu) or applies the policy
+  // (grow when free space is low or `for_space`, shrink when high); true when a conversion
+  // started (BeginConversion). A refused request gets its Status.
+  bool StartConversion(bool for_space);
+  // Checks `request` against `realms`: *pick is its realm if any; true when refused (the
+  // request's promise then holds kInvalidArgument, kBusy or kNoSpace).
+  bool RefuseConvertRequest(ConvertRequest* request, const std::vector<RealmStatus>& realms,
+                            const RealmStatus** pick);
+  // The CMR realm cheapest to convert to SMR whose live data fits elsewhere, or null.
+  const RealmStatus* RealmToGrow(const std::vector<RealmStatus>& realms);
+  // The SMR realm with the least live bytes without which the free fraction (`free` now)
+  // stays above hybrid_shrink_free, or null.
+  const RealmStatus* RealmToShrink(const std::vector<RealmStatus>& realms, double free);
+  // Step (1)'s start: BeginDrain of `pick`, `conversion` set, the hybrid status updated and
+  // logged; false when BeginDrain failed (a pending request gets its Status).
+  bool BeginConversion(const RealmStatus* pick, ZoneDomain to);
+  // group_mu held. Finds the next zone of the draining realm to empty (gc_cursor's victim
+  // when it is in the realm) into c->cursor. True when this call's work is done: only
+  // journal zones (or pinned ones) were left and a checkpoint ran to free them, or it
+  // failed and the conversion was abandoned (AbandonConversion; *c is gone then).
+  bool NextDrainZone(Conversion* c);
+  // group_mu held; the realm is empty (`now`: its status): steps (2) and (3): takes the
+  // realm (committed free, synced), waits for older readers, starts the activation. A
+  // failed commit sets `fatal`.
+  void TakeAndActivateRealm(Conversion* c, const RealmStatus& now);
+  // group_mu held: one quantum of the drain (a GcSlice of NextQuantum() live bytes,
+  // split_records, half the latency bound), its bookkeeping and the hybrid status;
+  // abandons the conversion when the slice fails.
+  void DrainQuantum(Conversion* c, const RealmStatus& now, bool queued);
   // Converts CMR realms until users can write `bytes` (or nothing can be converted); true
   // when a realm was converted. EnsureSpace calls it before cleaning (group_mu not held).
   bool GrowForSpace(uint64_t bytes);
