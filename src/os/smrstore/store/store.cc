@@ -754,17 +754,7 @@ void Store::Impl::CommitLoop() {
 
 void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
   std::unique_lock<std::mutex> group_lock(group_mu);
-  Status fatal_now;
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    fatal_now = fatal;
-  }
-  if (!fatal_now.ok()) {
-    for (auto& p : *group) {
-      if (p.done) p.done(fatal_now.WithContext("store stopped taking writes earlier"));
-    }
-    return;
-  }
+  if (FailGroupIfStopped(group)) return;
   // A write error on a zone the drive now reports offline or read-only costs that zone
   // only: nothing of the group was committed, so its allocations are rolled back, the zone
   // is retired (ZoneManager::RefreshConditions) and the group is planned again on other
@@ -782,63 +772,8 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
     ride.reset();
     s = Status::OK();
     size_t ok_count = 0;
-    // The group's journal record must fit in one zone (JournalOpsLimit): a transaction
-    // that would take it past ends the group (it and the ones after it go back to the
-    // queue's front, for the next group); one that passes it alone fails.
-    const uint64_t journal_limit = options.journal ? JournalOpsLimit() : UINT64_MAX;
-    size_t defer_from = group->size();
-    for (size_t i = 0; i < group->size(); ++i) {
-      batch->SetSavePoint();
-      const uint64_t user_before = writes->user_bytes, inline_before = writes->inline_bytes;
-      const int64_t inline_delta_before = writes->inline_delta;
-      const size_t journal_before = batch->journal().size();
-      // What a planned transaction adds besides the batch, taken back if it is deferred.
-      const auto live_before = writes->live_delta;
-      const size_t deaths_before = writes->death_ages_ns.size();
-      const size_t name_deaths_before = writes->name_deaths.size();
-      Status r = PlanTransaction(this, (*group)[i].txn, ++seq, batch.get(), writes.get(),
-                                 &(*group)[i].crcs);
-      if (r.ok() && JournalOpsBytes(batch->journal(), /*last_write_only=*/false) > journal_limit) {
-        const uint64_t bytes = JournalOpsBytes(batch->journal(), /*last_write_only=*/true);
-        if (bytes > journal_limit) {
-          if (journal_before > 0) {
-            defer_from = i;
-          } else {
-            r = Status::InvalidArgument(
-                "transaction's metadata changes take " + std::to_string(bytes) +
-                " bytes in the metadata journal; one commit's may take at most " +
-                std::to_string(journal_limit) + " (a journal record fits in one zone)");
-          }
-        }
-      }
-      if (r.IsNoSpace() && (gc_auto || options.hybrid_auto) &&
-          (*group)[i].space_retries < kSpaceRetries) {
-        // No zone for one of its records: back to the queue, after a whole zone is cleaned
-        // (CommitLoop, CleanForSpace); the transactions before it commit now.
-        ++(*group)[i].space_retries;
-        space_short = true;
-        defer_from = i;
-      }
-      if (!r.ok() || defer_from == i) {
-        Status rb = batch->RollbackToSavePoint();
-        if (!rb.ok()) r = rb;
-        writes->user_bytes = user_before;
-        writes->inline_bytes = inline_before;
-        writes->inline_delta = inline_delta_before;  // (live deltas are added only on success)
-        if (defer_from == i) {
-          // Planned, then deferred: its records stay in the group's zone buffers as dead
-          // bytes (as a failed transaction's), its accounting is taken back.
-          writes->live_delta = live_before;
-          writes->death_ages_ns.resize(deaths_before);
-          writes->name_deaths.resize(name_deaths_before);
-        }
-      } else {
-        (void)batch->PopSavePoint();
-        ++ok_count;
-      }
-      if (defer_from == i) break;
-      results[i] = r;
-    }
+    const size_t defer_from =
+        PlanGroupTxns(group, batch.get(), writes.get(), &results, &ok_count);
     if (defer_from < group->size()) {
       std::lock_guard<std::mutex> lock(mu);
       for (size_t i = group->size(); i-- > defer_from;) queue.push_front(std::move((*group)[i]));
@@ -859,32 +794,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       return;
     }
     if (ride_live > 0 && gc_cursor) {
-      // The GC slice this group carries, planned after its transactions (they get their
-      // space first; the slice reads their changes through the batch). A slice that fails
-      // costs the group nothing: what it placed stays as dead bytes, its live-byte deltas
-      // are taken back, and its victim is quarantined, as GcSlice does.
-      const uint64_t t0 = NowNanos();
-      const auto live_delta = writes->live_delta;
-      const auto gc_live_delta = writes->gc_live_delta;
-      const uint64_t gc_bytes = writes->gc_bytes;
-      batch->SetSavePoint();
-      auto plan = GcPlanSlice(&gc_cursor, ride_live, batch.get(), writes.get(), std::nullopt,
-                              std::nullopt, /*split_records=*/false);
-      if (plan.ok()) {
-        (void)batch->PopSavePoint();
-        ride = std::move(*plan);
-      } else {
-        Status rb = batch->RollbackToSavePoint();
-        writes->live_delta = live_delta;
-        writes->gc_live_delta = gc_live_delta;
-        writes->gc_bytes = gc_bytes;
-        if (!rb.ok()) s = rb;
-        const ZoneAddress victim = gc_cursor->victim.addr;
-        gc_cursor.reset();
-        Quarantine(victim, plan.status());
-      }
-      MutexLock lock(&counters_mu);
-      counters.gc_throttle_ns += NowNanos() - t0;
+      PlanRiddenSlice(ride_live, batch.get(), writes.get(), &ride, &s);
     }
     if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
     if (s.ok()) break;
@@ -893,36 +803,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       if (!fatal.ok()) break;  // the metadata commit failed: WriteAndCommit stopped writes
     }
     // The zones' writes failed; nothing was committed.
-    Status why = zones->RollBack(mark);
-    std::vector<ZoneAddress> retired;
-    if (why.ok()) {
-      auto r = zones->RefreshConditions();
-      if (r.ok()) {
-        retired = std::move(*r);
-      } else {
-        why = r.status();
-      }
-    }
-    if (why.ok() && !retired.empty() && attempt < kMaxFaultRetries) {
-      std::string names;
-      for (size_t i = 0; i < retired.size() && i < 8; ++i) {
-        names += (i == 0 ? "" : ", ") + std::string("drive ") +
-                 std::to_string(retired[i].drive) + " zone " + std::to_string(retired[i].zone);
-      }
-      if (retired.size() > 8) names += " and " + std::to_string(retired.size() - 8) + " more";
-      Log(LogLevel::kWarning, "%s reported offline or read-only; retired, the commit group "
-                   "is written elsewhere (%s)",
-                   names.c_str(), s.ToString().c_str());
-      MutexLock lock(&counters_mu);
-      counters.zones_retired += retired.size();
-      continue;
-    }
-    s = Status::ReadOnly("store is read-only after a write error it cannot route around (" +
-                         s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
-                         "); reads still work; remount after fixing the drive");
-    Log(LogLevel::kError, "%s", s.ToString().c_str());
-    std::unique_lock<std::mutex> lock(mu);
-    fatal = s;
+    if (RetryGroupElsewhere(mark, attempt < kMaxFaultRetries, &s)) continue;
     break;
   }
   if (s.ok()) UpdateDeathRates(*writes);
@@ -953,6 +834,152 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       gc_cursor.reset();
     }
   }
+}
+
+bool Store::Impl::FailGroupIfStopped(std::vector<Pending>* group) {
+  Status fatal_now;
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    fatal_now = fatal;
+  }
+  if (!fatal_now.ok()) {
+    for (auto& p : *group) {
+      if (p.done) p.done(fatal_now.WithContext("store stopped taking writes earlier"));
+    }
+    return true;
+  }
+  return false;
+}
+
+size_t Store::Impl::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch* batch,
+                                  GroupWrites* writes, std::vector<Status>* results_out,
+                                  size_t* ok_count) {
+  std::vector<Status>& results = *results_out;
+  // The group's journal record must fit in one zone (JournalOpsLimit): a transaction
+  // that would take it past ends the group (it and the ones after it go back to the
+  // queue's front, for the next group); one that passes it alone fails.
+  const uint64_t journal_limit = options.journal ? JournalOpsLimit() : UINT64_MAX;
+  size_t defer_from = group->size();
+  for (size_t i = 0; i < group->size(); ++i) {
+    batch->SetSavePoint();
+    const uint64_t user_before = writes->user_bytes, inline_before = writes->inline_bytes;
+    const int64_t inline_delta_before = writes->inline_delta;
+    const size_t journal_before = batch->journal().size();
+    // What a planned transaction adds besides the batch, taken back if it is deferred.
+    const auto live_before = writes->live_delta;
+    const size_t deaths_before = writes->death_ages_ns.size();
+    const size_t name_deaths_before = writes->name_deaths.size();
+    Status r = PlanTransaction(this, (*group)[i].txn, ++seq, batch, writes,
+                               &(*group)[i].crcs);
+    if (r.ok() && JournalOpsBytes(batch->journal(), /*last_write_only=*/false) > journal_limit) {
+      const uint64_t bytes = JournalOpsBytes(batch->journal(), /*last_write_only=*/true);
+      if (bytes > journal_limit) {
+        if (journal_before > 0) {
+          defer_from = i;
+        } else {
+          r = Status::InvalidArgument(
+              "transaction's metadata changes take " + std::to_string(bytes) +
+              " bytes in the metadata journal; one commit's may take at most " +
+              std::to_string(journal_limit) + " (a journal record fits in one zone)");
+        }
+      }
+    }
+    if (r.IsNoSpace() && (gc_auto || options.hybrid_auto) &&
+        (*group)[i].space_retries < kSpaceRetries) {
+      // No zone for one of its records: back to the queue, after a whole zone is cleaned
+      // (CommitLoop, CleanForSpace); the transactions before it commit now.
+      ++(*group)[i].space_retries;
+      space_short = true;
+      defer_from = i;
+    }
+    if (!r.ok() || defer_from == i) {
+      Status rb = batch->RollbackToSavePoint();
+      if (!rb.ok()) r = rb;
+      writes->user_bytes = user_before;
+      writes->inline_bytes = inline_before;
+      writes->inline_delta = inline_delta_before;  // (live deltas are added only on success)
+      if (defer_from == i) {
+        // Planned, then deferred: its records stay in the group's zone buffers as dead
+        // bytes (as a failed transaction's), its accounting is taken back.
+        writes->live_delta = live_before;
+        writes->death_ages_ns.resize(deaths_before);
+        writes->name_deaths.resize(name_deaths_before);
+      }
+    } else {
+      (void)batch->PopSavePoint();
+      ++*ok_count;
+    }
+    if (defer_from == i) break;
+    results[i] = r;
+  }
+  return defer_from;
+}
+
+void Store::Impl::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch,
+                                  GroupWrites* writes, std::optional<GcSlicePlan>* ride,
+                                  Status* s) {
+  // The GC slice this group carries, planned after its transactions (they get their
+  // space first; the slice reads their changes through the batch). A slice that fails
+  // costs the group nothing: what it placed stays as dead bytes, its live-byte deltas
+  // are taken back, and its victim is quarantined, as GcSlice does.
+  const uint64_t t0 = NowNanos();
+  const auto live_delta = writes->live_delta;
+  const auto gc_live_delta = writes->gc_live_delta;
+  const uint64_t gc_bytes = writes->gc_bytes;
+  batch->SetSavePoint();
+  auto plan = GcPlanSlice(&gc_cursor, ride_live, batch, writes, std::nullopt,
+                          std::nullopt, /*split_records=*/false);
+  if (plan.ok()) {
+    (void)batch->PopSavePoint();
+    *ride = std::move(*plan);
+  } else {
+    Status rb = batch->RollbackToSavePoint();
+    writes->live_delta = live_delta;
+    writes->gc_live_delta = gc_live_delta;
+    writes->gc_bytes = gc_bytes;
+    if (!rb.ok()) *s = rb;
+    const ZoneAddress victim = gc_cursor->victim.addr;
+    gc_cursor.reset();
+    Quarantine(victim, plan.status());
+  }
+  MutexLock lock(&counters_mu);
+  counters.gc_throttle_ns += NowNanos() - t0;
+}
+
+bool Store::Impl::RetryGroupElsewhere(const ZoneManager::AllocationMark& mark,
+                                      bool may_retry, Status* s_io) {
+  Status& s = *s_io;
+  Status why = zones->RollBack(mark);
+  std::vector<ZoneAddress> retired;
+  if (why.ok()) {
+    auto r = zones->RefreshConditions();
+    if (r.ok()) {
+      retired = std::move(*r);
+    } else {
+      why = r.status();
+    }
+  }
+  if (why.ok() && !retired.empty() && may_retry) {
+    std::string names;
+    for (size_t i = 0; i < retired.size() && i < 8; ++i) {
+      names += (i == 0 ? "" : ", ") + std::string("drive ") +
+               std::to_string(retired[i].drive) + " zone " + std::to_string(retired[i].zone);
+    }
+    if (retired.size() > 8) names += " and " + std::to_string(retired.size() - 8) + " more";
+    Log(LogLevel::kWarning, "%s reported offline or read-only; retired, the commit group "
+                 "is written elsewhere (%s)",
+                 names.c_str(), s.ToString().c_str());
+    MutexLock lock(&counters_mu);
+    counters.zones_retired += retired.size();
+    return true;
+  }
+  s = Status::ReadOnly("store is read-only after a write error it cannot route around (" +
+                       s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
+                       "); reads still work; remount after fixing the drive");
+  Log(LogLevel::kError, "%s", s.ToString().c_str());
+  std::unique_lock<std::mutex> lock(mu);
+  fatal = s;
+  return false;
 }
 
 uint64_t Store::Impl::RideGcSlice() {

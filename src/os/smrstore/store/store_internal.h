@@ -571,6 +571,28 @@ struct Store::Impl {
   // Commits one group; `ride_live` > 0: a GC slice of that many live bytes of gc_cursor's
   // victim rides in it (StoreOptions::gc_in_groups).
   void CommitGroup(std::vector<Pending>* group, uint64_t ride_live = 0);
+  // CommitGroup's steps, on the commit thread with group_mu held.
+  // When the store stopped taking writes (`fatal`, read under mu): fails every transaction
+  // of the group with the reason and returns true.
+  bool FailGroupIfStopped(std::vector<Pending>* group);
+  // Plans the group's transactions in order into `batch` and `writes`, each behind a save
+  // point (rolled back when it fails or is deferred); (*results)[i] is transaction i's
+  // outcome, *ok_count counts those planned. Returns the index of the first transaction
+  // deferred (its journal ops would pass JournalOpsLimit, or it found no zone and may be
+  // retried: space_short set), or the group's size.
+  size_t PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch* batch,
+                       GroupWrites* writes, std::vector<Status>* results, size_t* ok_count);
+  // Plans a GC slice of `ride_live` live bytes of gc_cursor's victim into the group
+  // (*ride). When it fails, its changes are taken back, the victim is quarantined and
+  // gc_cursor reset; *s is set only when the rollback fails. Counts its time as throttle.
+  void PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch, GroupWrites* writes,
+                       std::optional<GcSlicePlan>* ride, Status* s);
+  // After the group's device writes failed (*s): rolls back its allocations and retires
+  // the zones the drive reports offline or read-only. True (logged, counted) when some were
+  // retired and `may_retry`: the group is planned again. Else sets *s to the kReadOnly that
+  // stops writes (`fatal`, under mu) and returns false.
+  bool RetryGroupElsewhere(const ZoneManager::AllocationMark& mark, bool may_retry,
+                           Status* s);
   // Whether the pacer wants a slice with this group (picking a victim if none is in hand):
   // its live bytes, or 0.
   uint64_t RideGcSlice();
