@@ -388,120 +388,16 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   impl->dir = dir;
   impl->read_only = read_only;
   SMR_RETURN_IF_ERROR(LockStore(dir, read_only, &impl->lock));
-  auto damaged = [&](const Status& s) {
-    if (s.IsBusy() || s.IsNotSupported() || s.IsReadOnly()) return s;
-    if (s.IsCorruption() || s.IsNotFound()) {
-      return Status::Corruption("metadata database " + dir + "/meta is damaged (" +
-                                s.ToString() + ")" + fix);
-    }
-    // An I/O error (a missing table file, or the kv plugin failing to load): say both.
-    return Status::IOError("metadata database " + dir + "/meta cannot be used (" +
-                           s.ToString() + "); if it is damaged" + fix);
-  };
-  auto meta = MetaStore::Open(dir + "/meta", read_only);
-  if (!meta.ok()) return damaged(meta.status());
-  impl->meta = std::move(*meta);
-  auto sb_value = impl->meta->GetValue(nullptr, kValueSuperblock);
-  auto devices_value = impl->meta->GetValue(nullptr, kValueDevices);
-  auto options_value = impl->meta->GetValue(nullptr, kValueOptions);
-  for (const Status& st : {sb_value.status(), devices_value.status(), options_value.status()}) {
-    if (!st.ok()) return damaged(st);
-  }
-  if (!*sb_value || !*devices_value || !*options_value) {
-    return damaged(Status::Corruption("it lacks the store superblock"));
-  }
-  SMR_ASSIGN_OR_RETURN(impl->superblock, DecodeStoreSuperblock(**sb_value));
-  if (impl->superblock.format_version != 1) {
-    return Status::InvalidArgument(dir + ": store format version " +
-                                   std::to_string(impl->superblock.format_version) +
-                                   " is not supported by this build (version 1)");
-  }
-  SMR_ASSIGN_OR_RETURN(impl->options, DecodeOptions(**options_value));
-  const std::vector<std::string> specs = SplitLines(**devices_value);
-  if (specs.size() != impl->superblock.nr_drives) {
-    return Status::Corruption(dir + ": device list does not match the superblock");
-  }
-  for (const std::string& spec : specs) {
-    auto dev = opener ? opener(spec) : OpenDevice(spec);
-    if (!dev.ok()) return dev.status().WithContext(spec);
-    impl->devices.push_back(std::move(*dev));
-  }
-  std::vector<ZonedDevice*> raw;
-  for (auto& d : impl->devices) raw.push_back(d.get());
-  impl->zones = std::make_unique<ZoneManager>(raw);
-  // Free zones kept for the journal alone, per drive: a full store still commits (removes
-  // are the way out), checkpoints and mounts (its mount marker is a journal record).
-  // Sized to the last checkpoint once it is known (SizeJournalReserve).
-  impl->zones->Configure(/*shared=*/!impl->options.separate_streams,
-                         impl->options.gc_reserve_zones,
-                         /*journal_reserve=*/impl->options.journal ? 1 : 0);
-  impl->zones->SetDomainPlacement(impl->options.hybrid_hbuffer);
-  impl->gc_auto = impl->options.gc_auto;
-  {
-    bool rotational = false;
-    for (const auto& d : impl->devices) rotational |= d->info().rotational;
-    impl->journal_with_data = impl->options.journal_with_data.value_or(rotational);
-    impl->gc_read_ahead = impl->options.gc_read_ahead.value_or(rotational);
-  }
-  impl->gc_pacer = GcPacer(GcPaceOptions{impl->options.gc_start_free, impl->options.gc_urgent_free,
-                                         impl->options.gc_stop_free});
+  SMR_ASSIGN_OR_RETURN(const std::vector<std::string> specs, impl->OpenMetaStore(fix));
+  SMR_RETURN_IF_ERROR(impl->OpenDrives(specs, opener));
   // Every drive must carry this store's superblock, at its own index — checked before
   // mount reconciliation, which may finish or reset zones: a drive of another store (or
   // this store's drives in the wrong order) must be refused before anything is written.
   SMR_RETURN_IF_ERROR(impl->zones->Attach());  // reads geometry, changes nothing
   // Whether the mount before this one ended without a clean unmount (a crash), on the
   // database's word or any drive's: its journal may end in records no commit confirmed.
-  bool after_crash = !impl->superblock.clean_umount;
-  const uint64_t db_mounts = impl->superblock.mount_count;
-  for (uint16_t d = 0; d < raw.size(); ++d) {
-    SMR_ASSIGN_OR_RETURN(auto on_drive, ReadSuperblock(raw[d], impl->zones->ReservedZones(d)));
-    if (!on_drive) {
-      return Status::Corruption(specs[d] + ": no smrstore superblock on this drive");
-    }
-    if (on_drive->store_uuid != impl->superblock.store_uuid || on_drive->drive_index != d) {
-      return Status::Corruption(specs[d] + ": drive belongs to store " +
-                                UuidToString(on_drive->store_uuid) + " (index " +
-                                std::to_string(on_drive->drive_index) + "), expected " +
-                                UuidToString(impl->superblock.store_uuid) + " index " +
-                                std::to_string(d));
-    }
-    impl->superblock.sequence = std::max(impl->superblock.sequence, on_drive->sequence);
-    // Mount counts order the metadata journal's records (store/journal.cc): a mount must
-    // count past every mount the drives saw, even one the database does not remember.
-    impl->superblock.mount_count = std::max(impl->superblock.mount_count, on_drive->mount_count);
-    if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
-  }
-  SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
-  {
-    // Data zones holding journal records a rebuild needs: Load must not free them.
-    SMR_ASSIGN_OR_RETURN(auto pins_value, impl->meta->GetDerivedValue(nullptr, kValueJournalPins));
-    if (pins_value) {
-      SMR_ASSIGN_OR_RETURN(auto pins, Impl::DecodeJournalPins(*pins_value));
-      impl->zones->SetJournalPins(pins);
-    }
-  }
-  SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
-  SMR_ASSIGN_OR_RETURN(impl->seq, impl->meta->GetCounter(nullptr, kCounterSeq));
-  SMR_ASSIGN_OR_RETURN(impl->nid_max, impl->meta->GetCounter(nullptr, kCounterNid));
-  SMR_ASSIGN_OR_RETURN(impl->cid_max, impl->meta->GetCounter(nullptr, kCounterCid));
-  impl->meta_nid_max = impl->nid_max;
-  impl->meta_cid_max = impl->cid_max;
-  impl->death_rates.Advance(impl->seq, {});  // death rates count from this mount on
-  SMR_ASSIGN_OR_RETURN(impl->lifetime_gc_bytes, impl->meta->GetCounter(nullptr, kCounterGcBytes));
-  {
-    // No other thread runs yet; the lock is for the analysis (counters are guarded).
-    MutexLock lock(&impl->counters_mu);
-    impl->counters.lifetime_gc_bytes = impl->lifetime_gc_bytes;
-    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_user_bytes,
-                         impl->meta->GetCounter(nullptr, kCounterUserBytes));
-    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_device_bytes,
-                         impl->meta->GetCounter(nullptr, kCounterDeviceBytes));
-    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_txns,
-                         impl->meta->GetCounter(nullptr, kCounterTxns));
-    SMR_ASSIGN_OR_RETURN(impl->inline_stored,
-                         impl->meta->GetCounter(nullptr, kCounterInlineStored));
-    impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
-  }
+  SMR_ASSIGN_OR_RETURN(bool after_crash, impl->CheckDriveSuperblocks(specs));
+  SMR_RETURN_IF_ERROR(impl->LoadZonesAndCounters());
   impl->crc_pool = std::make_unique<boost::asio::thread_pool>(1);
   if (read_only) {
     // Sizes the journal's reserve as a read-write mount does, so Statfs (`df`) says what
@@ -522,42 +418,169 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   impl->io_pool = std::make_unique<boost::asio::thread_pool>(
       std::max<size_t>(2, impl->devices.size()));
   SMR_RETURN_IF_ERROR(impl->LoadJournalState());
-  if (impl->options.journal) {
-    // Records of earlier mounts with a higher sequence number never committed.
-    JournalOp mount;
-    mount.kind = journalfmt::kOpMount;
-    mount.a = impl->superblock.mount_count;
-    mount.b = impl->seq;
-    // A rebuilt database that left journal records out commits below its seq counter.
-    SMR_ASSIGN_OR_RETURN(const uint64_t rebuilt,
-                         impl->meta->GetCounter(nullptr, kCounterRebuiltCommitted));
-    if (rebuilt != 0) {
-      mount.b = std::min(mount.b, rebuilt);
-      after_crash = true;  // the marker goes to the drives now
-    }
-    impl->journal_markers.push_back(mount);
-    // After a crash it is written now, in a record of its own, not with this mount's
-    // first commit: a mount that commits nothing (a GC with nothing to move, a command
-    // killed before its first commit) must still void, on the drives, the records its
-    // database lacks, or rebuild-meta would take such a record for the newest commit (the
-    // commit in doubt) and replay it (crash sweep point 901). After a clean unmount there
-    // is nothing to void, and a mount that commits nothing writes nothing (a refused
-    // `put` leaves the store as it was: qa/smoke/0007).
-    if (after_crash) {
-      impl->journal_markers_now = true;
-      ++impl->seq;
-      GroupWrites writes;
-      auto batch = impl->meta->NewBatch();
-      if (rebuilt != 0) batch->PutCounter(kCounterRebuiltCommitted, 0);  // absent = 0
-      SMR_RETURN_IF_ERROR(
-          impl->WriteAndCommit(&writes, batch.get(), 0).WithContext("mount marker"));
-    }
-    // A store without a checkpoint yet (made before the journal existed): write one now.
-    if (!impl->has_checkpoint) SMR_RETURN_IF_ERROR(impl->Checkpoint().WithContext("first metadata checkpoint"));
-  }
+  if (impl->options.journal) SMR_RETURN_IF_ERROR(impl->JournalAtMount(after_crash));
   Impl* p = impl.get();
   impl->committer = std::thread([p] { p->CommitLoop(); });
   return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+Result<std::vector<std::string>> Store::Impl::OpenMetaStore(const std::string& fix) {
+  auto damaged = [&](const Status& s) {
+    if (s.IsBusy() || s.IsNotSupported() || s.IsReadOnly()) return s;
+    if (s.IsCorruption() || s.IsNotFound()) {
+      return Status::Corruption("metadata database " + dir + "/meta is damaged (" +
+                                s.ToString() + ")" + fix);
+    }
+    // An I/O error (a missing table file, or the kv plugin failing to load): say both.
+    return Status::IOError("metadata database " + dir + "/meta cannot be used (" +
+                           s.ToString() + "); if it is damaged" + fix);
+  };
+  auto meta_store = MetaStore::Open(dir + "/meta", read_only);
+  if (!meta_store.ok()) return damaged(meta_store.status());
+  meta = std::move(*meta_store);
+  auto sb_value = meta->GetValue(nullptr, kValueSuperblock);
+  auto devices_value = meta->GetValue(nullptr, kValueDevices);
+  auto options_value = meta->GetValue(nullptr, kValueOptions);
+  for (const Status& st : {sb_value.status(), devices_value.status(), options_value.status()}) {
+    if (!st.ok()) return damaged(st);
+  }
+  if (!*sb_value || !*devices_value || !*options_value) {
+    return damaged(Status::Corruption("it lacks the store superblock"));
+  }
+  SMR_ASSIGN_OR_RETURN(superblock, DecodeStoreSuperblock(**sb_value));
+  if (superblock.format_version != 1) {
+    return Status::InvalidArgument(dir + ": store format version " +
+                                   std::to_string(superblock.format_version) +
+                                   " is not supported by this build (version 1)");
+  }
+  SMR_ASSIGN_OR_RETURN(options, DecodeOptions(**options_value));
+  const std::vector<std::string> specs = SplitLines(**devices_value);
+  if (specs.size() != superblock.nr_drives) {
+    return Status::Corruption(dir + ": device list does not match the superblock");
+  }
+  return specs;
+}
+
+Status Store::Impl::OpenDrives(const std::vector<std::string>& specs, DeviceOpener opener) {
+  for (const std::string& spec : specs) {
+    auto dev = opener ? opener(spec) : OpenDevice(spec);
+    if (!dev.ok()) return dev.status().WithContext(spec);
+    devices.push_back(std::move(*dev));
+  }
+  std::vector<ZonedDevice*> raw;
+  for (auto& d : devices) raw.push_back(d.get());
+  zones = std::make_unique<ZoneManager>(raw);
+  // Free zones kept for the journal alone, per drive: a full store still commits (removes
+  // are the way out), checkpoints and mounts (its mount marker is a journal record).
+  // Sized to the last checkpoint once it is known (SizeJournalReserve).
+  zones->Configure(/*shared=*/!options.separate_streams,
+                   options.gc_reserve_zones,
+                   /*journal_reserve=*/options.journal ? 1 : 0);
+  zones->SetDomainPlacement(options.hybrid_hbuffer);
+  gc_auto = options.gc_auto;
+  {
+    bool rotational = false;
+    for (const auto& d : devices) rotational |= d->info().rotational;
+    journal_with_data = options.journal_with_data.value_or(rotational);
+    gc_read_ahead = options.gc_read_ahead.value_or(rotational);
+  }
+  gc_pacer = GcPacer(GcPaceOptions{options.gc_start_free, options.gc_urgent_free,
+                                   options.gc_stop_free});
+  return Status::OK();
+}
+
+Result<bool> Store::Impl::CheckDriveSuperblocks(const std::vector<std::string>& specs) {
+  bool after_crash = !superblock.clean_umount;
+  const uint64_t db_mounts = superblock.mount_count;
+  for (uint16_t d = 0; d < devices.size(); ++d) {
+    SMR_ASSIGN_OR_RETURN(auto on_drive, ReadSuperblock(devices[d].get(), zones->ReservedZones(d)));
+    if (!on_drive) {
+      return Status::Corruption(specs[d] + ": no smrstore superblock on this drive");
+    }
+    if (on_drive->store_uuid != superblock.store_uuid || on_drive->drive_index != d) {
+      return Status::Corruption(specs[d] + ": drive belongs to store " +
+                                UuidToString(on_drive->store_uuid) + " (index " +
+                                std::to_string(on_drive->drive_index) + "), expected " +
+                                UuidToString(superblock.store_uuid) + " index " +
+                                std::to_string(d));
+    }
+    superblock.sequence = std::max(superblock.sequence, on_drive->sequence);
+    // Mount counts order the metadata journal's records (store/journal.cc): a mount must
+    // count past every mount the drives saw, even one the database does not remember.
+    superblock.mount_count = std::max(superblock.mount_count, on_drive->mount_count);
+    if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
+  }
+  return after_crash;
+}
+
+Status Store::Impl::LoadZonesAndCounters() {
+  SMR_ASSIGN_OR_RETURN(auto persisted, meta->LoadZones(nullptr));
+  {
+    // Data zones holding journal records a rebuild needs: Load must not free them.
+    SMR_ASSIGN_OR_RETURN(auto pins_value, meta->GetDerivedValue(nullptr, kValueJournalPins));
+    if (pins_value) {
+      SMR_ASSIGN_OR_RETURN(auto pins, Impl::DecodeJournalPins(*pins_value));
+      zones->SetJournalPins(pins);
+    }
+  }
+  SMR_RETURN_IF_ERROR(zones->Load(persisted, /*modify=*/!read_only));
+  SMR_ASSIGN_OR_RETURN(seq, meta->GetCounter(nullptr, kCounterSeq));
+  SMR_ASSIGN_OR_RETURN(nid_max, meta->GetCounter(nullptr, kCounterNid));
+  SMR_ASSIGN_OR_RETURN(cid_max, meta->GetCounter(nullptr, kCounterCid));
+  meta_nid_max = nid_max;
+  meta_cid_max = cid_max;
+  death_rates.Advance(seq, {});  // death rates count from this mount on
+  SMR_ASSIGN_OR_RETURN(lifetime_gc_bytes, meta->GetCounter(nullptr, kCounterGcBytes));
+  {
+    // No other thread runs yet; the lock is for the analysis (counters are guarded).
+    MutexLock lock(&counters_mu);
+    counters.lifetime_gc_bytes = lifetime_gc_bytes;
+    SMR_ASSIGN_OR_RETURN(counters.lifetime_user_bytes,
+                         meta->GetCounter(nullptr, kCounterUserBytes));
+    SMR_ASSIGN_OR_RETURN(counters.lifetime_device_bytes,
+                         meta->GetCounter(nullptr, kCounterDeviceBytes));
+    SMR_ASSIGN_OR_RETURN(counters.lifetime_txns,
+                         meta->GetCounter(nullptr, kCounterTxns));
+    SMR_ASSIGN_OR_RETURN(inline_stored,
+                         meta->GetCounter(nullptr, kCounterInlineStored));
+    counters.dead_on_mount_bytes = zones->dead_on_mount_bytes();
+  }
+  return Status::OK();
+}
+
+Status Store::Impl::JournalAtMount(bool after_crash) {
+  // Records of earlier mounts with a higher sequence number never committed.
+  JournalOp mount;
+  mount.kind = journalfmt::kOpMount;
+  mount.a = superblock.mount_count;
+  mount.b = seq;
+  // A rebuilt database that left journal records out commits below its seq counter.
+  SMR_ASSIGN_OR_RETURN(const uint64_t rebuilt,
+                       meta->GetCounter(nullptr, kCounterRebuiltCommitted));
+  if (rebuilt != 0) {
+    mount.b = std::min(mount.b, rebuilt);
+    after_crash = true;  // the marker goes to the drives now
+  }
+  journal_markers.push_back(mount);
+  // After a crash it is written now, in a record of its own, not with this mount's
+  // first commit: a mount that commits nothing (a GC with nothing to move, a command
+  // killed before its first commit) must still void, on the drives, the records its
+  // database lacks, or rebuild-meta would take such a record for the newest commit (the
+  // commit in doubt) and replay it (crash sweep point 901). After a clean unmount there
+  // is nothing to void, and a mount that commits nothing writes nothing (a refused
+  // `put` leaves the store as it was: qa/smoke/0007).
+  if (after_crash) {
+    journal_markers_now = true;
+    ++seq;
+    GroupWrites writes;
+    auto batch = meta->NewBatch();
+    if (rebuilt != 0) batch->PutCounter(kCounterRebuiltCommitted, 0);  // absent = 0
+    SMR_RETURN_IF_ERROR(
+        WriteAndCommit(&writes, batch.get(), 0).WithContext("mount marker"));
+  }
+  // A store without a checkpoint yet (made before the journal existed): write one now.
+  if (!has_checkpoint) SMR_RETURN_IF_ERROR(Checkpoint().WithContext("first metadata checkpoint"));
+  return Status::OK();
 }
 
 Status Store::Impl::UpdateSuperblocks(bool clean) {

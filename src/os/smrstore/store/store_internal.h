@@ -182,6 +182,31 @@ struct Store::Impl {
   StoreSuperblock superblock;  // this mount's (drive_index of drive 0)
   bool read_only = false;
 
+  // Store::Open's steps (store.cc), in its order, on the opening thread before any other
+  // thread of this store runs (no lock held; counters_mu taken for the analysis).
+  // The metadata database of `dir`: opened (read_only as set), the store superblock and
+  // options read and checked; returns the drives' specs. Errors: the database's, phrased
+  // as a damaged or unusable database (with `fix`, how to rebuild it) but for kBusy,
+  // kNotSupported and kReadOnly; kInvalidArgument for another format version; kCorruption
+  // for a device list that does not match the superblock.
+  Result<std::vector<std::string>> OpenMetaStore(const std::string& fix);
+  // Opens the drives of `specs` (through `opener` when given) and sets up what depends on
+  // them and the options: the zone manager's configuration, gc_auto, journal_with_data,
+  // gc_read_ahead, the GC pacer. Errors: a drive's open error, with its spec.
+  Status OpenDrives(const std::vector<std::string>& specs, DeviceOpener opener);
+  // Checks that every drive carries this store's superblock at its own index and takes
+  // the highest sequence and mount count seen into `superblock`; returns whether the last
+  // mount ended without a clean unmount (the database's or any drive's word).
+  // Errors: kCorruption naming the drive's spec; a drive's read error.
+  Result<bool> CheckDriveSuperblocks(const std::vector<std::string>& specs);
+  // Loads the zones (with the journal pins; reconciled, changed only when read-write) and
+  // the persisted counters. Errors: the database's and the zone manager's.
+  Status LoadZonesAndCounters();
+  // With the journal on (read-write mount): queues this mount's marker, writes it now in a
+  // record of its own after a crash (or a rebuild that left records out), and writes the
+  // first checkpoint of a store that has none. Errors: the commit's or the checkpoint's.
+  Status JournalAtMount(bool after_crash);
+
   // Commit pipeline.
   struct Pending {
     Transaction txn;
