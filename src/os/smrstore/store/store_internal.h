@@ -548,6 +548,29 @@ struct Store::Impl {
   void JournalCommitted(bool ok);
   // Writes a complete checkpoint and frees the journal zones it makes obsolete.
   Status Checkpoint();
+  // Checkpoint's state, shared by its steps (commit thread, commits paused as Checkpoint).
+  struct CheckpointState {
+    uint64_t id = 0;      // the checkpoint's id
+    uint64_t at_seq = 0;  // its sequence number
+    uint64_t chunks = 0;  // chunk records placed so far
+    uint64_t bytes = 0;   // their record bytes
+    std::vector<std::pair<std::string, std::string>> kvs;  // the chunk being filled
+    uint64_t kv_bytes = 0;
+    std::unique_ptr<GroupWrites> group;  // chunks placed and not yet committed
+    uint64_t group_bytes = 0;
+  };
+  // Writes and commits the chunks placed in c->group, if any, and starts a new group.
+  Status CheckpointFlushGroup(CheckpointState* c);
+  // Places the chunk being filled (if any) as one kCheckpoint record in the journal
+  // stream; flushes the group at every ~64 MiB. Errors: placement and commit errors.
+  Status CheckpointEmitChunk(CheckpointState* c);
+  // The checkpoint's completing commit: the kOpCheckpointDone marker and the zone-open
+  // notes of every data zone in use, the journal state and cleared pins, in a journal
+  // zone; then the in-memory state (checkpoint id, reserve, counters).
+  Status CheckpointComplete(CheckpointState* c);
+  // Frees the journal zones the checkpoint made obsolete: committed free (synced), then
+  // reset; a failed reset stops writes (`fatal`, under mu) and is returned.
+  Status ReleaseJournalZones(const std::vector<ZoneAddress>& obsolete);
   // A checkpoint when the journal has grown enough (after a commit group).
   // Takes a checkpoint when the journal since the last one is large, or (with `for_pins`)
   // when many data zones are pinned by journal records.
