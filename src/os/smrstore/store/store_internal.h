@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <future>
 #include <map>
@@ -666,6 +667,37 @@ struct Store::Impl {
   // the holes between them are zeroed.
   Status ReadOnodeInto(const Onode& onode, uint64_t offset, uint64_t len, char* dst,
                        const GroupWrites* pending);
+  // ReadOnodeInto's state, shared by its steps (the reader's thread, no lock held): the
+  // read's arguments, the crc checks running on crc_pool (each reads dst), and the scratch
+  // buffer of gathered reads' gaps (allocated on first use).
+  struct OnodeRead {
+    const Onode& o;
+    uint64_t offset;
+    uint64_t len;
+    char* dst;
+    const GroupWrites* pending;
+    struct Check {
+      const Extent* extent;
+      std::future<bool> crc_ok;
+    };
+    std::vector<Check> checks;
+    std::unique_ptr<char, decltype(&std::free)> scratch{nullptr, &std::free};
+    using ExtentIt = std::map<uint64_t, Extent>::const_iterator;
+  };
+  // Waits for every check of `r`; returns `s`, or when `s` is OK the first mismatch
+  // (CrcMismatch). Every return of ReadOnodeInto goes through it.
+  Status EndCrcChecks(OnodeRead* r, Status s);
+  // Whether the read wants all of extent `x`'s record payload (a data record's, not a pack
+  // entry's; on a drive, not pending): it can be part of a gathered read.
+  bool ReadWantsWhole(const OnodeRead& r, const Extent& x) const;
+  // Checks the crc of `x`'s payload at `p` on crc_pool (counted in crc_jobs).
+  void PostCrcCheck(OnodeRead* r, const Extent* x, char* p);
+  // On a rotational drive, reads *it's extent (whole, into `at`) with the whole extents
+  // that follow it closely on the drive in one device read, and checks them (on crc_pool
+  // while it has room). False when none follows (nothing read); true when read: *it is the
+  // last extent read, *filled advanced. Errors: kIOError when the scratch buffer cannot be
+  // allocated, the read's error, a crc mismatch (CrcMismatch).
+  Result<bool> ReadGathered(OnodeRead* r, OnodeRead::ExtentIt* it, char* at, uint64_t* filled);
   uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
   void CountCrcError();
   void CountDataRead();  // one device read of one record's data
