@@ -527,7 +527,7 @@ Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64
     pe.nid = nid;
     pe.logical_offset = e->logical_offset;
     PackedAt at;
-    SMR_RETURN_IF_ERROR(PlacePacked(this, gc_seq, to, pe, *piece, piece, &writes, &at));
+    SMR_RETURN_IF_ERROR(PlacePacked(zones.get(), gc_seq, to, pe, *piece, piece, &writes, &at));
     to_drive = at.drive;
     e->payload_offset = at.payload_offset;
     e->in_pack = true;
@@ -544,7 +544,7 @@ Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64
     nh.payload_len = e->length;
     nh.payload_crc = crc;
     Allocation at;
-    SMR_RETURN_IF_ERROR(PlaceRecord(this, gc_seq, to, nh, *piece, piece, &writes, &at));
+    SMR_RETURN_IF_ERROR(PlaceRecord(zones.get(), gc_seq, to, nh, *piece, piece, &writes, &at));
     to_drive = at.drive;
     e->payload_offset = at.offset + kBlock;
     e->in_pack = false;

@@ -185,7 +185,7 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   }
 
   // Step (1): one quantum of the drain.
-  std::lock_guard<std::mutex> glock(group_mu);
+  MutexLock glock(&group_mu);
   RealmStatus now{};
   for (const RealmStatus& r : zones->Realms()) {
     if (r.drive == c.drive && r.realm == c.realm) now = r;
@@ -229,7 +229,7 @@ bool Store::Impl::ConversionStoppedByFatal() {
 bool Store::Impl::StartConversion(bool for_space) {
   std::optional<ConvertRequest> request;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     request.swap(convert_request);
   }
   const std::vector<RealmStatus> realms = zones->Realms();
@@ -326,7 +326,7 @@ const RealmStatus* Store::Impl::RealmToShrink(const std::vector<RealmStatus>& re
 }
 
 bool Store::Impl::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
-  Status st = zones->BeginDrain(pick->drive, pick->realm);
+  Status st = zones->BeginDrain(pick->drive, pick->realm, &deferred_seals);
   if (!st.ok()) {
     if (pending_request_done) {
       pending_request_done->set_value(st);
@@ -411,16 +411,11 @@ void Store::Impl::TakeAndActivateRealm(Conversion* conv, const RealmStatus& now)
   if (!st.ok()) {
     Log(LogLevel::kError, "conversion of realm %u of drive %u: %s", c.realm, c.drive,
                  st.ToString().c_str());
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     fatal = st;  // the metadata could not be written: stop writes, as a commit would
     return;
   }
-  uint64_t fence;
-  {
-    std::lock_guard<std::mutex> lock(epoch_mu);
-    fence = ++epoch;
-  }
-  WaitForReadersBefore(fence);
+  FenceReaders();
   // Step (3), on its own thread.
   ZonedDevice* dev = devices[c.drive].get();
   const uint32_t realm = c.realm;

@@ -292,7 +292,8 @@ Status Store::Impl::Checkpoint() {
   const uint64_t chunk_max =
       std::max<uint64_t>(kMinChunk, std::min<uint64_t>(options.max_record_payload, JournalOpsLimit()));
   c.group = std::make_unique<GroupWrites>();
-  Status walk = meta->ForEachJournaledKey([&](std::string_view k, std::string_view v) {
+  Status walk = meta->ForEachJournaledKey(
+      [&](std::string_view k, std::string_view v) SMR_REQUIRES(group_mu) {
     const uint64_t need = 8 + k.size() + v.size();
     if (!c.kvs.empty() && c.kv_bytes + need + 5 > chunk_max) {
       SMR_RETURN_IF_ERROR(CheckpointEmitChunk(&c));
@@ -338,7 +339,7 @@ Status Store::Impl::CheckpointEmitChunk(CheckpointState* c) {
   h.payload_len = static_cast<uint32_t>(payload->size());
   h.payload_crc = PayloadCrc(payload->data(), payload->size());
   Allocation at;
-  SMR_RETURN_IF_ERROR(PlaceRecord(this, c->at_seq, StreamId::kJournal, h, *payload, payload,
+  SMR_RETURN_IF_ERROR(PlaceRecord(zones.get(), c->at_seq, StreamId::kJournal, h, *payload, payload,
                                   c->group.get(), &at));
   const uint64_t rb = RecordBytes(payload->size());
   c->group->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=

@@ -398,6 +398,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   // Whether the mount before this one ended without a clean unmount (a crash), on the
   // database's word or any drive's: its journal may end in records no commit confirmed.
   SMR_ASSIGN_OR_RETURN(bool after_crash, impl->CheckDriveSuperblocks(specs));
+  SMR_RETURN_IF_ERROR(impl->RefusePreJournalStore());  // before anything is written
   SMR_RETURN_IF_ERROR(impl->LoadZonesAndCounters());
   impl->crc_pool = std::make_unique<boost::asio::thread_pool>(1);
   if (read_only) {
@@ -449,10 +450,11 @@ Result<std::vector<std::string>> Store::Impl::OpenMetaStore(const std::string& f
     return damaged(Status::Corruption("it lacks the store superblock"));
   }
   SMR_ASSIGN_OR_RETURN(superblock, DecodeStoreSuperblock(**sb_value));
-  if (superblock.format_version != 1) {
+  if (superblock.format_version != recfmt::kStoreFormatVersion) {
     return Status::InvalidArgument(dir + ": store format version " +
                                    std::to_string(superblock.format_version) +
-                                   " is not supported by this build (version 1)");
+                                   " is not supported by this build (version " +
+                                   std::to_string(recfmt::kStoreFormatVersion) + ")");
   }
   SMR_ASSIGN_OR_RETURN(options, DecodeOptions(**options_value));
   const std::vector<std::string> specs = SplitLines(**devices_value);
@@ -550,6 +552,8 @@ Status Store::Impl::LoadZonesAndCounters() {
 }
 
 Status Store::Impl::JournalAtMount(bool after_crash) {
+  // No commit thread runs yet; the mount's own commits take group_mu as every commit does.
+  MutexLock group_lock(&group_mu);
   // Records of earlier mounts with a higher sequence number never committed.
   JournalOp mount;
   mount.kind = journalfmt::kOpMount;
@@ -579,7 +583,8 @@ Status Store::Impl::JournalAtMount(bool after_crash) {
     SMR_RETURN_IF_ERROR(
         WriteAndCommit(&writes, batch.get(), 0).WithContext("mount marker"));
   }
-  // A store without a checkpoint yet (made before the journal existed): write one now.
+  // No checkpoint yet: the first mount (mkfs's) stopped before it completed, as nothing
+  // else was committed (RefusePreJournalStore): write it now.
   if (!has_checkpoint) SMR_RETURN_IF_ERROR(Checkpoint().WithContext("first metadata checkpoint"));
   return Status::OK();
 }
@@ -778,7 +783,7 @@ void Store::Impl::CommitLoop() {
 }
 
 void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
-  std::unique_lock<std::mutex> group_lock(group_mu);
+  MutexUniqueLock group_lock(&group_mu);
   if (FailGroupIfStopped(group)) return;
   // A write error on a zone the drive now reports offline or read-only costs that zone
   // only: nothing of the group was committed, so its allocations are rolled back, the zone
@@ -864,7 +869,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
 bool Store::Impl::FailGroupIfStopped(std::vector<Pending>* group) {
   Status fatal_now;
   {
-    std::unique_lock<std::mutex> lock(mu);
+    MutexUniqueLock lock(&mu);
     fatal_now = fatal;
   }
   if (!fatal_now.ok()) {
@@ -894,7 +899,7 @@ size_t Store::Impl::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch*
     const auto live_before = writes->live_delta;
     const size_t deaths_before = writes->death_ages_ns.size();
     const size_t name_deaths_before = writes->name_deaths.size();
-    Status r = PlanTransaction(this, (*group)[i].txn, ++seq, batch, writes,
+    Status r = PlanTransaction(PlanContextNow(), (*group)[i].txn, ++seq, batch, writes,
                                &(*group)[i].crcs);
     if (r.ok() && JournalOpsBytes(batch->journal(), /*last_write_only=*/false) > journal_limit) {
       const uint64_t bytes = JournalOpsBytes(batch->journal(), /*last_write_only=*/true);
@@ -1002,7 +1007,7 @@ bool Store::Impl::RetryGroupElsewhere(const ZoneManager::AllocationMark& mark,
                        s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
                        "); reads still work; remount after fixing the drive");
   Log(LogLevel::kError, "%s", s.ToString().c_str());
-  std::unique_lock<std::mutex> lock(mu);
+  MutexUniqueLock lock(&mu);
   fatal = s;
   return false;
 }

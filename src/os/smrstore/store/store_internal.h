@@ -562,7 +562,7 @@ struct Store::Impl {
   uint64_t JournalOpsLimit() const;
   void JournalCommitted(bool ok);
   // Writes a complete checkpoint and frees the journal zones it makes obsolete.
-  Status Checkpoint();
+  Status Checkpoint() SMR_REQUIRES(group_mu);
   // Checkpoint's state, shared by its steps (commit thread, commits paused as Checkpoint).
   struct CheckpointState {
     uint64_t id = 0;      // the checkpoint's id
@@ -575,14 +575,14 @@ struct Store::Impl {
     uint64_t group_bytes = 0;
   };
   // Writes and commits the chunks placed in c->group, if any, and starts a new group.
-  Status CheckpointFlushGroup(CheckpointState* c);
+  Status CheckpointFlushGroup(CheckpointState* c) SMR_REQUIRES(group_mu);
   // Places the chunk being filled (if any) as one kCheckpoint record in the journal
   // stream; flushes the group at every ~64 MiB. Errors: placement and commit errors.
-  Status CheckpointEmitChunk(CheckpointState* c);
+  Status CheckpointEmitChunk(CheckpointState* c) SMR_REQUIRES(group_mu);
   // The checkpoint's completing commit: the kOpCheckpointDone marker and the zone-open
   // notes of every data zone in use, the journal state and cleared pins, in a journal
   // zone; then the in-memory state (checkpoint id, reserve, counters).
-  Status CheckpointComplete(CheckpointState* c);
+  Status CheckpointComplete(CheckpointState* c) SMR_REQUIRES(group_mu);
   // Frees the journal zones the checkpoint made obsolete: committed free (synced), then
   // reset; a failed reset stops writes (`fatal`, under mu) and is returned.
   Status ReleaseJournalZones(const std::vector<ZoneAddress>& obsolete);
