@@ -400,7 +400,7 @@ Status RepairZoneLive(FsckState& f) {
 Result<FsckReport> Store::Fsck(bool deep, bool repair) {
   Impl* s = impl_.get();
   if (repair && s->read_only) return Status::ReadOnly("fsck --repair needs a read-write mount");
-  std::lock_guard<std::mutex> pause(s->group_mu);
+  MutexLock pause(&s->group_mu);
   FsckState f;
   f.s = s;
 
