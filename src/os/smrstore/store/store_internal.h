@@ -497,7 +497,7 @@ struct Store::Impl {
   // when it is in the realm) into c->cursor. True when this call's work is done: only
   // journal zones (or pinned ones) were left and a checkpoint ran to free them, or it
   // failed and the conversion was abandoned (AbandonConversion; *c is gone then).
-  bool NextDrainZone(Conversion* c);
+  bool NextDrainZone(Conversion* c) SMR_REQUIRES(group_mu);
   // group_mu held; the realm is empty (`now`: its status): steps (2) and (3): takes the
   // realm (committed free, synced), waits for older readers, starts the activation. A
   // failed commit sets `fatal`.
@@ -505,7 +505,7 @@ struct Store::Impl {
   // group_mu held: one quantum of the drain (a GcSlice of NextQuantum() live bytes,
   // split_records, half the latency bound), its bookkeeping and the hybrid status;
   // abandons the conversion when the slice fails.
-  void DrainQuantum(Conversion* c, const RealmStatus& now, bool queued);
+  void DrainQuantum(Conversion* c, const RealmStatus& now, bool queued) SMR_REQUIRES(group_mu);
   // Converts CMR realms until users can write `bytes` (or nothing can be converted); true
   // when a realm was converted. EnsureSpace calls it before cleaning (group_mu not held).
   bool GrowForSpace(uint64_t bytes);
