@@ -113,37 +113,11 @@ void EncodeRecordHeader(const RecordHeader& h, char* block) {
   EncodeFixed32(block + kHeaderCrcOffset, crc32c::Value(block, kHeaderCrcOffset));
 }
 
-Result<RecordHeader> DecodeRecordHeader(const char* block) {
-  if (AllZero(block, kHeaderSize)) return Status::NotFound("no record here (zero block)");
-  const uint32_t magic = DecodeFixed32(block + kMagicOffset);
-  if (magic != kMagic) return HeaderCorruption("bad magic " + Hex(magic));
-  const uint16_t version = DecodeFixed16(block + kVersionOffset);
-  if (version != kVersion) {
-    return HeaderCorruption("unsupported version " + std::to_string(version) +
-                            " (this build reads version " + std::to_string(kVersion) + ")");
-  }
-  const uint32_t stored_crc = DecodeFixed32(block + kHeaderCrcOffset);
-  const uint32_t crc = crc32c::Value(block, kHeaderCrcOffset);
-  if (stored_crc != crc) {
-    return HeaderCorruption("header crc mismatch (stored " + Hex(stored_crc) + ", computed " +
-                            Hex(crc) + ")");
-  }
-  const uint8_t tag = static_cast<uint8_t>(block[kTypeOffset]);
-  if (!IsKnownRecordType(tag)) {
-    return HeaderCorruption("unknown record type " + std::to_string(tag));
-  }
-  RecordHeader h;
-  h.type = static_cast<RecordType>(tag);
-  h.flags = static_cast<uint8_t>(block[kFlagsOffset]);
-  h.payload_len = DecodeFixed32(block + kPayloadLenOffset);
-  h.payload_crc = DecodeFixed32(block + kPayloadCrcOffset);
-  h.seq = DecodeFixed64(block + kSeqOffset);
-  h.collection_id = DecodeFixed64(block + kCollectionIdOffset);
-  h.nid = DecodeFixed64(block + kNidOffset);
-  h.logical_offset = DecodeFixed64(block + kLogicalOffsetOffset);
-  const uint16_t key_len = DecodeFixed16(block + kObjectKeyLenOffset);
-  const std::string type_name = RecordTypeName(h.type);
+namespace {
 
+// DecodeRecordHeader, the checks every record type shares: known flags, the payload and
+// key lengths within their limits, no crc without a payload, no key flagged as omitted.
+Status CheckCommonFields(const RecordHeader& h, uint16_t key_len, const std::string& type_name) {
   if ((h.flags & ~kKnownFlags) != 0) {
     return HeaderCorruption("unknown flags " + Hex(h.flags) + " in a " + type_name + " record");
   }
@@ -161,6 +135,56 @@ Result<RecordHeader> DecodeRecordHeader(const char* block) {
   if (h.key_omitted() && key_len != 0) {
     return HeaderCorruption("object key stored although flagged as omitted");
   }
+  return Status::OK();
+}
+
+// DecodeRecordHeader, a pack record: its fields and its directory of h->logical_offset
+// entries (decoded into h->pack), whose payloads must add up to the record's.
+Status DecodePackDirectory(const char* block, uint16_t key_len, RecordHeader* h) {
+  if (h->flags != 0) {
+    return HeaderCorruption("flags " + Hex(h->flags) + " in a pack record");
+  }
+  if (h->collection_id != 0 || h->nid != 0 || key_len != 0) {
+    return HeaderCorruption("object fields set in a pack record");
+  }
+  if (h->logical_offset == 0 || h->logical_offset > kMaxPackEntries) {
+    return HeaderCorruption("pack entry count " + std::to_string(h->logical_offset) +
+                            " outside 1 … " + std::to_string(kMaxPackEntries));
+  }
+  const char* p = block + kObjectKeyOffset;
+  uint64_t sum = 0;
+  h->pack.resize(h->logical_offset);
+  for (size_t i = 0; i < h->pack.size(); ++i, p += kPackEntrySize) {
+    PackEntry& e = h->pack[i];
+    e.offset = static_cast<uint32_t>(sum);
+    e.payload_len = DecodeFixed32(p + 0);
+    e.payload_crc = DecodeFixed32(p + 4);
+    e.seq = DecodeFixed64(p + 8);
+    e.collection_id = DecodeFixed64(p + 16);
+    e.nid = DecodeFixed64(p + 24);
+    e.logical_offset = DecodeFixed64(p + 32);
+    const std::string where = "pack entry " + std::to_string(i) + ": ";
+    if (e.payload_len == 0) return HeaderCorruption(where + "payload length 0");
+    if (e.nid == 0) return HeaderCorruption(where + "nid 0");
+    if (e.seq > h->seq) {
+      return HeaderCorruption(where + "seq " + std::to_string(e.seq) +
+                              " after the record's " + std::to_string(h->seq));
+    }
+    sum += e.payload_len;
+  }
+  if (sum != h->payload_len) {
+    return HeaderCorruption("pack entries hold " + std::to_string(sum) +
+                            " bytes but the payload length is " +
+                            std::to_string(h->payload_len));
+  }
+  return Status::OK();
+}
+
+// DecodeRecordHeader, the checks of the record's own type (a pack's: DecodePackDirectory,
+// which fills h->pack).
+Status CheckTypeFields(const char* block, uint16_t key_len, const std::string& type_name,
+                       RecordHeader* hp) {
+  const RecordHeader& h = *hp;
   switch (h.type) {
     case RecordType::kData:
       if ((h.flags & kFlagRemoved) != 0) {
@@ -199,67 +223,76 @@ Result<RecordHeader> DecodeRecordHeader(const char* block) {
         return HeaderCorruption("payload length 0 in a " + type_name + " record");
       }
       break;
-    case RecordType::kPack: {
-      if (h.flags != 0) {
-        return HeaderCorruption("flags " + Hex(h.flags) + " in a pack record");
-      }
-      if (h.collection_id != 0 || h.nid != 0 || key_len != 0) {
-        return HeaderCorruption("object fields set in a pack record");
-      }
-      if (h.logical_offset == 0 || h.logical_offset > kMaxPackEntries) {
-        return HeaderCorruption("pack entry count " + std::to_string(h.logical_offset) +
-                                " outside 1 … " + std::to_string(kMaxPackEntries));
-      }
-      const char* p = block + kObjectKeyOffset;
-      uint64_t sum = 0;
-      h.pack.resize(h.logical_offset);
-      for (size_t i = 0; i < h.pack.size(); ++i, p += kPackEntrySize) {
-        PackEntry& e = h.pack[i];
-        e.offset = static_cast<uint32_t>(sum);
-        e.payload_len = DecodeFixed32(p + 0);
-        e.payload_crc = DecodeFixed32(p + 4);
-        e.seq = DecodeFixed64(p + 8);
-        e.collection_id = DecodeFixed64(p + 16);
-        e.nid = DecodeFixed64(p + 24);
-        e.logical_offset = DecodeFixed64(p + 32);
-        const std::string where = "pack entry " + std::to_string(i) + ": ";
-        if (e.payload_len == 0) return HeaderCorruption(where + "payload length 0");
-        if (e.nid == 0) return HeaderCorruption(where + "nid 0");
-        if (e.seq > h.seq) {
-          return HeaderCorruption(where + "seq " + std::to_string(e.seq) +
-                                  " after the record's " + std::to_string(h.seq));
-        }
-        sum += e.payload_len;
-      }
-      if (sum != h.payload_len) {
-        return HeaderCorruption("pack entries hold " + std::to_string(sum) +
-                                " bytes but the payload length is " +
-                                std::to_string(h.payload_len));
-      }
-      break;
-    }
+    case RecordType::kPack:
+      return DecodePackDirectory(block, key_len, hp);
   }
+  return Status::OK();
+}
+
+// DecodeRecordHeader, the rest of the block: reserved fields and the bytes after the key
+// (or pack directory) up to the header crc zero; a key (copied into h->object_key) that
+// decodes.
+Status DecodeKeyAndReserved(const char* block, uint16_t key_len, RecordHeader* h) {
   if (DecodeFixed16(block + kReserved16Offset) != 0 ||
       DecodeFixed32(block + kReserved32Offset) != 0 ||
       DecodeFixed64(block + kReserved64Offset) != 0) {
     return HeaderCorruption("nonzero reserved field");
   }
   const uint32_t key_end =
-      kObjectKeyOffset + (h.type == RecordType::kPack
-                              ? static_cast<uint32_t>(h.pack.size()) * kPackEntrySize
+      kObjectKeyOffset + (h->type == RecordType::kPack
+                              ? static_cast<uint32_t>(h->pack.size()) * kPackEntrySize
                               : key_len);
   if (!AllZero(block + key_end, kHeaderCrcOffset - key_end)) {
-    return HeaderCorruption(h.type == RecordType::kPack
+    return HeaderCorruption(h->type == RecordType::kPack
                                 ? "nonzero reserved bytes after the pack directory"
                                 : "nonzero reserved bytes after the object key");
   }
   if (key_len != 0) {
-    h.object_key.assign(block + kObjectKeyOffset, key_len);
-    if (!DecodeObjectKey(h.object_key).ok()) {
+    h->object_key.assign(block + kObjectKeyOffset, key_len);
+    if (!DecodeObjectKey(h->object_key).ok()) {
       return HeaderCorruption("object key of " + std::to_string(key_len) +
                               " bytes does not decode");
     }
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<RecordHeader> DecodeRecordHeader(const char* block) {
+  if (AllZero(block, kHeaderSize)) return Status::NotFound("no record here (zero block)");
+  const uint32_t magic = DecodeFixed32(block + kMagicOffset);
+  if (magic != kMagic) return HeaderCorruption("bad magic " + Hex(magic));
+  const uint16_t version = DecodeFixed16(block + kVersionOffset);
+  if (version != kVersion) {
+    return HeaderCorruption("unsupported version " + std::to_string(version) +
+                            " (this build reads version " + std::to_string(kVersion) + ")");
+  }
+  const uint32_t stored_crc = DecodeFixed32(block + kHeaderCrcOffset);
+  const uint32_t crc = crc32c::Value(block, kHeaderCrcOffset);
+  if (stored_crc != crc) {
+    return HeaderCorruption("header crc mismatch (stored " + Hex(stored_crc) + ", computed " +
+                            Hex(crc) + ")");
+  }
+  const uint8_t tag = static_cast<uint8_t>(block[kTypeOffset]);
+  if (!IsKnownRecordType(tag)) {
+    return HeaderCorruption("unknown record type " + std::to_string(tag));
+  }
+  RecordHeader h;
+  h.type = static_cast<RecordType>(tag);
+  h.flags = static_cast<uint8_t>(block[kFlagsOffset]);
+  h.payload_len = DecodeFixed32(block + kPayloadLenOffset);
+  h.payload_crc = DecodeFixed32(block + kPayloadCrcOffset);
+  h.seq = DecodeFixed64(block + kSeqOffset);
+  h.collection_id = DecodeFixed64(block + kCollectionIdOffset);
+  h.nid = DecodeFixed64(block + kNidOffset);
+  h.logical_offset = DecodeFixed64(block + kLogicalOffsetOffset);
+  const uint16_t key_len = DecodeFixed16(block + kObjectKeyLenOffset);
+  const std::string type_name = RecordTypeName(h.type);
+
+  SMR_RETURN_IF_ERROR(CheckCommonFields(h, key_len, type_name));
+  SMR_RETURN_IF_ERROR(CheckTypeFields(block, key_len, type_name, &h));
+  SMR_RETURN_IF_ERROR(DecodeKeyAndReserved(block, key_len, &h));
   return h;
 }
 

@@ -281,27 +281,12 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
   const ZoneStatus victim = (*cursor)->victim;
   ZonedDevice* dev = devices[victim.addr.drive].get();
 
-  GcReport report;
+  GcPlanState s{victim, dev, &**cursor, batch, group, max_live, to_stream, split_records,
+                /*gc_seq=*/0, /*report=*/{}, /*touched=*/{}};
+  GcReport& report = s.report;
   GroupWrites& writes = *group;
   const uint64_t gc_bytes_before = writes.gc_bytes;
-  const uint64_t gc_seq = ++seq;
-  struct Touched {
-    uint64_t cid;
-    ObjectId oid;
-    Onode onode;
-  };
-  std::map<uint64_t, Touched> touched;  // by nid
-  // The object that owns `nid` now (read through the batch: a slice riding in a commit
-  // group sees the group's changes), or null when no object does.
-  auto lookup = [&](uint64_t nid) -> Result<Touched*> {
-    auto it = touched.find(nid);
-    if (it != touched.end()) return &it->second;
-    SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(batch, nid));
-    if (!where) return nullptr;
-    SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(batch, where->first, where->second));
-    if (!onode || onode->nid != nid) return nullptr;
-    return &touched.emplace(nid, Touched{where->first, where->second, *onode}).first->second;
-  };
+  s.gc_seq = ++seq;
   if (!(*cursor)->footer_tried) {
     (*cursor)->footer_tried = true;
     SMR_ASSIGN_OR_RETURN((*cursor)->footer, ReadFooterIndex(dev, victim));
@@ -310,13 +295,6 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
   std::string header(kBlock, '\0');
   std::shared_ptr<const std::string> partial_payload;  // of a record left half moved
   const uint64_t end = victim.start + victim.committed_wp;
-  auto crc_failure = [&](const RecordHeader& rh, uint64_t at) {
-    CountCrcError();
-    return Status::Corruption("GC: " + std::string(RecordTypeName(rh.type)) +
-                              " record at drive " + std::to_string(victim.addr.drive) +
-                              " offset " + std::to_string(at) +
-                              " fails its checksum; not relocating (run fsck)");
-  };
   uint64_t pos = (*cursor)->pos;
   bool at_end = false;
   for (;;) {
@@ -336,33 +314,9 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
     if (deadline && pos > (*cursor)->pos && std::chrono::steady_clock::now() >= *deadline) break;
     if (stop_on_arrival && pos > (*cursor)->pos && ForegroundWaiting()) break;
     if (footer != nullptr) {
-      // The footer lists the record here: one that is not data, or a data record no object
-      // references here any more, is passed over without reading its header.
-      const auto block = static_cast<uint32_t>((pos - victim.start) / kBlock);
-      auto f = std::lower_bound(
-          footer->begin(), footer->end(), block,
-          [](const ZoneFooterEntry& x, uint32_t b) { return x.block < b; });
-      if (f != footer->end() && f->block == block && f->type != RecordType::kPack) {
-        bool live = false;
-        if (f->type == RecordType::kData && f->nid != 0) {
-          SMR_ASSIGN_OR_RETURN(Touched * t, lookup(f->nid));
-          if (t != nullptr) {
-            for (const auto& [off, e] : t->onode.extents) {
-              live = live || (e.drive == victim.addr.drive && e.payload_offset == pos + kBlock &&
-                              !e.in_pack);
-            }
-          }
-        }
-        if (!live) {
-          pos += RecordBytes(f->payload_len);
-          continue;
-        }
-        // (A record a slice left half moved keeps its payload in the cursor.)
-        if (!(pos == (*cursor)->pos && (*cursor)->payload) &&
-            pos + RecordBytes(f->payload_len) <= end) {
-          prefetched = std::make_shared<std::string>(RecordBytes(f->payload_len) - kBlock, '\0');
-        }
-      }
+      SMR_ASSIGN_OR_RETURN(const bool passed_over,
+                           GcFooterPassOver(&s, *footer, end, &pos, &prefetched));
+      if (passed_over) continue;
     }
     if (prefetched) {
       SMR_RETURN_IF_ERROR(GcReadVictim(dev, victim, pos,
@@ -382,151 +336,233 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
                                     std::to_string(pos));
     }
     const uint64_t rec_bytes = h->record_bytes();
-    const uint64_t payload_at = pos + kBlock;
-    // The record's units: a data record is one; a pack record has one per entry.
-    struct Unit {
-      uint64_t nid;
-      uint64_t at;      // device byte of its first payload byte
-      uint32_t skip;    // its offset in the record's payload
-      uint32_t len;
-    };
-    std::vector<Unit> units;
-    const bool is_pack = h->type == RecordType::kPack;
-    if (h->type == RecordType::kData && h->nid != 0) {
-      units.push_back(Unit{h->nid, payload_at, 0, h->payload_len});
-    } else if (is_pack) {
-      for (const PackEntry& pe : h->pack) {
-        units.push_back(Unit{pe.nid, payload_at + pe.offset, pe.offset, pe.payload_len});
-      }
-    }
-    bool partial = false;  // this record keeps live bytes the next slice moves
     std::shared_ptr<const std::string> kept;  // the record's payload, once read
-    if (!units.empty() && pos == (*cursor)->pos) kept = std::move((*cursor)->payload);
-    // The bytes read with the header are the payload the header describes only when the
-    // header agrees with the footer's entry (else they are read again by the header's length).
-    if (prefetched && !kept && h->type == RecordType::kData &&
-        RecordBytes(h->payload_len) == kBlock + prefetched->size()) {
-      kept = std::move(prefetched);
-      if (!VerifyPayload(*h, kept->data()).ok()) return crc_failure(*h, pos);
-    }
-    for (const Unit& u : units) {
-      SMR_ASSIGN_OR_RETURN(Touched * t, lookup(u.nid));
-      std::vector<Extent*> live;
-      if (t != nullptr) {
-        for (auto& [off, e] : t->onode.extents) {
-          if (e.drive == victim.addr.drive && e.payload_offset == u.at && e.in_pack == is_pack) {
-            live.push_back(&e);
-          }
-        }
-      }
-      if (live.empty()) continue;
-      if (!kept) {
-        const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
-        auto fresh = std::make_shared<std::string>(padded, '\0');
-        SMR_RETURN_IF_ERROR(GcReadVictim(dev, victim, payload_at, {{fresh->data(), padded}}));
-        if (!VerifyPayload(*h, fresh->data()).ok()) return crc_failure(*h, pos);
-        kept = std::move(fresh);
-      }
-      const std::string& payload = *kept;
-      for (Extent* e : live) {
-        // A pack is moved whole in one slice (at most kMaxPackPayload bytes).
-        if (!is_pack && split_records && report.live_moved >= max_live) {
-          partial = true;
-          break;
-        }
-        // A quantum smaller than the extent moves its first part: the rest stays an
-        // extent of the same record (payload_skip advanced), moved by the next slices.
-        const uint64_t room = max_live > report.live_moved ? max_live - report.live_moved : 0;
-        if (!is_pack && split_records && e->length > room) {
-          const uint64_t n = std::max<uint64_t>(room / kBlock * kBlock, kMinSplitPiece);
-          if (n < e->length) {
-            Extent rest = *e;
-            rest.logical_offset += n;
-            rest.length = static_cast<uint32_t>(e->length - n);
-            rest.payload_skip = static_cast<uint32_t>(e->payload_skip + n);
-            e->length = static_cast<uint32_t>(n);
-            t->onode.extents.emplace(rest.logical_offset, rest);
-            partial = true;
-          }
-        }
-        auto piece = std::make_shared<const std::string>(
-            payload.substr(u.skip + e->payload_skip, e->length));
-        const uint32_t crc = PayloadCrc(piece->data(), piece->size());
-        // Older than the mean lifetime: expected to live long -> the cold GC stream.
-        const uint64_t now_ns = static_cast<uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count());
-        const double age = t->onode.mtime_ns && now_ns > t->onode.mtime_ns
-                               ? static_cast<double>(now_ns - t->onode.mtime_ns)
-                               : 0.0;
-        const StreamId to = to_stream ? *to_stream
-                            : mean_lifetime_ns > 0 && age > mean_lifetime_ns ? StreamId::kGcCold
-                                                                             : StreamId::kGc;
-        uint16_t to_drive = 0;
-        if (e->length <= options.pack_max) {
-          PackEntry pe;
-          pe.payload_len = e->length;
-          pe.payload_crc = crc;
-          pe.seq = gc_seq;
-          pe.collection_id = t->cid;
-          pe.nid = u.nid;
-          pe.logical_offset = e->logical_offset;
-          PackedAt at;
-          SMR_RETURN_IF_ERROR(PlacePacked(zones.get(), gc_seq, to, pe, *piece, piece, &writes, &at));
-          to_drive = at.drive;
-          e->payload_offset = at.payload_offset;
-          e->in_pack = true;
-          e->pack_offset = at.pack_offset;
-          writes.gc_bytes += at.allocated;
-        } else {
-          RecordHeader nh;
-          nh.type = RecordType::kData;
-          nh.seq = gc_seq;
-          nh.collection_id = t->cid;
-          nh.nid = u.nid;
-          nh.logical_offset = e->logical_offset;
-          EncodeObjectKey(t->oid, &nh.object_key);
-          nh.payload_len = e->length;
-          nh.payload_crc = crc;
-          Allocation at;
-          SMR_RETURN_IF_ERROR(PlaceRecord(zones.get(), gc_seq, to, nh, *piece, piece, &writes, &at));
-          to_drive = at.drive;
-          e->payload_offset = at.offset + kBlock;
-          e->in_pack = false;
-          e->pack_offset = 0;
-          writes.gc_bytes += RecordBytes(e->length);
-        }
-        const ZoneAddress to_zone{to_drive,
-                                  static_cast<uint32_t>(e->payload_offset / ZoneSize(to_drive))};
-        writes.live_delta[victim.addr] -= e->length;
-        writes.live_delta[to_zone] += e->length;
-        writes.gc_live_delta[victim.addr] -= e->length;
-        writes.gc_live_delta[to_zone] += e->length;
-        report.live_moved += e->length;
-        e->drive = to_drive;
-        e->payload_len = static_cast<uint32_t>(piece->size());
-        e->payload_crc = crc;
-        e->payload_skip = 0;
-        if (partial) break;
-      }
-      if (partial) break;
-    }
+    SMR_ASSIGN_OR_RETURN(const bool partial,
+                         GcMoveRecord(&s, *h, pos, std::move(prefetched), &kept));
     if (partial) {
       partial_payload = std::move(kept);
       break;  // the cursor stays on this record
     }
     pos += rec_bytes;
   }
-  for (const auto& [nid, t] : touched) batch->PutOnode(t.cid, t.oid, t.onode);
+  for (const auto& [nid, t] : s.touched) batch->PutOnode(t.cid, t.oid, t.onode);
   report.bytes_written = writes.gc_bytes - gc_bytes_before;
   GcSlicePlan plan;
   plan.report = report;
   plan.pos = pos;
   plan.at_end = at_end;
   plan.partial_payload = std::move(partial_payload);
-  plan.any = !touched.empty() || report.bytes_written > 0;
+  plan.any = !s.touched.empty() || report.bytes_written > 0;
   return plan;
+}
+
+Result<Store::Impl::GcPlanState::Touched*> Store::Impl::GcLookup(GcPlanState* s, uint64_t nid) {
+  auto it = s->touched.find(nid);
+  if (it != s->touched.end()) return &it->second;
+  SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(s->batch, nid));
+  if (!where) return nullptr;
+  SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(s->batch, where->first, where->second));
+  if (!onode || onode->nid != nid) return nullptr;
+  return &s->touched
+              .emplace(nid, GcPlanState::Touched{where->first, where->second, *onode})
+              .first->second;
+}
+
+Status Store::Impl::GcCrcFailure(const ZoneStatus& victim, const RecordHeader& rh,
+                                 uint64_t at) {
+  CountCrcError();
+  return Status::Corruption("GC: " + std::string(RecordTypeName(rh.type)) +
+                            " record at drive " + std::to_string(victim.addr.drive) +
+                            " offset " + std::to_string(at) +
+                            " fails its checksum; not relocating (run fsck)");
+}
+
+Result<bool> Store::Impl::GcFooterPassOver(GcPlanState* s,
+                                           const std::vector<ZoneFooterEntry>& footer_entries,
+                                           uint64_t end, uint64_t* pos_io,
+                                           std::shared_ptr<std::string>* prefetched) {
+  const ZoneStatus& victim = s->victim;
+  const std::vector<ZoneFooterEntry>* footer = &footer_entries;
+  uint64_t& pos = *pos_io;
+  // The footer lists the record here: one that is not data, or a data record no object
+  // references here any more, is passed over without reading its header.
+  const auto block = static_cast<uint32_t>((pos - victim.start) / kBlock);
+  auto f = std::lower_bound(
+      footer->begin(), footer->end(), block,
+      [](const ZoneFooterEntry& x, uint32_t b) { return x.block < b; });
+  if (f != footer->end() && f->block == block && f->type != RecordType::kPack) {
+    bool live = false;
+    if (f->type == RecordType::kData && f->nid != 0) {
+      SMR_ASSIGN_OR_RETURN(GcPlanState::Touched * t, GcLookup(s, f->nid));
+      if (t != nullptr) {
+        for (const auto& [off, e] : t->onode.extents) {
+          live = live || (e.drive == victim.addr.drive && e.payload_offset == pos + kBlock &&
+                          !e.in_pack);
+        }
+      }
+    }
+    if (!live) {
+      pos += RecordBytes(f->payload_len);
+      return true;
+    }
+    // (A record a slice left half moved keeps its payload in the cursor.)
+    if (!(pos == s->cursor->pos && s->cursor->payload) &&
+        pos + RecordBytes(f->payload_len) <= end) {
+      *prefetched = std::make_shared<std::string>(RecordBytes(f->payload_len) - kBlock, '\0');
+    }
+  }
+  return false;
+}
+
+Result<bool> Store::Impl::GcMoveRecord(GcPlanState* s, const RecordHeader& rh, uint64_t pos,
+                                       std::shared_ptr<std::string> prefetched,
+                                       std::shared_ptr<const std::string>* kept_out) {
+  const ZoneStatus& victim = s->victim;
+  const RecordHeader* h = &rh;
+  const uint64_t max_live = s->max_live;
+  const bool split_records = s->split_records;
+  GcReport& report = s->report;
+  std::shared_ptr<const std::string>& kept = *kept_out;  // the record's payload, once read
+  const uint64_t payload_at = pos + kBlock;
+  // The record's units: a data record is one; a pack record has one per entry.
+  struct Unit {
+    uint64_t nid;
+    uint64_t at;      // device byte of its first payload byte
+    uint32_t skip;    // its offset in the record's payload
+    uint32_t len;
+  };
+  std::vector<Unit> units;
+  const bool is_pack = h->type == RecordType::kPack;
+  if (h->type == RecordType::kData && h->nid != 0) {
+    units.push_back(Unit{h->nid, payload_at, 0, h->payload_len});
+  } else if (is_pack) {
+    for (const PackEntry& pe : h->pack) {
+      units.push_back(Unit{pe.nid, payload_at + pe.offset, pe.offset, pe.payload_len});
+    }
+  }
+  bool partial = false;  // this record keeps live bytes the next slice moves
+  if (!units.empty() && pos == s->cursor->pos) kept = std::move(s->cursor->payload);
+  // The bytes read with the header are the payload the header describes only when the
+  // header agrees with the footer's entry (else they are read again by the header's length).
+  if (prefetched && !kept && h->type == RecordType::kData &&
+      RecordBytes(h->payload_len) == kBlock + prefetched->size()) {
+    kept = std::move(prefetched);
+    if (!VerifyPayload(*h, kept->data()).ok()) return GcCrcFailure(victim, *h, pos);
+  }
+  for (const Unit& u : units) {
+    SMR_ASSIGN_OR_RETURN(GcPlanState::Touched * t, GcLookup(s, u.nid));
+    std::vector<Extent*> live;
+    if (t != nullptr) {
+      for (auto& [off, e] : t->onode.extents) {
+        if (e.drive == victim.addr.drive && e.payload_offset == u.at && e.in_pack == is_pack) {
+          live.push_back(&e);
+        }
+      }
+    }
+    if (live.empty()) continue;
+    if (!kept) {
+      const uint64_t padded = (uint64_t{h->payload_len} + kBlock - 1) / kBlock * kBlock;
+      auto fresh = std::make_shared<std::string>(padded, '\0');
+      SMR_RETURN_IF_ERROR(GcReadVictim(s->dev, victim, payload_at, {{fresh->data(), padded}}));
+      if (!VerifyPayload(*h, fresh->data()).ok()) return GcCrcFailure(victim, *h, pos);
+      kept = std::move(fresh);
+    }
+    const std::string& payload = *kept;
+    for (Extent* e : live) {
+      // A pack is moved whole in one slice (at most kMaxPackPayload bytes).
+      if (!is_pack && split_records && report.live_moved >= max_live) {
+        partial = true;
+        break;
+      }
+      // A quantum smaller than the extent moves its first part: the rest stays an
+      // extent of the same record (payload_skip advanced), moved by the next slices.
+      const uint64_t room = max_live > report.live_moved ? max_live - report.live_moved : 0;
+      if (!is_pack && split_records && e->length > room) {
+        const uint64_t n = std::max<uint64_t>(room / kBlock * kBlock, kMinSplitPiece);
+        if (n < e->length) {
+          Extent rest = *e;
+          rest.logical_offset += n;
+          rest.length = static_cast<uint32_t>(e->length - n);
+          rest.payload_skip = static_cast<uint32_t>(e->payload_skip + n);
+          e->length = static_cast<uint32_t>(n);
+          t->onode.extents.emplace(rest.logical_offset, rest);
+          partial = true;
+        }
+      }
+      SMR_RETURN_IF_ERROR(GcMoveExtent(s, t, u.nid, payload.substr(u.skip + e->payload_skip,
+                                                                   e->length), e));
+      if (partial) break;
+    }
+    if (partial) break;
+  }
+  return partial;
+}
+
+Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64_t nid,
+                                 std::string bytes, Extent* e) {
+  const ZoneStatus& victim = s->victim;
+  const std::optional<StreamId>& to_stream = s->to_stream;
+  const uint64_t gc_seq = s->gc_seq;
+  GroupWrites& writes = *s->writes;
+  auto piece = std::make_shared<const std::string>(std::move(bytes));
+  const uint32_t crc = PayloadCrc(piece->data(), piece->size());
+  // Older than the mean lifetime: expected to live long -> the cold GC stream.
+  const uint64_t now_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  const double age = t->onode.mtime_ns && now_ns > t->onode.mtime_ns
+                         ? static_cast<double>(now_ns - t->onode.mtime_ns)
+                         : 0.0;
+  const StreamId to = to_stream ? *to_stream
+                      : mean_lifetime_ns > 0 && age > mean_lifetime_ns ? StreamId::kGcCold
+                                                                       : StreamId::kGc;
+  uint16_t to_drive = 0;
+  if (e->length <= options.pack_max) {
+    PackEntry pe;
+    pe.payload_len = e->length;
+    pe.payload_crc = crc;
+    pe.seq = gc_seq;
+    pe.collection_id = t->cid;
+    pe.nid = nid;
+    pe.logical_offset = e->logical_offset;
+    PackedAt at;
+    SMR_RETURN_IF_ERROR(PlacePacked(zones.get(), gc_seq, to, pe, *piece, piece, &writes, &at));
+    to_drive = at.drive;
+    e->payload_offset = at.payload_offset;
+    e->in_pack = true;
+    e->pack_offset = at.pack_offset;
+    writes.gc_bytes += at.allocated;
+  } else {
+    RecordHeader nh;
+    nh.type = RecordType::kData;
+    nh.seq = gc_seq;
+    nh.collection_id = t->cid;
+    nh.nid = nid;
+    nh.logical_offset = e->logical_offset;
+    EncodeObjectKey(t->oid, &nh.object_key);
+    nh.payload_len = e->length;
+    nh.payload_crc = crc;
+    Allocation at;
+    SMR_RETURN_IF_ERROR(PlaceRecord(zones.get(), gc_seq, to, nh, *piece, piece, &writes, &at));
+    to_drive = at.drive;
+    e->payload_offset = at.offset + kBlock;
+    e->in_pack = false;
+    e->pack_offset = 0;
+    writes.gc_bytes += RecordBytes(e->length);
+  }
+  const ZoneAddress to_zone{to_drive,
+                            static_cast<uint32_t>(e->payload_offset / ZoneSize(to_drive))};
+  writes.live_delta[victim.addr] -= e->length;
+  writes.live_delta[to_zone] += e->length;
+  writes.gc_live_delta[victim.addr] -= e->length;
+  writes.gc_live_delta[to_zone] += e->length;
+  s->report.live_moved += e->length;
+  e->drive = to_drive;
+  e->payload_len = static_cast<uint32_t>(piece->size());
+  e->payload_crc = crc;
+  e->payload_skip = 0;
+  return Status::OK();
 }
 
 Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,

@@ -170,6 +170,35 @@ bool Store::Impl::MaybeEvict(bool queued) {
 
 void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   if (read_only) return;
+  if (ConversionStoppedByFatal()) return;
+  if (!conversion && !StartConversion(for_space)) return;
+  Conversion& c = *conversion;
+
+  if (c.activating) {
+    // Step (4) once the drive is done (for space: wait for it).
+    if (!for_space &&
+        c.activation.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      return;
+    }
+    FinishActivation();
+    return;
+  }
+
+  // Step (1): one quantum of the drain.
+  MutexLock glock(&group_mu);
+  RealmStatus now{};
+  for (const RealmStatus& r : zones->Realms()) {
+    if (r.drive == c.drive && r.realm == c.realm) now = r;
+  }
+  if (!c.cursor && NextDrainZone(&c)) return;
+  if (!c.cursor) {
+    TakeAndActivateRealm(&c, now);
+    return;
+  }
+  DrainQuantum(&c, now, queued);
+}
+
+bool Store::Impl::ConversionStoppedByFatal() {
   {
     MutexUniqueLock lock(&mu);
     if (!fatal.ok()) {
@@ -191,201 +220,218 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
         pending_request_done->set_value(why);
         pending_request_done.reset();
       }
-      return;
+      return true;
     }
   }
-  if (!conversion) {
-    std::optional<ConvertRequest> request;
-    {
-      MutexLock lock(&mu);
-      request.swap(convert_request);
+  return false;
+}
+
+bool Store::Impl::StartConversion(bool for_space) {
+  std::optional<ConvertRequest> request;
+  {
+    MutexLock lock(&mu);
+    request.swap(convert_request);
+  }
+  const std::vector<RealmStatus> realms = zones->Realms();
+  if (realms.empty()) return false;
+  const double free = zones->free_fraction();
+  const RealmStatus* pick = nullptr;
+  ZoneDomain to = ZoneDomain::kSmr;
+  if (request) {
+    if (RefuseConvertRequest(&*request, realms, &pick)) return false;
+    to = request->to;
+    pending_request_done = std::move(request->done);
+  } else {
+    if (!options.hybrid_auto) return false;
+    MutexLock lock(&hybrid_mu);
+    if (!for_space && hybrid.stalled && Clock::now() < hybrid_retry_at) return false;
+  }
+  if (request) {
+    // the operator's pick stands
+  } else if (free < options.hybrid_convert_free || for_space) {
+    pick = RealmToGrow(realms);
+  } else if (options.hybrid_shrink_free > 0 && free > options.hybrid_shrink_free) {
+    pick = RealmToShrink(realms, free);
+    to = ZoneDomain::kCmr;
+  }
+  if (!pick) return false;
+  return BeginConversion(pick, to);
+}
+
+bool Store::Impl::RefuseConvertRequest(ConvertRequest* request,
+                                       const std::vector<RealmStatus>& realms,
+                                       const RealmStatus** pick_out) {
+  const RealmStatus*& pick = *pick_out;
+  for (const RealmStatus& r : realms) {
+    if (r.drive == request->drive && r.realm == request->realm) pick = &r;
+  }
+  Status refuse;
+  if (!pick) {
+    refuse = Status::InvalidArgument("drive " + std::to_string(request->drive) +
+                                     " has no realm " + std::to_string(request->realm));
+  } else if (pick->domain == request->to) {
+    refuse = Status::InvalidArgument("realm " + std::to_string(request->realm) + " of drive " +
+                                     std::to_string(request->drive) + " is " +
+                                     ZoneDomainName(request->to) + " already");
+  } else if (pick->faulted) {
+    refuse = Status::Busy("realm " + std::to_string(request->realm) + " of drive " +
+                          std::to_string(request->drive) +
+                          " has a zone the drive reports offline or read-only; it cannot "
+                          "be emptied");
+  } else if (pick->live_bytes + pick->live_bytes / 8 + 4 * MaxRecordBytes() >
+             zones->free_bytes()) {
+    refuse = Status::NoSpace("the live data of realm " + std::to_string(request->realm) +
+                             " does not fit in the free space of the other realms");
+  }
+  if (!refuse.ok()) {
+    request->done.set_value(refuse);
+    return true;
+  }
+  return false;
+}
+
+const RealmStatus* Store::Impl::RealmToGrow(const std::vector<RealmStatus>& realms) {
+  const RealmStatus* pick = nullptr;
+  const uint64_t outside_free = zones->free_bytes();
+  for (const RealmStatus& r : realms) {
+    if (r.domain != ZoneDomain::kCmr || r.taken || r.faulted) continue;
+    const uint64_t realm_free = uint64_t{r.free_zones} * (r.zones ? r.capacity / r.zones : 0);
+    const uint64_t room = outside_free > realm_free ? outside_free - realm_free : 0;
+    // Its live data plus a header block per record's worth must fit elsewhere.
+    if (r.live_bytes + r.live_bytes / 8 + 4 * MaxRecordBytes() > room) continue;
+    // Cheapest first: least live data; a realm holding journal zones costs a checkpoint.
+    auto cost = [](const RealmStatus& x) { return x.live_bytes + (x.has_journal ? 1 : 0); };
+    if (!pick || cost(r) < cost(*pick)) pick = &r;
+  }
+  return pick;
+}
+
+const RealmStatus* Store::Impl::RealmToShrink(const std::vector<RealmStatus>& realms,
+                                              double free) {
+  const RealmStatus* pick = nullptr;
+  const uint64_t data = zones->data_capacity();
+  for (const RealmStatus& r : realms) {
+    if (r.domain != ZoneDomain::kSmr || r.taken || r.faulted) continue;
+    // Free fraction without this realm's SMR zones and with its CMR ones (empty).
+    const uint64_t cmr_cap = uint64_t{devices[r.drive]->info().cmr_zones_per_realm} *
+                             devices[r.drive]->info().zone_size;
+    const double data_after = static_cast<double>(data - r.capacity + cmr_cap);
+    const double free_after =
+        (free * static_cast<double>(data) - static_cast<double>(r.capacity) +
+         static_cast<double>(cmr_cap)) / data_after;
+    if (free_after <= options.hybrid_shrink_free) continue;
+    if (!pick || r.live_bytes < pick->live_bytes) pick = &r;
+  }
+  return pick;
+}
+
+bool Store::Impl::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
+  Status st = zones->BeginDrain(pick->drive, pick->realm, &deferred_seals);
+  if (!st.ok()) {
+    if (pending_request_done) {
+      pending_request_done->set_value(st);
+      pending_request_done.reset();
     }
-    const std::vector<RealmStatus> realms = zones->Realms();
-    if (realms.empty()) return;
-    const double free = zones->free_fraction();
-    const RealmStatus* pick = nullptr;
-    ZoneDomain to = ZoneDomain::kSmr;
-    if (request) {
-      for (const RealmStatus& r : realms) {
-        if (r.drive == request->drive && r.realm == request->realm) pick = &r;
+    return false;
+  }
+  Conversion c;
+  c.drive = pick->drive;
+  c.realm = pick->realm;
+  c.to = to;
+  c.live_at_start = pick->live_bytes;
+  c.started = c.last_progress = Clock::now();
+  conversion = std::move(c);
+  MutexLock lock(&hybrid_mu);
+  hybrid.conversions_started++;
+  hybrid.active = true;
+  hybrid.activating = false;
+  hybrid.stalled = false;
+  hybrid.stall_reason.clear();
+  hybrid.drive = pick->drive;
+  hybrid.realm = pick->realm;
+  hybrid.to = ZoneDomainName(to);
+  hybrid.progress = 0;
+  Log(LogLevel::kInfo, "converting realm %u of drive %u to %s (%llu live bytes to move)",
+               pick->realm, pick->drive, ZoneDomainName(to),
+               static_cast<unsigned long long>(pick->live_bytes));
+  return true;
+}
+
+bool Store::Impl::NextDrainZone(Conversion* conv) {
+  Conversion& c = *conv;
+  // The realm's next zone holding data: a sealed one (BeginDrain sealed the open ones).
+  if (gc_cursor && gc_cursor->victim.realm == c.realm && gc_cursor->victim.addr.drive == c.drive) {
+    c.cursor = std::move(gc_cursor);  // GC was cleaning one of them: carry on with it
+    gc_cursor.reset();
+  } else {
+    bool journal = false;
+    for (const ZoneStatus& z : zones->Snapshot()) {
+      if (z.addr.drive != c.drive || z.realm != c.realm) continue;
+      if (z.state != ZoneState::kSealed && z.state != ZoneState::kOpen) continue;
+      if (z.stream == StreamId::kJournal || z.journal_pinned) {
+        // Not relocatable: a checkpoint frees it (a journal zone) or unpins it (a data
+        // zone holding journal records), below.
+        journal = true;
+        continue;
       }
-      Status refuse;
-      if (!pick) {
-        refuse = Status::InvalidArgument("drive " + std::to_string(request->drive) +
-                                         " has no realm " + std::to_string(request->realm));
-      } else if (pick->domain == request->to) {
-        refuse = Status::InvalidArgument("realm " + std::to_string(request->realm) + " of drive " +
-                                         std::to_string(request->drive) + " is " +
-                                         ZoneDomainName(request->to) + " already");
-      } else if (pick->faulted) {
-        refuse = Status::Busy("realm " + std::to_string(request->realm) + " of drive " +
-                              std::to_string(request->drive) +
-                              " has a zone the drive reports offline or read-only; it cannot "
-                              "be emptied");
-      } else if (pick->live_bytes + pick->live_bytes / 8 + 4 * MaxRecordBytes() >
-                 zones->free_bytes()) {
-        refuse = Status::NoSpace("the live data of realm " + std::to_string(request->realm) +
-                                 " does not fit in the free space of the other realms");
+      c.cursor = GcCursor{z, z.start, nullptr, nullptr, false};
+      break;
+    }
+    if (!c.cursor && journal) {
+      // Only journal zones (and pinned ones) left (BeginDrain sealed the open one): a
+      // checkpoint, written outside the realm, makes them obsolete and frees (unpins) them.
+      const Clock::time_point t0 = Clock::now();
+      Status st = Checkpoint();
+      if (!st.ok()) {
+        // No room for the checkpoint (or it failed): the drain cannot go on. Retrying at
+        // once would retry the same checkpoint without end (found by the option-space
+        // run: a commit thread spinning in GrowForSpace on a full hybrid drive).
+        AbandonConversion(st.WithContext("checkpoint to free the realm's journal zones"));
+        return true;
       }
-      if (!refuse.ok()) {
-        request->done.set_value(refuse);
-        return;
-      }
-      to = request->to;
-      pending_request_done = std::move(request->done);
-    } else {
-      if (!options.hybrid_auto) return;
+      c.last_progress = Clock::now();
       MutexLock lock(&hybrid_mu);
-      if (!for_space && hybrid.stalled && Clock::now() < hybrid_retry_at) return;
+      hybrid.last_quantum_ms = MsSince(t0);
+      return true;
     }
-    if (request) {
-      // the operator's pick stands
-    } else if (free < options.hybrid_convert_free || for_space) {
-      const uint64_t outside_free = zones->free_bytes();
-      for (const RealmStatus& r : realms) {
-        if (r.domain != ZoneDomain::kCmr || r.taken || r.faulted) continue;
-        const uint64_t realm_free = uint64_t{r.free_zones} * (r.zones ? r.capacity / r.zones : 0);
-        const uint64_t room = outside_free > realm_free ? outside_free - realm_free : 0;
-        // Its live data plus a header block per record's worth must fit elsewhere.
-        if (r.live_bytes + r.live_bytes / 8 + 4 * MaxRecordBytes() > room) continue;
-        // Cheapest first: least live data; a realm holding journal zones costs a checkpoint.
-        auto cost = [](const RealmStatus& x) { return x.live_bytes + (x.has_journal ? 1 : 0); };
-        if (!pick || cost(r) < cost(*pick)) pick = &r;
-      }
-    } else if (options.hybrid_shrink_free > 0 && free > options.hybrid_shrink_free) {
-      const uint64_t data = zones->data_capacity();
-      for (const RealmStatus& r : realms) {
-        if (r.domain != ZoneDomain::kSmr || r.taken || r.faulted) continue;
-        // Free fraction without this realm's SMR zones and with its CMR ones (empty).
-        const uint64_t cmr_cap = uint64_t{devices[r.drive]->info().cmr_zones_per_realm} *
-                                 devices[r.drive]->info().zone_size;
-        const double data_after = static_cast<double>(data - r.capacity + cmr_cap);
-        const double free_after =
-            (free * static_cast<double>(data) - static_cast<double>(r.capacity) +
-             static_cast<double>(cmr_cap)) / data_after;
-        if (free_after <= options.hybrid_shrink_free) continue;
-        if (!pick || r.live_bytes < pick->live_bytes) pick = &r;
-      }
-      to = ZoneDomain::kCmr;
-    }
-    if (!pick) return;
-    Status st = zones->BeginDrain(pick->drive, pick->realm, &deferred_seals);
-    if (!st.ok()) {
-      if (pending_request_done) {
-        pending_request_done->set_value(st);
-        pending_request_done.reset();
-      }
-      return;
-    }
-    Conversion c;
-    c.drive = pick->drive;
-    c.realm = pick->realm;
-    c.to = to;
-    c.live_at_start = pick->live_bytes;
-    c.started = c.last_progress = Clock::now();
-    conversion = std::move(c);
-    MutexLock lock(&hybrid_mu);
-    hybrid.conversions_started++;
-    hybrid.active = true;
-    hybrid.activating = false;
-    hybrid.stalled = false;
-    hybrid.stall_reason.clear();
-    hybrid.drive = pick->drive;
-    hybrid.realm = pick->realm;
-    hybrid.to = ZoneDomainName(to);
-    hybrid.progress = 0;
-    Log(LogLevel::kInfo, "converting realm %u of drive %u to %s (%llu live bytes to move)",
-                 pick->realm, pick->drive, ZoneDomainName(to),
-                 static_cast<unsigned long long>(pick->live_bytes));
   }
-  Conversion& c = *conversion;
+  return false;
+}
 
-  if (c.activating) {
-    // Step (4) once the drive is done (for space: wait for it).
-    if (!for_space &&
-        c.activation.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      return;
-    }
-    FinishActivation();
+void Store::Impl::TakeAndActivateRealm(Conversion* conv, const RealmStatus& now) {
+  Conversion& c = *conv;
+  // Step (2): nothing left in it.
+  if (now.free_zones != now.zones) return;  // (cannot happen: no zone in use, all free)
+  Status st = zones->TakeRealm(c.drive, c.realm);
+  if (st.ok()) {
+    auto batch = meta->NewBatch();
+    for (const auto& [addr, zm] : zones->TakeDirtyZones()) batch->PutZone(addr.drive, addr.zone, zm);
+    st = meta->Commit(batch.get(), /*sync=*/true);
+  }
+  if (!st.ok()) {
+    Log(LogLevel::kError, "conversion of realm %u of drive %u: %s", c.realm, c.drive,
+                 st.ToString().c_str());
+    MutexLock lock(&mu);
+    fatal = st;  // the metadata could not be written: stop writes, as a commit would
     return;
   }
+  FenceReaders();
+  // Step (3), on its own thread.
+  ZonedDevice* dev = devices[c.drive].get();
+  const uint32_t realm = c.realm;
+  const ZoneDomain to = c.to;
+  c.activating = true;
+  c.activation = std::async(std::launch::async, [dev, realm, to] {
+    return dev->ActivateRealms(realm, 1, to);
+  });
+  c.last_progress = Clock::now();
+  MutexLock lock(&hybrid_mu);
+  hybrid.activating = true;
+  hybrid.progress = 0.95;
+}
 
-  // Step (1): one quantum of the drain.
-  MutexLock glock(&group_mu);
-  RealmStatus now{};
-  for (const RealmStatus& r : zones->Realms()) {
-    if (r.drive == c.drive && r.realm == c.realm) now = r;
-  }
-  if (!c.cursor) {
-    // The realm's next zone holding data: a sealed one (BeginDrain sealed the open ones).
-    if (gc_cursor && gc_cursor->victim.realm == c.realm && gc_cursor->victim.addr.drive == c.drive) {
-      c.cursor = std::move(gc_cursor);  // GC was cleaning one of them: carry on with it
-      gc_cursor.reset();
-    } else {
-      bool journal = false;
-      for (const ZoneStatus& z : zones->Snapshot()) {
-        if (z.addr.drive != c.drive || z.realm != c.realm) continue;
-        if (z.state != ZoneState::kSealed && z.state != ZoneState::kOpen) continue;
-        if (z.stream == StreamId::kJournal || z.journal_pinned) {
-          // Not relocatable: a checkpoint frees it (a journal zone) or unpins it (a data
-          // zone holding journal records), below.
-          journal = true;
-          continue;
-        }
-        c.cursor = GcCursor{z, z.start, nullptr, nullptr, false};
-        break;
-      }
-      if (!c.cursor && journal) {
-        // Only journal zones (and pinned ones) left (BeginDrain sealed the open one): a
-        // checkpoint, written outside the realm, makes them obsolete and frees (unpins) them.
-        const Clock::time_point t0 = Clock::now();
-        Status st = Checkpoint();
-        if (!st.ok()) {
-          // No room for the checkpoint (or it failed): the drain cannot go on. Retrying at
-          // once would retry the same checkpoint without end (found by the option-space
-          // run: a commit thread spinning in GrowForSpace on a full hybrid drive).
-          AbandonConversion(st.WithContext("checkpoint to free the realm's journal zones"));
-          return;
-        }
-        c.last_progress = Clock::now();
-        MutexLock lock(&hybrid_mu);
-        hybrid.last_quantum_ms = MsSince(t0);
-        return;
-      }
-    }
-  }
-  if (!c.cursor) {
-    // Step (2): nothing left in it.
-    if (now.free_zones != now.zones) return;  // (cannot happen: no zone in use, all free)
-    Status st = zones->TakeRealm(c.drive, c.realm);
-    if (st.ok()) {
-      auto batch = meta->NewBatch();
-      for (const auto& [addr, zm] : zones->TakeDirtyZones()) batch->PutZone(addr.drive, addr.zone, zm);
-      st = meta->Commit(batch.get(), /*sync=*/true);
-    }
-    if (!st.ok()) {
-      Log(LogLevel::kError, "conversion of realm %u of drive %u: %s", c.realm, c.drive,
-                   st.ToString().c_str());
-      MutexLock lock(&mu);
-      fatal = st;  // the metadata could not be written: stop writes, as a commit would
-      return;
-    }
-    FenceReaders();
-    // Step (3), on its own thread.
-    ZonedDevice* dev = devices[c.drive].get();
-    const uint32_t realm = c.realm;
-    const ZoneDomain to = c.to;
-    c.activating = true;
-    c.activation = std::async(std::launch::async, [dev, realm, to] {
-      return dev->ActivateRealms(realm, 1, to);
-    });
-    c.last_progress = Clock::now();
-    MutexLock lock(&hybrid_mu);
-    hybrid.activating = true;
-    hybrid.progress = 0.95;
-    return;
-  }
-
+void Store::Impl::DrainQuantum(Conversion* conv, const RealmStatus& now, bool queued) {
+  Conversion& c = *conv;
   const uint64_t quantum = NextQuantum();
   const Clock::time_point t0 = Clock::now();
   bool zone_done = false;

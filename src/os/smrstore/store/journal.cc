@@ -274,8 +274,9 @@ void Store::Impl::JournalCommitted(bool ok) {
 
 Status Store::Impl::Checkpoint() {
   if (!options.journal) return Status::OK();
-  const uint64_t id = checkpoint_id + 1;
-  const uint64_t at_seq = ++seq;
+  CheckpointState c;
+  c.id = checkpoint_id + 1;
+  c.at_seq = ++seq;
   // Journal zones sealed before this checkpoint: obsolete once it is complete.
   std::vector<ZoneAddress> obsolete;
   for (const ZoneStatus& z : zones->Snapshot()) {
@@ -290,55 +291,71 @@ Status Store::Impl::Checkpoint() {
   // default max_record_payload of 1 MiB passes zones of 1 MiB or less).
   const uint64_t chunk_max =
       std::max<uint64_t>(kMinChunk, std::min<uint64_t>(options.max_record_payload, JournalOpsLimit()));
-  uint64_t chunks = 0, bytes = 0;
-  std::vector<std::pair<std::string, std::string>> kvs;
-  uint64_t kv_bytes = 0;
-  auto group = std::make_unique<GroupWrites>();
-  uint64_t group_bytes = 0;
-  auto flush_group = [&]() SMR_REQUIRES(group_mu) -> Status {
-    if (group->zones.empty()) return Status::OK();
-    auto batch = meta->NewBatch();
-    SMR_RETURN_IF_ERROR(WriteAndCommit(group.get(), batch.get(), 0));
-    group = std::make_unique<GroupWrites>();
-    group_bytes = 0;
-    return Status::OK();
-  };
-  auto emit = [&]() SMR_REQUIRES(group_mu) -> Status {
-    if (kvs.empty()) return Status::OK();
-    auto payload = std::make_shared<const std::string>(EncodeCheckpointChunk(kvs));
-    kvs.clear();
-    kv_bytes = 0;
-    RecordHeader h;
-    h.type = RecordType::kCheckpoint;
-    h.seq = at_seq;
-    h.collection_id = superblock.mount_count;
-    h.nid = id;
-    h.logical_offset = chunks;
-    h.payload_len = static_cast<uint32_t>(payload->size());
-    h.payload_crc = PayloadCrc(payload->data(), payload->size());
-    Allocation at;
-    SMR_RETURN_IF_ERROR(
-        PlaceRecord(zones.get(), at_seq, StreamId::kJournal, h, *payload, payload, group.get(), &at));
-    const uint64_t rb = RecordBytes(payload->size());
-    group->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
-        static_cast<int64_t>(rb);
-    ++chunks;
-    bytes += rb;
-    group_bytes += rb;
-    if (group_bytes >= (64ull << 20)) return flush_group();
-    return Status::OK();
-  };
+  c.group = std::make_unique<GroupWrites>();
   Status walk = meta->ForEachJournaledKey(
       [&](std::string_view k, std::string_view v) SMR_REQUIRES(group_mu) {
     const uint64_t need = 8 + k.size() + v.size();
-    if (!kvs.empty() && kv_bytes + need + 5 > chunk_max) SMR_RETURN_IF_ERROR(emit());
-    kvs.emplace_back(std::string(k), std::string(v));
-    kv_bytes += need;
+    if (!c.kvs.empty() && c.kv_bytes + need + 5 > chunk_max) {
+      SMR_RETURN_IF_ERROR(CheckpointEmitChunk(&c));
+    }
+    c.kvs.emplace_back(std::string(k), std::string(v));
+    c.kv_bytes += need;
     return Status::OK();
   });
   SMR_RETURN_IF_ERROR(walk);
-  SMR_RETURN_IF_ERROR(emit());
-  SMR_RETURN_IF_ERROR(flush_group());
+  SMR_RETURN_IF_ERROR(CheckpointEmitChunk(&c));
+  SMR_RETURN_IF_ERROR(CheckpointFlushGroup(&c));
+  SMR_RETURN_IF_ERROR(CheckpointComplete(&c));
+  // The journal before it is obsolete: free its sealed zones. They are committed free
+  // first and reset after: a crash in between leaves zones the metadata calls free that
+  // still hold bytes, which mount resets (ZoneManager::Load); the other order left the
+  // metadata naming committed journal data a reset drive no longer had, and no mount
+  // (qa/crash/repro_journal_release.sh). No allocation can take them meanwhile: the
+  // commit pipeline is paused (group_mu) and this is its thread.
+  if (obsolete.empty()) return Status::OK();
+  return ReleaseJournalZones(obsolete);
+}
+
+Status Store::Impl::CheckpointFlushGroup(CheckpointState* c) {
+  if (c->group->zones.empty()) return Status::OK();
+  auto batch = meta->NewBatch();
+  SMR_RETURN_IF_ERROR(WriteAndCommit(c->group.get(), batch.get(), 0));
+  c->group = std::make_unique<GroupWrites>();
+  c->group_bytes = 0;
+  return Status::OK();
+}
+
+Status Store::Impl::CheckpointEmitChunk(CheckpointState* c) {
+  if (c->kvs.empty()) return Status::OK();
+  auto payload = std::make_shared<const std::string>(EncodeCheckpointChunk(c->kvs));
+  c->kvs.clear();
+  c->kv_bytes = 0;
+  RecordHeader h;
+  h.type = RecordType::kCheckpoint;
+  h.seq = c->at_seq;
+  h.collection_id = superblock.mount_count;
+  h.nid = c->id;
+  h.logical_offset = c->chunks;
+  h.payload_len = static_cast<uint32_t>(payload->size());
+  h.payload_crc = PayloadCrc(payload->data(), payload->size());
+  Allocation at;
+  SMR_RETURN_IF_ERROR(PlaceRecord(zones.get(), c->at_seq, StreamId::kJournal, h, *payload, payload,
+                                  c->group.get(), &at));
+  const uint64_t rb = RecordBytes(payload->size());
+  c->group->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
+      static_cast<int64_t>(rb);
+  ++c->chunks;
+  c->bytes += rb;
+  c->group_bytes += rb;
+  if (c->group_bytes >= (64ull << 20)) return CheckpointFlushGroup(c);
+  return Status::OK();
+}
+
+Status Store::Impl::CheckpointComplete(CheckpointState* c) {
+  const uint64_t id = c->id;
+  const uint64_t at_seq = c->at_seq;
+  const uint64_t chunks = c->chunks;
+  const uint64_t bytes = c->bytes;
   // Complete: the marker, and the state a mount reads, in one commit. The marker goes to
   // a journal zone (a rebuild starts from it; pinned data zones are unpinned now), and the
   // pins are cleared in the same commit: every journal record before it is obsolete.
@@ -369,7 +386,7 @@ Status Store::Impl::Checkpoint() {
   const bool had_pins = !zones->JournalPins().empty();
   if (had_pins) batch->PutDerivedValue(kValueJournalPins, "");
   journal_own_zones_now = true;
-  Status done_commit = WriteAndCommit(group.get(), batch.get(), 0);
+  Status done_commit = WriteAndCommit(c->group.get(), batch.get(), 0);
   journal_own_zones_now = false;
   SMR_RETURN_IF_ERROR(done_commit);
   if (had_pins) zones->ClearJournalPins();
@@ -384,13 +401,10 @@ Status Store::Impl::Checkpoint() {
     counters.checkpoints++;
     counters.checkpoint_bytes_written += bytes;
   }
-  // The journal before it is obsolete: free its sealed zones. They are committed free
-  // first and reset after: a crash in between leaves zones the metadata calls free that
-  // still hold bytes, which mount resets (ZoneManager::Load); the other order left the
-  // metadata naming committed journal data a reset drive no longer had, and no mount
-  // (qa/crash/repro_journal_release.sh). No allocation can take them meanwhile: the
-  // commit pipeline is paused (group_mu) and this is its thread.
-  if (obsolete.empty()) return Status::OK();
+  return Status::OK();
+}
+
+Status Store::Impl::ReleaseJournalZones(const std::vector<ZoneAddress>& obsolete) {
   for (const ZoneAddress& z : obsolete) zones->ReleaseZone(z.drive, z.zone);
   auto freed = meta->NewBatch();
   for (const auto& [addr, zm] : zones->TakeDirtyZones()) freed->PutZone(addr.drive, addr.zone, zm);

@@ -121,33 +121,7 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
   // A whole record read into dst, but for the last one, is checked on crc_pool while the
   // next is read (when that thread is free): the check costs the reader no time. Every
   // check ends before this returns, error or not (they read dst).
-  struct Check {
-    const Extent* extent;
-    std::future<bool> crc_ok;
-  };
-  std::vector<Check> checks;
-  auto end_checks = [&checks, this](Status s) {
-    for (Check& c : checks) {
-      if (!c.crc_ok.get() && s.ok()) s = CrcMismatch(*c.extent);
-    }
-    checks.clear();
-    return s;
-  };
-  // Whether this read wants all of extent `x`'s record payload (a data record's, not a pack
-  // entry's; on a drive, not in memory): it can be part of a gathered read.
-  auto whole = [&](const Extent& x) {
-    const uint64_t a = std::max(offset, x.logical_offset);
-    const uint64_t b = std::min(offset + len, x.end());
-    return pending == nullptr && x.drive < devices.size() && !x.in_pack &&
-           a == x.logical_offset && x.payload_skip == 0 && b - a == x.payload_len &&
-           x.payload_offset % kBlock == 0;
-  };
-  auto padded = [](const Extent& x) { return (uint64_t{x.payload_len} + kBlock - 1) / kBlock * kBlock; };
-  std::unique_ptr<char, decltype(&std::free)> scratch(nullptr, &std::free);  // gaps' bytes
-  auto scratch_ok = [&scratch] {  // allocated on first use, kGatherGap bytes, block-aligned
-    if (!scratch) scratch.reset(static_cast<char*>(std::aligned_alloc(kBlock, kGatherGap)));
-    return scratch != nullptr;
-  };
+  OnodeRead r{o, offset, len, dst, pending, {}, {nullptr, &std::free}};
   uint64_t filled = offset;  // [offset, filled) is written in dst
   auto it = o.extents.upper_bound(offset);
   if (it != o.extents.begin()) --it;
@@ -160,64 +134,10 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
     char* const at = dst + (from - offset);
     const auto next = std::next(it);
     const bool more = next != o.extents.end() && next->first < offset + len;
-    if (more && whole(e) && devices[e.drive]->info().rotational) {
-      // A drive with a head: the records that follow this one closely on the drive (an
-      // object written in one group) are read with it in one device read, payloads straight
-      // into dst, the headers between them into scratch; one positioning, not one each.
-      // A payload's padding to its block and the next record's header: one gap piece.
-      std::vector<ZonedDevice::ReadPiece> pieces{{at, e.payload_len}};
-      std::vector<const Extent*> run{&e};
-      uint64_t end = e.payload_offset + e.payload_len;  // device end of the pieces so far
-      auto last = it;
-      for (auto n = next; n != o.extents.end() && n->first < offset + len; ++n) {
-        const Extent& x = n->second;
-        if (x.drive != e.drive || !whole(x) || x.logical_offset != run.back()->end() ||
-            x.payload_offset < end || x.payload_offset - end > kGatherGap ||
-            x.payload_offset + padded(x) - e.payload_offset > kGatherMax) {
-          break;
-        }
-        if (x.payload_offset > end) {
-          if (!scratch_ok()) return end_checks(Status::IOError("read: out of memory for a gather"));
-          pieces.push_back({scratch.get(), x.payload_offset - end});  // gaps share it
-        }
-        pieces.push_back({dst + (x.logical_offset - offset), x.payload_len});
-        run.push_back(&x);
-        end = x.payload_offset + x.payload_len;
-        last = n;
-      }
-      // The device read ends at a block boundary: the last payload's padding.
-      if (const uint64_t pad = run.back()->payload_offset + padded(*run.back()) - end; pad > 0) {
-        if (!scratch_ok()) return end_checks(Status::IOError("read: out of memory for a gather"));
-        pieces.push_back({scratch.get(), pad});
-      }
-      if (run.size() > 1) {
-        Status s = devices[e.drive]->ReadV(e.payload_offset, pieces);
-        if (!s.ok()) return end_checks(s);
-        {
-          MutexLock lock(&counters_mu);
-          counters.data_reads++;
-          counters.data_read_records += run.size();
-        }
-        // Every record checked: on crc_pool while it has room, else here.
-        for (const Extent* x : run) {
-          char* const p = dst + (x->logical_offset - offset);
-          if (crc_pool != nullptr && crc_jobs.load(std::memory_order_relaxed) < kMaxCrcJobs) {
-            auto task = std::make_shared<std::packaged_task<bool()>>([this, x, p] {
-              const bool ok = crc32c::Value(p, x->payload_len) == x->payload_crc;
-              crc_jobs.fetch_sub(1, std::memory_order_relaxed);
-              return ok;
-            });
-            checks.push_back({x, task->get_future()});
-            crc_jobs.fetch_add(1, std::memory_order_relaxed);
-            boost::asio::post(*crc_pool, [task] { (*task)(); });
-          } else if (crc32c::Value(p, x->payload_len) != x->payload_crc) {
-            return end_checks(CrcMismatch(*x));
-          }
-        }
-        filled = std::max(filled, last->second.end());
-        it = last;
-        continue;
-      }
+    if (more && ReadWantsWhole(r, e) && devices[e.drive]->info().rotational) {
+      auto gathered = ReadGathered(&r, &it, at, &filled);
+      if (!gathered.ok()) return EndCrcChecks(&r, gathered.status());
+      if (*gathered) continue;
     }
     Status s;
     if (more && pending == nullptr && crc_pool != nullptr && e.drive < devices.size() &&
@@ -226,23 +146,108 @@ Status Store::Impl::ReadOnodeInto(const Onode& o, uint64_t offset, uint64_t len,
       s = devices[e.drive]->Read(e.payload_offset, at, e.payload_len);
       if (s.ok()) {
         CountDataRead();
-        auto task = std::make_shared<std::packaged_task<bool()>>([this, &e, at] {
-          const bool ok = crc32c::Value(at, e.payload_len) == e.payload_crc;
-          crc_jobs.fetch_sub(1, std::memory_order_relaxed);
-          return ok;
-        });
-        checks.push_back({&e, task->get_future()});
-        crc_jobs.fetch_add(1, std::memory_order_relaxed);
-        boost::asio::post(*crc_pool, [task] { (*task)(); });
+        PostCrcCheck(&r, &e, at);
       }
     } else {
       s = ReadExtent(e, from - e.logical_offset, to - from, at, pending);
     }
-    if (!s.ok()) return end_checks(s);
+    if (!s.ok()) return EndCrcChecks(&r, s);
     filled = std::max(filled, to);
   }
   if (filled < offset + len) std::memset(dst + (filled - offset), 0, offset + len - filled);
-  return end_checks(Status::OK());
+  return EndCrcChecks(&r, Status::OK());
+}
+
+Status Store::Impl::EndCrcChecks(OnodeRead* r, Status s) {
+  for (OnodeRead::Check& c : r->checks) {
+    if (!c.crc_ok.get() && s.ok()) s = CrcMismatch(*c.extent);
+  }
+  r->checks.clear();
+  return s;
+}
+
+bool Store::Impl::ReadWantsWhole(const OnodeRead& r, const Extent& x) const {
+  const uint64_t a = std::max(r.offset, x.logical_offset);
+  const uint64_t b = std::min(r.offset + r.len, x.end());
+  return r.pending == nullptr && x.drive < devices.size() && !x.in_pack &&
+         a == x.logical_offset && x.payload_skip == 0 && b - a == x.payload_len &&
+         x.payload_offset % kBlock == 0;
+}
+
+void Store::Impl::PostCrcCheck(OnodeRead* r, const Extent* x, char* p) {
+  auto task = std::make_shared<std::packaged_task<bool()>>([this, x, p] {
+    const bool ok = crc32c::Value(p, x->payload_len) == x->payload_crc;
+    crc_jobs.fetch_sub(1, std::memory_order_relaxed);
+    return ok;
+  });
+  r->checks.push_back({x, task->get_future()});
+  crc_jobs.fetch_add(1, std::memory_order_relaxed);
+  boost::asio::post(*crc_pool, [task] { (*task)(); });
+}
+
+Result<bool> Store::Impl::ReadGathered(OnodeRead* r, OnodeRead::ExtentIt* it_io, char* at,
+                                       uint64_t* filled) {
+  const uint64_t offset = r->offset;
+  const uint64_t len = r->len;
+  char* const dst = r->dst;
+  const Onode& o = r->o;
+  auto& it = *it_io;
+  const Extent& e = it->second;
+  const auto next = std::next(it);
+  auto padded = [](const Extent& x) { return (uint64_t{x.payload_len} + kBlock - 1) / kBlock * kBlock; };
+  auto scratch_ok = [r] {  // allocated on first use, kGatherGap bytes, block-aligned
+    if (!r->scratch) r->scratch.reset(static_cast<char*>(std::aligned_alloc(kBlock, kGatherGap)));
+    return r->scratch != nullptr;
+  };
+  // A drive with a head: the records that follow this one closely on the drive (an
+  // object written in one group) are read with it in one device read, payloads straight
+  // into dst, the headers between them into scratch; one positioning, not one each.
+  // A payload's padding to its block and the next record's header: one gap piece.
+  std::vector<ZonedDevice::ReadPiece> pieces{{at, e.payload_len}};
+  std::vector<const Extent*> run{&e};
+  uint64_t end = e.payload_offset + e.payload_len;  // device end of the pieces so far
+  auto last = it;
+  for (auto n = next; n != o.extents.end() && n->first < offset + len; ++n) {
+    const Extent& x = n->second;
+    if (x.drive != e.drive || !ReadWantsWhole(*r, x) || x.logical_offset != run.back()->end() ||
+        x.payload_offset < end || x.payload_offset - end > kGatherGap ||
+        x.payload_offset + padded(x) - e.payload_offset > kGatherMax) {
+      break;
+    }
+    if (x.payload_offset > end) {
+      if (!scratch_ok()) return Status::IOError("read: out of memory for a gather");
+      pieces.push_back({r->scratch.get(), x.payload_offset - end});  // gaps share it
+    }
+    pieces.push_back({dst + (x.logical_offset - offset), x.payload_len});
+    run.push_back(&x);
+    end = x.payload_offset + x.payload_len;
+    last = n;
+  }
+  // The device read ends at a block boundary: the last payload's padding.
+  if (const uint64_t pad = run.back()->payload_offset + padded(*run.back()) - end; pad > 0) {
+    if (!scratch_ok()) return Status::IOError("read: out of memory for a gather");
+    pieces.push_back({r->scratch.get(), pad});
+  }
+  if (run.size() <= 1) return false;
+  Status s = devices[e.drive]->ReadV(e.payload_offset, pieces);
+  if (!s.ok()) return s;
+  {
+    MutexLock lock(&counters_mu);
+    counters.data_reads++;
+    counters.data_read_records += run.size();
+  }
+  // Every record checked: on crc_pool while it has room, else here.
+  for (const Extent* x : run) {
+    char* const p = dst + (x->logical_offset - offset);
+    if (crc_pool != nullptr && crc_jobs.load(std::memory_order_relaxed) < kMaxCrcJobs) {
+      PostCrcCheck(r, x, p);
+    } else if (crc32c::Value(p, x->payload_len) != x->payload_crc) {
+      return CrcMismatch(*x);
+    }
+  }
+  *filled = std::max(*filled, last->second.end());
+  it = last;
+  return true;
 }
 
 namespace {

@@ -280,122 +280,17 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   impl->dir = dir;
   impl->read_only = read_only;
   SMR_RETURN_IF_ERROR(LockStore(dir, read_only, &impl->lock));
-  auto damaged = [&](const Status& s) {
-    if (s.IsBusy() || s.IsNotSupported() || s.IsReadOnly()) return s;
-    if (s.IsCorruption() || s.IsNotFound()) {
-      return Status::Corruption("metadata database " + dir + "/meta is damaged (" +
-                                s.ToString() + ")" + fix);
-    }
-    // An I/O error (a missing table file, or the kv plugin failing to load): say both.
-    return Status::IOError("metadata database " + dir + "/meta cannot be used (" +
-                           s.ToString() + "); if it is damaged" + fix);
-  };
-  auto meta = MetaStore::Open(dir + "/meta", read_only);
-  if (!meta.ok()) return damaged(meta.status());
-  impl->meta = std::move(*meta);
-  auto sb_value = impl->meta->GetValue(nullptr, kValueSuperblock);
-  auto devices_value = impl->meta->GetValue(nullptr, kValueDevices);
-  auto options_value = impl->meta->GetValue(nullptr, kValueOptions);
-  for (const Status& st : {sb_value.status(), devices_value.status(), options_value.status()}) {
-    if (!st.ok()) return damaged(st);
-  }
-  if (!*sb_value || !*devices_value || !*options_value) {
-    return damaged(Status::Corruption("it lacks the store superblock"));
-  }
-  SMR_ASSIGN_OR_RETURN(impl->superblock, DecodeStoreSuperblock(**sb_value));
-  if (impl->superblock.format_version != recfmt::kStoreFormatVersion) {
-    return Status::InvalidArgument(dir + ": store format version " +
-                                   std::to_string(impl->superblock.format_version) +
-                                   " is not supported by this build (version " +
-                                   std::to_string(recfmt::kStoreFormatVersion) + ")");
-  }
-  SMR_ASSIGN_OR_RETURN(impl->options, DecodeOptions(**options_value));
-  const std::vector<std::string> specs = SplitLines(**devices_value);
-  if (specs.size() != impl->superblock.nr_drives) {
-    return Status::Corruption(dir + ": device list does not match the superblock");
-  }
-  for (const std::string& spec : specs) {
-    auto dev = opener ? opener(spec) : OpenDevice(spec);
-    if (!dev.ok()) return dev.status().WithContext(spec);
-    impl->devices.push_back(std::move(*dev));
-  }
-  std::vector<ZonedDevice*> raw;
-  for (auto& d : impl->devices) raw.push_back(d.get());
-  impl->zones = std::make_unique<ZoneManager>(raw);
-  // Free zones kept for the journal alone, per drive: a full store still commits (removes
-  // are the way out), checkpoints and mounts (its mount marker is a journal record).
-  // Sized to the last checkpoint once it is known (SizeJournalReserve).
-  impl->zones->Configure(/*shared=*/!impl->options.separate_streams,
-                         impl->options.gc_reserve_zones,
-                         /*journal_reserve=*/impl->options.journal ? 1 : 0);
-  impl->zones->SetDomainPlacement(impl->options.hybrid_hbuffer);
-  impl->gc_auto = impl->options.gc_auto;
-  {
-    bool rotational = false;
-    for (const auto& d : impl->devices) rotational |= d->info().rotational;
-    impl->journal_with_data = impl->options.journal_with_data.value_or(rotational);
-    impl->gc_read_ahead = impl->options.gc_read_ahead.value_or(rotational);
-  }
-  impl->gc_pacer = GcPacer(GcPaceOptions{impl->options.gc_start_free, impl->options.gc_urgent_free,
-                                         impl->options.gc_stop_free});
+  SMR_ASSIGN_OR_RETURN(const std::vector<std::string> specs, impl->OpenMetaStore(fix));
+  SMR_RETURN_IF_ERROR(impl->OpenDrives(specs, opener));
   // Every drive must carry this store's superblock, at its own index — checked before
   // mount reconciliation, which may finish or reset zones: a drive of another store (or
   // this store's drives in the wrong order) must be refused before anything is written.
   SMR_RETURN_IF_ERROR(impl->zones->Attach());  // reads geometry, changes nothing
   // Whether the mount before this one ended without a clean unmount (a crash), on the
   // database's word or any drive's: its journal may end in records no commit confirmed.
-  bool after_crash = !impl->superblock.clean_umount;
-  const uint64_t db_mounts = impl->superblock.mount_count;
-  for (uint16_t d = 0; d < raw.size(); ++d) {
-    SMR_ASSIGN_OR_RETURN(auto on_drive, ReadSuperblock(raw[d], impl->zones->ReservedZones(d)));
-    if (!on_drive) {
-      return Status::Corruption(specs[d] + ": no smrstore superblock on this drive");
-    }
-    if (on_drive->store_uuid != impl->superblock.store_uuid || on_drive->drive_index != d) {
-      return Status::Corruption(specs[d] + ": drive belongs to store " +
-                                UuidToString(on_drive->store_uuid) + " (index " +
-                                std::to_string(on_drive->drive_index) + "), expected " +
-                                UuidToString(impl->superblock.store_uuid) + " index " +
-                                std::to_string(d));
-    }
-    impl->superblock.sequence = std::max(impl->superblock.sequence, on_drive->sequence);
-    // Mount counts order the metadata journal's records (store/journal.cc): a mount must
-    // count past every mount the drives saw, even one the database does not remember.
-    impl->superblock.mount_count = std::max(impl->superblock.mount_count, on_drive->mount_count);
-    if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
-  }
+  SMR_ASSIGN_OR_RETURN(bool after_crash, impl->CheckDriveSuperblocks(specs));
   SMR_RETURN_IF_ERROR(impl->RefusePreJournalStore());  // before anything is written
-  SMR_ASSIGN_OR_RETURN(auto persisted, impl->meta->LoadZones(nullptr));
-  {
-    // Data zones holding journal records a rebuild needs: Load must not free them.
-    SMR_ASSIGN_OR_RETURN(auto pins_value, impl->meta->GetDerivedValue(nullptr, kValueJournalPins));
-    if (pins_value) {
-      SMR_ASSIGN_OR_RETURN(auto pins, Impl::DecodeJournalPins(*pins_value));
-      impl->zones->SetJournalPins(pins);
-    }
-  }
-  SMR_RETURN_IF_ERROR(impl->zones->Load(persisted, /*modify=*/!read_only));
-  SMR_ASSIGN_OR_RETURN(impl->seq, impl->meta->GetCounter(nullptr, kCounterSeq));
-  SMR_ASSIGN_OR_RETURN(impl->nid_max, impl->meta->GetCounter(nullptr, kCounterNid));
-  SMR_ASSIGN_OR_RETURN(impl->cid_max, impl->meta->GetCounter(nullptr, kCounterCid));
-  impl->meta_nid_max = impl->nid_max;
-  impl->meta_cid_max = impl->cid_max;
-  impl->death_rates.Advance(impl->seq, {});  // death rates count from this mount on
-  SMR_ASSIGN_OR_RETURN(impl->lifetime_gc_bytes, impl->meta->GetCounter(nullptr, kCounterGcBytes));
-  {
-    // No other thread runs yet; the lock is for the analysis (counters are guarded).
-    MutexLock lock(&impl->counters_mu);
-    impl->counters.lifetime_gc_bytes = impl->lifetime_gc_bytes;
-    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_user_bytes,
-                         impl->meta->GetCounter(nullptr, kCounterUserBytes));
-    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_device_bytes,
-                         impl->meta->GetCounter(nullptr, kCounterDeviceBytes));
-    SMR_ASSIGN_OR_RETURN(impl->counters.lifetime_txns,
-                         impl->meta->GetCounter(nullptr, kCounterTxns));
-    SMR_ASSIGN_OR_RETURN(impl->inline_stored,
-                         impl->meta->GetCounter(nullptr, kCounterInlineStored));
-    impl->counters.dead_on_mount_bytes = impl->zones->dead_on_mount_bytes();
-  }
+  SMR_RETURN_IF_ERROR(impl->LoadZonesAndCounters());
   impl->crc_pool = std::make_unique<boost::asio::thread_pool>(1);
   if (read_only) {
     // Sizes the journal's reserve as a read-write mount does, so Statfs (`df`) says what
@@ -416,45 +311,173 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   impl->io_pool = std::make_unique<boost::asio::thread_pool>(
       std::max<size_t>(2, impl->devices.size()));
   SMR_RETURN_IF_ERROR(impl->LoadJournalState());
-  if (impl->options.journal) {
-    // Records of earlier mounts with a higher sequence number never committed.
-    JournalOp mount;
-    mount.kind = journalfmt::kOpMount;
-    mount.a = impl->superblock.mount_count;
-    mount.b = impl->seq;
-    // A rebuilt database that left journal records out commits below its seq counter.
-    SMR_ASSIGN_OR_RETURN(const uint64_t rebuilt,
-                         impl->meta->GetCounter(nullptr, kCounterRebuiltCommitted));
-    if (rebuilt != 0) {
-      mount.b = std::min(mount.b, rebuilt);
-      after_crash = true;  // the marker goes to the drives now
-    }
-    impl->journal_markers.push_back(mount);
-    // After a crash it is written now, in a record of its own, not with this mount's
-    // first commit: a mount that commits nothing (a GC with nothing to move, a command
-    // killed before its first commit) must still void, on the drives, the records its
-    // database lacks, or rebuild-meta would take such a record for the newest commit (the
-    // commit in doubt) and replay it (crash sweep point 901). After a clean unmount there
-    // is nothing to void, and a mount that commits nothing writes nothing (a refused
-    // `put` leaves the store as it was: qa/smoke/0007).
-    // No commit thread runs yet; the mount's own commits take group_mu as every commit does.
-    MutexLock group_lock(&impl->group_mu);
-    if (after_crash) {
-      impl->journal_markers_now = true;
-      ++impl->seq;
-      GroupWrites writes;
-      auto batch = impl->meta->NewBatch();
-      if (rebuilt != 0) batch->PutCounter(kCounterRebuiltCommitted, 0);  // absent = 0
-      SMR_RETURN_IF_ERROR(
-          impl->WriteAndCommit(&writes, batch.get(), 0).WithContext("mount marker"));
-    }
-    // No checkpoint yet: the first mount (mkfs's) stopped before it completed, as nothing
-    // else was committed (RefusePreJournalStore): write it now.
-    if (!impl->has_checkpoint) SMR_RETURN_IF_ERROR(impl->Checkpoint().WithContext("first metadata checkpoint"));
-  }
+  if (impl->options.journal) SMR_RETURN_IF_ERROR(impl->JournalAtMount(after_crash));
   Impl* p = impl.get();
   impl->committer = std::thread([p] { p->CommitLoop(); });
   return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+Result<std::vector<std::string>> Store::Impl::OpenMetaStore(const std::string& fix) {
+  auto damaged = [&](const Status& s) {
+    if (s.IsBusy() || s.IsNotSupported() || s.IsReadOnly()) return s;
+    if (s.IsCorruption() || s.IsNotFound()) {
+      return Status::Corruption("metadata database " + dir + "/meta is damaged (" +
+                                s.ToString() + ")" + fix);
+    }
+    // An I/O error (a missing table file, or the kv plugin failing to load): say both.
+    return Status::IOError("metadata database " + dir + "/meta cannot be used (" +
+                           s.ToString() + "); if it is damaged" + fix);
+  };
+  auto meta_store = MetaStore::Open(dir + "/meta", read_only);
+  if (!meta_store.ok()) return damaged(meta_store.status());
+  meta = std::move(*meta_store);
+  auto sb_value = meta->GetValue(nullptr, kValueSuperblock);
+  auto devices_value = meta->GetValue(nullptr, kValueDevices);
+  auto options_value = meta->GetValue(nullptr, kValueOptions);
+  for (const Status& st : {sb_value.status(), devices_value.status(), options_value.status()}) {
+    if (!st.ok()) return damaged(st);
+  }
+  if (!*sb_value || !*devices_value || !*options_value) {
+    return damaged(Status::Corruption("it lacks the store superblock"));
+  }
+  SMR_ASSIGN_OR_RETURN(superblock, DecodeStoreSuperblock(**sb_value));
+  if (superblock.format_version != recfmt::kStoreFormatVersion) {
+    return Status::InvalidArgument(dir + ": store format version " +
+                                   std::to_string(superblock.format_version) +
+                                   " is not supported by this build (version " +
+                                   std::to_string(recfmt::kStoreFormatVersion) + ")");
+  }
+  SMR_ASSIGN_OR_RETURN(options, DecodeOptions(**options_value));
+  const std::vector<std::string> specs = SplitLines(**devices_value);
+  if (specs.size() != superblock.nr_drives) {
+    return Status::Corruption(dir + ": device list does not match the superblock");
+  }
+  return specs;
+}
+
+Status Store::Impl::OpenDrives(const std::vector<std::string>& specs, DeviceOpener opener) {
+  for (const std::string& spec : specs) {
+    auto dev = opener ? opener(spec) : OpenDevice(spec);
+    if (!dev.ok()) return dev.status().WithContext(spec);
+    devices.push_back(std::move(*dev));
+  }
+  std::vector<ZonedDevice*> raw;
+  for (auto& d : devices) raw.push_back(d.get());
+  zones = std::make_unique<ZoneManager>(raw);
+  // Free zones kept for the journal alone, per drive: a full store still commits (removes
+  // are the way out), checkpoints and mounts (its mount marker is a journal record).
+  // Sized to the last checkpoint once it is known (SizeJournalReserve).
+  zones->Configure(/*shared=*/!options.separate_streams,
+                   options.gc_reserve_zones,
+                   /*journal_reserve=*/options.journal ? 1 : 0);
+  zones->SetDomainPlacement(options.hybrid_hbuffer);
+  gc_auto = options.gc_auto;
+  {
+    bool rotational = false;
+    for (const auto& d : devices) rotational |= d->info().rotational;
+    journal_with_data = options.journal_with_data.value_or(rotational);
+    gc_read_ahead = options.gc_read_ahead.value_or(rotational);
+  }
+  gc_pacer = GcPacer(GcPaceOptions{options.gc_start_free, options.gc_urgent_free,
+                                   options.gc_stop_free});
+  return Status::OK();
+}
+
+Result<bool> Store::Impl::CheckDriveSuperblocks(const std::vector<std::string>& specs) {
+  bool after_crash = !superblock.clean_umount;
+  const uint64_t db_mounts = superblock.mount_count;
+  for (uint16_t d = 0; d < devices.size(); ++d) {
+    SMR_ASSIGN_OR_RETURN(auto on_drive, ReadSuperblock(devices[d].get(), zones->ReservedZones(d)));
+    if (!on_drive) {
+      return Status::Corruption(specs[d] + ": no smrstore superblock on this drive");
+    }
+    if (on_drive->store_uuid != superblock.store_uuid || on_drive->drive_index != d) {
+      return Status::Corruption(specs[d] + ": drive belongs to store " +
+                                UuidToString(on_drive->store_uuid) + " (index " +
+                                std::to_string(on_drive->drive_index) + "), expected " +
+                                UuidToString(superblock.store_uuid) + " index " +
+                                std::to_string(d));
+    }
+    superblock.sequence = std::max(superblock.sequence, on_drive->sequence);
+    // Mount counts order the metadata journal's records (store/journal.cc): a mount must
+    // count past every mount the drives saw, even one the database does not remember.
+    superblock.mount_count = std::max(superblock.mount_count, on_drive->mount_count);
+    if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
+  }
+  return after_crash;
+}
+
+Status Store::Impl::LoadZonesAndCounters() {
+  SMR_ASSIGN_OR_RETURN(auto persisted, meta->LoadZones(nullptr));
+  {
+    // Data zones holding journal records a rebuild needs: Load must not free them.
+    SMR_ASSIGN_OR_RETURN(auto pins_value, meta->GetDerivedValue(nullptr, kValueJournalPins));
+    if (pins_value) {
+      SMR_ASSIGN_OR_RETURN(auto pins, Impl::DecodeJournalPins(*pins_value));
+      zones->SetJournalPins(pins);
+    }
+  }
+  SMR_RETURN_IF_ERROR(zones->Load(persisted, /*modify=*/!read_only));
+  SMR_ASSIGN_OR_RETURN(seq, meta->GetCounter(nullptr, kCounterSeq));
+  SMR_ASSIGN_OR_RETURN(nid_max, meta->GetCounter(nullptr, kCounterNid));
+  SMR_ASSIGN_OR_RETURN(cid_max, meta->GetCounter(nullptr, kCounterCid));
+  meta_nid_max = nid_max;
+  meta_cid_max = cid_max;
+  death_rates.Advance(seq, {});  // death rates count from this mount on
+  SMR_ASSIGN_OR_RETURN(lifetime_gc_bytes, meta->GetCounter(nullptr, kCounterGcBytes));
+  {
+    // No other thread runs yet; the lock is for the analysis (counters are guarded).
+    MutexLock lock(&counters_mu);
+    counters.lifetime_gc_bytes = lifetime_gc_bytes;
+    SMR_ASSIGN_OR_RETURN(counters.lifetime_user_bytes,
+                         meta->GetCounter(nullptr, kCounterUserBytes));
+    SMR_ASSIGN_OR_RETURN(counters.lifetime_device_bytes,
+                         meta->GetCounter(nullptr, kCounterDeviceBytes));
+    SMR_ASSIGN_OR_RETURN(counters.lifetime_txns,
+                         meta->GetCounter(nullptr, kCounterTxns));
+    SMR_ASSIGN_OR_RETURN(inline_stored,
+                         meta->GetCounter(nullptr, kCounterInlineStored));
+    counters.dead_on_mount_bytes = zones->dead_on_mount_bytes();
+  }
+  return Status::OK();
+}
+
+Status Store::Impl::JournalAtMount(bool after_crash) {
+  // No commit thread runs yet; the mount's own commits take group_mu as every commit does.
+  MutexLock group_lock(&group_mu);
+  // Records of earlier mounts with a higher sequence number never committed.
+  JournalOp mount;
+  mount.kind = journalfmt::kOpMount;
+  mount.a = superblock.mount_count;
+  mount.b = seq;
+  // A rebuilt database that left journal records out commits below its seq counter.
+  SMR_ASSIGN_OR_RETURN(const uint64_t rebuilt,
+                       meta->GetCounter(nullptr, kCounterRebuiltCommitted));
+  if (rebuilt != 0) {
+    mount.b = std::min(mount.b, rebuilt);
+    after_crash = true;  // the marker goes to the drives now
+  }
+  journal_markers.push_back(mount);
+  // After a crash it is written now, in a record of its own, not with this mount's
+  // first commit: a mount that commits nothing (a GC with nothing to move, a command
+  // killed before its first commit) must still void, on the drives, the records its
+  // database lacks, or rebuild-meta would take such a record for the newest commit (the
+  // commit in doubt) and replay it (crash sweep point 901). After a clean unmount there
+  // is nothing to void, and a mount that commits nothing writes nothing (a refused
+  // `put` leaves the store as it was: qa/smoke/0007).
+  if (after_crash) {
+    journal_markers_now = true;
+    ++seq;
+    GroupWrites writes;
+    auto batch = meta->NewBatch();
+    if (rebuilt != 0) batch->PutCounter(kCounterRebuiltCommitted, 0);  // absent = 0
+    SMR_RETURN_IF_ERROR(
+        WriteAndCommit(&writes, batch.get(), 0).WithContext("mount marker"));
+  }
+  // No checkpoint yet: the first mount (mkfs's) stopped before it completed, as nothing
+  // else was committed (RefusePreJournalStore): write it now.
+  if (!has_checkpoint) SMR_RETURN_IF_ERROR(Checkpoint().WithContext("first metadata checkpoint"));
+  return Status::OK();
 }
 
 Status Store::Impl::UpdateSuperblocks(bool clean) {
@@ -652,17 +675,7 @@ void Store::Impl::CommitLoop() {
 
 void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
   MutexUniqueLock group_lock(&group_mu);
-  Status fatal_now;
-  {
-    MutexUniqueLock lock(&mu);
-    fatal_now = fatal;
-  }
-  if (!fatal_now.ok()) {
-    for (auto& p : *group) {
-      if (p.done) p.done(fatal_now.WithContext("store stopped taking writes earlier"));
-    }
-    return;
-  }
+  if (FailGroupIfStopped(group)) return;
   // A write error on a zone the drive now reports offline or read-only costs that zone
   // only: nothing of the group was committed, so its allocations are rolled back, the zone
   // is retired (ZoneManager::RefreshConditions) and the group is planned again on other
@@ -680,63 +693,8 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
     ride.reset();
     s = Status::OK();
     size_t ok_count = 0;
-    // The group's journal record must fit in one zone (JournalOpsLimit): a transaction
-    // that would take it past ends the group (it and the ones after it go back to the
-    // queue's front, for the next group); one that passes it alone fails.
-    const uint64_t journal_limit = options.journal ? JournalOpsLimit() : UINT64_MAX;
-    size_t defer_from = group->size();
-    for (size_t i = 0; i < group->size(); ++i) {
-      batch->SetSavePoint();
-      const uint64_t user_before = writes->user_bytes, inline_before = writes->inline_bytes;
-      const int64_t inline_delta_before = writes->inline_delta;
-      const size_t journal_before = batch->journal().size();
-      // What a planned transaction adds besides the batch, taken back if it is deferred.
-      const auto live_before = writes->live_delta;
-      const size_t deaths_before = writes->death_ages_ns.size();
-      const size_t name_deaths_before = writes->name_deaths.size();
-      Status r = PlanTransaction(PlanContextNow(), (*group)[i].txn, ++seq, batch.get(), writes.get(),
-                                 &(*group)[i].crcs);
-      if (r.ok() && JournalOpsBytes(batch->journal(), /*last_write_only=*/false) > journal_limit) {
-        const uint64_t bytes = JournalOpsBytes(batch->journal(), /*last_write_only=*/true);
-        if (bytes > journal_limit) {
-          if (journal_before > 0) {
-            defer_from = i;
-          } else {
-            r = Status::InvalidArgument(
-                "transaction's metadata changes take " + std::to_string(bytes) +
-                " bytes in the metadata journal; one commit's may take at most " +
-                std::to_string(journal_limit) + " (a journal record fits in one zone)");
-          }
-        }
-      }
-      if (r.IsNoSpace() && (gc_auto || options.hybrid_auto) &&
-          (*group)[i].space_retries < kSpaceRetries) {
-        // No zone for one of its records: back to the queue, after a whole zone is cleaned
-        // (CommitLoop, CleanForSpace); the transactions before it commit now.
-        ++(*group)[i].space_retries;
-        space_short = true;
-        defer_from = i;
-      }
-      if (!r.ok() || defer_from == i) {
-        Status rb = batch->RollbackToSavePoint();
-        if (!rb.ok()) r = rb;
-        writes->user_bytes = user_before;
-        writes->inline_bytes = inline_before;
-        writes->inline_delta = inline_delta_before;  // (live deltas are added only on success)
-        if (defer_from == i) {
-          // Planned, then deferred: its records stay in the group's zone buffers as dead
-          // bytes (as a failed transaction's), its accounting is taken back.
-          writes->live_delta = live_before;
-          writes->death_ages_ns.resize(deaths_before);
-          writes->name_deaths.resize(name_deaths_before);
-        }
-      } else {
-        (void)batch->PopSavePoint();
-        ++ok_count;
-      }
-      if (defer_from == i) break;
-      results[i] = r;
-    }
+    const size_t defer_from =
+        PlanGroupTxns(group, batch.get(), writes.get(), &results, &ok_count);
     if (defer_from < group->size()) {
       MutexLock lock(&mu);
       for (size_t i = group->size(); i-- > defer_from;) queue.push_front(std::move((*group)[i]));
@@ -757,32 +715,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       return;
     }
     if (ride_live > 0 && gc_cursor) {
-      // The GC slice this group carries, planned after its transactions (they get their
-      // space first; the slice reads their changes through the batch). A slice that fails
-      // costs the group nothing: what it placed stays as dead bytes, its live-byte deltas
-      // are taken back, and its victim is quarantined, as GcSlice does.
-      const uint64_t t0 = NowNanos();
-      const auto live_delta = writes->live_delta;
-      const auto gc_live_delta = writes->gc_live_delta;
-      const uint64_t gc_bytes = writes->gc_bytes;
-      batch->SetSavePoint();
-      auto plan = GcPlanSlice(&gc_cursor, ride_live, batch.get(), writes.get(), std::nullopt,
-                              std::nullopt, /*split_records=*/false);
-      if (plan.ok()) {
-        (void)batch->PopSavePoint();
-        ride = std::move(*plan);
-      } else {
-        Status rb = batch->RollbackToSavePoint();
-        writes->live_delta = live_delta;
-        writes->gc_live_delta = gc_live_delta;
-        writes->gc_bytes = gc_bytes;
-        if (!rb.ok()) s = rb;
-        const ZoneAddress victim = gc_cursor->victim.addr;
-        gc_cursor.reset();
-        Quarantine(victim, plan.status());
-      }
-      MutexLock lock(&counters_mu);
-      counters.gc_throttle_ns += NowNanos() - t0;
+      PlanRiddenSlice(ride_live, batch.get(), writes.get(), &ride, &s);
     }
     if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
     if (s.ok()) break;
@@ -791,36 +724,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       if (!fatal.ok()) break;  // the metadata commit failed: WriteAndCommit stopped writes
     }
     // The zones' writes failed; nothing was committed.
-    Status why = zones->RollBack(mark);
-    std::vector<ZoneAddress> retired;
-    if (why.ok()) {
-      auto r = zones->RefreshConditions();
-      if (r.ok()) {
-        retired = std::move(*r);
-      } else {
-        why = r.status();
-      }
-    }
-    if (why.ok() && !retired.empty() && attempt < kMaxFaultRetries) {
-      std::string names;
-      for (size_t i = 0; i < retired.size() && i < 8; ++i) {
-        names += (i == 0 ? "" : ", ") + std::string("drive ") +
-                 std::to_string(retired[i].drive) + " zone " + std::to_string(retired[i].zone);
-      }
-      if (retired.size() > 8) names += " and " + std::to_string(retired.size() - 8) + " more";
-      Log(LogLevel::kWarning, "%s reported offline or read-only; retired, the commit group "
-                   "is written elsewhere (%s)",
-                   names.c_str(), s.ToString().c_str());
-      MutexLock lock(&counters_mu);
-      counters.zones_retired += retired.size();
-      continue;
-    }
-    s = Status::ReadOnly("store is read-only after a write error it cannot route around (" +
-                         s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
-                         "); reads still work; remount after fixing the drive");
-    Log(LogLevel::kError, "%s", s.ToString().c_str());
-    MutexUniqueLock lock(&mu);
-    fatal = s;
+    if (RetryGroupElsewhere(mark, attempt < kMaxFaultRetries, &s)) continue;
     break;
   }
   if (s.ok()) UpdateDeathRates(*writes);
@@ -851,6 +755,152 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       gc_cursor.reset();
     }
   }
+}
+
+bool Store::Impl::FailGroupIfStopped(std::vector<Pending>* group) {
+  Status fatal_now;
+  {
+    MutexUniqueLock lock(&mu);
+    fatal_now = fatal;
+  }
+  if (!fatal_now.ok()) {
+    for (auto& p : *group) {
+      if (p.done) p.done(fatal_now.WithContext("store stopped taking writes earlier"));
+    }
+    return true;
+  }
+  return false;
+}
+
+size_t Store::Impl::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch* batch,
+                                  GroupWrites* writes, std::vector<Status>* results_out,
+                                  size_t* ok_count) {
+  std::vector<Status>& results = *results_out;
+  // The group's journal record must fit in one zone (JournalOpsLimit): a transaction
+  // that would take it past ends the group (it and the ones after it go back to the
+  // queue's front, for the next group); one that passes it alone fails.
+  const uint64_t journal_limit = options.journal ? JournalOpsLimit() : UINT64_MAX;
+  size_t defer_from = group->size();
+  for (size_t i = 0; i < group->size(); ++i) {
+    batch->SetSavePoint();
+    const uint64_t user_before = writes->user_bytes, inline_before = writes->inline_bytes;
+    const int64_t inline_delta_before = writes->inline_delta;
+    const size_t journal_before = batch->journal().size();
+    // What a planned transaction adds besides the batch, taken back if it is deferred.
+    const auto live_before = writes->live_delta;
+    const size_t deaths_before = writes->death_ages_ns.size();
+    const size_t name_deaths_before = writes->name_deaths.size();
+    Status r = PlanTransaction(PlanContextNow(), (*group)[i].txn, ++seq, batch, writes,
+                               &(*group)[i].crcs);
+    if (r.ok() && JournalOpsBytes(batch->journal(), /*last_write_only=*/false) > journal_limit) {
+      const uint64_t bytes = JournalOpsBytes(batch->journal(), /*last_write_only=*/true);
+      if (bytes > journal_limit) {
+        if (journal_before > 0) {
+          defer_from = i;
+        } else {
+          r = Status::InvalidArgument(
+              "transaction's metadata changes take " + std::to_string(bytes) +
+              " bytes in the metadata journal; one commit's may take at most " +
+              std::to_string(journal_limit) + " (a journal record fits in one zone)");
+        }
+      }
+    }
+    if (r.IsNoSpace() && (gc_auto || options.hybrid_auto) &&
+        (*group)[i].space_retries < kSpaceRetries) {
+      // No zone for one of its records: back to the queue, after a whole zone is cleaned
+      // (CommitLoop, CleanForSpace); the transactions before it commit now.
+      ++(*group)[i].space_retries;
+      space_short = true;
+      defer_from = i;
+    }
+    if (!r.ok() || defer_from == i) {
+      Status rb = batch->RollbackToSavePoint();
+      if (!rb.ok()) r = rb;
+      writes->user_bytes = user_before;
+      writes->inline_bytes = inline_before;
+      writes->inline_delta = inline_delta_before;  // (live deltas are added only on success)
+      if (defer_from == i) {
+        // Planned, then deferred: its records stay in the group's zone buffers as dead
+        // bytes (as a failed transaction's), its accounting is taken back.
+        writes->live_delta = live_before;
+        writes->death_ages_ns.resize(deaths_before);
+        writes->name_deaths.resize(name_deaths_before);
+      }
+    } else {
+      (void)batch->PopSavePoint();
+      ++*ok_count;
+    }
+    if (defer_from == i) break;
+    results[i] = r;
+  }
+  return defer_from;
+}
+
+void Store::Impl::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch,
+                                  GroupWrites* writes, std::optional<GcSlicePlan>* ride,
+                                  Status* s) {
+  // The GC slice this group carries, planned after its transactions (they get their
+  // space first; the slice reads their changes through the batch). A slice that fails
+  // costs the group nothing: what it placed stays as dead bytes, its live-byte deltas
+  // are taken back, and its victim is quarantined, as GcSlice does.
+  const uint64_t t0 = NowNanos();
+  const auto live_delta = writes->live_delta;
+  const auto gc_live_delta = writes->gc_live_delta;
+  const uint64_t gc_bytes = writes->gc_bytes;
+  batch->SetSavePoint();
+  auto plan = GcPlanSlice(&gc_cursor, ride_live, batch, writes, std::nullopt,
+                          std::nullopt, /*split_records=*/false);
+  if (plan.ok()) {
+    (void)batch->PopSavePoint();
+    *ride = std::move(*plan);
+  } else {
+    Status rb = batch->RollbackToSavePoint();
+    writes->live_delta = live_delta;
+    writes->gc_live_delta = gc_live_delta;
+    writes->gc_bytes = gc_bytes;
+    if (!rb.ok()) *s = rb;
+    const ZoneAddress victim = gc_cursor->victim.addr;
+    gc_cursor.reset();
+    Quarantine(victim, plan.status());
+  }
+  MutexLock lock(&counters_mu);
+  counters.gc_throttle_ns += NowNanos() - t0;
+}
+
+bool Store::Impl::RetryGroupElsewhere(const ZoneManager::AllocationMark& mark,
+                                      bool may_retry, Status* s_io) {
+  Status& s = *s_io;
+  Status why = zones->RollBack(mark);
+  std::vector<ZoneAddress> retired;
+  if (why.ok()) {
+    auto r = zones->RefreshConditions();
+    if (r.ok()) {
+      retired = std::move(*r);
+    } else {
+      why = r.status();
+    }
+  }
+  if (why.ok() && !retired.empty() && may_retry) {
+    std::string names;
+    for (size_t i = 0; i < retired.size() && i < 8; ++i) {
+      names += (i == 0 ? "" : ", ") + std::string("drive ") +
+               std::to_string(retired[i].drive) + " zone " + std::to_string(retired[i].zone);
+    }
+    if (retired.size() > 8) names += " and " + std::to_string(retired.size() - 8) + " more";
+    Log(LogLevel::kWarning, "%s reported offline or read-only; retired, the commit group "
+                 "is written elsewhere (%s)",
+                 names.c_str(), s.ToString().c_str());
+    MutexLock lock(&counters_mu);
+    counters.zones_retired += retired.size();
+    return true;
+  }
+  s = Status::ReadOnly("store is read-only after a write error it cannot route around (" +
+                       s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
+                       "); reads still work; remount after fixing the drive");
+  Log(LogLevel::kError, "%s", s.ToString().c_str());
+  MutexUniqueLock lock(&mu);
+  fatal = s;
+  return false;
 }
 
 uint64_t Store::Impl::RideGcSlice() {

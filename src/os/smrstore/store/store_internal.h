@@ -28,6 +28,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <future>
@@ -192,6 +193,31 @@ struct Store::Impl {
   StoreSuperblock superblock;  // this mount's (drive_index of drive 0)
   bool read_only = false;
 
+  // Store::Open's steps (store.cc), in its order, on the opening thread before any other
+  // thread of this store runs (no lock held; counters_mu taken for the analysis).
+  // The metadata database of `dir`: opened (read_only as set), the store superblock and
+  // options read and checked; returns the drives' specs. Errors: the database's, phrased
+  // as a damaged or unusable database (with `fix`, how to rebuild it) but for kBusy,
+  // kNotSupported and kReadOnly; kInvalidArgument for another format version; kCorruption
+  // for a device list that does not match the superblock.
+  Result<std::vector<std::string>> OpenMetaStore(const std::string& fix);
+  // Opens the drives of `specs` (through `opener` when given) and sets up what depends on
+  // them and the options: the zone manager's configuration, gc_auto, journal_with_data,
+  // gc_read_ahead, the GC pacer. Errors: a drive's open error, with its spec.
+  Status OpenDrives(const std::vector<std::string>& specs, DeviceOpener opener);
+  // Checks that every drive carries this store's superblock at its own index and takes
+  // the highest sequence and mount count seen into `superblock`; returns whether the last
+  // mount ended without a clean unmount (the database's or any drive's word).
+  // Errors: kCorruption naming the drive's spec; a drive's read error.
+  Result<bool> CheckDriveSuperblocks(const std::vector<std::string>& specs);
+  // Loads the zones (with the journal pins; reconciled, changed only when read-write) and
+  // the persisted counters. Errors: the database's and the zone manager's.
+  Status LoadZonesAndCounters();
+  // With the journal on (read-write mount): queues this mount's marker, writes it now in a
+  // record of its own after a crash (or a rebuild that left records out), and writes the
+  // first checkpoint of a store that has none. Errors: the commit's or the checkpoint's.
+  Status JournalAtMount(bool after_crash);
+
   // Commit pipeline.
   struct Pending {
     Transaction txn;
@@ -313,6 +339,58 @@ struct Store::Impl {
                                   MetaStore::Batch* batch, GroupWrites* writes,
                                   Deadline deadline, std::optional<StreamId> to,
                                   bool split_records, bool stop_on_arrival = false);
+  // GcPlanSlice's steps, on the commit thread with group_mu held (as GcPlanSlice). The
+  // state they share: the slice's victim, the caller's cursor (its pos and payload read,
+  // not moved), batch and writes, the slice's parameters, its seq, its report so far, and
+  // the objects whose extents it moved (`touched`: their onodes as changed, put into the
+  // batch at the slice's end).
+  struct GcPlanState {
+    ZoneStatus victim;
+    ZonedDevice* dev = nullptr;
+    GcCursor* cursor = nullptr;
+    MetaStore::Batch* batch = nullptr;
+    GroupWrites* writes = nullptr;
+    uint64_t max_live = 0;
+    std::optional<StreamId> to_stream;
+    bool split_records = false;
+    uint64_t gc_seq = 0;
+    GcReport report;
+    struct Touched {
+      uint64_t cid;
+      ObjectId oid;
+      Onode onode;
+    };
+    std::map<uint64_t, Touched> touched;  // by nid
+  };
+  // The object that owns `nid` now (read through the batch: a slice riding in a commit
+  // group sees the group's changes; once read, from `touched`), or null when no object
+  // does. Errors: the metadata's read errors.
+  Result<GcPlanState::Touched*> GcLookup(GcPlanState* s, uint64_t nid);
+  // Counts a crc error and returns the kCorruption of the victim's record at `at` (of
+  // `rh`'s type) failing its checksum.
+  Status GcCrcFailure(const ZoneStatus& victim, const RecordHeader& rh, uint64_t at);
+  // With the victim's footer, the record at *pos: true when the footer lists it and it is
+  // not a live data record (a record other than data or pack, or data no object references
+  // there): *pos is moved past it without reading its header. Else false; for a live data
+  // record the footer lists, *prefetched is made the size of its payload (read with its
+  // header), unless the cursor holds its payload or it passes `end`.
+  Result<bool> GcFooterPassOver(GcPlanState* s, const std::vector<ZoneFooterEntry>& footer,
+                                uint64_t end, uint64_t* pos,
+                                std::shared_ptr<std::string>* prefetched);
+  // Relocates the live extents of the victim's record at `pos` (header `h`; `prefetched`:
+  // its payload if read with the header): data records whole or, with split_records, up to
+  // max_live in pieces; packs' entries whole. *kept: the record's payload once read (from
+  // the cursor, `prefetched` or the drive; checked against its crc). True when the record
+  // keeps live bytes for the next slice (the cursor stays on it). Errors: read errors,
+  // kCorruption for a payload failing its crc (GcCrcFailure), placement errors.
+  Result<bool> GcMoveRecord(GcPlanState* s, const RecordHeader& h, uint64_t pos,
+                            std::shared_ptr<std::string> prefetched,
+                            std::shared_ptr<const std::string>* kept);
+  // Places `bytes` (extent *e of object `t`/`nid`, as it will be after the move) as a new
+  // record or pack entry in to_stream (else by age: gc or gc-cold), points *e at it and
+  // accounts the move (live deltas, gc bytes, the report). Errors: placement errors.
+  Status GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64_t nid,
+                      std::string bytes, Extent* e);
   // Whether a foreground transaction is queued (or the store is stopping): idle GC yields.
   bool ForegroundWaiting();
   Result<GcReport> GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
@@ -395,6 +473,39 @@ struct Store::Impl {
   // `for_space`: a commit group needs room now: convert whatever CMR realm can grow the
   // store, whatever the watermark, and wait for the drive's conversion.
   void MaybeConvert(bool queued, bool for_space = false);
+  // MaybeConvert's steps, on the commit thread (group_mu held only where said).
+  // When the store stopped taking writes (`fatal`, read under mu): a waiting request and
+  // the pending request get the reason, a drain (not an activation) is cancelled; true.
+  bool ConversionStoppedByFatal();
+  // No conversion running: takes an operator's request (under mu) or applies the policy
+  // (grow when free space is low or `for_space`, shrink when high); true when a conversion
+  // started (BeginConversion). A refused request gets its Status.
+  bool StartConversion(bool for_space);
+  // Checks `request` against `realms`: *pick is its realm if any; true when refused (the
+  // request's promise then holds kInvalidArgument, kBusy or kNoSpace).
+  bool RefuseConvertRequest(ConvertRequest* request, const std::vector<RealmStatus>& realms,
+                            const RealmStatus** pick);
+  // The CMR realm cheapest to convert to SMR whose live data fits elsewhere, or null.
+  const RealmStatus* RealmToGrow(const std::vector<RealmStatus>& realms);
+  // The SMR realm with the least live bytes without which the free fraction (`free` now)
+  // stays above hybrid_shrink_free, or null.
+  const RealmStatus* RealmToShrink(const std::vector<RealmStatus>& realms, double free);
+  // Step (1)'s start: BeginDrain of `pick`, `conversion` set, the hybrid status updated and
+  // logged; false when BeginDrain failed (a pending request gets its Status).
+  bool BeginConversion(const RealmStatus* pick, ZoneDomain to);
+  // group_mu held. Finds the next zone of the draining realm to empty (gc_cursor's victim
+  // when it is in the realm) into c->cursor. True when this call's work is done: only
+  // journal zones (or pinned ones) were left and a checkpoint ran to free them, or it
+  // failed and the conversion was abandoned (AbandonConversion; *c is gone then).
+  bool NextDrainZone(Conversion* c) SMR_REQUIRES(group_mu);
+  // group_mu held; the realm is empty (`now`: its status): steps (2) and (3): takes the
+  // realm (committed free, synced), waits for older readers, starts the activation. A
+  // failed commit sets `fatal`.
+  void TakeAndActivateRealm(Conversion* c, const RealmStatus& now);
+  // group_mu held: one quantum of the drain (a GcSlice of NextQuantum() live bytes,
+  // split_records, half the latency bound), its bookkeeping and the hybrid status;
+  // abandons the conversion when the slice fails.
+  void DrainQuantum(Conversion* c, const RealmStatus& now, bool queued) SMR_REQUIRES(group_mu);
   // Converts CMR realms until users can write `bytes` (or nothing can be converted); true
   // when a realm was converted. EnsureSpace calls it before cleaning (group_mu not held).
   bool GrowForSpace(uint64_t bytes);
@@ -452,6 +563,29 @@ struct Store::Impl {
   void JournalCommitted(bool ok);
   // Writes a complete checkpoint and frees the journal zones it makes obsolete.
   Status Checkpoint() SMR_REQUIRES(group_mu);
+  // Checkpoint's state, shared by its steps (commit thread, commits paused as Checkpoint).
+  struct CheckpointState {
+    uint64_t id = 0;      // the checkpoint's id
+    uint64_t at_seq = 0;  // its sequence number
+    uint64_t chunks = 0;  // chunk records placed so far
+    uint64_t bytes = 0;   // their record bytes
+    std::vector<std::pair<std::string, std::string>> kvs;  // the chunk being filled
+    uint64_t kv_bytes = 0;
+    std::unique_ptr<GroupWrites> group;  // chunks placed and not yet committed
+    uint64_t group_bytes = 0;
+  };
+  // Writes and commits the chunks placed in c->group, if any, and starts a new group.
+  Status CheckpointFlushGroup(CheckpointState* c) SMR_REQUIRES(group_mu);
+  // Places the chunk being filled (if any) as one kCheckpoint record in the journal
+  // stream; flushes the group at every ~64 MiB. Errors: placement and commit errors.
+  Status CheckpointEmitChunk(CheckpointState* c) SMR_REQUIRES(group_mu);
+  // The checkpoint's completing commit: the kOpCheckpointDone marker and the zone-open
+  // notes of every data zone in use, the journal state and cleared pins, in a journal
+  // zone; then the in-memory state (checkpoint id, reserve, counters).
+  Status CheckpointComplete(CheckpointState* c) SMR_REQUIRES(group_mu);
+  // Frees the journal zones the checkpoint made obsolete: committed free (synced), then
+  // reset; a failed reset stops writes (`fatal`, under mu) and is returned.
+  Status ReleaseJournalZones(const std::vector<ZoneAddress>& obsolete);
   // A checkpoint when the journal has grown enough (after a commit group).
   // Takes a checkpoint when the journal since the last one is large, or (with `for_pins`)
   // when many data zones are pinned by journal records.
@@ -500,6 +634,28 @@ struct Store::Impl {
   // Commits one group; `ride_live` > 0: a GC slice of that many live bytes of gc_cursor's
   // victim rides in it (StoreOptions::gc_in_groups).
   void CommitGroup(std::vector<Pending>* group, uint64_t ride_live = 0);
+  // CommitGroup's steps, on the commit thread with group_mu held.
+  // When the store stopped taking writes (`fatal`, read under mu): fails every transaction
+  // of the group with the reason and returns true.
+  bool FailGroupIfStopped(std::vector<Pending>* group);
+  // Plans the group's transactions in order into `batch` and `writes`, each behind a save
+  // point (rolled back when it fails or is deferred); (*results)[i] is transaction i's
+  // outcome, *ok_count counts those planned. Returns the index of the first transaction
+  // deferred (its journal ops would pass JournalOpsLimit, or it found no zone and may be
+  // retried: space_short set), or the group's size.
+  size_t PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch* batch,
+                       GroupWrites* writes, std::vector<Status>* results, size_t* ok_count);
+  // Plans a GC slice of `ride_live` live bytes of gc_cursor's victim into the group
+  // (*ride). When it fails, its changes are taken back, the victim is quarantined and
+  // gc_cursor reset; *s is set only when the rollback fails. Counts its time as throttle.
+  void PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch, GroupWrites* writes,
+                       std::optional<GcSlicePlan>* ride, Status* s);
+  // After the group's device writes failed (*s): rolls back its allocations and retires
+  // the zones the drive reports offline or read-only. True (logged, counted) when some were
+  // retired and `may_retry`: the group is planned again. Else sets *s to the kReadOnly that
+  // stops writes (`fatal`, under mu) and returns false.
+  bool RetryGroupElsewhere(const ZoneManager::AllocationMark& mark, bool may_retry,
+                           Status* s);
   // Whether the pacer wants a slice with this group (picking a victim if none is in hand):
   // its live bytes, or 0.
   uint64_t RideGcSlice();
@@ -531,6 +687,37 @@ struct Store::Impl {
   // the holes between them are zeroed.
   Status ReadOnodeInto(const Onode& onode, uint64_t offset, uint64_t len, char* dst,
                        const GroupWrites* pending);
+  // ReadOnodeInto's state, shared by its steps (the reader's thread, no lock held): the
+  // read's arguments, the crc checks running on crc_pool (each reads dst), and the scratch
+  // buffer of gathered reads' gaps (allocated on first use).
+  struct OnodeRead {
+    const Onode& o;
+    uint64_t offset;
+    uint64_t len;
+    char* dst;
+    const GroupWrites* pending;
+    struct Check {
+      const Extent* extent;
+      std::future<bool> crc_ok;
+    };
+    std::vector<Check> checks;
+    std::unique_ptr<char, decltype(&std::free)> scratch{nullptr, &std::free};
+    using ExtentIt = std::map<uint64_t, Extent>::const_iterator;
+  };
+  // Waits for every check of `r`; returns `s`, or when `s` is OK the first mismatch
+  // (CrcMismatch). Every return of ReadOnodeInto goes through it.
+  Status EndCrcChecks(OnodeRead* r, Status s);
+  // Whether the read wants all of extent `x`'s record payload (a data record's, not a pack
+  // entry's; on a drive, not pending): it can be part of a gathered read.
+  bool ReadWantsWhole(const OnodeRead& r, const Extent& x) const;
+  // Checks the crc of `x`'s payload at `p` on crc_pool (counted in crc_jobs).
+  void PostCrcCheck(OnodeRead* r, const Extent* x, char* p);
+  // On a rotational drive, reads *it's extent (whole, into `at`) with the whole extents
+  // that follow it closely on the drive in one device read, and checks them (on crc_pool
+  // while it has room). False when none follows (nothing read); true when read: *it is the
+  // last extent read, *filled advanced. Errors: kIOError when the scratch buffer cannot be
+  // allocated, the read's error, a crc mismatch (CrcMismatch).
+  Result<bool> ReadGathered(OnodeRead* r, OnodeRead::ExtentIt* it, char* at, uint64_t* filled);
   uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
   // The planner's view of the store for the next transaction (PlanContext).
   PlanContext PlanContextNow();

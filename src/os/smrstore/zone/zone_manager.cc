@@ -112,6 +112,133 @@ Status ZoneManager::Format() {
   return Status::OK();
 }
 
+// Load, one zone a commit last left holding data (`m`, stream set, not free): its state,
+// counters and open slot from `m` and the drive's report `zi` (CMR: with the committed
+// write pointer). A zone GC cleaned is freed (reset unless !modify); a zone that cannot be
+// resumed exactly where committed data ends is sealed (finished if `modify`). kCorruption:
+// an unknown stream, a write pointer behind committed data.
+Status ZoneManager::LoadCommittedZone(uint16_t d, uint32_t z, const ZoneInfo& zi,
+                                      const ZoneMeta& m, bool modify) {
+  Drive& drive = state_[d];
+  Zone& zone = drive.zones[z];
+  const uint64_t device_written = zi.written_bytes();
+  if (!ValidStream(m.stream)) {
+    return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
+                              " belongs to unknown stream " + std::to_string(m.stream) +
+                              " (written by a newer smrstore?)");
+  }
+  if (m.sealed && m.live_bytes == 0 && m.stream != static_cast<uint8_t>(StreamId::kJournal) &&
+      journal_pins_.count({d, z}) == 0) {
+    // Cleaned by GC (its relocations committed), maybe not yet reset when the process
+    // died: nothing references it, so it is free (reset now unless read-only).
+    if (modify && zi.cond != ZoneCondition::kEmpty && !zone.cmr) {
+      SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
+    }
+    if (modify && zone.cmr) SMR_RETURN_IF_ERROR(ClearCmrHead(drive.dev, z));
+    zone.state = ZoneState::kFree;
+    zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
+    if (modify) MarkDirty(d, z);
+    return Status::OK();
+  }
+  if (device_written < m.committed_wp) {
+    return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
+                              " write pointer " + std::to_string(device_written) +
+                              " is behind committed data ending at " +
+                              std::to_string(m.committed_wp));
+  }
+  // Dead on mount = bytes written after the last commit. A zone sealed as of the last
+  // commit received nothing after it: when the drive reports it full, "written" is the
+  // whole capacity, but the part past committed_wp is the unused tail the store
+  // finished it with, never written, not dead data (issue 15 part 4, item 8).
+  if (!(m.sealed && zi.cond == ZoneCondition::kFull)) {
+    dead_on_mount_ += device_written - m.committed_wp;
+  }
+  zone.stream = static_cast<StreamId>(m.stream);
+  zone.live = m.live_bytes;
+  zone.committed_wp = m.committed_wp;
+  zone.opened_seq = m.opened_seq;
+  zone.footer_at = m.sealed ? m.footer_at : 0;
+  zone.written = device_written;
+  zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : zi.cond;
+  zone.footer_ok = false;
+  std::optional<uint32_t>& slot = OpenSlot(drive, zone.stream);
+  // Resume only a zone whose device write pointer is exactly where committed data ends:
+  // bytes of a transaction that never committed may be torn, and records appended after
+  // them could not be found again by walking the zone (GC, fsck). Such a zone is
+  // finished instead; its tail stays dead space.
+  const bool can_resume = !m.sealed && zi.cond != ZoneCondition::kFull &&
+                          device_written == m.committed_wp &&
+                          zone.capacity - zone.written >= 2 * kBlock && !slot.has_value();
+  if (can_resume) {
+    zone.state = ZoneState::kOpen;
+    slot = z;
+  } else {
+    zone.state = ZoneState::kSealed;
+    if (zi.cond != ZoneCondition::kFull && modify && !zone.cmr) {
+      SMR_RETURN_IF_ERROR(drive.dev->FinishZones(z, 1));
+      zone.device_cond = ZoneCondition::kFull;
+    }
+    if (!m.sealed) MarkDirty(d, z);
+  }
+  return Status::OK();
+}
+
+// Load, one zone of drive `d` that is not reserved: reconciles the metadata's record of it
+// (`m`, null if none) with the drive's `report`. An inactive zone must hold nothing live
+// (kCorruption); an offline or read-only one is kept as known, sealed; one no commit left
+// data in is free (what was written counts as dead on mount; reset if `modify`); the rest
+// is LoadCommittedZone's.
+Status ZoneManager::LoadZone(uint16_t d, uint32_t z, const std::vector<ZoneInfo>& report,
+                             const ZoneMeta* m, bool modify) {
+  Drive& drive = state_[d];
+  Zone& zone = drive.zones[z];
+  if (zone.state == ZoneState::kInactive) {
+    // Its realm is active in the other domain: nothing of it may be referenced. A
+    // conversion commits the zones free before the drive converts the realm.
+    if (m != nullptr && m->stream != 0) {
+      if (m->live_bytes != 0) {
+        return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
+                                  " holds " + std::to_string(m->live_bytes) +
+                                  " live bytes per the metadata, but its realm is active "
+                                  "in the other domain (converted under live data)");
+      }
+      if (modify) MarkDirty(d, z);  // stale: persist it free
+    }
+    return Status::OK();
+  }
+  ZoneInfo zi = report[z];
+  if (zone.cmr) {
+    // No write pointer on the drive: the committed one is where writing resumes (bytes
+    // a crash left past it are overwritten, never referenced).
+    const uint64_t wp =
+        m != nullptr && m->stream != 0 ? std::min(m->committed_wp, zi.capacity) : 0;
+    zi.wp = zi.start + wp;
+    zi.cond = wp == 0 ? ZoneCondition::kEmpty : ZoneCondition::kClosed;
+  }
+  const uint64_t device_written = zi.written_bytes();
+  if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly) {
+    // Keep what we know; GC/repair decides. Never allocate in it.
+    zone.state = ZoneState::kSealed;
+    if (m != nullptr) {
+      zone.live = m->live_bytes;
+      zone.committed_wp = m->committed_wp;
+      zone.stream = static_cast<StreamId>(m->stream ? m->stream : 1);
+    }
+    return Status::OK();
+  }
+  if (m == nullptr || m->stream == 0) {
+    if (device_written > 0 || zi.cond != ZoneCondition::kEmpty) {
+      // Only data of transactions that never committed: reclaim it.
+      dead_on_mount_ += device_written;
+      if (modify && !zone.cmr) SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
+    }
+    zone.state = ZoneState::kFree;
+    zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
+    return Status::OK();
+  }
+  return LoadCommittedZone(d, z, zi, *m, modify);
+}
+
 Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>& persisted,
                          bool modify) {
   SMR_RETURN_IF_ERROR(Attach());
@@ -122,113 +249,10 @@ Status ZoneManager::Load(const std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>
     auto report = drive.dev->ReportZones(0, 0);
     if (!report.ok()) return report.status();
     for (uint32_t z = 0; z < drive.zones.size(); ++z) {
-      Zone& zone = drive.zones[z];
-      if (zone.state == ZoneState::kReserved) continue;
+      if (drive.zones[z].state == ZoneState::kReserved) continue;
       auto it = persisted.find({d, z});
-      if (zone.state == ZoneState::kInactive) {
-        // Its realm is active in the other domain: nothing of it may be referenced. A
-        // conversion commits the zones free before the drive converts the realm.
-        if (it != persisted.end() && it->second.stream != 0) {
-          if (it->second.live_bytes != 0) {
-            return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
-                                      " holds " + std::to_string(it->second.live_bytes) +
-                                      " live bytes per the metadata, but its realm is active "
-                                      "in the other domain (converted under live data)");
-          }
-          if (modify) MarkDirty(d, z);  // stale: persist it free
-        }
-        continue;
-      }
-      ZoneInfo zi = (*report)[z];
-      if (zone.cmr) {
-        // No write pointer on the drive: the committed one is where writing resumes (bytes
-        // a crash left past it are overwritten, never referenced).
-        const uint64_t wp = it != persisted.end() && it->second.stream != 0
-                                ? std::min(it->second.committed_wp, zi.capacity)
-                                : 0;
-        zi.wp = zi.start + wp;
-        zi.cond = wp == 0 ? ZoneCondition::kEmpty : ZoneCondition::kClosed;
-      }
-      const uint64_t device_written = zi.written_bytes();
-      if (zi.cond == ZoneCondition::kOffline || zi.cond == ZoneCondition::kReadOnly) {
-        // Keep what we know; GC/repair decides. Never allocate in it.
-        zone.state = ZoneState::kSealed;
-        if (it != persisted.end()) {
-          zone.live = it->second.live_bytes;
-          zone.committed_wp = it->second.committed_wp;
-          zone.stream = static_cast<StreamId>(it->second.stream ? it->second.stream : 1);
-        }
-        continue;
-      }
-      if (it == persisted.end() || it->second.stream == 0) {
-        if (device_written > 0 || zi.cond != ZoneCondition::kEmpty) {
-          // Only data of transactions that never committed: reclaim it.
-          dead_on_mount_ += device_written;
-          if (modify && !zone.cmr) SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
-        }
-        zone.state = ZoneState::kFree;
-        zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
-        continue;
-      }
-      const ZoneMeta& m = it->second;
-      if (!ValidStream(m.stream)) {
-        return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
-                                  " belongs to unknown stream " + std::to_string(m.stream) +
-                                  " (written by a newer smrstore?)");
-      }
-      if (m.sealed && m.live_bytes == 0 && m.stream != static_cast<uint8_t>(StreamId::kJournal) &&
-          journal_pins_.count({d, z}) == 0) {
-        // Cleaned by GC (its relocations committed), maybe not yet reset when the process
-        // died: nothing references it, so it is free (reset now unless read-only).
-        if (modify && zi.cond != ZoneCondition::kEmpty && !zone.cmr) {
-          SMR_RETURN_IF_ERROR(drive.dev->ResetZones(z, 1));
-        }
-        if (modify && zone.cmr) SMR_RETURN_IF_ERROR(ClearCmrHead(drive.dev, z));
-        zone.state = ZoneState::kFree;
-        zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : ZoneCondition::kEmpty;
-        if (modify) MarkDirty(d, z);
-        continue;
-      }
-      if (device_written < m.committed_wp) {
-        return Status::Corruption(drive.dev->info().path + ": zone " + std::to_string(z) +
-                                  " write pointer " + std::to_string(device_written) +
-                                  " is behind committed data ending at " +
-                                  std::to_string(m.committed_wp));
-      }
-      // Dead on mount = bytes written after the last commit. A zone sealed as of the last
-      // commit received nothing after it: when the drive reports it full, "written" is the
-      // whole capacity, but the part past committed_wp is the unused tail the store
-      // finished it with, never written, not dead data (issue 15 part 4, item 8).
-      if (!(m.sealed && zi.cond == ZoneCondition::kFull)) {
-        dead_on_mount_ += device_written - m.committed_wp;
-      }
-      zone.stream = static_cast<StreamId>(m.stream);
-      zone.live = m.live_bytes;
-      zone.committed_wp = m.committed_wp;
-      zone.opened_seq = m.opened_seq;
-      zone.footer_at = m.sealed ? m.footer_at : 0;
-      zone.written = device_written;
-      zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : zi.cond;
-      zone.footer_ok = false;
-      std::optional<uint32_t>& slot = OpenSlot(drive, zone.stream);
-      // Resume only a zone whose device write pointer is exactly where committed data ends:
-      // bytes of a transaction that never committed may be torn, and records appended after
-      // them could not be found again by walking the zone (GC, fsck). Such a zone is
-      // finished instead; its tail stays dead space.
-      const bool can_resume = !m.sealed && zi.cond != ZoneCondition::kFull &&
-                              device_written == m.committed_wp &&
-                              zone.capacity - zone.written >= 2 * kBlock && !slot.has_value();
-      if (can_resume) {
-        zone.state = ZoneState::kOpen;
-        slot = z;
-      } else {
-        zone.state = ZoneState::kSealed;
-        if (zi.cond != ZoneCondition::kFull && modify && !zone.cmr) {
-          SMR_RETURN_IF_ERROR(drive.dev->FinishZones(z, 1));
-          zone.device_cond = ZoneCondition::kFull;
-        }
-        if (!m.sealed) MarkDirty(d, z);
-      }
+      SMR_RETURN_IF_ERROR(
+          LoadZone(d, z, *report, it != persisted.end() ? &it->second : nullptr, modify));
     }
   }
   return Status::OK();

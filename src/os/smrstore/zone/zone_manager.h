@@ -357,6 +357,11 @@ class ZoneManager {
   // Sets the zones of one realm from a zone report of the drive (Attach, RefreshRealm).
   void ApplyRealm(Drive& drive, uint32_t realm, const std::vector<ZoneInfo>& report)
       SMR_REQUIRES(mu_);
+  // Load's steps for zone `z` of drive `d` (zone_manager.cc says what each does).
+  Status LoadZone(uint16_t d, uint32_t z, const std::vector<ZoneInfo>& report,
+                  const ZoneMeta* m, bool modify) SMR_REQUIRES(mu_);
+  Status LoadCommittedZone(uint16_t d, uint32_t z, const ZoneInfo& zi, const ZoneMeta& m,
+                           bool modify) SMR_REQUIRES(mu_);
 
   std::optional<uint32_t>& OpenSlot(Drive& d, StreamId s) SMR_REQUIRES(mu_);
   // Seals the zone (appends its footer write to `*out`) and frees the stream's slot.
