@@ -147,21 +147,24 @@ void CheckSameOps(const smr::Transaction& got, const smr::Transaction& want) {
   }
 }
 
-void Built(FuzzedDataProvider& in) {
+// What Built's steps share: the input, the collections and objects its ops pick from, and
+// the draws of an op's arguments (each consumes the input as Built always has).
+struct BuiltOps {
+  FuzzedDataProvider& in;
   std::vector<coll_t> colls;
-  for (int n = in.ConsumeIntegralInRange(1, 3); n > 0; --n) colls.push_back(FuzzColl(in));
   std::vector<ghobject_t> objs;
-  for (int n = in.ConsumeIntegralInRange(1, 3); n > 0; --n) objs.push_back(FuzzObject(in));
-  auto coll = [&]() { return colls[in.ConsumeIntegralInRange<size_t>(0, colls.size() - 1)]; };
-  auto obj = [&]() { return objs[in.ConsumeIntegralInRange<size_t>(0, objs.size() - 1)]; };
-  auto str = [&](size_t max) { return in.ConsumeRandomLengthString(max); };
-  auto u64 = [&]() {
+
+  coll_t coll() { return colls[in.ConsumeIntegralInRange<size_t>(0, colls.size() - 1)]; }
+  ghobject_t obj() { return objs[in.ConsumeIntegralInRange<size_t>(0, objs.size() - 1)]; }
+  std::string str(size_t max) { return in.ConsumeRandomLengthString(max); }
+  uint64_t u64() {
     return in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(0, 1 << 20)
                             : in.ConsumeIntegral<uint64_t>();
-  };
-  auto name = [](const coll_t& c) { return smr::ceph_adapter::CollName(c); };
+  }
+  static std::string name(const coll_t& c) { return smr::ceph_adapter::CollName(c); }
   // Up to 3 keys with values, as the builder takes them and as the model does.
-  auto attrs = [&]() {
+  std::pair<std::map<std::string, ceph::buffer::list>, std::map<std::string, std::string>>
+  attrs() {
     std::pair<std::map<std::string, ceph::buffer::list>, std::map<std::string, std::string>> r;
     for (int m = in.ConsumeIntegralInRange(0, 3); m > 0; --m) {
       const std::string k = str(16), v = str(16);
@@ -169,7 +172,160 @@ void Built(FuzzedDataProvider& in) {
       r.second[k] = v;
     }
     return r;
-  };
+  }
+  // Op `kind` 0-11 (nop, touch, write, zero, truncate, remove, xattrs, clone, clone range)
+  // on (c, o): appended to `t` through the builder and to the model `want` by hand.
+  void AddObjectOp(int kind, const coll_t& c, const ghobject_t& o, CephTxn& t,
+                   smr::Transaction& want);
+  // Op `kind` 12-21 (collections, renames, omap, allocation hint) on (c, o), as
+  // AddObjectOp.
+  void AddOtherOp(int kind, const coll_t& c, const ghobject_t& o, CephTxn& t,
+                  smr::Transaction& want);
+};
+
+void BuiltOps::AddObjectOp(int kind, const coll_t& c, const ghobject_t& o, CephTxn& t,
+                           smr::Transaction& want) {
+  switch (kind) {
+    case 0:
+      t.nop();
+      break;
+    case 1:
+      t.touch(c, o);
+      want.Touch(name(c), ToObjectId(o));
+      break;
+    case 2: {
+      const uint64_t off = u64();
+      const std::string d = str(64);
+      t.write(c, o, off, d.size(), Bl(d));
+      want.Write(name(c), ToObjectId(o), off, d);
+      break;
+    }
+    case 3: {
+      const uint64_t off = u64(), len = u64();
+      t.zero(c, o, off, len);
+      want.Zero(name(c), ToObjectId(o), off, len);
+      break;
+    }
+    case 4: {
+      const uint64_t off = u64();
+      t.truncate(c, o, off);
+      want.Truncate(name(c), ToObjectId(o), off);
+      break;
+    }
+    case 5:
+      t.remove(c, o);
+      want.Remove(name(c), ToObjectId(o));
+      break;
+    case 6: {
+      const std::string k = str(16), v = str(32);
+      ceph::buffer::list bl = Bl(v);
+      t.setattr(c, o, k, bl);
+      want.SetAttr(name(c), ToObjectId(o), k, v);
+      break;
+    }
+    case 7: {
+      const auto [a, kv] = attrs();
+      t.setattrs(c, o, a);
+      want.SetAttrs(name(c), ToObjectId(o), kv);
+      break;
+    }
+    case 8: {
+      const std::string k = str(16);
+      t.rmattr(c, o, k);
+      want.RmAttr(name(c), ToObjectId(o), k);
+      break;
+    }
+    case 9:
+      t.rmattrs(c, o);
+      want.RmAttrs(name(c), ToObjectId(o));
+      break;
+    case 10: {
+      const ghobject_t d = obj();
+      t.clone(c, o, d);
+      want.Clone(name(c), ToObjectId(o), ToObjectId(d));
+      break;
+    }
+    case 11: {
+      const ghobject_t d = obj();
+      const uint64_t off = u64(), len = u64(), doff = u64();
+      t.clone_range(c, o, d, off, len, doff);
+      want.CloneRange(name(c), ToObjectId(o), ToObjectId(d), off, len, doff);
+      break;
+    }
+  }
+}
+
+void BuiltOps::AddOtherOp(int kind, const coll_t& c, const ghobject_t& o, CephTxn& t,
+                          smr::Transaction& want) {
+  switch (kind) {
+    case 12: {
+      const int bits = in.ConsumeIntegralInRange(0, 32);
+      t.create_collection(c, bits);
+      want.MkColl(name(c), static_cast<uint32_t>(bits));
+      break;
+    }
+    case 13:
+      t.remove_collection(c);
+      want.RmColl(name(c));
+      break;
+    case 14: {
+      const coll_t dc = coll();
+      const ghobject_t d = obj();
+      t.collection_move_rename(c, o, dc, d);
+      want.CollMoveRename(name(c), ToObjectId(o), name(dc), ToObjectId(d));
+      break;
+    }
+    case 15: {
+      const ghobject_t d = obj();
+      t.try_rename(c, o, d);
+      want.TryRename(name(c), ToObjectId(o), ToObjectId(d));
+      break;
+    }
+    case 16:
+      t.omap_clear(c, o);
+      want.OmapClear(name(c), ToObjectId(o));
+      break;
+    case 17: {
+      const auto [a, kv] = attrs();
+      t.omap_setkeys(c, o, a);
+      want.OmapSetKeys(name(c), ToObjectId(o), kv);
+      break;
+    }
+    case 18: {
+      std::set<std::string> keys;
+      for (int m = in.ConsumeIntegralInRange(0, 3); m > 0; --m) keys.insert(str(16));
+      t.omap_rmkeys(c, o, keys);
+      want.OmapRmKeys(name(c), ToObjectId(o), keys);
+      break;
+    }
+    case 19: {
+      const std::string first = str(16), last = str(16);
+      t.omap_rmkeyrange(c, o, first, last);
+      want.OmapRmKeyRange(name(c), ToObjectId(o), first, last);
+      break;
+    }
+    case 20: {
+      const std::string h = str(32);
+      t.omap_setheader(c, o, Bl(h));
+      want.OmapSetHeader(name(c), ToObjectId(o), h);
+      break;
+    }
+    default: {
+      const uint64_t size = u64(), wsize = u64();
+      const uint32_t flags = in.ConsumeIntegral<uint32_t>();
+      t.set_alloc_hint(c, o, size, wsize, flags);
+      want.SetAllocHint(name(c), ToObjectId(o), size, wsize, flags);
+      break;
+    }
+  }
+}
+
+// Odd mode: 1 or 2 transactions of up to 8 ops each, built through the builder, and the
+// same ops applied to the model by hand; Translate must give exactly the model's ops.
+void Built(FuzzedDataProvider& in) {
+  BuiltOps b{in, {}, {}};
+  for (int n = in.ConsumeIntegralInRange(1, 3); n > 0; --n) b.colls.push_back(FuzzColl(in));
+  for (int n = in.ConsumeIntegralInRange(1, 3); n > 0; --n) b.objs.push_back(FuzzObject(in));
   std::vector<CephTxn> tls(in.ConsumeIntegralInRange(1, 2));
   smr::Transaction want;
   uint64_t ceph_ops = 0;
@@ -177,134 +333,13 @@ void Built(FuzzedDataProvider& in) {
   for (CephTxn& t : tls) {
     for (int n = in.ConsumeIntegralInRange(0, 8); n > 0 && in.remaining_bytes() > 0; --n) {
       ++ceph_ops;
-      const coll_t c = coll();
-      const ghobject_t o = obj();
-      switch (in.ConsumeIntegralInRange(0, 21)) {
-        case 0:
-          t.nop();
-          break;
-        case 1:
-          t.touch(c, o);
-          want.Touch(name(c), ToObjectId(o));
-          break;
-        case 2: {
-          const uint64_t off = u64();
-          const std::string d = str(64);
-          t.write(c, o, off, d.size(), Bl(d));
-          want.Write(name(c), ToObjectId(o), off, d);
-          break;
-        }
-        case 3: {
-          const uint64_t off = u64(), len = u64();
-          t.zero(c, o, off, len);
-          want.Zero(name(c), ToObjectId(o), off, len);
-          break;
-        }
-        case 4: {
-          const uint64_t off = u64();
-          t.truncate(c, o, off);
-          want.Truncate(name(c), ToObjectId(o), off);
-          break;
-        }
-        case 5:
-          t.remove(c, o);
-          want.Remove(name(c), ToObjectId(o));
-          break;
-        case 6: {
-          const std::string k = str(16), v = str(32);
-          ceph::buffer::list bl = Bl(v);
-          t.setattr(c, o, k, bl);
-          want.SetAttr(name(c), ToObjectId(o), k, v);
-          break;
-        }
-        case 7: {
-          const auto [a, kv] = attrs();
-          t.setattrs(c, o, a);
-          want.SetAttrs(name(c), ToObjectId(o), kv);
-          break;
-        }
-        case 8: {
-          const std::string k = str(16);
-          t.rmattr(c, o, k);
-          want.RmAttr(name(c), ToObjectId(o), k);
-          break;
-        }
-        case 9:
-          t.rmattrs(c, o);
-          want.RmAttrs(name(c), ToObjectId(o));
-          break;
-        case 10: {
-          const ghobject_t d = obj();
-          t.clone(c, o, d);
-          want.Clone(name(c), ToObjectId(o), ToObjectId(d));
-          break;
-        }
-        case 11: {
-          const ghobject_t d = obj();
-          const uint64_t off = u64(), len = u64(), doff = u64();
-          t.clone_range(c, o, d, off, len, doff);
-          want.CloneRange(name(c), ToObjectId(o), ToObjectId(d), off, len, doff);
-          break;
-        }
-        case 12: {
-          const int bits = in.ConsumeIntegralInRange(0, 32);
-          t.create_collection(c, bits);
-          want.MkColl(name(c), static_cast<uint32_t>(bits));
-          break;
-        }
-        case 13:
-          t.remove_collection(c);
-          want.RmColl(name(c));
-          break;
-        case 14: {
-          const coll_t dc = coll();
-          const ghobject_t d = obj();
-          t.collection_move_rename(c, o, dc, d);
-          want.CollMoveRename(name(c), ToObjectId(o), name(dc), ToObjectId(d));
-          break;
-        }
-        case 15: {
-          const ghobject_t d = obj();
-          t.try_rename(c, o, d);
-          want.TryRename(name(c), ToObjectId(o), ToObjectId(d));
-          break;
-        }
-        case 16:
-          t.omap_clear(c, o);
-          want.OmapClear(name(c), ToObjectId(o));
-          break;
-        case 17: {
-          const auto [a, kv] = attrs();
-          t.omap_setkeys(c, o, a);
-          want.OmapSetKeys(name(c), ToObjectId(o), kv);
-          break;
-        }
-        case 18: {
-          std::set<std::string> keys;
-          for (int m = in.ConsumeIntegralInRange(0, 3); m > 0; --m) keys.insert(str(16));
-          t.omap_rmkeys(c, o, keys);
-          want.OmapRmKeys(name(c), ToObjectId(o), keys);
-          break;
-        }
-        case 19: {
-          const std::string first = str(16), last = str(16);
-          t.omap_rmkeyrange(c, o, first, last);
-          want.OmapRmKeyRange(name(c), ToObjectId(o), first, last);
-          break;
-        }
-        case 20: {
-          const std::string h = str(32);
-          t.omap_setheader(c, o, Bl(h));
-          want.OmapSetHeader(name(c), ToObjectId(o), h);
-          break;
-        }
-        default: {
-          const uint64_t size = u64(), wsize = u64();
-          const uint32_t flags = in.ConsumeIntegral<uint32_t>();
-          t.set_alloc_hint(c, o, size, wsize, flags);
-          want.SetAllocHint(name(c), ToObjectId(o), size, wsize, flags);
-          break;
-        }
+      const coll_t c = b.coll();
+      const ghobject_t o = b.obj();
+      const int kind = in.ConsumeIntegralInRange(0, 21);
+      if (kind <= 11) {
+        b.AddObjectOp(kind, c, o, t, want);
+      } else {
+        b.AddOtherOp(kind, c, o, t, want);
       }
     }
   }
