@@ -223,49 +223,16 @@ Json HybridJson(uint16_t drive, const DeviceInfo& info, const std::vector<RealmS
   return j;
 }
 
-}  // namespace
-
-Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOptions& options,
-                              std::vector<DriveZoneMaps>* maps) {
-  const double now = std::chrono::duration<double>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-  StoreCounters c;
-  uint64_t inline_stored = 0;
-  {
-    MutexLock lock(&impl_->counters_mu);
-    c = impl_->counters;
-    inline_stored = impl_->inline_stored;
-  }
-  const std::vector<ZoneStatus> snapshot = impl_->zones->Snapshot();
-  const size_t nr_drives = impl_->devices.size();
-
-  // The specs the store was made with (the device list kept in the metadata).
-  std::vector<std::string> specs(nr_drives);
-  if (auto v = impl_->meta->GetValue(nullptr, kValueDevices); v.ok() && v->has_value()) {
-    std::istringstream in(**v);
-    std::string line;
-    for (size_t d = 0; d < nr_drives && std::getline(in, line);) {
-      if (!line.empty()) specs[d++] = line;
-    }
-  }
-
-  std::vector<DriveTally> drives(nr_drives);
-  std::vector<std::vector<uint32_t>> superblock_zones(nr_drives);
-  for (size_t d = 0; d < nr_drives; ++d) {
-    superblock_zones[d] = impl_->zones->ReservedZones(static_cast<uint16_t>(d));
-    const uint32_t n = impl_->devices[d]->info().nr_zones;
-    drives[d].maps.zonemap.reserve(n);
-    drives[d].maps.streams.reserve(n);
-  }
-  StoreStatfs st;
-  // Data zones pinned by metadata-journal records newer than the last checkpoint
-  // (ZoneManager::PinJournal): GC may not reset them until a checkpoint unpins them. Counted
-  // from the same snapshot (ZoneStatus::journal_pinned, set under the manager's mutex).
-  uint64_t pinned_zones = 0;
+// Tallies a zone snapshot per drive (zone counts, bytes, zone maps) and into `st`, exactly as
+// Store::Statfs counts it; *pinned_zones counts the data zones pinned by metadata-journal
+// records newer than the last checkpoint (ZoneManager::PinJournal: GC may not reset them
+// until a checkpoint unpins them), from the same snapshot (ZoneStatus::journal_pinned).
+void TallyZones(const std::vector<ZoneStatus>& snapshot,
+                const std::vector<std::vector<uint32_t>>& superblock_zones,
+                std::vector<DriveTally>* drives, StoreStatfs* st, uint64_t* pinned_zones) {
   for (const ZoneStatus& z : snapshot) {
-    if (z.journal_pinned) ++pinned_zones;
-    DriveTally& t = drives[z.addr.drive];
+    if (z.journal_pinned) ++*pinned_zones;
+    DriveTally& t = (*drives)[z.addr.drive];
     const auto& sb = superblock_zones[z.addr.drive];
     ZoneMapRole role = ZoneMapRole::kData;
     if (std::find(sb.begin(), sb.end(), z.addr.zone) != sb.end()) {
@@ -305,18 +272,129 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
       ++t.sealed;
     }
     // statfs exactly as Store::Statfs counts it, from this snapshot.
-    st.total += z.capacity;
-    st.allocated += z.written;
+    st->total += z.capacity;
+    st->allocated += z.written;
     // Journal zones hold metadata (store/journal.cc): no object bytes, nothing GC frees.
     const bool journal = z.stream == StreamId::kJournal && z.state != ZoneState::kFree;
-    if (!journal) st.stored += z.live_bytes;
-    if (z.state == ZoneState::kFree) st.available += z.capacity;
-    if (z.state == ZoneState::kOpen) st.available += z.capacity - std::min(z.written, z.capacity);
+    if (!journal) st->stored += z.live_bytes;
+    if (z.state == ZoneState::kFree) st->available += z.capacity;
+    if (z.state == ZoneState::kOpen) st->available += z.capacity - std::min(z.written, z.capacity);
     if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) && !journal &&
         z.written > z.live_bytes) {
-      st.reclaimable += z.written - z.live_bytes;
+      st->reclaimable += z.written - z.live_bytes;
     }
   }
+}
+
+// The document's `io` block (doc/stats-schema.md).
+Json IoJson(const StoreCounters& c) {
+  return {
+      {"user_bytes", c.user_bytes_written},
+      {"device_bytes", c.device_bytes_written},
+      {"inline_bytes", c.inline_bytes_written},
+      {"bytes_read", c.bytes_read},
+      {"txns_committed", c.txns_committed},
+      {"txns_failed", c.txns_failed},
+      {"crc_errors", c.crc_errors},
+      {"write_amplification", JsonFixed(Ratio(c.device_bytes_written, c.user_bytes_written), 4)},
+      {"lifetime_user_bytes", c.lifetime_user_bytes},
+      {"lifetime_device_bytes", c.lifetime_device_bytes},
+      {"lifetime_gc_bytes", c.lifetime_gc_bytes},
+      {"lifetime_write_amplification",
+       JsonFixed(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4)},
+      {"pack_records", c.pack_records},
+      {"pack_entries", c.pack_entries},
+      {"pack_payload_bytes", c.pack_payload_bytes},
+      {"pack_record_bytes", c.pack_record_bytes},
+      {"data_reads", c.data_reads},
+      {"data_read_records", c.data_read_records}};
+}
+
+// The document's `gc` block (doc/stats-schema.md).
+Json GcJson(const StoreCounters& c, bool gc_auto, uint64_t pinned_zones) {
+  return {{"runs", c.gc_runs},
+          {"zones_reset", c.gc_zones_reset},
+          {"live_moved", c.gc_live_moved},
+          {"bytes_written", c.gc_bytes_written},
+          {"throttle_ns", c.gc_throttle_ns},
+          {"auto", gc_auto},
+          {"failures", c.gc_failures},
+          {"quarantined_zones", c.gc_quarantined_zones},
+          {"pinned_zones", pinned_zones},
+          {"read_ahead_bytes", c.gc_read_ahead_bytes},
+          {"read_ahead_yields", c.gc_read_ahead_yields}};
+}
+
+// One drive's entry of `drives` (doc/stats-schema.md), without its zone maps.
+Json DriveJson(size_t d, const DeviceInfo& info, const std::string& spec, const DriveTally& t,
+               const std::vector<RealmStatus>& realms, const HybridCounters& hybrid,
+               const StoreOptions& options) {
+  const char* kind = "unknown";
+  if (auto parsed = DeviceSpec::Parse(spec); parsed.ok()) {
+    kind = parsed->kind == DeviceSpec::Kind::kZbd ? "zbd" : "emulated";
+  }
+  return {{"index", d},
+          {"spec", spec},
+          {"kind", kind},
+          {"zone_size", info.zone_size},
+          {"zone_capacity", info.zone_capacity},
+          {"nr_zones", info.nr_zones},
+          {"conventional_zones", info.nr_conventional},
+          {"max_open", info.max_open_zones},
+          {"max_active", info.max_active_zones},
+          {"capacity_bytes", t.capacity},
+          {"written_bytes", t.written},
+          {"live_bytes", t.live},
+          {"zones",
+           {{"free", t.free},
+            {"open", t.open},
+            {"sealed", t.sealed},
+            {"reserved", t.superblock},
+            {"offline", t.offline},
+            {"readonly", t.readonly},
+            {"conventional", t.conventional},
+            {"inactive", t.inactive}}},
+              {"hybrid", HybridJson(static_cast<uint16_t>(d), info, realms, hybrid, options)}};
+}
+
+}  // namespace
+
+Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOptions& options,
+                              std::vector<DriveZoneMaps>* maps) {
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  StoreCounters c;
+  uint64_t inline_stored = 0;
+  {
+    MutexLock lock(&impl_->counters_mu);
+    c = impl_->counters;
+    inline_stored = impl_->inline_stored;
+  }
+  const std::vector<ZoneStatus> snapshot = impl_->zones->Snapshot();
+  const size_t nr_drives = impl_->devices.size();
+
+  // The specs the store was made with (the device list kept in the metadata).
+  std::vector<std::string> specs(nr_drives);
+  if (auto v = impl_->meta->GetValue(nullptr, kValueDevices); v.ok() && v->has_value()) {
+    std::istringstream in(**v);
+    std::string line;
+    for (size_t d = 0; d < nr_drives && std::getline(in, line);) {
+      if (!line.empty()) specs[d++] = line;
+    }
+  }
+
+  std::vector<DriveTally> drives(nr_drives);
+  std::vector<std::vector<uint32_t>> superblock_zones(nr_drives);
+  for (size_t d = 0; d < nr_drives; ++d) {
+    superblock_zones[d] = impl_->zones->ReservedZones(static_cast<uint16_t>(d));
+    const uint32_t n = impl_->devices[d]->info().nr_zones;
+    drives[d].maps.zonemap.reserve(n);
+    drives[d].maps.streams.reserve(n);
+  }
+  StoreStatfs st;
+  uint64_t pinned_zones = 0;
+  TallyZones(snapshot, superblock_zones, &drives, &st, &pinned_zones);
   st.stored += inline_stored;
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
 
@@ -338,69 +416,15 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
   doc["statfs"] = {{"total", st.total},         {"available", st.available},
                    {"allocated", st.allocated}, {"stored", st.stored},
                    {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable}};
-  doc["io"] = {
-      {"user_bytes", c.user_bytes_written},
-      {"device_bytes", c.device_bytes_written},
-      {"inline_bytes", c.inline_bytes_written},
-      {"bytes_read", c.bytes_read},
-      {"txns_committed", c.txns_committed},
-      {"txns_failed", c.txns_failed},
-      {"crc_errors", c.crc_errors},
-      {"write_amplification", JsonFixed(Ratio(c.device_bytes_written, c.user_bytes_written), 4)},
-      {"lifetime_user_bytes", c.lifetime_user_bytes},
-      {"lifetime_device_bytes", c.lifetime_device_bytes},
-      {"lifetime_gc_bytes", c.lifetime_gc_bytes},
-      {"lifetime_write_amplification",
-       JsonFixed(Ratio(c.lifetime_device_bytes, c.lifetime_user_bytes), 4)},
-      {"pack_records", c.pack_records},
-      {"pack_entries", c.pack_entries},
-      {"pack_payload_bytes", c.pack_payload_bytes},
-      {"pack_record_bytes", c.pack_record_bytes},
-      {"data_reads", c.data_reads},
-      {"data_read_records", c.data_read_records}};
-  doc["gc"] = {{"runs", c.gc_runs},
-               {"zones_reset", c.gc_zones_reset},
-               {"live_moved", c.gc_live_moved},
-               {"bytes_written", c.gc_bytes_written},
-               {"throttle_ns", c.gc_throttle_ns},
-               {"auto", impl_->gc_auto.load()},
-               {"failures", c.gc_failures},
-               {"quarantined_zones", c.gc_quarantined_zones},
-               {"pinned_zones", pinned_zones},
-               {"read_ahead_bytes", c.gc_read_ahead_bytes},
-               {"read_ahead_yields", c.gc_read_ahead_yields}};
+  doc["io"] = IoJson(c);
+  doc["gc"] = GcJson(c, impl_->gc_auto.load(), pinned_zones);
   doc["drives"] = Json::array();
   const std::vector<RealmStatus> realms = impl_->zones->Realms();
   const HybridCounters hybrid = Hybrid();
   for (size_t d = 0; d < nr_drives; ++d) {
     const DeviceInfo& info = impl_->devices[d]->info();
     const DriveTally& t = drives[d];
-    const char* kind = "unknown";
-    if (auto spec = DeviceSpec::Parse(specs[d]); spec.ok()) {
-      kind = spec->kind == DeviceSpec::Kind::kZbd ? "zbd" : "emulated";
-    }
-    Json drive = {{"index", d},
-                  {"spec", specs[d]},
-                  {"kind", kind},
-                  {"zone_size", info.zone_size},
-                  {"zone_capacity", info.zone_capacity},
-                  {"nr_zones", info.nr_zones},
-                  {"conventional_zones", info.nr_conventional},
-                  {"max_open", info.max_open_zones},
-                  {"max_active", info.max_active_zones},
-                  {"capacity_bytes", t.capacity},
-                  {"written_bytes", t.written},
-                  {"live_bytes", t.live},
-                  {"zones",
-                   {{"free", t.free},
-                    {"open", t.open},
-                    {"sealed", t.sealed},
-                    {"reserved", t.superblock},
-                    {"offline", t.offline},
-                    {"readonly", t.readonly},
-                    {"conventional", t.conventional},
-                    {"inactive", t.inactive}}},
-                  {"hybrid", HybridJson(static_cast<uint16_t>(d), info, realms, hybrid, impl_->options)}};
+    Json drive = DriveJson(d, info, specs[d], t, realms, hybrid, impl_->options);
     if (options.zone_maps) {
       drive["zonemap"] = t.maps.zonemap;
       drive["streams"] = t.maps.streams;
