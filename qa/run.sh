@@ -3,7 +3,8 @@
 # Tiers, by cost (doc/testing.md, "The map of the suites"):
 #   unit     ctest -L unit (GoogleTest of the engine, the adapter and the tool; the layering
 #            check; the ceph-volume plugin's mypy), every ctest entry's tier label, clang's
-#            thread-safety analysis, mypy of qa/tasks and qa/runner, the suites' lint
+#            thread-safety analysis, the engine's function lengths (none over 120 lines),
+#            mypy of qa/tasks and qa/runner, the suites' lint
 #   smoke    ctest -L smoke (the ABI, override-signature and preload checks against Debian's
 #            ceph-osd; the ceph-volume plugin's tests; the nbdkit filter; what-if against a
 #            real store), the tool's smoke scripts, trace checks and replays, the mgr module
@@ -41,6 +42,7 @@ steps_unit() {
     "ctest tier labels" "python3 qa/static/ctest_labels.py $BUILD_DIR" \
     "ctest -L unit" "cd $BUILD_DIR && ctest --output-on-failure -j $JOBS --timeout 300 -L '^unit\$'" \
     "thread-safety analysis" "python3 qa/static/thread_safety.py $BUILD_DIR" \
+    "no engine function over 120 lines" "python3 qa/static/function_lengths.py --max 120" \
     "mypy qa/tasks qa/runner" "cd qa && mypy --no-incremental --ignore-missing-imports --disallow-untyped-defs --follow-imports=silent tasks runner/run.py" \
     "suites lint" "qa/runner/run.sh lint $SUITE_ARGS"
 }
