@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstdio>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <iostream>
@@ -110,12 +109,11 @@ SMRCollection* Coll(ObjectStore::CollectionHandle& ch) {
 
 // Waits until no queued transaction touches `oid` (or, for a listing, any object) of `c`.
 void WaitReadable(SMRCollection* c, const std::string* oid_key) {
-  std::unique_lock<std::mutex> l(c->mu);
-  c->cv.wait(l, [&] {
-    if (c->pending_coll_ops > 0) return false;
-    if (oid_key == nullptr) return c->pending_objs.empty();
-    return c->pending_objs.count(*oid_key) == 0;
-  });
+  smr::MutexUniqueLock l(&c->mu);
+  while (c->pending_coll_ops > 0 ||
+         (oid_key == nullptr ? !c->pending_objs.empty() : c->pending_objs.count(*oid_key) != 0)) {
+    c->cv.Wait(&l);
+  }
 }
 
 // The collection and object a read names, once queued transactions on that object have
@@ -239,7 +237,7 @@ int SMRStore::umount() {
   impl_->finisher.reset();
   impl_->engine.reset();
   {
-    std::lock_guard<std::mutex> l(impl_->colls_mu);
+    smr::MutexLock l(&impl_->colls_mu);
     impl_->colls.clear();
   }
   if (!s.ok()) CephLogError(cct, "umount: " + s.ToString());
@@ -397,10 +395,10 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
   uint64_t bytes = 0;
   for (Transaction& t : tls) bytes += t.get_num_bytes();
   {
-    std::unique_lock<std::mutex> l(impl_->throttle_mu);
+    smr::MutexUniqueLock l(&impl_->throttle_mu);
     while (impl_->inflight_bytes > 0 &&
            impl_->inflight_bytes + bytes > impl_->settings.throttle_bytes) {
-      impl_->throttle_cv.wait_for(l, std::chrono::seconds(1));
+      impl_->throttle_cv.WaitFor(&l, std::chrono::seconds(1));
       ++impl_->throttle_waits;
       if (handle != nullptr) handle->reset_tp_timeout();
     }
@@ -413,18 +411,18 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
     for (const auto& [name, keys] : touched.objs) {
       auto h = name == c->name ? boost::intrusive_ptr<SMRCollection>(c) : impl_->Find(name);
       if (!h) continue;  // nobody holds a handle: nobody can read through one yet
-      std::lock_guard<std::mutex> l(h->mu);
+      smr::MutexLock l(&h->mu);
       for (const std::string& k : keys) h->pending_objs.insert(k);
       handles.push_back(h);
     }
     for (const std::string& name : touched.colls) {
       auto h = name == c->name ? boost::intrusive_ptr<SMRCollection>(c) : impl_->Find(name);
       if (!h) continue;
-      std::lock_guard<std::mutex> l(h->mu);
+      smr::MutexLock l(&h->mu);
       ++h->pending_coll_ops;
       handles.push_back(h);
     }
-    std::lock_guard<std::mutex> l(c->mu);
+    smr::MutexLock l(&c->mu);
     ++c->pending_txns;
   }
 
@@ -442,10 +440,10 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
           CephLogError(impl->cct, what);
         }
         {
-          std::lock_guard<std::mutex> l(impl->throttle_mu);
+          smr::MutexLock l(&impl->throttle_mu);
           impl->inflight_bytes -= bytes;
         }
-        impl->throttle_cv.notify_all();
+        impl->throttle_cv.NotifyAll();
         
         impl->last_commit_ns = static_cast<uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -453,7 +451,7 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
                 .count());
         // Release readers first: the effects are visible now.
         for (const auto& h : handles) {
-          std::lock_guard<std::mutex> l(h->mu);
+          smr::MutexLock l(&h->mu);
           auto it = touched.objs.find(h->name);
           if (it != touched.objs.end()) {
             for (const std::string& k : it->second) {
@@ -462,7 +460,7 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
             }
           }
           if (touched.colls.count(h->name) && h->pending_coll_ops > 0) --h->pending_coll_ops;
-          h->cv.notify_all();
+          h->cv.NotifyAll();
         }
         if (on_applied_sync) on_applied_sync->complete(r);
         std::list<Context*> done;
@@ -471,10 +469,10 @@ int SMRStore::queue_transactions(CollectionHandle& ch, std::vector<Transaction>&
         std::list<Context*> flushed;
         ContextQueue* q = nullptr;
         {
-          std::lock_guard<std::mutex> l(self->mu);
+          smr::MutexLock l(&self->mu);
           if (--self->pending_txns == 0) flushed.swap(self->flush_waiters);
           q = self->commit_queue;
-          self->cv.notify_all();
+          self->cv.NotifyAll();
         }
         done.splice(done.end(), flushed);
         if (q != nullptr) {
@@ -511,7 +509,7 @@ ObjectStore::CollectionHandle SMRStore::create_new_collection(const coll_t& cid)
 void SMRStore::set_collection_commit_queue(const coll_t& cid, ContextQueue* commit_queue) {
   auto h = impl_->Find(CollName(cid));
   if (!h) return;
-  std::lock_guard<std::mutex> l(h->mu);
+  smr::MutexLock l(&h->mu);
   h->commit_queue = commit_queue;
 }
 

@@ -117,10 +117,10 @@ PerfAndAdmin::PerfAndAdmin(CephContext* cct, Store* engine, const std::string& n
 PerfAndAdmin::~PerfAndAdmin() {
   if (!registered_.empty()) cct_->get_admin_socket()->unregister_commands(this);
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   thread_.join();
   for (PerfCounters* p : drive_loggers_) {
     cct_->get_perfcounters_collection()->remove(p);
@@ -147,13 +147,18 @@ void PerfAndAdmin::Refresh() {
 }
 
 void PerfAndAdmin::Run() {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexUniqueLock l(&mu_);
   while (!stop_) {
-    cv_.wait_for(l, std::chrono::seconds(1), [this] { return stop_; });
+    // A refresh a second; a wakeup before that and before stop_ waits on.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    for (auto now = std::chrono::steady_clock::now(); !stop_ && now < until;
+         now = std::chrono::steady_clock::now()) {
+      cv_.WaitFor(&l, until - now);
+    }
     if (stop_) break;
-    l.unlock();
+    l.Unlock();
     Refresh();
-    l.lock();
+    l.Lock();
   }
 }
 

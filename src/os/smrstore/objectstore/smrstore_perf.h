@@ -17,7 +17,6 @@
 // Thread safety: internal (one refresh thread; hooks may run on the admin-socket thread).
 #pragma once
 
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,6 +26,7 @@
 #include "common/admin_socket.h"
 #include "common/ceph_context.h"
 #include "common/perf_counters.h"
+#include "common/thread_annotations.h"
 
 namespace smr {
 class Store;
@@ -64,9 +64,9 @@ class PerfAndAdmin : public AdminSocketHook {
   PerfCounters* logger_ = nullptr;
   std::vector<PerfCounters*> drive_loggers_;
   std::vector<std::string> registered_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ SMR_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 
