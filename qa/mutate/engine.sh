@@ -7,7 +7,8 @@
 #    $SMRSTORE_MUTATE_DIR/cpp-venv with the pinned universalmutator.
 # 2. Copies the working tree's CMakeLists.txt, src/, scripts/ and qa/crash/ (the top-level
 #    CMakeLists.txt builds its helper), and the stats schema (store/stats_schema_test.cc
-#    reads mgr-module/smrstore/stats_schema.json) (tracked + untracked files as
+#    reads mgr-module/smrstore/stats_schema.json; store/format_doc_test.cc, doc/format.md)
+#    (tracked + untracked files as
 #    they are on disk) to $SMRSTORE_MUTATE_DIR/tree and builds smrstore_tests there in its own
 #    build dir ($SMRSTORE_MUTATE_DIR/build, Release, -DSMRSTORE_WITH_CEPH=OFF: every mutated
 #    file is in the engine). The working tree and build/ are never touched.
@@ -115,7 +116,7 @@ mkdir -p "$TREE" "$WORK"
 # content differs are copied (with a fresh mtime), so the kept build dir rebuilds exactly
 # what changed since the last run; files gone from the working tree are removed.
 (cd "$ROOT" && git ls-files -co --exclude-standard -z -- CMakeLists.txt src scripts qa/crash \
-   mgr-module/smrstore/stats_schema.json) \
+   mgr-module/smrstore/stats_schema.json doc/format.md) \
   | "$PY" -c '
 import filecmp, os, shutil, sys
 root, tree = sys.argv[1], sys.argv[2]
@@ -125,7 +126,8 @@ for f in sorted(want):
     if not os.path.isfile(dst) or not filecmp.cmp(src, dst, shallow=False):
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copyfile(src, dst)
-for top in ("CMakeLists.txt", "src", "scripts", "qa/crash", "mgr-module/smrstore/stats_schema.json"):
+for top in ("CMakeLists.txt", "src", "scripts", "qa/crash", "mgr-module/smrstore/stats_schema.json",
+            "doc/format.md"):
     base = os.path.join(tree, top)
     paths = [base] if os.path.isfile(base) else [os.path.join(d, n) for d, _, ns in os.walk(base) for n in ns]
     for p in paths:
