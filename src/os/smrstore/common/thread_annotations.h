@@ -3,11 +3,20 @@
 // Contract: fields marked SMR_GUARDED_BY(mu) are only touched with `mu` held; methods marked
 // SMR_REQUIRES(mu) are only called with it held. Clang's -Wthread-safety checks both (the
 // CMake build turns it on under Clang); GCC compiles them away.
+// Where the analysis cannot follow a lock (it compares lock expressions, so a component
+// holding a reference to its store's mutex names it differently from the code that took
+// it), the callee's entry calls Mutex::AssertHeld: checked when it runs (the calling
+// thread must hold the mutex, else the process aborts with the mutex's name), and from
+// there on the analysis treats the mutex as held.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #if defined(__clang__)
 #define SMR_THREAD_ANNOTATION_(x) __attribute__((x))
@@ -24,37 +33,69 @@
 #define SMR_EXCLUDES(...) SMR_THREAD_ANNOTATION_(locks_excluded(__VA_ARGS__))
 #define SMR_ACQUIRE(...) SMR_THREAD_ANNOTATION_(acquire_capability(__VA_ARGS__))
 #define SMR_RELEASE(...) SMR_THREAD_ANNOTATION_(release_capability(__VA_ARGS__))
+#define SMR_ASSERT_CAPABILITY(x) SMR_THREAD_ANNOTATION_(assert_capability(x))
 #define SMR_NO_THREAD_SAFETY_ANALYSIS SMR_THREAD_ANNOTATION_(no_thread_safety_analysis)
 
 namespace smr {
 
 // std::mutex with capability annotations, so GUARDED_BY can name it.
+// It knows its holder (a relaxed atomic store per Lock/Unlock), for AssertHeld.
 class SMR_CAPABILITY("mutex") Mutex {
  public:
   Mutex() = default;
+  explicit Mutex(const char* name) : name_(name) {}
   Mutex(const Mutex&) = delete;
   Mutex& operator=(const Mutex&) = delete;
-  void Lock() SMR_ACQUIRE() { mu_.lock(); }
-  void Unlock() SMR_RELEASE() { mu_.unlock(); }
+  void Lock() SMR_ACQUIRE() {
+    mu_.lock();
+    SetHolder();
+  }
+  void Unlock() SMR_RELEASE() {
+    ClearHolder();
+    mu_.unlock();
+  }
+  // Aborts unless the calling thread holds this mutex; tells the analysis it does.
+  void AssertHeld() const SMR_ASSERT_CAPABILITY(this) {
+    if (holder_.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
+      std::fprintf(stderr, "smrstore: mutex %s not held by the calling thread\n", name_);
+      std::abort();
+    }
+  }
   std::mutex& native() { return mu_; }
+  // For MutexUniqueLock and CondVar, which lock native() themselves.
+  void SetHolder() { holder_.store(std::this_thread::get_id(), std::memory_order_relaxed); }
+  void ClearHolder() { holder_.store(std::thread::id(), std::memory_order_relaxed); }
 
  private:
   std::mutex mu_;
+  std::atomic<std::thread::id> holder_{};
+  const char* name_ = "(unnamed)";
 };
 
 // RAII lock for Mutex that may be released and taken again within its scope (the analysis
 // follows Unlock/Lock), and that a CondVar waits on.
 class SMR_SCOPED_CAPABILITY MutexUniqueLock {
  public:
-  explicit MutexUniqueLock(Mutex* mu) SMR_ACQUIRE(mu) : lock_(mu->native()) {}
-  ~MutexUniqueLock() SMR_RELEASE() = default;
+  explicit MutexUniqueLock(Mutex* mu) SMR_ACQUIRE(mu) : mu_(mu), lock_(mu->native()) {
+    mu_->SetHolder();
+  }
+  ~MutexUniqueLock() SMR_RELEASE() {
+    if (lock_.owns_lock()) mu_->ClearHolder();
+  }
   MutexUniqueLock(const MutexUniqueLock&) = delete;
   MutexUniqueLock& operator=(const MutexUniqueLock&) = delete;
-  void Unlock() SMR_RELEASE() { lock_.unlock(); }
-  void Lock() SMR_ACQUIRE() { lock_.lock(); }
+  void Unlock() SMR_RELEASE() {
+    mu_->ClearHolder();
+    lock_.unlock();
+  }
+  void Lock() SMR_ACQUIRE() {
+    lock_.lock();
+    mu_->SetHolder();
+  }
 
  private:
   friend class CondVar;
+  Mutex* const mu_;
   std::unique_lock<std::mutex> lock_;
 };
 
@@ -63,11 +104,18 @@ class SMR_SCOPED_CAPABILITY MutexUniqueLock {
 // see the lock, so callers loop (`while (!ready) cv.Wait(&lock);`), which it checks.
 class CondVar {
  public:
-  void Wait(MutexUniqueLock* lock) { cv_.wait(lock->lock_); }
+  void Wait(MutexUniqueLock* lock) {
+    lock->mu_->ClearHolder();
+    cv_.wait(lock->lock_);
+    lock->mu_->SetHolder();
+  }
   // false on timeout.
   template <class Rep, class Period>
   bool WaitFor(MutexUniqueLock* lock, std::chrono::duration<Rep, Period> d) {
-    return cv_.wait_for(lock->lock_, d) == std::cv_status::no_timeout;
+    lock->mu_->ClearHolder();
+    bool woken = cv_.wait_for(lock->lock_, d) == std::cv_status::no_timeout;
+    lock->mu_->SetHolder();
+    return woken;
   }
   void NotifyOne() { cv_.notify_one(); }
   void NotifyAll() { cv_.notify_all(); }

@@ -37,7 +37,7 @@ uint64_t NowNs() {
 // ---------------------------------------------------------------------------------------
 // Read fence
 
-void Store::Impl::FenceReaders() {
+void StoreCore::FenceReaders() {
   const uint64_t epoch = read_fence.Advance();
   if (!read_fence.ReadersBefore(epoch)) return;
   {
@@ -752,12 +752,12 @@ double Store::Impl::GcFree() const {
                      static_cast<uint64_t>(options.gc_free_zones_max) * devices.size());
 }
 
-void Store::Impl::NoteDeath(uint64_t age_ns) {
+void StoreCore::NoteDeath(uint64_t age_ns) {
   const double a = static_cast<double>(age_ns);
   mean_lifetime_ns = NextMeanLifetime(mean_lifetime_ns, a);
 }
 
-void Store::Impl::UpdateDeathRates(const GroupWrites& w) {
+void StoreCore::UpdateDeathRates(const GroupWrites& w) {
   for (uint64_t age : w.death_ages_ns) NoteDeath(age);
   for (const auto& [name, age] : w.name_deaths) lifetime_history.Note(name, age);
   // Bytes that died by user action, per stream of the zone they died in (GC moves are

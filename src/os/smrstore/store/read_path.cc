@@ -36,13 +36,13 @@ constexpr uint64_t kGatherMax = 16 << 20;
 
 }  // namespace
 
-void Store::Impl::CountDataRead() {
+void StoreCore::CountDataRead() {
   MutexLock lock(&counters_mu);
   counters.data_reads++;
   counters.data_read_records++;
 }
 
-void Store::Impl::CountCrcError() {
+void StoreCore::CountCrcError() {
   MutexLock lock(&counters_mu);
   counters.crc_errors++;
 }

@@ -183,7 +183,12 @@ struct StoreLock {
 
 struct PlanContext;
 
-struct Store::Impl {
+// The parts of a mounted store that its components share (Store::Impl derives from it;
+// the components — commit pipeline, GC worker, hybrid manager, metadata journal, read
+// path — are handed a StoreCore&, and call one another only through their own classes).
+// What guards each field is marked on it; "commit thread" fields are written only by the
+// thread that holds group_mu (the commit thread, or Open before it starts).
+struct StoreCore {
   StoreLock lock;  // first member: released last
   std::string dir;
   StoreOptions options;
@@ -192,6 +197,62 @@ struct Store::Impl {
   std::unique_ptr<ZoneManager> zones;
   StoreSuperblock superblock;  // this mount's (drive_index of drive 0)
   bool read_only = false;
+
+  // The store's run state. `mu` guards it (and the commit pipeline's queue); the commit
+  // thread waits on `cv` for work. Never held across device I/O or a metadata commit.
+  Mutex mu{"mu"};
+  CondVar cv;
+  bool stopping SMR_GUARDED_BY(mu) = false;
+  bool closed SMR_GUARDED_BY(mu) = false;
+  // Set when a write or commit failed: the store takes no more writes.
+  Status fatal SMR_GUARDED_BY(mu);
+  // Held while a group (or a GC slice, a checkpoint, a conversion step) writes and commits:
+  // WriteAndCommit requires it. Fsck holds it to pause commits. Taken before `mu` when
+  // both are held.
+  Mutex group_mu{"group_mu"} SMR_ACQUIRED_BEFORE(mu);
+
+  // Owned by the commit thread.
+  uint64_t seq = 0;
+  uint64_t nid_max = 0;
+  uint64_t cid_max = 0;
+  uint64_t meta_nid_max = 0;  // values last committed (counters are written when they move)
+  uint64_t meta_cid_max = 0;
+
+  Mutex counters_mu{"counters_mu"};
+  StoreCounters counters SMR_GUARDED_BY(counters_mu);
+  uint64_t inline_stored SMR_GUARDED_BY(counters_mu) = 0;  // bytes of object data held inline in RocksDB (committed)
+
+  // Reads against zone resets (store/read_fence.h): reads hold a ReadFence::Reader; GC and
+  // hybrid drains call FenceReaders after committing relocations and before resetting the
+  // victim (counted as counters.gc_fence_waits when it had to wait).
+  ReadFence read_fence;
+  void FenceReaders() SMR_EXCLUDES(counters_mu);
+
+  // Lifetime statistics (commit thread): mean age of data when it dies (EWMA, in ns of
+  // onode mtime), to split GC relocations into young and old; and per stream the bytes
+  // that died vs the integral of live bytes over time (txn seqs), the death rate the
+  // lifetime policy needs.
+  double mean_lifetime_ns = 0;
+  // Lifetimes of the last dead incarnation per name: a new object under a name whose
+  // previous incarnation died young goes to the user-hot stream (txn_planner.cc).
+  LifetimeHistory lifetime_history;
+  DeathRateEstimator death_rates{kNumStreams + 1};  // indexed by StreamId; clock = seq
+  void NoteDeath(uint64_t age_ns);
+  // Device bytes of the largest record a user write makes (header block + payload), plus
+  // a footer's worth: what a zone's tail may be unable to take.
+  uint64_t MaxRecordBytes() const {
+    constexpr uint64_t kB = recfmt::kBlockSize;
+    return 2 * kB + (uint64_t{options.max_record_payload} + kB - 1) / kB * kB;
+  }
+  void UpdateDeathRates(const GroupWrites& w);
+  // Bytes users' writes and removes made dead, ever (UpdateDeathRates).
+  uint64_t user_deaths = 0;
+  uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
+  void CountCrcError();
+  void CountDataRead();  // one device read of one record's data
+};
+
+struct Store::Impl : StoreCore {
 
   // Store::Open's steps (store.cc), in its order, on the opening thread before any other
   // thread of this store runs (no lock held; counters_mu taken for the analysis).
@@ -231,20 +292,8 @@ struct Store::Impl {
     // queue for the commit loop to clean first (CommitGroup; kSpaceRetries).
     uint32_t space_retries = 0;
   };
-  // `mu` guards the queue and the store's run state; the commit thread waits on `cv` for
-  // work. Never held across device I/O or a metadata commit.
-  Mutex mu;
-  CondVar cv;
   std::deque<Pending> queue SMR_GUARDED_BY(mu);
-  bool stopping SMR_GUARDED_BY(mu) = false;
-  bool closed SMR_GUARDED_BY(mu) = false;
-  // Set when a write or commit failed: the store takes no more writes.
-  Status fatal SMR_GUARDED_BY(mu);
   std::thread committer;
-  // Held while a group (or a GC slice, a checkpoint, a conversion step) writes and commits:
-  // WriteAndCommit requires it. Fsck holds it to pause commits. Taken before `mu` when
-  // both are held.
-  Mutex group_mu SMR_ACQUIRED_BEFORE(mu);
   std::unique_ptr<boost::asio::thread_pool> io_pool;
   // One thread that checks a whole read's record crcs beside the reader (read_path.cc:
   // record k is checked there while the reader reads record k+1), when it is not busy;
@@ -253,22 +302,6 @@ struct Store::Impl {
   std::atomic<int> crc_jobs{0};
   static constexpr int kMaxCrcJobs = 2;
 
-  // Owned by the commit thread.
-  uint64_t seq = 0;
-  uint64_t nid_max = 0;
-  uint64_t cid_max = 0;
-  uint64_t meta_nid_max = 0;  // values last committed (counters are written when they move)
-  uint64_t meta_cid_max = 0;
-
-  Mutex counters_mu;
-  StoreCounters counters SMR_GUARDED_BY(counters_mu);
-  uint64_t inline_stored SMR_GUARDED_BY(counters_mu) = 0;  // bytes of object data held inline in RocksDB (committed)
-
-  // Reads against zone resets (store/read_fence.h): reads hold a ReadFence::Reader; GC and
-  // hybrid drains call FenceReaders after committing relocations and before resetting the
-  // victim (counted as counters.gc_fence_waits when it had to wait).
-  ReadFence read_fence;
-  void FenceReaders() SMR_EXCLUDES(counters_mu);
 
   // GC (store/gc.cc), on the commit thread only.
   std::atomic<bool> gc_auto{true};
@@ -591,23 +624,6 @@ struct Store::Impl {
   // when many data zones are pinned by journal records.
   void MaybeCheckpoint(bool for_pins = true);
 
-  // Lifetime statistics (commit thread): mean age of data when it dies (EWMA, in ns of
-  // onode mtime), to split GC relocations into young and old; and per stream the bytes
-  // that died vs the integral of live bytes over time (txn seqs), the death rate the
-  // lifetime policy needs.
-  double mean_lifetime_ns = 0;
-  // Lifetimes of the last dead incarnation per name: a new object under a name whose
-  // previous incarnation died young goes to the user-hot stream (txn_planner.cc).
-  LifetimeHistory lifetime_history;
-  DeathRateEstimator death_rates{kNumStreams + 1};  // indexed by StreamId; clock = seq
-  void NoteDeath(uint64_t age_ns);
-  // Device bytes of the largest record a user write makes (header block + payload), plus
-  // a footer's worth: what a zone's tail may be unable to take.
-  uint64_t MaxRecordBytes() const {
-    constexpr uint64_t kB = recfmt::kBlockSize;
-    return 2 * kB + (uint64_t{options.max_record_payload} + kB - 1) / kB * kB;
-  }
-  void UpdateDeathRates(const GroupWrites& w);
   static constexpr uint64_t kGcSliceBytes = 4ull << 20;  // live bytes per background slice
   // Runs background GC per the watermarks before a commit group; `queued` tells whether
   // foreground work is waiting (counted as throttle time).
@@ -620,11 +636,9 @@ struct Store::Impl {
   // the next group the commit loop converts or cleans one whole zone (CleanForSpace).
   static constexpr uint32_t kSpaceRetries = 3;
   bool space_short = false;  // commit thread only
-  // Bytes users' writes and removes made dead, ever (UpdateDeathRates), and its value when
-  // cleaning for space last stopped paying (EnsureSpace): until more bytes die, cleaning
-  // for space is not tried again — a full store answers NoSpace at once rather than
-  // relocating zones for every refused transaction. Commit thread (group_mu) only.
-  uint64_t user_deaths = 0;
+  // user_deaths' value when cleaning for space last stopped paying (EnsureSpace): until
+  // more bytes die, cleaning for space is not tried again — a full store answers NoSpace at
+  // once rather than relocating zones for every refused transaction. Commit thread only.
   std::optional<uint64_t> gc_barren_at;
   void CleanForSpace();
   // Zone bytes a transaction may need (its payload plus record headers).
@@ -718,11 +732,8 @@ struct Store::Impl {
   // last extent read, *filled advanced. Errors: kIOError when the scratch buffer cannot be
   // allocated, the read's error, a crc mismatch (CrcMismatch).
   Result<bool> ReadGathered(OnodeRead* r, OnodeRead::ExtentIt* it, char* at, uint64_t* filled);
-  uint64_t ZoneSize(uint16_t drive) const { return devices[drive]->info().zone_size; }
   // The planner's view of the store for the next transaction (PlanContext).
   PlanContext PlanContextNow();
-  void CountCrcError();
-  void CountDataRead();  // one device read of one record's data
 };
 
 // Allocates zone space for a record in `stream` and appends it to the group's writes
