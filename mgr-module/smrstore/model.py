@@ -303,15 +303,6 @@ class OsdReading:
     document_error: Optional[str] = None
 
 
-# io fields of the pack records and of the data reads: perf counters smrstore_<field>
-# (added within v1).
-_PACK_FIELDS = ("pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes")
-_READ_FIELDS = ("data_reads", "data_read_records")
-# gc fields an older OSD library has no counter for (smrstore_gc_<field>).
-_GC_FIELDS = ("failures", "quarantined_zones", "pinned_zones", "read_ahead_bytes",
-              "read_ahead_yields")
-
-
 def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
     """One smrstore OSD as a DaemonState (source ``osd``).
 
@@ -365,15 +356,8 @@ def parse_osd(osd: str, reading: OsdReading, now: float) -> DaemonState:
             "lifetime_user_bytes": full.io.lifetime_user_bytes,
             "lifetime_device_bytes": full.io.lifetime_device_bytes,
             "lifetime_gc_bytes": full.io.lifetime_gc_bytes,
-            "lifetime_write_amplification": full.io.lifetime_write_amplification,
-            # A counter an older OSD library lacks is taken from the document if it has it.
-            **{k: getattr(c.io, k) if getattr(c.io, k) is not None else getattr(full.io, k)
-               for k in _PACK_FIELDS + _READ_FIELDS}}),
-        # A counter an older OSD library lacks is taken from the document if it has it.
-        gc=c.gc.copy(update={
-            k: getattr(c.gc, k) if getattr(c.gc, k) is not None else getattr(full.gc, k)
-            for k in _GC_FIELDS}),
-        drives=drives)
+            "lifetime_write_amplification": full.io.lifetime_write_amplification}),
+        gc=c.gc, drives=drives)
     return DaemonState(name=osd, source=SOURCE_OSD, doc=doc, zonemaps=parsed.zonemaps,
                        streams=parsed.streams, zonemap_time=full.time,
                        zonemap_error=reading.document_error)

@@ -71,31 +71,6 @@ def hybrid(realmmap: str = "CCcSS", state: str = "converting", progress: float =
             "stall_reason": stall_reason}
 
 
-def without_added_in_v1(d: Dict[str, Any]) -> Dict[str, Any]:
-    """Document d as a build from before the fields added within v1 wrote it (every
-    optional field of the schema, stats.ADDED_IN_V1, left out)."""
-    from smrstore.stats import ADDED_IN_V1
-    d = copy.deepcopy(d)
-    for path in ADDED_IN_V1:
-        # "drives[].hybrid.realms" -> ["drives", "[]", "hybrid", "realms"]
-        _strip(d, path.replace("[]", ".[]").split("."))
-    return d
-
-
-def _strip(node: Any, path: List[str]) -> None:
-    if not path:
-        return
-    key, rest = path[0], path[1:]
-    if key == "[]":
-        for item in node if isinstance(node, list) else ():
-            _strip(item, rest)
-    elif isinstance(node, dict) and key in node:
-        if rest:
-            _strip(node[key], rest)
-        else:
-            del node[key]
-
-
 # io.pack_*: 120 writes of 3000 bytes in two packs (100 + 20 entries; a header block each,
 # payloads padded to 4 KiB blocks: 4096 + 303104 + 4096 + 61440).
 PACK: Tuple[int, int, int, int] = (2, 120, 360_000, 372_736)
@@ -112,22 +87,20 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
         user: int = 10 * GiB, device: int = 12 * GiB, gc_bytes: int = 2 * GiB,
         runs: int = 3, zones_reset: int = 5, throttle_ns: int = 0,
         total: int = 30 * GiB, available: int = 20 * GiB,
-        reclaimable: int = 0, gc_failures: Optional[int] = 0,
-        quarantined_zones: Optional[int] = 0,
-        pack: Optional[Tuple[int, int, int, int]] = PACK,
-        reads: Optional[Tuple[int, int]] = READS,
-        pinned_zones: Optional[int] = PINNED,
-        read_ahead: Optional[Tuple[int, int]] = READ_AHEAD) -> Dict[str, Any]:
-    """A complete document; gc_failures / quarantined_zones / pack / reads / pinned_zones /
-    read_ahead None leave the field(s) out (a document from before they were added within
-    v1).  ``pack`` is io's (pack_records, pack_entries, pack_payload_bytes,
-    pack_record_bytes), ``reads`` io's (data_reads, data_read_records), ``read_ahead`` gc's
-    (read_ahead_bytes, read_ahead_yields) with store.gc_read_ahead true."""
+        reclaimable: int = 0, gc_failures: int = 0, quarantined_zones: int = 0,
+        pack: Tuple[int, int, int, int] = PACK, reads: Tuple[int, int] = READS,
+        pinned_zones: int = PINNED, read_ahead: Tuple[int, int] = READ_AHEAD) -> Dict[str, Any]:
+    """A complete document (every field the schema requires).  ``pack`` is io's
+    (pack_records, pack_entries, pack_payload_bytes, pack_record_bytes), ``reads`` io's
+    (data_reads, data_read_records), ``read_ahead`` gc's (read_ahead_bytes,
+    read_ahead_yields) with store.gc_read_ahead true."""
     drs = drives if drives is not None else [drive(0), drive(1)]
-    out: Dict[str, Any] = {
+    return {
         "schema": "smrstore.stats/1", "name": name, "time": t,
         "store": {"uuid": "u-1", "dir": "/var/tmp/st", "mount_count": 2,
-                  "gc_policy": "lifetime", "gc_auto": True},
+                  "gc_policy": "lifetime", "gc_auto": True, "pack_max": 32768,
+                  "gc_read_ahead": True, "gc_start_free": 0.03, "gc_urgent_free": 0.01,
+                  "gc_stop_free": 0.05, "gc_free_zones_max": 64},
         "statfs": {"total": total, "available": available, "allocated": 9 * GiB,
                    "stored": 8 * GiB, "meta_bytes": 1 * MiB, "reclaimable": reclaimable},
         "io": {"user_bytes": user, "device_bytes": device, "inline_bytes": 0,
@@ -135,29 +108,17 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
                "write_amplification": device / user if user else 0.0,
                "lifetime_user_bytes": user, "lifetime_device_bytes": device,
                "lifetime_gc_bytes": gc_bytes,
-               "lifetime_write_amplification": device / user if user else 0.0},
+               "lifetime_write_amplification": device / user if user else 0.0,
+               **dict(zip(("pack_records", "pack_entries", "pack_payload_bytes",
+                           "pack_record_bytes"), pack)),
+               **dict(zip(("data_reads", "data_read_records"), reads))},
         "gc": {"runs": runs, "zones_reset": zones_reset, "live_moved": gc_bytes,
-               "bytes_written": gc_bytes, "throttle_ns": throttle_ns, "auto": True},
+               "bytes_written": gc_bytes, "throttle_ns": throttle_ns, "auto": True,
+               "failures": gc_failures, "quarantined_zones": quarantined_zones,
+               "pinned_zones": pinned_zones,
+               **dict(zip(("read_ahead_bytes", "read_ahead_yields"), read_ahead))},
         "drives": drs,
     }
-    if gc_failures is not None:
-        out["gc"]["failures"] = gc_failures
-    if pack is not None:
-        out["store"]["pack_max"] = 32768
-        out["io"].update(zip(("pack_records", "pack_entries", "pack_payload_bytes",
-                              "pack_record_bytes"), pack))
-    if quarantined_zones is not None:
-        out["gc"]["quarantined_zones"] = quarantined_zones
-    if reads is not None:
-        out["io"].update(zip(("data_reads", "data_read_records"), reads))
-    if pinned_zones is not None:
-        out["gc"]["pinned_zones"] = pinned_zones
-    if read_ahead is not None:
-        out["store"]["gc_read_ahead"] = True
-        out["store"].update(gc_start_free=0.03, gc_urgent_free=0.01, gc_stop_free=0.05,
-                            gc_free_zones_max=64)
-        out["gc"].update(zip(("read_ahead_bytes", "read_ahead_yields"), read_ahead))
-    return out
 
 
 def status(d: Dict[str, Any]) -> Dict[str, str]:
@@ -176,15 +137,14 @@ def status(d: Dict[str, Any]) -> Dict[str, str]:
 # names are those of src/os/smrstore/objectstore/smrstore_perf.cc; recorded real shapes are
 # in fixtures/osd/ (test_osd_source.py).
 def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
-                 drives: int = 2, offline: int = 0, gc_failures: Optional[int] = None,
-                 quarantined_zones: Optional[int] = None,
-                 pack: Optional[Tuple[int, int, int, int]] = None,
-                 reads: Optional[Tuple[int, int]] = None,
-                 pinned_zones: Optional[int] = None,
-                 read_ahead: Optional[Tuple[int, int]] = None) -> Dict[str, Dict[str, Any]]:
-    """gc_failures / quarantined_zones / pack / reads / pinned_zones / read_ahead: None leaves
-    the counter(s) out (older OSD libraries); pack is (records, entries, payload bytes, record
-    bytes), reads (data reads, data read records), read_ahead (bytes, yields)."""
+                 drives: int = 2, offline: int = 0, gc_failures: int = 0,
+                 quarantined_zones: int = 0, pack: Tuple[int, int, int, int] = (0, 0, 0, 0),
+                 reads: Tuple[int, int] = (0, 0), pinned_zones: int = 0,
+                 read_ahead: Tuple[int, int] = (0, 0), reclaimable: int = 0,
+                 without: Tuple[str, ...] = ()) -> Dict[str, Dict[str, Any]]:
+    """Every counter of the schema's x-perf-counters (and one of another logger); pack is
+    (records, entries, payload bytes, record bytes), reads (data reads, data read records),
+    read_ahead (bytes, yields); ``without``: counter names left out."""
     def c(v: int, typ: int = 2) -> Dict[str, Any]:
         return {"description": "", "nick": "", "type": typ, "priority": 5, "units": 1, "value": v}
     out = {
@@ -205,21 +165,16 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
         "smrstore.smrstore_conversion_state": c(conv),
         "osd.op_w": c(99, 10),
     }
-    if gc_failures is not None:
-        out["smrstore.smrstore_gc_failures"] = c(gc_failures, 10)
-    if quarantined_zones is not None:
-        out["smrstore.smrstore_gc_quarantined_zones"] = c(quarantined_zones)
-    if pack is not None:
-        for k, v in zip(("records", "entries", "payload_bytes", "record_bytes"), pack):
-            out[f"smrstore.smrstore_pack_{k}"] = c(v, 10)
-    if reads is not None:
-        out["smrstore.smrstore_data_reads"] = c(reads[0], 10)
-        out["smrstore.smrstore_data_read_records"] = c(reads[1], 10)
-    if pinned_zones is not None:
-        out["smrstore.smrstore_gc_pinned_zones"] = c(pinned_zones)
-    if read_ahead is not None:
-        out["smrstore.smrstore_gc_read_ahead_bytes"] = c(read_ahead[0], 10)
-        out["smrstore.smrstore_gc_read_ahead_yields"] = c(read_ahead[1], 10)
+    out["smrstore.smrstore_gc_failures"] = c(gc_failures, 10)
+    out["smrstore.smrstore_gc_quarantined_zones"] = c(quarantined_zones)
+    for k, v in zip(("records", "entries", "payload_bytes", "record_bytes"), pack):
+        out[f"smrstore.smrstore_pack_{k}"] = c(v, 10)
+    out["smrstore.smrstore_data_reads"] = c(reads[0], 10)
+    out["smrstore.smrstore_data_read_records"] = c(reads[1], 10)
+    out["smrstore.smrstore_gc_pinned_zones"] = c(pinned_zones)
+    out["smrstore.smrstore_gc_read_ahead_bytes"] = c(read_ahead[0], 10)
+    out["smrstore.smrstore_gc_read_ahead_yields"] = c(read_ahead[1], 10)
+    out["smrstore.smrstore_statfs_reclaimable"] = c(reclaimable)
     for i in range(drives):
         p = f"smrstore-drive.{i}."
         for k, v in {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,
@@ -227,7 +182,7 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
                      "capacity_bytes": 32 * GiB, "live_bytes": 10 * GiB,
                      "written_bytes": 13 * GiB}.items():
             out[p + "smrstore_" + k] = c(v)
-    return out
+    return {k: v for k, v in out.items() if k.rsplit(".", 1)[1] not in without}
 
 
 @pytest.fixture

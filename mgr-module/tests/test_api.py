@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
-from conftest import GiB, doc, drive, hybrid, osd_counters, status, without_added_in_v1
+from conftest import GiB, doc, drive, hybrid, osd_counters, status
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -52,11 +52,9 @@ def build(web_root: Optional[str] = None, tokens: Optional[TokenStore] = None) -
         da = doc(t=t, user=(10 + i) * GiB, device=(12 + 2 * i) * GiB, runs=3 + i,
                  zones_reset=5 + 2 * i, gc_bytes=(2 + i) * GiB, gc_failures=3,
                  quarantined_zones=2)
-        # demo-b: a publisher from before the fields added within v1 (gc.failures,
-        # gc.quarantined_zones, statfs.reclaimable, the hybrid realms and quanta, ...).
         statuses = {"demo-a": status(da),
-                    "demo-b": status(without_added_in_v1(
-                        doc(name="demo-b", t=t, total=10 * GiB, available=GiB // 2)))}
+                    "demo-b": status(doc(name="demo-b", t=t, total=10 * GiB,
+                                         available=GiB // 2))}
         hist.add(merge(t, statuses, {}).daemons, now=t)
     bad = status(doc(name="broken"))
     bad["stats"] = "{"
@@ -104,7 +102,7 @@ def test_daemons_and_detail() -> None:
                                                       ("demo-b", "service"), ("osd.5", "osd")]
     assert ds[0]["drives"] == 2 and ds[0]["stale"] is False and ds[0]["last_update"] == 1020.0
     assert [(d["gc_failures"], d["gc_quarantined_zones"]) for d in ds] == [
-        (3, 2), (None, None), (None, None)]
+        (3, 2), (0, 0), (0, 0)]
     d = c.get("/api/v1/daemons/demo-a", headers=AUTH).json()
     assert d["schema"] == "smrstore.stats/1" and d["source"] == "service"
     assert d["io"]["lifetime_gc_bytes"] == 4 * GiB and d["store"]["gc_policy"] == "lifetime"
@@ -119,16 +117,10 @@ def test_daemons_and_detail() -> None:
             d["gc"]["read_ahead_yields"]) == (True, 24 * 2 ** 20, 5)
     assert (d["store"]["gc_start_free"], d["store"]["gc_stop_free"],
             d["store"]["gc_free_zones_max"]) == (0.03, 0.05, 64)
-    b = c.get("/api/v1/daemons/demo-b", headers=AUTH).json()
-    assert b["gc"]["failures"] is None and b["gc"]["quarantined_zones"] is None
-    assert b["io"]["pack_entries"] is None and b["store"]["pack_max"] is None
-    assert (b["io"]["data_reads"], b["io"]["data_read_records"], b["gc"]["pinned_zones"]) == (
-        None, None, None)
-    assert (b["store"]["gc_read_ahead"], b["gc"]["read_ahead_bytes"],
-            b["gc"]["read_ahead_yields"]) == (None, None, None)
-    assert (b["store"]["gc_start_free"], b["store"]["gc_free_zones_max"]) == (None, None)
+    # osd.5: counters only (its document not answered yet): what they do not carry is null.
     o = c.get("/api/v1/daemons/osd.5", headers=AUTH).json()
     assert o["store"] is None and o["drives"][0]["nr_zones"] is None
+    assert o["gc"]["failures"] == 0 and o["drives"][0]["zones"]["inactive"] is None
     r = c.get("/api/v1/daemons/nobody", headers=AUTH)
     assert r.status_code == 404 and "no smrstore daemon named 'nobody'" in r.json()["detail"]
     r = c.get("/api/v1/daemons/bad%20name", headers=AUTH)
@@ -190,10 +182,9 @@ def test_gc() -> None:
     assert a["rates"]["zones_reset_per_s"] == pytest.approx(0.2)
     assert a["rates"]["gc_bytes_per_s"] == pytest.approx(2 * GiB / 20)
     assert g["daemons"][2]["rates"] is None          # osd.5: one sample only
-    # Failed cleanings and quarantined zones; null where the daemon does not report them
-    # (demo-b: an older publisher, osd.5: no such counters).
+    # Failed cleanings and quarantined zones (osd.5: from its counters).
     assert [(d["daemon"], d["failures"], d["quarantined_zones"]) for d in g["daemons"]] == [
-        ("demo-a", 3, 2), ("demo-b", None, None), ("osd.5", None, None)]
+        ("demo-a", 3, 2), ("demo-b", 0, 0), ("osd.5", 0, 0)]
 
 
 def test_conversion_and_health() -> None:
@@ -208,8 +199,8 @@ def test_conversion_and_health() -> None:
                                       "quantum_ms_max": None, "bound_violations": 0,
                                       "bound_exceeded": None, "conversions": 0,
                                       "migrated_bytes": 0, "stall_reason": None}
-    # demo-b: a publisher from before the hybrid fields (all null), osd.5 counters only.
-    assert cs[2]["daemon"] == "demo-b" and cs[2]["realms"] is None and cs[2]["realmmap"] is None
+    # osd.5: counters only (its document not answered yet): the hybrid details are null.
+    assert cs[2]["daemon"] == "demo-b" and cs[2]["realms"] == 0 and cs[2]["realmmap"] == ""
     assert cs[4]["daemon"] == "osd.5" and cs[4]["cmr_bytes"] is None
     h = c.get("/api/v1/health", headers=AUTH).json()
     low = next(x for x in h if x["name"] == "SMRSTORE_SPACE_LOW")

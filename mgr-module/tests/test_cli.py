@@ -63,7 +63,7 @@ def test_gc_text_failures_and_quarantined_columns() -> None:
     o = lines[2].split()
     # iec() values take two words ("2.0 GiB"): count the columns from the end instead.
     assert a[0] == "demo-a" and a[-6:-4] == ["3", "1"]
-    assert o[0] == "osd.2" and o[-6:-4] == ["-", "-"]      # not reported by the OSD
+    assert o[0] == "osd.2" and o[-6:-4] == ["0", "0"]      # the OSD's counters
 
 
 def test_conversion_text_of_hybrid_drives() -> None:

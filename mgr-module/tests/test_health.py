@@ -2,16 +2,25 @@ import json
 from typing import Dict, List, Optional, Tuple
 
 import pytest
-from conftest import GiB, doc, drive, hybrid, status, without_added_in_v1
+from conftest import NOT_HYBRID, GiB, doc, drive, hybrid, status
 
 from smrstore.health import HealthCheck, Thresholds, evaluate, osd_refusals, to_mgr_checks
 from smrstore.history import History
-from smrstore.model import DaemonError, Snapshot, parse_service_status
+from smrstore.model import SOURCE_OSD, DaemonError, DaemonState, Snapshot, parse_service_status
+from smrstore.stats import StatsDoc
 
 
 def snap_of(now: float, *docs: Dict) -> Snapshot:
     ds = {d["name"]: parse_service_status(d["name"], status(d)) for d in docs}
     return Snapshot(time=now, daemons=ds, errors=[])
+
+
+def counters_view(d: Dict) -> DaemonState:
+    """Document d as an OSD seen through its perf counters alone can have it: the fields the
+    counters do not carry (a drive's hybrid block, its progress, its bound violations) may be
+    None, which no complete document has."""
+    raw = json.loads(status(d)["stats"])
+    return DaemonState(name=d["name"], source=SOURCE_OSD, doc=StatsDoc.parse_obj(raw))
 
 
 def names(checks: List) -> List[str]:
@@ -98,8 +107,9 @@ def test_gc_behind_when_throttle_grows() -> None:
 
 def _conv_drive(state: str, progress: Optional[float]) -> Dict:
     d = drive(0)
-    d["hybrid"] = {"supported": True, "state": state, "cmr_bytes": GiB, "smr_bytes": 3 * GiB,
-                   "converting_zones": 2, "progress": progress, "latency_bound_ms": 20.0}
+    d["hybrid"] = dict(NOT_HYBRID, supported=True, state=state, cmr_bytes=GiB,
+                       smr_bytes=3 * GiB, converting_zones=2, progress=progress,
+                       latency_bound_ms=20.0)
     return d
 
 
@@ -270,7 +280,8 @@ def test_gc_throttled_with_few_free_zones_says_throttled() -> None:
 def test_drive_without_hybrid_block_does_not_hide_the_next() -> None:
     d0 = drive(0)
     d0["hybrid"] = None
-    s = snap_of(1001.0, doc(drives=[d0, _conv_drive("stalled", 0.5) | {"index": 1}]))
+    d = doc(drives=[d0, _conv_drive("stalled", 0.5) | {"index": 1}])
+    s = Snapshot(time=1001.0, daemons={"demo-a": counters_view(d)}, errors=[])
     assert evaluate(s, History(), Thresholds())[0].detail == [
         "demo-a drive 1: conversion reported stalled"]
 
@@ -283,7 +294,7 @@ def _conversion(samples: List[Tuple[float, Optional[str], Optional[float]]],
     for t, st, p in samples:
         d0 = _conv_drive(st, p) if st is not None else drive(0, hybrid=None)
         d = doc(t=t, drives=[d0, drive(1)])
-        h.add({"demo-a": parse_service_status("demo-a", status(d))}, now=t)
+        h.add({"demo-a": counters_view(d)}, now=t)
     s = snap_of(2000.0, doc(t=2000.0, drives=[_conv_drive("converting", now_progress), drive(1)]))
     return [x for c in evaluate(s, h, Thresholds(conversion_stall_seconds=300, stale_seconds=1e6))
             for x in c.detail]
@@ -326,17 +337,16 @@ def test_gc_quarantine_boundary(zones: int, raised: bool) -> None:
 def test_gc_quarantine_names_every_daemon_and_sums_zones() -> None:
     s = snap_of(1001.0, doc(name="a", gc_failures=5, quarantined_zones=3),
                 doc(name="b", gc_failures=0, quarantined_zones=0),
-                doc(name="c", gc_failures=None, quarantined_zones=None),
-                doc(name="d", gc_failures=None, quarantined_zones=1))
+                doc(name="c", gc_failures=2, quarantined_zones=0),
+                doc(name="d", gc_failures=1, quarantined_zones=1))
     checks = evaluate(s, History(), Thresholds())
     assert names(checks) == ["SMRSTORE_GC_QUARANTINE"]
     c = checks[0]
     assert c.summary == "4 smrstore zones quarantined after failed GC cleanings on a, d"
     assert c.count == 2
-    # Failures unknown (not reported): not made up.
     assert c.detail == [
         f"a: 3 zones quarantined by GC (5 failed cleanings since mount); {QUARANTINE_FIX}",
-        f"d: 1 zone quarantined by GC; {QUARANTINE_FIX}"]
+        f"d: 1 zone quarantined by GC (1 failed cleaning since mount); {QUARANTINE_FIX}"]
 
 
 def test_gc_failures_without_quarantine_raise_nothing() -> None:
@@ -361,11 +371,11 @@ def _bound(violations: List[Optional[int]], p99: Optional[float] = 40.0,
         hy = hybrid("CcS", violations=v or 0, p99=p99, qmax=qmax, latency_bound_ms=100.0)
         hy["latency_bound_ms"] = bound
         d = doc(t=1000.0 + 10 * i, drives=[drive(0, hybrid=hy), drive(1)])
-        if v is None:
-            d = without_added_in_v1(d)
+        if v is None:       # an OSD's counters alone do not carry it
+            d["drives"][0]["hybrid"]["bound_violations"] = None
         if i < len(violations) - 1 or in_history:
-            h.add({"demo-a": parse_service_status("demo-a", status(d))}, now=d["time"])
-    s = snap_of(d["time"], d)
+            h.add({"demo-a": counters_view(d)}, now=d["time"])
+    s = Snapshot(time=d["time"], daemons={"demo-a": counters_view(d)}, errors=[])
     return [x for c in evaluate(s, h, Thresholds(stale_seconds=1e6))
             if c.name == "SMRSTORE_CONVERSION_BOUND_VIOLATED" for x in c.detail]
 

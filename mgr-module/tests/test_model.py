@@ -2,7 +2,7 @@ import json
 from typing import Any, Dict
 
 import pytest
-from conftest import GiB, doc, drive, hybrid, osd_counters, status, without_added_in_v1
+from conftest import GiB, doc, drive, hybrid, osd_counters, status
 
 from smrstore.model import (OsdReading, SOURCE_OSD, SOURCE_SERVICE, merge, parse_osd_counters,
                             parse_service_status, service_daemon_names)
@@ -70,7 +70,7 @@ def _with_doc(change: Any) -> Dict[str, str]:
     (lambda d: d["drives"][0]["hybrid"].update(state="melting"), "unknown hybrid state 'melting'"),
     (lambda d: d["drives"][0].update(index=5), "drive indexes must be 0..1 once each, got [5, 1]"),
     (lambda d: d.update(name="other"), "stats name is 'other', not the daemon name"),
-    (lambda d: d.pop("gc"), "gc: field required"),
+    (lambda d: d.pop("gc"), "missing field(s) gc"),
 ])
 def test_bad_documents_name_the_field(change: Any, message: str) -> None:
     with pytest.raises(StatsError) as e:
@@ -172,9 +172,9 @@ def test_osd_gc_failure_counters_read_when_present() -> None:
     # Zero is a value, not "absent".
     d = parse_osd_counters("osd.3", osd_counters(gc_failures=0, quarantined_zones=0), now=1.0)
     assert d is not None and (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (0, 0)
-    # An OSD library from before the counters: absent (None), not an error.
-    d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
-    assert d is not None and (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (None, None)
+    # Every counter of the schema's x-perf-counters is required: one missing is an error.
+    with pytest.raises(StatsError, match=r"counter smrstore\.smrstore_gc_failures missing"):
+        parse_osd_counters("osd.3", osd_counters(without=("smrstore_gc_failures",)), now=1.0)
 
 
 def test_osd_pack_counters_read_when_present() -> None:
@@ -185,11 +185,8 @@ def test_osd_pack_counters_read_when_present() -> None:
         5, 300, 900_000, 942_080)
     d = parse_osd_counters("osd.3", osd_counters(pack=(0, 0, 0, 0)), now=1.0)
     assert d is not None and d.doc.io.pack_entries == 0
-    # An OSD library from before the counters: absent (None), not an error.
-    d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
-    assert d is not None
-    assert (d.doc.io.pack_records, d.doc.io.pack_entries, d.doc.io.pack_payload_bytes,
-            d.doc.io.pack_record_bytes) == (None, None, None, None)
+    with pytest.raises(StatsError, match=r"counter smrstore\.smrstore_pack_entries missing"):
+        parse_osd_counters("osd.3", osd_counters(without=("smrstore_pack_entries",)), now=1.0)
 
 
 def test_a_service_daemons_pack_fields_and_pack_max() -> None:
@@ -198,9 +195,10 @@ def test_a_service_daemons_pack_fields_and_pack_max() -> None:
     assert (io.pack_records, io.pack_entries, io.pack_payload_bytes, io.pack_record_bytes) == (
         2, 120, 360_000, 372_736)
     assert st.doc.store is not None and st.doc.store.pack_max == 32768
-    old = parse_service_status("demo-a", status(doc(pack=None)))
-    assert old.doc.io.pack_records is None and old.doc.store is not None
-    assert old.doc.store.pack_max is None
+    bad = doc()
+    del bad["store"]["pack_max"]
+    with pytest.raises(StatsError, match=r"missing field\(s\) store\.pack_max"):
+        parse_service_status("demo-a", status(bad))
 
 
 def test_osd_read_and_pinned_zone_counters_read_when_present() -> None:
@@ -211,38 +209,27 @@ def test_osd_read_and_pinned_zone_counters_read_when_present() -> None:
     d = parse_osd_counters("osd.3", osd_counters(reads=(0, 0), pinned_zones=0), now=1.0)
     assert d is not None
     assert (d.doc.io.data_reads, d.doc.io.data_read_records, d.doc.gc.pinned_zones) == (0, 0, 0)
-    # An OSD library from before the counters: absent (None), not an error.
-    d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
-    assert d is not None
-    assert (d.doc.io.data_reads, d.doc.io.data_read_records, d.doc.gc.pinned_zones) == (
-        None, None, None)
 
 
 def test_a_service_daemons_reads_and_pinned_zones() -> None:
     st = parse_service_status("demo-a", status(doc(reads=(40, 100), pinned_zones=3)))
     assert (st.doc.io.data_reads, st.doc.io.data_read_records, st.doc.gc.pinned_zones) == (
         40, 100, 3)
-    # A publisher from before them: absent (None), not an error.
-    old = parse_service_status("demo-a", status(doc(reads=None, pinned_zones=None)))
-    assert (old.doc.io.data_reads, old.doc.io.data_read_records, old.doc.gc.pinned_zones) == (
-        None, None, None)
+    bad = doc()
+    del bad["io"]["data_reads"], bad["gc"]["pinned_zones"]
+    with pytest.raises(StatsError, match=r"missing field\(s\) io\.data_reads, gc\.pinned_zones"):
+        parse_service_status("demo-a", status(bad))
 
 
 def test_read_ahead_from_osd_counters_and_from_a_service_daemon() -> None:
     d = parse_osd_counters("osd.3", osd_counters(read_ahead=(8 << 20, 2)), now=1.0)
     assert d is not None
     assert (d.doc.gc.read_ahead_bytes, d.doc.gc.read_ahead_yields) == (8 << 20, 2)
-    # Zero is a value, not "absent"; an OSD library from before the counters: None.
     d = parse_osd_counters("osd.3", osd_counters(read_ahead=(0, 0)), now=1.0)
     assert d is not None and (d.doc.gc.read_ahead_bytes, d.doc.gc.read_ahead_yields) == (0, 0)
-    d = parse_osd_counters("osd.3", osd_counters(), now=1.0)
-    assert d is not None and (d.doc.gc.read_ahead_bytes, d.doc.gc.read_ahead_yields) == (None, None)
     st = parse_service_status("demo-a", status(doc(read_ahead=(3 << 20, 1))))
     assert st.doc.store is not None and st.doc.store.gc_read_ahead is True
     assert (st.doc.gc.read_ahead_bytes, st.doc.gc.read_ahead_yields) == (3 << 20, 1)
-    old = parse_service_status("demo-a", status(doc(read_ahead=None)))
-    assert old.doc.store is not None and old.doc.store.gc_read_ahead is None
-    assert (old.doc.gc.read_ahead_bytes, old.doc.gc.read_ahead_yields) == (None, None)
 
 
 def test_a_hybrid_drive_parses_with_its_realms_and_quanta() -> None:
@@ -258,14 +245,13 @@ def test_a_hybrid_drive_parses_with_its_realms_and_quanta() -> None:
     assert st.doc.drives[0].zones.inactive == 3 and st.zonemaps[0] == "##A.b___"
 
 
-def test_a_document_from_before_hybrid_drives_parses_with_nulls() -> None:
-    st = parse_service_status("demo-a", status(without_added_in_v1(
-        doc(drives=[drive(0, hybrid=hybrid())]))))
-    h = st.doc.drives[0].hybrid
-    assert h is not None and h.state == "converting" and h.progress == 0.4
-    assert (h.realms, h.realmmap, h.quantum_ms_p99, h.bound_violations, h.stall_reason) == (
-        None, None, None, None, None)
-    assert st.doc.drives[0].zones.inactive is None
+def test_a_hybrid_block_without_its_realms_is_an_unreadable_status() -> None:
+    # The format is unreleased: every field of the hybrid block is required.
+    d = doc(drives=[drive(0, hybrid=hybrid())])
+    del d["drives"][0]["hybrid"]["realmmap"], d["drives"][0]["zones"]["inactive"]
+    with pytest.raises(StatsError, match=r"missing field\(s\) drives\[0\]\.zones\.inactive, "
+                                         r"drives\[0\]\.hybrid\.realmmap"):
+        parse_service_status("demo-a", status(d))
 
 
 def test_a_bad_realm_map_is_an_unreadable_status() -> None:

@@ -8,6 +8,12 @@ libsmrstore_osd.so, 2 OSDs, pool size 2, rados_churn.py), fixtures/osd/:
 * tell-osd.0.json         `ceph tell osd.0 smrstore stats` right after capture-osd.0;
 * perf-dump-osd.0.json, perf-schema-osd.0.json  `ceph daemon osd.0 perf dump|schema` (the
   smrstore loggers) at the same rest.
+
+The recording build predates the fields and counters added since (store options, pack
+records, reads, GC failures, quarantine, pinned zones and read-ahead, statfs.reclaimable,
+zones.inactive, the hybrid block's realms and quanta): the format being unreleased, every
+field is required, so those were filled in (counters and counts 0, the options' defaults, a
+non-hybrid drive's hybrid block: what the engine writes for such a store now).
 """
 
 import copy
@@ -91,7 +97,7 @@ def test_recorded_captures_are_real_osds() -> None:
     # Every smrstore counter reaches the mgr: priority >= PRIO_USEFUL (mgr_stats_threshold).
     schema = c["perf_schema"]["osd.0"]
     smr = [p for p in schema if p.startswith("smrstore")]
-    assert len(smr) == 15 + 2 * 10
+    assert len(smr) == 27 + 2 * 10
     assert all(schema[p]["priority"] >= 5 for p in smr)
     assert all(c["latest_counter"][p] for p in smr)
 
@@ -120,20 +126,15 @@ def test_collect_and_parse_real_osds() -> None:
                                                          abs=1e-4)
     assert d.doc.io.write_amplification > 1.2
     assert d.doc.io.lifetime_gc_bytes == raw["io"]["lifetime_gc_bytes"]
-    # recorded before gc.failures / gc.quarantined_zones existed (counters and document):
-    # absent, so None
-    assert d.doc.gc.dict(exclude_none=True) == raw["gc"]
-    assert d.doc.gc.failures is None and d.doc.gc.quarantined_zones is None
+    assert d.doc.gc.dict() == raw["gc"]
     assert d.doc.store is not None and d.doc.store.uuid == raw["store"]["uuid"]
-    # recorded before statfs.reclaimable existed (stats.ADDED_IN_V1): absent, so None
-    assert d.doc.statfs.dict(exclude_none=True) == raw["statfs"]
+    assert d.doc.statfs.dict() == raw["statfs"]
     for i, dr in enumerate(raw["drives"]):
         assert d.zonemaps[i] == dr["zonemap"] and d.streams[i] == dr["streams"]
         got = d.doc.drives[i]
         assert got.nr_zones == dr["nr_zones"] == 24 and got.spec == dr["spec"]
-        # recorded before zones.inactive existed (hybrid drives): absent, so None
-        assert got.zones.dict(exclude_none=True) == dr["zones"]
-        assert "inactive" not in dr["zones"] and got.zones.inactive is None
+        assert got.zones.dict() == dr["zones"]
+        assert got.zones.inactive == dr["zones"]["inactive"] == 0   # from the document
         assert (got.capacity_bytes, got.written_bytes, got.live_bytes) == (
             dr["capacity_bytes"], dr["written_bytes"], dr["live_bytes"])
     assert d.zonemap_time == raw["time"]
@@ -284,7 +285,7 @@ def test_document_only_and_nothing() -> None:
 @pytest.mark.parametrize("change,message", [
     (lambda d: d["drives"][0].update(zonemap="##"), "drives[0].zonemap: 2 characters for 24 zones"),
     (lambda d: d["drives"][1].pop("streams"), "drive 1 has no zonemap/streams strings"),
-    (lambda d: d["io"].pop("user_bytes"), "io.user_bytes: field required"),
+    (lambda d: d["io"].pop("user_bytes"), "missing field(s) io.user_bytes"),
     (lambda d: d.update(schema="smrstore.stats/9"), "unsupported schema"),
 ])
 def test_bad_documents_name_the_problem(change: Any, message: str) -> None:
@@ -324,123 +325,44 @@ def _capture_osd0() -> Any:
     return counters, json.loads(c["stats_command"]["outb"])
 
 
-def test_gc_quarantine_from_counters_else_from_the_document() -> None:
-    """smrstore_gc_failures / smrstore_gc_quarantined_zones are read when the OSD has them;
-    an older OSD library lacks the counters: then the document's fields, else None."""
+@pytest.mark.parametrize("counters_of,fields", [
+    ({"gc_failures": 5, "gc_quarantined_zones": 2}, {"gc.failures": 5, "gc.quarantined_zones": 2}),
+    ({"pack_records": 7, "pack_entries": 500, "pack_payload_bytes": 1_500_000,
+      "pack_record_bytes": 1_556_480},
+     {"io.pack_records": 7, "io.pack_entries": 500, "io.pack_payload_bytes": 1_500_000,
+      "io.pack_record_bytes": 1_556_480}),
+    ({"data_reads": 30, "data_read_records": 90, "gc_pinned_zones": 5},
+     {"io.data_reads": 30, "io.data_read_records": 90, "gc.pinned_zones": 5}),
+    ({"gc_read_ahead_bytes": 6 << 20, "gc_read_ahead_yields": 4},
+     {"gc.read_ahead_bytes": 6 << 20, "gc.read_ahead_yields": 4}),
+])
+def test_counters_win_over_the_document_and_are_required(counters_of: Dict[str, int],
+                                                         fields: Dict[str, int]) -> None:
+    """The numbers come from the perf counters (newer than the document); every counter of
+    the schema's x-perf-counters is required (the perf table is generated from the same
+    schema, so an OSD library has them all); the store options come from the document."""
     counters, raw = _capture_osd0()
     t = counters["smrstore.smrstore_gc_runs"][0]
     with_counters = dict(counters)
-    with_counters["smrstore.smrstore_gc_failures"] = [t, 5]
-    with_counters["smrstore.smrstore_gc_quarantined_zones"] = [t, 2]
-    newer = dict(raw, gc=dict(raw["gc"], failures=4, quarantined_zones=1))
-    # Counters win over the document (they are newer, as for every other number).
-    d = parse_osd("osd.0", OsdReading(counters=with_counters, document=json.dumps(newer)), 1.0)
-    assert (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (5, 2)
-    # Counters only (no document yet).
-    d = parse_osd("osd.0", OsdReading(counters=with_counters), 1.0)
-    assert (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (5, 2)
-    # No such counters: the document's values.
-    d = parse_osd("osd.0", OsdReading(counters=counters, document=json.dumps(newer)), 1.0)
-    assert (d.doc.gc.failures, d.doc.gc.quarantined_zones) == (4, 1)
-    # Neither: absent, not an error.
-    snap = merge(1.0, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
-    assert snap.errors == []
-    assert (snap.daemons["osd.0"].doc.gc.failures,
-            snap.daemons["osd.0"].doc.gc.quarantined_zones) == (None, None)
+    for k, v in counters_of.items():
+        with_counters[f"smrstore.smrstore_{k}"] = [t, v]
+    newer = dict(raw, store=dict(raw["store"], pack_max=4096, gc_read_ahead=True))
 
-
-def test_pack_figures_from_counters_else_from_the_document() -> None:
-    """smrstore_pack_* are read when the OSD has them; an older OSD library lacks them: then
-    the document's io.pack_*, else None. store.pack_max comes from the document."""
-    counters, raw = _capture_osd0()
-    t = counters["smrstore.smrstore_gc_runs"][0]
-    with_counters = dict(counters)
-    for k, v in (("records", 7), ("entries", 500), ("payload_bytes", 1_500_000),
-                 ("record_bytes", 1_556_480)):
-        with_counters[f"smrstore.smrstore_pack_{k}"] = [t, v]
-    newer = dict(raw, store=dict(raw["store"], pack_max=32768),
-                 io=dict(raw["io"], pack_records=6, pack_entries=400,
-                         pack_payload_bytes=1_200_000, pack_record_bytes=1_245_184))
-
-    def pack(d: Any) -> Any:
-        io = d.doc.io
-        return (io.pack_records, io.pack_entries, io.pack_payload_bytes, io.pack_record_bytes)
-
-    # Counters win over the document (they are newer, as for every other number).
-    d = parse_osd("osd.0", OsdReading(counters=with_counters, document=json.dumps(newer)), 1.0)
-    assert pack(d) == (7, 500, 1_500_000, 1_556_480)
-    assert d.doc.store is not None and d.doc.store.pack_max == 32768
-    # Counters only (no document yet).
-    d = parse_osd("osd.0", OsdReading(counters=with_counters), 1.0)
-    assert pack(d) == (7, 500, 1_500_000, 1_556_480) and d.doc.store is None
-    # No such counters: the document's values.
-    d = parse_osd("osd.0", OsdReading(counters=counters, document=json.dumps(newer)), 1.0)
-    assert pack(d) == (6, 400, 1_200_000, 1_245_184)
-    # Neither (the recorded OSD predates them): absent, not an error.
-    snap = merge(1.0, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
-    assert snap.errors == []
-    assert pack(snap.daemons["osd.0"]) == (None, None, None, None)
-    assert snap.daemons["osd.0"].doc.store is not None
-    assert snap.daemons["osd.0"].doc.store.pack_max is None
-
-
-def test_reads_and_pinned_zones_from_counters_else_from_the_document() -> None:
-    """smrstore_data_reads / smrstore_data_read_records / smrstore_gc_pinned_zones are read
-    when the OSD has them; an older OSD library lacks them: then the document's io.data_* and
-    gc.pinned_zones, else None."""
-    counters, raw = _capture_osd0()
-    t = counters["smrstore.smrstore_gc_runs"][0]
-    with_counters = dict(counters)
-    with_counters["smrstore.smrstore_data_reads"] = [t, 30]
-    with_counters["smrstore.smrstore_data_read_records"] = [t, 90]
-    with_counters["smrstore.smrstore_gc_pinned_zones"] = [t, 5]
-    newer = dict(raw, io=dict(raw["io"], data_reads=20, data_read_records=50),
-                 gc=dict(raw["gc"], pinned_zones=2))
-
-    def reads(d: Any) -> Any:
-        return (d.doc.io.data_reads, d.doc.io.data_read_records, d.doc.gc.pinned_zones)
-
-    # Counters win over the document (they are newer, as for every other number).
-    d = parse_osd("osd.0", OsdReading(counters=with_counters, document=json.dumps(newer)), 1.0)
-    assert reads(d) == (30, 90, 5)
-    # Counters only (no document yet).
-    d = parse_osd("osd.0", OsdReading(counters=with_counters), 1.0)
-    assert reads(d) == (30, 90, 5)
-    # No such counters: the document's values.
-    d = parse_osd("osd.0", OsdReading(counters=counters, document=json.dumps(newer)), 1.0)
-    assert reads(d) == (20, 50, 2)
-    # Neither (the recorded OSD predates them): absent, not an error.
-    snap = merge(1.0, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
-    assert snap.errors == []
-    assert reads(snap.daemons["osd.0"]) == (None, None, None)
-
-
-def test_read_ahead_from_counters_else_from_the_document() -> None:
-    """smrstore_gc_read_ahead_bytes / _yields are read when the OSD has them, else the
-    document's gc.read_ahead_*, else None; the setting (store.gc_read_ahead) only comes from
-    the document."""
-    counters, raw = _capture_osd0()
-    t = counters["smrstore.smrstore_gc_runs"][0]
-    with_counters = dict(counters)
-    with_counters["smrstore.smrstore_gc_read_ahead_bytes"] = [t, 6 << 20]
-    with_counters["smrstore.smrstore_gc_read_ahead_yields"] = [t, 4]
-    newer = dict(raw, store=dict(raw["store"], gc_read_ahead=True),
-                 gc=dict(raw["gc"], read_ahead_bytes=1 << 20, read_ahead_yields=1))
-
-    def ra(d: Any) -> Any:
-        return (d.doc.gc.read_ahead_bytes, d.doc.gc.read_ahead_yields)
+    def got(d: Any) -> Dict[str, int]:
+        return {f: getattr(getattr(d.doc, f.split(".")[0]), f.split(".")[1]) for f in fields}
 
     d = parse_osd("osd.0", OsdReading(counters=with_counters, document=json.dumps(newer)), 1.0)
-    assert ra(d) == (6 << 20, 4) and d.doc.store is not None and d.doc.store.gc_read_ahead is True
+    assert got(d) == fields
+    assert d.doc.store is not None and (d.doc.store.pack_max, d.doc.store.gc_read_ahead) == (
+        4096, True)
+    # Counters only (no document yet): the numbers, no store block.
     d = parse_osd("osd.0", OsdReading(counters=with_counters), 1.0)
-    assert ra(d) == (6 << 20, 4)
-    d = parse_osd("osd.0", OsdReading(counters=counters, document=json.dumps(newer)), 1.0)
-    assert ra(d) == (1 << 20, 1)
-    snap = merge(1.0, {}, {"osd.0": OsdReading(counters=counters, document=json.dumps(raw))})
-    assert snap.errors == []
-    assert ra(snap.daemons["osd.0"]) == (None, None)
-    assert snap.daemons["osd.0"].doc.store is not None
-    assert snap.daemons["osd.0"].doc.store.gc_read_ahead is None
+    assert got(d) == fields and d.doc.store is None
+    # A counter missing: an error naming it.
+    first = next(iter(counters_of))
+    without = {k: v for k, v in with_counters.items() if k != f"smrstore.smrstore_{first}"}
+    with pytest.raises(StatsError, match=f"counter smrstore.smrstore_{first} missing"):
+        parse_osd("osd.0", OsdReading(counters=without, document=json.dumps(newer)), 1.0)
 
 
 def test_health_names_a_real_osd_with_quarantined_zones() -> None:

@@ -1,7 +1,7 @@
 from typing import Dict, Tuple
 
-from conftest import (PACK, PINNED, READ_AHEAD, READS, GiB, doc, drive, hybrid, osd_counters, status,
-                      without_added_in_v1)
+from conftest import (PACK, PINNED, READ_AHEAD, READS, GiB, doc, drive, hybrid, osd_counters,
+                      status)
 from prometheus_client.parser import text_string_to_metric_families
 
 from smrstore.model import OsdReading, merge
@@ -39,8 +39,7 @@ def test_exposition_parses_back() -> None:
 
 def test_conversion_progress_only_for_hybrid_drives() -> None:
     d = drive(0)
-    d["hybrid"] = {"supported": True, "state": "converting", "cmr_bytes": 1, "smr_bytes": 2,
-                   "converting_zones": 1, "progress": 0.25, "latency_bound_ms": 5.0}
+    d["hybrid"] = hybrid("CC>S", progress=0.25, latency_bound_ms=5.0)
     snap = merge(1000.0, {"demo-a": status(doc(drives=[d, drive(1)]))}, {})
     m = parse(render(snap, 30.0))
     key = ("smrstore_drive_conversion_progress", (("daemon", "demo-a"), ("drive", "0")))
@@ -71,12 +70,11 @@ def test_every_zone_state_is_a_label_with_its_count() -> None:
 
 
 def test_zone_states_a_daemon_does_not_report_have_no_sample() -> None:
-    # An OSD seen through its counters (no inactive-zone counter) and a publisher from
-    # before zones.inactive: no inactive sample, not a made-up 0.
-    snap = merge(1000.0, {"old": status(without_added_in_v1(doc(name="old")))},
-                 {"osd.1": OsdReading(osd_counters())})
+    # An OSD seen through its counters only (no inactive-zone counter; its document not
+    # answered yet): no inactive sample, not a made-up 0.
+    snap = merge(1000.0, {}, {"osd.1": OsdReading(osd_counters())})
     m = parse(render(snap, 30.0))
-    for daemon in ("old", "osd.1"):
+    for daemon in ("osd.1",):
         states = {dict(lab)["state"] for (n, lab), _ in m.items()
                   if n == "smrstore_drive_zones" and dict(lab)["daemon"] == daemon}
         assert states == {"reserved", "free", "open", "sealed", "offline", "readonly",
@@ -200,14 +198,11 @@ def test_sample_values_formatted() -> None:
                                                                           "3.0")
 
 
-def test_gc_failures_and_quarantine_only_when_reported() -> None:
-    # A service daemon from before gc.failures / gc.quarantined_zones, an OSD without the
-    # counters, an OSD with them (0 is reported as 0) and a service daemon with them.
-    old = doc(name="old", gc_failures=None, quarantined_zones=None)
+def test_gc_failures_and_quarantine() -> None:
+    # An OSD with the counters (0 is reported as 0) and a service daemon.
     new = doc(name="new", gc_failures=2, quarantined_zones=3)
-    snap = merge(1000.0, {"old": status(old), "new": status(new)},
-                 {"osd.1": OsdReading(osd_counters()),
-                  "osd.2": OsdReading(osd_counters(gc_failures=0, quarantined_zones=0))})
+    snap = merge(1000.0, {"new": status(new)},
+                 {"osd.2": OsdReading(osd_counters(gc_failures=0, quarantined_zones=0))})
     text = render(snap, 30.0)
     m = parse(text)
     fail = {dict(lab)["daemon"]: v for (n, lab), v in m.items()
@@ -218,20 +213,13 @@ def test_gc_failures_and_quarantine_only_when_reported() -> None:
     assert quar == {"new": 3, "osd.2": 0}
     assert "# TYPE smrstore_gc_failures_total counter\n" in text
     assert "# TYPE smrstore_gc_quarantined_zones gauge\n" in text
-    # Nobody reports them: no family at all (no HELP/TYPE lines).
-    text = render(merge(1000.0, {"old": status(old)}, {"osd.1": OsdReading(osd_counters())}),
-                  30.0)
-    assert "smrstore_gc_failures" not in text and "smrstore_gc_quarantined" not in text
 
 
-def test_pack_counters_only_when_reported() -> None:
-    # A service daemon with io.pack_*, one from before they were added, an OSD with the
-    # perf counters and one without (older library).
+def test_pack_counters() -> None:
+    # A service daemon with io.pack_* and an OSD with the perf counters.
     new = doc(name="new")
-    old = doc(name="old", pack=None)
-    snap = merge(1000.0, {"new": status(new), "old": status(old)},
-                 {"osd.1": OsdReading(osd_counters(pack=(1, 3, 12000, 16384))),
-                  "osd.2": OsdReading(osd_counters())})
+    snap = merge(1000.0, {"new": status(new)},
+                 {"osd.1": OsdReading(osd_counters(pack=(1, 3, 12000, 16384)))})
     text = render(snap, 30.0)
     m = parse(text)
 
@@ -243,18 +231,14 @@ def test_pack_counters_only_when_reported() -> None:
     assert by_daemon("smrstore_pack_payload_bytes_total") == {"new": PACK[2], "osd.1": 12000}
     assert by_daemon("smrstore_pack_record_bytes_total") == {"new": PACK[3], "osd.1": 16384}
     assert "# TYPE smrstore_pack_record_bytes_total counter\n" in text
-    text = render(merge(1000.0, {"old": status(old)}, {"osd.2": OsdReading(osd_counters())}), 30.0)
-    assert "smrstore_pack" not in text
 
 
-def test_read_counters_and_pinned_zones_only_when_reported() -> None:
-    # A service daemon with io.data_* and gc.pinned_zones, one from before they were added,
-    # an OSD with the perf counters (0 is reported as 0) and one without (older library).
+def test_read_counters_and_pinned_zones() -> None:
+    # A service daemon with io.data_* and gc.pinned_zones and an OSD with the perf counters
+    # (0 is reported as 0).
     new = doc(name="new")
-    old = doc(name="old", reads=None, pinned_zones=None)
-    snap = merge(1000.0, {"new": status(new), "old": status(old)},
-                 {"osd.1": OsdReading(osd_counters(reads=(7, 21), pinned_zones=0)),
-                  "osd.2": OsdReading(osd_counters())})
+    snap = merge(1000.0, {"new": status(new)},
+                 {"osd.1": OsdReading(osd_counters(reads=(7, 21), pinned_zones=0))})
     text = render(snap, 30.0)
     m = parse(text)
 
@@ -267,19 +251,14 @@ def test_read_counters_and_pinned_zones_only_when_reported() -> None:
     assert "# TYPE smrstore_data_reads_total counter\n" in text
     assert "# TYPE smrstore_data_read_records_total counter\n" in text
     assert "# TYPE smrstore_gc_pinned_zones gauge\n" in text
-    # Nobody reports them: no family at all (no HELP/TYPE lines).
-    text = render(merge(1000.0, {"old": status(old)}, {"osd.2": OsdReading(osd_counters())}), 30.0)
-    assert "smrstore_data_read" not in text and "smrstore_gc_pinned" not in text
 
 
-def test_read_ahead_counters_only_when_reported() -> None:
-    # A service daemon with gc.read_ahead_*, one from before they were added, an OSD with the
-    # perf counters (0 is reported as 0) and one without (older library).
+def test_read_ahead_counters() -> None:
+    # A service daemon with gc.read_ahead_* and an OSD with the perf counters (0 is reported
+    # as 0).
     new = doc(name="new")
-    old = doc(name="old", read_ahead=None)
-    snap = merge(1000.0, {"new": status(new), "old": status(old)},
-                 {"osd.1": OsdReading(osd_counters(read_ahead=(0, 0))),
-                  "osd.2": OsdReading(osd_counters())})
+    snap = merge(1000.0, {"new": status(new)},
+                 {"osd.1": OsdReading(osd_counters(read_ahead=(0, 0)))})
     text = render(snap, 30.0)
     m = parse(text)
 
@@ -290,6 +269,3 @@ def test_read_ahead_counters_only_when_reported() -> None:
     assert by_daemon("smrstore_gc_read_ahead_yields_total") == {"new": READ_AHEAD[1], "osd.1": 0}
     assert "# TYPE smrstore_gc_read_ahead_bytes_total counter\n" in text
     assert "# TYPE smrstore_gc_read_ahead_yields_total counter\n" in text
-    # Nobody reports them: no family at all (no HELP/TYPE lines).
-    text = render(merge(1000.0, {"old": status(old)}, {"osd.2": OsdReading(osd_counters())}), 30.0)
-    assert "smrstore_gc_read_ahead" not in text

@@ -15,11 +15,12 @@ from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, T
 
 import jsonschema
 import pytest
-from conftest import MiB, doc, drive, hybrid, status, without_added_in_v1
+from conftest import MiB, doc, drive, hybrid, osd_counters, status
 from pydantic import BaseModel
 
 from smrstore import stats
-from smrstore.stats import (ADDED_IN_V1, HYBRID_STATES, REALMMAP_CHARS, REALMMAP_CODES,
+from smrstore.model import parse_osd_counters
+from smrstore.stats import (HYBRID_STATES, REALMMAP_CHARS, REALMMAP_CODES,
                             SCHEMA_V1, STREAM_CHARS, ZONE_STATES, ZONEMAP_CHARS, ZONEMAP_OPEN,
                             ZONEMAP_SEALED, StatsDoc, StatsError, check_zone_string,
                             parse_stats, zonemap_counts)
@@ -146,25 +147,22 @@ def all_codes_drive(index: int) -> Dict[str, Any]:
 
 @pytest.mark.parametrize("name,document", [
     ("conftest doc()", doc()),
-    ("without the fields added within v1", doc(gc_failures=None, quarantined_zones=None)),
     ("every zone-map code", doc(drives=[all_codes_drive(0)])),
     ("no drives, nothing written", doc(drives=[], user=0, device=0, total=0, available=0)),
     ("a hybrid drive", doc(drives=[drive(0, nr_zones=8, zonemap="##A.b___",
                                          streams="--uu-" + "---", hybrid=hybrid()), drive(1)])),
     ("a stalled hybrid drive", doc(drives=[drive(0, hybrid=hybrid(
         "CS", state="stalled", progress=0.0, stall_reason="no room for the realm's data"))])),
-    ("a hybrid block without the fields added within v1",
-     without_added_in_v1(doc(drives=[drive(0, hybrid=hybrid())]))),
 ])
 def test_the_test_documents_validate(name: str, document: Dict[str, Any]) -> None:
     assert errors(document) == [], name
 
 
 def test_a_document_from_a_real_osd_validates() -> None:
-    # `ceph tell osd.0 smrstore stats` of a real OSD (from before statfs.reclaimable).
+    # `ceph tell osd.0 smrstore stats` of a real OSD (the fields added since the recording
+    # filled in: tests/test_osd_source.py).
     with open(FIX / "tell-osd.0.json", encoding="utf-8") as f:
         d = json.load(f)
-    assert "reclaimable" not in d["statfs"]
     assert errors(d) == []
 
 
@@ -234,7 +232,7 @@ def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> No
     full, compact = engine_documents
     d = json.loads(full)
     assert errors(d) == []
-    # The engine writes every field, the ones added within v1 too.
+    # The engine writes every field (the schema requires them all).
     assert "reclaimable" in d["statfs"] and "failures" in d["gc"]
     assert d["store"]["pack_max"] == 32768
     assert {k for k in d["io"] if k.startswith("pack_")} == {
@@ -292,7 +290,7 @@ def test_the_engines_hybrid_document_validates(engine_hybrid_document: str) -> N
     raw = d["drives"][0]
     h = raw["hybrid"]
     assert h["supported"] is True and h["state"] in ("idle", "converting", "stalled")
-    # Every field, the ones added within v1 too; one character per realm.
+    # Every field; one character per realm.
     assert set(h) == set(SCHEMA["$defs"]["drive"]["properties"]["hybrid"]["properties"])
     assert h["realms"] == 4 == len(h["realmmap"]) == h["realms_cmr"] + h["realms_smr"]
     assert h["realms_smr"] >= 1 and "S" in h["realmmap"], h
@@ -354,62 +352,88 @@ def test_hybrid_states_and_schema_id_are_the_schemas() -> None:
     assert SCHEMA_V1 == SCHEMA["properties"]["schema"]["const"]
 
 
-def optional_paths(node: Dict[str, Any], path: str) -> Iterator[str]:
+def field_paths(node: Dict[str, Any], path: str) -> Iterator[Tuple[str, Dict[str, Any]]]:
+    """(path, parent object) of every property (array items as ``drives[]``)."""
     if "$ref" in node:
         node = SCHEMA["$defs"][node["$ref"].rsplit("/", 1)[1]]
     if node.get("type") == "array":
-        yield from optional_paths(node["items"], path + "[]")
+        yield from field_paths(node["items"], path + "[]")
     for k, sub in node.get("properties", {}).items():
         where = f"{path}.{k}" if path else k
-        if k not in node.get("required", []):
-            assert sub.get("x-added-within-v1") is True, f"{where}: optional but not marked"
-            yield where
-        else:
-            assert "x-added-within-v1" not in sub, f"{where}: required but marked added"
-        yield from optional_paths(sub, where)
+        yield where, node
+        yield from field_paths(sub, where)
 
 
-def test_fields_added_within_v1_are_the_schemas_optional_ones() -> None:
-    assert ADDED_IN_V1 == set(optional_paths(SCHEMA, ""))
-    hybrid_fields = {"realms", "realms_cmr", "realms_smr", "realms_pending", "realmmap",
-                     "quantum_bytes", "quantum_ms_p99", "quantum_ms_max", "bound_violations",
-                     "conversions", "migrated_bytes", "stall_reason"}
-    pack_fields = {"pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes"}
-    read_fields = {"data_reads", "data_read_records"}
-    assert ADDED_IN_V1 == {"statfs.reclaimable", "gc.failures", "gc.quarantined_zones",
-                           "gc.pinned_zones", "gc.read_ahead_bytes", "gc.read_ahead_yields",
-                           "drives[].zones.inactive", "store.pack_max",
-                           "store.gc_read_ahead", "store.gc_start_free", "store.gc_urgent_free",
-                           "store.gc_stop_free", "store.gc_free_zones_max"} | {
-                               f"drives[].hybrid.{f}" for f in hybrid_fields} | {
-                               f"io.{f}" for f in pack_fields | read_fields}
-    # ... and parse_stats accepts a document without each of them (alone, and all at once:
-    # a document from before any was added), and names any other.
+def test_every_field_is_required() -> None:
+    # The format is unreleased: no document without a field exists, so the schema requires
+    # every property (one legitimately absent sometimes would say when in its description);
+    # no compatibility marks are left.
+    paths = list(field_paths(SCHEMA, ""))
+    assert len(paths) > 90
+    for where, parent in paths:
+        assert where.rsplit(".", 1)[-1] in parent.get("required", []), f"{where}: not required"
+    assert "x-added-within-v1" not in json.dumps(SCHEMA)
+    # ... and parse_stats names each one a document lacks (the status-map strings travel
+    # beside the document).
     full = json.loads(status(doc(drives=[drive(0, hybrid=hybrid()), drive(1)]))["stats"])
-    for path in sorted(ADDED_IN_V1):
+    for where, parent in paths:
+        key = where.rsplit(".", 1)[-1]
+        if "x-in-status-map" in parent["properties"][key]:
+            continue
         d = copy.deepcopy(full)
         node: Any = d
-        *parents, key = path.replace("[]", ".0").split(".")
+        *parents, _ = where.replace("[]", ".0").split(".")
         for p in parents:
             node = node[int(p)] if p.isdigit() else node[p]
         del node[key]
-        assert parse_stats(d) is not None, path
-    old = parse_stats(without_added_in_v1(full))
-    assert old.drives[0].hybrid is not None and old.drives[0].hybrid.realmmap is None
-    assert old.drives[0].zones.inactive is None and old.statfs.reclaimable is None
-    assert old.io.pack_entries is None and old.store is not None and old.store.pack_max is None
-    assert (old.io.data_reads, old.io.data_read_records, old.gc.pinned_zones) == (None, None, None)
-    assert (old.store.gc_read_ahead, old.gc.read_ahead_bytes, old.gc.read_ahead_yields) == (
-        None, None, None)
-    d = json.loads(status(doc())["stats"])
-    del d["drives"][1]["zones"]["conventional"]
-    with pytest.raises(StatsError, match=r"missing field\(s\) drives\[1\]\.zones\.conventional"):
+        with pytest.raises(StatsError, match=re.escape(
+                f"missing field(s) {where.replace('[]', '[0]')}")):
+            parse_stats(d)
+    # A null where the schema's type has none is missing too (the models allow it for an
+    # OSD seen through its perf counters alone); a nullable field may be null.
+    d = copy.deepcopy(full)
+    d["statfs"]["allocated"] = None
+    d["drives"][0]["hybrid"]["stall_reason"] = None
+    with pytest.raises(StatsError, match=r"missing field\(s\) statfs\.allocated$"):
         parse_stats(d)
-    d = json.loads(status(doc())["stats"])
-    del d["drives"][0]["hybrid"]["latency_bound_ms"]
-    with pytest.raises(StatsError,
-                       match=r"missing field\(s\) drives\[0\]\.hybrid\.latency_bound_ms"):
-        parse_stats(d)
+
+
+def test_the_models_are_generated_from_the_schema() -> None:
+    # stats_models.py is what tools/gen_stats_models.py writes from the schema (ctest
+    # stats_models_generated checks the same).
+    sys.path.insert(0, str(REPO / "mgr-module" / "tools"))
+    try:
+        import gen_stats_models
+    finally:
+        sys.path.pop(0)
+    assert gen_stats_models.OUT.read_text(encoding="utf-8") == gen_stats_models.generate(), \
+        "stats_models.py is stale: run mgr-module/tools/gen_stats_models.py"
+
+
+def test_the_models_optional_fields_are_what_the_perf_counters_lack() -> None:
+    # The generator makes Optional exactly the fields an OSD's perf counters alone do not
+    # fill (x-perf-counters paths + its COUNTERS_VIEW_EXTRA): parse_osd_counters on every
+    # counter of a hybrid store fills every other field and leaves those None.
+    d = parse_osd_counters("osd.0", osd_counters(conv=1), now=1.0)
+    assert d is not None
+
+    def walk(m: BaseModel, path: str) -> Iterator[Tuple[str, bool, bool]]:
+        for name, f in m.__fields__.items():
+            v = getattr(m, name)
+            where = f"{path}.{f.alias}" if path else f.alias
+            yield where, f.required is True, v is None
+            if isinstance(v, BaseModel):
+                yield from walk(v, where)
+            elif isinstance(v, list) and v and isinstance(v[0], BaseModel):
+                yield from walk(v[0], where + "[]")
+
+    seen = list(walk(d.doc, ""))
+    assert [w for w, required, none in seen if required and none] == []
+    # (the hybrid block: there with the store's conversion state when the store is hybrid)
+    assert [w for w, required, none in seen if not required and not none] == ["drives[].hybrid"]
+    assert {w for w, _, none in seen if none} >= {"store", "statfs.allocated",
+                                                  "drives[].zones.inactive",
+                                                  "drives[].hybrid.realmmap"}
 
 
 @pytest.mark.parametrize("realmmap,realms,message", [
@@ -428,11 +452,11 @@ def test_a_bad_realm_map_names_the_field(realmmap: str, realms: int, message: st
 
 
 def test_a_realm_map_without_a_realm_count_is_checked_for_codes_only() -> None:
-    h = hybrid("CS>")
-    del h["realms"]
-    d = json.loads(status(doc(drives=[drive(0, hybrid=h)]))["stats"])
-    hy = parse_stats(d).drives[0].hybrid
-    assert hy is not None and hy.realmmap == "CS>" and hy.realms is None
+    # Only in a model built without a document (the realm count unknown): codes only.
+    hy = stats.Hybrid(supported=True, state="idle", realmmap="CS>")
+    assert hy.realmmap == "CS>" and hy.realms is None
+    with pytest.raises(ValueError, match="unknown realm-map character"):
+        stats.Hybrid(supported=True, state="idle", realmmap="CSx")
 
 
 def json_type(t: Any) -> Optional[str]:

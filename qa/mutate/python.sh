@@ -27,7 +27,7 @@ WORK=$DIR/py-work
 REPORT=$DIR/python-report.txt
 MUTMUT_VERSION=3.8.1
 JOBS=${MUTATE_JOBS:-2}
-FILES=${MUTATE_FILES:-"smrstore/auth.py smrstore/health.py smrstore/stats.py smrstore/prometheus.py"}
+FILES=${MUTATE_FILES:-"smrstore/auth.py smrstore/health.py smrstore/stats.py smrstore/stats_codes.py smrstore/prometheus.py"}
 PY=/usr/bin/python3
 
 say() { echo "qa/mutate/python.sh: $*" >&2; }

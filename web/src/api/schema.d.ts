@@ -276,7 +276,10 @@ export interface components {
             drives: components["schemas"]["Drive"][];
             gc: components["schemas"]["GcStats"];
             io: components["schemas"]["IoStats"];
-            /** Name */
+            /**
+             * Name
+             * @description the publisher's name (service daemon name; 'smrstore' inside an OSD; the store directory's name for `stats --document` unless --name)
+             */
             name: string;
             /** Schema */
             schema: string;
@@ -288,7 +291,7 @@ export interface components {
             store?: components["schemas"]["StoreInfo"];
             /**
              * Time
-             * @description seconds since the epoch of the snapshot
+             * @description seconds since the epoch when the snapshot was taken, 3 decimals
              */
             time: number;
             /**
@@ -374,32 +377,71 @@ export interface components {
             /** Write Amplification */
             write_amplification: number;
         };
-        /** Drive */
+        /**
+         * Drive
+         * @description one drive
+         */
         Drive: {
-            /** Capacity Bytes */
+            /**
+             * Capacity Bytes
+             * @description sum over the data zones (free, open, sealed, offline, read-only)
+             */
             capacity_bytes: number;
-            /** Conventional Zones */
+            /**
+             * Conventional Zones
+             * @description conventional zones of the drive (null: only an OSD's perf counters known)
+             */
             conventional_zones?: number;
             hybrid?: components["schemas"]["Hybrid"];
-            /** Index */
+            /**
+             * Index
+             * @description drive index, 0..n-1 in order
+             */
             index: number;
-            /** Kind */
+            /**
+             * Kind
+             * @description emulated (emu:), zbd (a kernel zoned block device), unknown (spec not parsed) (null: only an OSD's perf counters known)
+             */
             kind?: string;
-            /** Live Bytes */
+            /**
+             * Live Bytes
+             * @description payload bytes committed extents reference, data zones
+             */
             live_bytes: number;
-            /** Max Active */
+            /**
+             * Max Active
+             * @description 0: no limit (null: only an OSD's perf counters known)
+             */
             max_active?: number;
-            /** Max Open */
+            /**
+             * Max Open
+             * @description null: only an OSD's perf counters known
+             */
             max_open?: number;
-            /** Nr Zones */
+            /**
+             * Nr Zones
+             * @description null: only an OSD's perf counters known
+             */
             nr_zones?: number;
-            /** Spec */
+            /**
+             * Spec
+             * @description the device spec the store was made with (null: only an OSD's perf counters known)
+             */
             spec?: string;
-            /** Written Bytes */
+            /**
+             * Written Bytes
+             * @description up to the write pointers the store will reach, data zones
+             */
             written_bytes: number;
-            /** Zone Capacity */
+            /**
+             * Zone Capacity
+             * @description null: only an OSD's perf counters known
+             */
             zone_capacity?: number;
-            /** Zone Size */
+            /**
+             * Zone Size
+             * @description null: only an OSD's perf counters known
+             */
             zone_size?: number;
             zones: components["schemas"]["ZoneCounts"];
         };
@@ -534,44 +576,65 @@ export interface components {
             /** Zones Reset Per S */
             zones_reset_per_s: number;
         };
-        /** GcStats */
+        /**
+         * GcStats
+         * @description zone GC since mount
+         */
         GcStats: {
-            /** Auto */
+            /**
+             * Auto
+             * @description whether background GC is on now
+             */
             auto: boolean;
-            /** Bytes Written */
-            bytes_written?: number;
+            /**
+             * Bytes Written
+             * @description bytes GC wrote (part of io.device_bytes)
+             */
+            bytes_written: number;
             /**
              * Failures
-             * @description cleanings since mount that failed and were rolled back (null: the daemon does not report it)
+             * @description cleanings that failed and were rolled back
              */
-            failures?: number;
-            /** Live Moved */
+            failures: number;
+            /**
+             * Live Moved
+             * @description live bytes relocated
+             */
             live_moved: number;
             /**
              * Pinned Zones
-             * @description data zones pinned now by metadata-journal records newer than the last checkpoint: GC does not reset them until a checkpoint unpins them (null: the daemon does not report it)
+             * @description data zones pinned now by metadata-journal records newer than the last checkpoint: GC does not reset them until a checkpoint unpins them
              */
-            pinned_zones?: number;
+            pinned_zones: number;
             /**
              * Quarantined Zones
-             * @description zones GC leaves out of its victims now because their cleaning failed: a media problem to look at (null: the daemon does not report it)
+             * @description zones GC leaves out of its victims because their cleaning failed
              */
-            quarantined_zones?: number;
+            quarantined_zones: number;
             /**
              * Read Ahead Bytes
-             * @description victim bytes idle GC read ahead of the slices that moved them, since mount (null: the daemon does not report it)
+             * @description victim bytes idle GC read ahead of the slices that moved them, since mount (0 with the read-ahead off)
              */
-            read_ahead_bytes?: number;
+            read_ahead_bytes: number;
             /**
              * Read Ahead Yields
-             * @description read-aheads a foreground arrival stopped before a slice ran, since mount (null: the daemon does not report it)
+             * @description read-aheads a foreground arrival stopped before a slice ran, since mount
              */
-            read_ahead_yields?: number;
-            /** Runs */
+            read_ahead_yields: number;
+            /**
+             * Runs
+             * @description victim zones cleaned
+             */
             runs: number;
-            /** Throttle Ns */
+            /**
+             * Throttle Ns
+             * @description time GC was throttled, ns
+             */
             throttle_ns: number;
-            /** Zones Reset */
+            /**
+             * Zones Reset
+             * @description zones reset by GC
+             */
             zones_reset: number;
         };
         /** HTTPValidationError */
@@ -647,208 +710,298 @@ export interface components {
             /** Points */
             points: components["schemas"]["HistoryPoint"][];
         };
-        /** Hybrid */
+        /**
+         * Hybrid
+         * @description hybrid SMR (CMR<->SMR conversion) state of the drive. Hybrid drives exist only in smrstore's emulator (no kernel, QEMU or libzbc models zone domains); supported is false for every other drive (state none, byte counts 0)
+         */
         Hybrid: {
             /**
              * Bound Violations
-             * @description migration quanta since mount longer than the latency bound
+             * @description migration quanta of the store since mount that took longer than the latency bound (store-wide) (null: only an OSD's perf counters known)
              */
             bound_violations?: number;
-            /** Cmr Bytes */
+            /**
+             * Cmr Bytes
+             * @description capacity of the drive's data zones in the CMR domain (active realms; a realm the drive is converting counts in neither) (null: only an OSD's perf counters known)
+             */
             cmr_bytes?: number;
             /**
              * Conversions
-             * @description realm conversions the drive completed since mount
+             * @description realm conversions the drive completed since mount (null: only an OSD's perf counters known)
              */
             conversions?: number;
-            /** Converting Zones */
+            /**
+             * Converting Zones
+             * @description zones of the realm being converted (0 when none) (null: only an OSD's perf counters known)
+             */
             converting_zones?: number;
-            /** Latency Bound Ms */
+            /**
+             * Latency Bound Ms
+             * @description bound on the foreground latency one migration quantum adds, ms (null: not a hybrid drive) (null also: only an OSD's perf counters known)
+             */
             latency_bound_ms?: number;
             /**
              * Migrated Bytes
-             * @description live bytes moved out of converting realms since mount (store-wide)
+             * @description live bytes moved out of converting realms since mount (store-wide) (null: only an OSD's perf counters known)
              */
             migrated_bytes?: number;
-            /** Progress */
+            /**
+             * Progress
+             * @description fraction of the current conversion done (null: only an OSD's perf counters known)
+             */
             progress?: number;
             /**
              * Quantum Bytes
-             * @description live bytes the next migration quantum may move
+             * @description live bytes the store's next migration quantum may move (store-wide: the same on every hybrid drive of a store; sized so that it takes about half the latency bound) (null: only an OSD's perf counters known)
              */
             quantum_bytes?: number;
             /**
              * Quantum Ms Max
-             * @description longest migration quantum since mount, ms (null: none ran)
+             * @description longest migration quantum of the store since mount, ms (store-wide; null: none ran) (null also: only an OSD's perf counters known)
              */
             quantum_ms_max?: number;
             /**
              * Quantum Ms P99
-             * @description p99 duration of the store's last (up to) 1024 migration quanta, ms (null: none ran)
+             * @description p99 duration of the last (up to) 1024 migration quanta of the store, ms: the foreground latency they added (null: none ran) (null also: only an OSD's perf counters known)
              */
             quantum_ms_p99?: number;
             /**
              * Realmmap
-             * @description one character per realm, in realm order (C CMR, S SMR, c/s emptying, > converting; doc/stats-schema.md)
+             * @description one character per realm, in realm order (x-realmmap-codes) (null: only an OSD's perf counters known)
              */
             realmmap?: string;
             /**
              * Realms
-             * @description realms of the drive (0: not hybrid)
+             * @description realms of the drive (0: not hybrid) (null: only an OSD's perf counters known)
              */
             realms?: number;
             /**
              * Realms Cmr
-             * @description realms active in the CMR domain
+             * @description realms active in the CMR domain (null: only an OSD's perf counters known)
              */
             realms_cmr?: number;
             /**
              * Realms Pending
-             * @description realms being emptied or converted now
+             * @description realms being emptied or converted now (null: only an OSD's perf counters known)
              */
             realms_pending?: number;
             /**
              * Realms Smr
-             * @description realms active in the SMR domain
+             * @description realms active in the SMR domain (null: only an OSD's perf counters known)
              */
             realms_smr?: number;
-            /** Smr Bytes */
+            /**
+             * Smr Bytes
+             * @description capacity of the drive's data zones in the SMR domain (active realms) (null: only an OSD's perf counters known)
+             */
             smr_bytes?: number;
             /**
              * Stall Reason
-             * @description why the drive's last conversion stalled (null: it did not)
+             * @description why the drive's last conversion stalled (null: it did not) (null also: only an OSD's perf counters known)
              */
             stall_reason?: string;
-            /** State */
+            /**
+             * State
+             * @description conversion state: none (not hybrid), idle, converting (a realm of this drive is being emptied or converted), stalled (the last conversion on this drive could not proceed: stall_reason); perf counter smrstore_conversion_state: 0 none, 1 idle, 2 converting, 3 stalled
+             */
             state: string;
-            /** Supported */
+            /**
+             * Supported
+             * @description whether the drive can convert CMR<->SMR
+             */
             supported: boolean;
         };
-        /** IoStats */
+        /**
+         * IoStats
+         * @description I/O; *_bytes other than lifetime_* count since mount
+         */
         IoStats: {
-            /** Bytes Read */
+            /**
+             * Bytes Read
+             * @description bytes read since mount (null: only an OSD's perf counters known)
+             */
             bytes_read?: number;
-            /** Crc Errors */
+            /**
+             * Crc Errors
+             * @description crc mismatches found since mount
+             */
             crc_errors: number;
             /**
              * Data Read Records
-             * @description data records those reads covered (more than data_reads: an object's records lying together on a rotational drive read in one read)
+             * @description data records those reads covered (data_read_records / data_reads > 1: gathered reads)
              */
-            data_read_records?: number;
+            data_read_records: number;
             /**
              * Data Reads
-             * @description device reads of object data since mount
+             * @description device reads of object data since mount (one per record, or one for an object's records lying together on a rotational drive: gathered reads)
              */
-            data_reads?: number;
+            data_reads: number;
             /**
              * Device Bytes
-             * @description device bytes written since mount
+             * @description record bytes written to the drives since mount (includes gc.bytes_written)
              */
             device_bytes: number;
-            /** Inline Bytes */
+            /**
+             * Inline Bytes
+             * @description bytes written inline into RocksDB since mount (null: only an OSD's perf counters known)
+             */
             inline_bytes?: number;
-            /** Lifetime Device Bytes */
+            /**
+             * Lifetime Device Bytes
+             * @description device bytes since mkfs
+             */
             lifetime_device_bytes: number;
-            /** Lifetime Gc Bytes */
+            /**
+             * Lifetime Gc Bytes
+             * @description GC bytes since mkfs
+             */
             lifetime_gc_bytes: number;
-            /** Lifetime User Bytes */
+            /**
+             * Lifetime User Bytes
+             * @description user bytes since mkfs
+             */
             lifetime_user_bytes: number;
-            /** Lifetime Write Amplification */
+            /**
+             * Lifetime Write Amplification
+             * @description lifetime_device_bytes / lifetime_user_bytes (0 when none), 4 decimals
+             */
             lifetime_write_amplification: number;
             /**
              * Pack Entries
-             * @description entries written into pack records since mount
+             * @description entries written into pack records since mount (one per packed write or relocated small extent)
              */
-            pack_entries?: number;
+            pack_entries: number;
             /**
              * Pack Payload Bytes
              * @description payload bytes of those entries
              */
-            pack_payload_bytes?: number;
+            pack_payload_bytes: number;
             /**
              * Pack Record Bytes
-             * @description zone bytes of those pack records: header blocks and payload padded to blocks (part of device_bytes)
+             * @description bytes the pack records took in the zones: header blocks + payload padded to 4 KiB blocks (part of device_bytes)
              */
-            pack_record_bytes?: number;
+            pack_record_bytes: number;
             /**
              * Pack Records
-             * @description pack records (small writes of a commit group sharing one header block) written since mount, GC's included
+             * @description pack records (small data writes of a commit group, and small GC relocations, sharing one header block) written since mount
              */
-            pack_records?: number;
-            /** Txns Committed */
+            pack_records: number;
+            /**
+             * Txns Committed
+             * @description transactions committed since mount
+             */
             txns_committed: number;
-            /** Txns Failed */
+            /**
+             * Txns Failed
+             * @description transactions failed since mount (null: only an OSD's perf counters known)
+             */
             txns_failed?: number;
             /**
              * User Bytes
-             * @description user bytes written since mount
+             * @description payload bytes written by clients since mount
              */
             user_bytes: number;
             /**
              * Write Amplification
-             * @description device / user bytes since mount
+             * @description device_bytes / user_bytes (0 when user_bytes is 0), 4 decimals
              */
             write_amplification: number;
         };
-        /** Statfs */
+        /**
+         * Statfs
+         * @description space, as Store::Statfs counts it from the same zone snapshot
+         */
         Statfs: {
-            /** Allocated */
+            /**
+             * Allocated
+             * @description sum of the drives' written_bytes (null: only an OSD's perf counters known)
+             */
             allocated?: number;
-            /** Available */
+            /**
+             * Available
+             * @description free zones + room left in open zones
+             */
             available: number;
-            /** Meta Bytes */
+            /**
+             * Meta Bytes
+             * @description approximate size of the metadata (RocksDB) (null: only an OSD's perf counters known)
+             */
             meta_bytes?: number;
             /**
              * Reclaimable
-             * @description dead record bytes zone GC can reclaim (counted as available by Ceph's statfs inside an OSD)
+             * @description sum of (written - live) over open and sealed zones: dead records zone GC can give back (upper bound)
              */
-            reclaimable?: number;
-            /** Stored */
+            reclaimable: number;
+            /**
+             * Stored
+             * @description sum of the drives' live_bytes + bytes of objects inline in RocksDB
+             */
             stored: number;
-            /** Total */
+            /**
+             * Total
+             * @description sum of the drives' capacity_bytes
+             */
             total: number;
         };
-        /** StoreInfo */
+        /**
+         * StoreInfo
+         * @description the store
+         */
         StoreInfo: {
-            /** Dir */
+            /**
+             * Dir
+             * @description the store directory
+             */
             dir: string;
-            /** Gc Auto */
+            /**
+             * Gc Auto
+             * @description the store's configured gc_auto option
+             */
             gc_auto: boolean;
             /**
              * Gc Free Zones Max
-             * @description cap on the zones the watermarks keep free, per drive (0: no cap; null: not reported)
+             * @description cap on the zones the watermarks keep free, per drive: when gc_stop_free of the data zones is more, all three shrink by one factor (0: no cap)
              */
-            gc_free_zones_max?: number;
-            /** Gc Policy */
+            gc_free_zones_max: number;
+            /**
+             * Gc Policy
+             * @description the configured GC victim policy: greedy, cost-benefit or lifetime
+             */
             gc_policy: string;
             /**
              * Gc Read Ahead
-             * @description whether idle GC reads its victim ahead of the slices that move it, as resolved at mount (auto: on when a drive is rotational; null: not reported)
+             * @description whether idle GC reads its victim's live records ahead of the slices that move them, as resolved at mount (the gc_read_ahead option; auto: on when a drive is rotational)
              */
-            gc_read_ahead?: boolean;
+            gc_read_ahead: boolean;
             /**
              * Gc Start Free
-             * @description GC start watermark: cleaning starts below this free fraction of the data zones (null: not reported)
+             * @description the store's GC start watermark: background cleaning starts below this free fraction of the data zones (4 decimals)
              */
-            gc_start_free?: number;
+            gc_start_free: number;
             /**
              * Gc Stop Free
-             * @description stop watermark: idle cleaning stops above it (null: not reported)
+             * @description the store's stop watermark: idle cleaning stops above it
              */
-            gc_stop_free?: number;
+            gc_stop_free: number;
             /**
              * Gc Urgent Free
-             * @description urgent watermark: below it commit groups wait for cleaning (null: not reported)
+             * @description the store's urgent watermark: below it commit groups wait for cleaning
              */
-            gc_urgent_free?: number;
-            /** Mount Count */
+            gc_urgent_free: number;
+            /**
+             * Mount Count
+             * @description mounts since mkfs
+             */
             mount_count: number;
             /**
              * Pack Max
-             * @description the store's pack_max option: data writes of at most this many bytes share pack records (0: never; null: not reported)
+             * @description the store's pack_max option: data records of at most this many payload bytes are packed into pack records (0: never)
              */
-            pack_max?: number;
-            /** Uuid */
+            pack_max: number;
+            /**
+             * Uuid
+             * @description the store's uuid
+             */
             uuid: string;
         };
         /** Summary */
@@ -916,29 +1069,50 @@ export interface components {
             /** Error Type */
             type: string;
         };
-        /** ZoneCounts */
+        /**
+         * ZoneCounts
+         * @description every zone of the drive counted once (they add up to nr_zones); the keys are the zone-map states (x-zonemap-states)
+         */
         ZoneCounts: {
             /**
              * Conventional
-             * @description conventional zones the store does not use ('=')
+             * @description conventional zone the store does not use (before 2026-11-23 this was 'c', which also means sealed at 20 % live; no release carried it)
              */
-            conventional?: number;
-            /** Free */
+            conventional: number;
+            /**
+             * Free
+             * @description free (empty, may be opened)
+             */
             free: number;
             /**
              * Inactive
-             * @description hybrid drives: zones of their realm's inactive domain ('_'; null: not reported, a daemon from before hybrid drives)
+             * @description hybrid drives: a zone of its realm's inactive domain (the realm is active in the other domain, or converting) (null: only an OSD's perf counters known)
              */
             inactive?: number;
-            /** Offline */
+            /**
+             * Offline
+             * @description offline (the drive reports the zone offline)
+             */
             offline: number;
-            /** Open */
+            /**
+             * Open
+             * @description open; live data = 0 %, 10 %, ... 100 % of its capacity (rounded to the nearest tenth)
+             */
             open: number;
-            /** Readonly */
+            /**
+             * Readonly
+             * @description read-only (the drive reports the zone read-only)
+             */
             readonly: number;
-            /** Reserved */
+            /**
+             * Reserved
+             * @description reserved by the store (superblock log)
+             */
             reserved: number;
-            /** Sealed */
+            /**
+             * Sealed
+             * @description sealed (full); live data ratio as for open zones
+             */
             sealed: number;
         };
         /** ZoneMapCounts */

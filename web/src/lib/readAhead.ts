@@ -1,5 +1,5 @@
 // Idle GC's read-ahead figures of a daemon's stats document (store.gc_read_ahead,
-// gc.read_ahead_bytes, gc.read_ahead_yields; added within schema v1, doc/stats-schema.md):
+// gc.read_ahead_bytes, gc.read_ahead_yields; doc/stats-schema.md):
 // before an idle slice GC reads its victim's live records ahead in reads of at most 512 KiB,
 // stopping when a foreground write arrives, so the slices only write. On by default on
 // rotational drives.

@@ -1,5 +1,5 @@
 // The data-read figures of a daemon's stats document (io.data_reads, io.data_read_records;
-// added within schema v1, doc/stats-schema.md): device reads of object data since mount and
+// doc/stats-schema.md): device reads of object data since mount and
 // the records they covered. On a rotational drive an object's records lying together are read
 // in one device read, so more than one record per read shows gathered reads.
 import { formatCount, known, ratio } from "./format";

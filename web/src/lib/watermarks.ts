@@ -1,5 +1,5 @@
 // The GC watermarks of a daemon's stats document (store.gc_start_free, gc_urgent_free,
-// gc_stop_free, gc_free_zones_max; added within schema v1, doc/stats-schema.md): background
+// gc_stop_free, gc_free_zones_max; doc/stats-schema.md): background
 // cleaning starts below `start` free, commit groups wait for it below `urgent`, idle cleaning
 // stops above `stop`; when `stop` of the data zones is more than gc_free_zones_max zones per
 // drive, all three shrink by one factor (a large drive keeps tens of zones free, not a share).

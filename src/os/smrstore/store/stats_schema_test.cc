@@ -244,7 +244,7 @@ TEST(StatsSchemaCodes, StateNamesAreTheSchemasAndTheDrivesZoneCounts) {
 
 // ---------------------------------------------------------------------------------------
 // The document against the schema: every object has exactly the schema's properties (none
-// missing — the engine writes the fields added within v1 too — and none the schema lacks),
+// missing — the schema requires every field — and none the schema lacks),
 // every value the schema's JSON type, const, enum, bounds and pattern.
 
 class SchemaChecker {
