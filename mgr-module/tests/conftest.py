@@ -134,54 +134,45 @@ def status(d: Dict[str, Any]) -> Dict[str, str]:
 
 # Shape of MgrModule.get_all_perf_counters() for an OSD with the SMRStore adapter
 # (type/priority/units as PerfCountersBuilder sets them; "value" added by the mgr). The
-# names are those of src/os/smrstore/objectstore/smrstore_perf.cc; recorded real shapes are
-# in fixtures/osd/ (test_osd_source.py).
+# counters are the schema's x-perf-counters (the adapter registers them from the same list);
+# recorded real shapes are in fixtures/osd/ (test_osd_source.py).
 def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
                  drives: int = 2, offline: int = 0, gc_failures: int = 0,
                  quarantined_zones: int = 0, pack: Tuple[int, int, int, int] = (0, 0, 0, 0),
                  reads: Tuple[int, int] = (0, 0), pinned_zones: int = 0,
                  read_ahead: Tuple[int, int] = (0, 0), reclaimable: int = 0,
                  without: Tuple[str, ...] = ()) -> Dict[str, Dict[str, Any]]:
-    """Every counter of the schema's x-perf-counters (and one of another logger); pack is
-    (records, entries, payload bytes, record bytes), reads (data reads, data read records),
-    read_ahead (bytes, yields); ``without``: counter names left out."""
-    def c(v: int, typ: int = 2) -> Dict[str, Any]:
-        return {"description": "", "nick": "", "type": typ, "priority": 5, "units": 1, "value": v}
-    out = {
-        "smrstore.smrstore_user_bytes": c(user, 10),
-        "smrstore.smrstore_device_bytes": c(device, 10),
-        "smrstore.smrstore_gc_bytes": c(device - user, 10),
-        "smrstore.smrstore_wa_milli": c(device * 1000 // user),
-        "smrstore.smrstore_gc_runs": c(7, 10),
-        "smrstore.smrstore_gc_zones_reset": c(9, 10),
-        "smrstore.smrstore_gc_live_moved": c(device - user, 10),
-        "smrstore.smrstore_gc_throttle_ns": c(2_000_000_000, 10),
-        "smrstore.smrstore_gc_auto": c(1),
-        "smrstore.smrstore_txns": c(1234, 10),
-        "smrstore.smrstore_crc_errors": c(0, 10),
-        "smrstore.smrstore_statfs_total": c(64 * GiB),
-        "smrstore.smrstore_statfs_available": c(40 * GiB),
-        "smrstore.smrstore_statfs_stored": c(20 * GiB),
-        "smrstore.smrstore_conversion_state": c(conv),
-        "osd.op_w": c(99, 10),
-    }
-    out["smrstore.smrstore_gc_failures"] = c(gc_failures, 10)
-    out["smrstore.smrstore_gc_quarantined_zones"] = c(quarantined_zones)
-    for k, v in zip(("records", "entries", "payload_bytes", "record_bytes"), pack):
-        out[f"smrstore.smrstore_pack_{k}"] = c(v, 10)
-    out["smrstore.smrstore_data_reads"] = c(reads[0], 10)
-    out["smrstore.smrstore_data_read_records"] = c(reads[1], 10)
-    out["smrstore.smrstore_gc_pinned_zones"] = c(pinned_zones)
-    out["smrstore.smrstore_gc_read_ahead_bytes"] = c(read_ahead[0], 10)
-    out["smrstore.smrstore_gc_read_ahead_yields"] = c(read_ahead[1], 10)
-    out["smrstore.smrstore_statfs_reclaimable"] = c(reclaimable)
+    """Every counter of the schema's x-perf-counters (and one of another logger), 0 unless
+    given here; pack is (records, entries, payload bytes, record bytes), reads (data reads,
+    data read records), read_ahead (bytes, yields); ``without``: counter names left out."""
+    from smrstore.stats import PERF_COUNTERS
+    store = {"user_bytes": user, "device_bytes": device, "gc_bytes": device - user,
+             "wa_milli": device * 1000 // user, "gc_runs": 7, "gc_zones_reset": 9,
+             "gc_live_moved": device - user, "gc_throttle_ns": 2_000_000_000, "gc_auto": 1,
+             "txns": 1234, "statfs_total": 64 * GiB, "statfs_available": 40 * GiB,
+             "statfs_stored": 20 * GiB, "conversion_state": conv, "gc_failures": gc_failures,
+             "gc_quarantined_zones": quarantined_zones, "gc_pinned_zones": pinned_zones,
+             "statfs_reclaimable": reclaimable, "data_reads": reads[0],
+             "data_read_records": reads[1], "gc_read_ahead_bytes": read_ahead[0],
+             "gc_read_ahead_yields": read_ahead[1],
+             **{f"pack_{k}": v for k, v in zip(("records", "entries", "payload_bytes",
+                                                 "record_bytes"), pack)}}
+    per_drive = {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,
+                 "zones_offline": offline, "capacity_bytes": 32 * GiB, "live_bytes": 10 * GiB,
+                 "written_bytes": 13 * GiB}
+
+    def c(e: Dict[str, Any], v: int) -> Dict[str, Any]:
+        return {"description": e["description"], "nick": e.get("nick", ""),
+                "type": 10 if e["type"] == "counter" else 2, "priority": 5,
+                "units": 1 if e.get("unit") == "bytes" else 0, "value": v}
+
+    out = {f"smrstore.{e['name']}": c(e, store.get(e["name"][len("smrstore_"):], 0))
+           for e in PERF_COUNTERS["smrstore"]}
+    out["osd.op_w"] = {"description": "", "nick": "", "type": 10, "priority": 5, "units": 0,
+                       "value": 99}
     for i in range(drives):
-        p = f"smrstore-drive.{i}."
-        for k, v in {"zones_free": 10, "zones_open": 2, "zones_sealed": 50, "zones_reserved": 1,
-                     "zones_offline": offline, "zones_readonly": 0, "zones_conventional": 0,
-                     "capacity_bytes": 32 * GiB, "live_bytes": 10 * GiB,
-                     "written_bytes": 13 * GiB}.items():
-            out[p + "smrstore_" + k] = c(v)
+        for e in PERF_COUNTERS["smrstore-drive.<i>"]:
+            out[f"smrstore-drive.{i}.{e['name']}"] = c(e, per_drive.get(e["name"][len("smrstore_"):], 0))
     return {k: v for k, v in out.items() if k.rsplit(".", 1)[1] not in without}
 
 

@@ -12,8 +12,9 @@ libsmrstore_osd.so, 2 OSDs, pool size 2, rados_churn.py), fixtures/osd/:
 The recording build predates the fields and counters added since (store options, pack
 records, reads, GC failures, quarantine, pinned zones and read-ahead, statfs.reclaimable,
 zones.inactive, the hybrid block's realms and quanta): the format being unreleased, every
-field is required, so those were filled in (counters and counts 0, the options' defaults, a
-non-hybrid drive's hybrid block: what the engine writes for such a store now).
+field is required, so mgr-module/tools/fill_fixtures.py filled those in (counters and counts
+0, the options' defaults, a non-hybrid drive's hybrid block: what the engine writes for such a
+store now); rerun it after adding a field or a counter.
 """
 
 import copy
