@@ -30,7 +30,7 @@ from smrstore.history import History
 from smrstore.model import SOURCE_OSD, OsdReading, merge, parse_osd, parse_osd_counters
 from smrstore.osd_source import (STATS_COMMAND, OsdSource, capture_osd, smrstore_osds,
                                  up_osds)
-from smrstore.stats import StatsError
+from smrstore.stats import PERF_COUNTERS, StatsError
 from smrstore import views
 
 FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "osd")
@@ -98,7 +98,7 @@ def test_recorded_captures_are_real_osds() -> None:
     # Every smrstore counter reaches the mgr: priority >= PRIO_USEFUL (mgr_stats_threshold).
     schema = c["perf_schema"]["osd.0"]
     smr = [p for p in schema if p.startswith("smrstore")]
-    assert len(smr) == 27 + 2 * 10
+    assert len(smr) == len(PERF_COUNTERS["smrstore"]) + 2 * len(PERF_COUNTERS["smrstore-drive.<i>"])
     assert all(schema[p]["priority"] >= 5 for p in smr)
     assert all(c["latest_counter"][p] for p in smr)
 
