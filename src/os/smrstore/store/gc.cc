@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <future>
 
+#include "store/commit_pipeline.h"
 #include "store/store_internal.h"
 #include "common/engine_log.h"
 
@@ -220,7 +221,8 @@ Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uin
                        GcPlanSlice(cursor, max_live, batch.get(), &writes, deadline, to_stream,
                                    split_records, stop_on_arrival));
   if (plan.any) {
-    SMR_RETURN_IF_ERROR(WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
+    SMR_RETURN_IF_ERROR(
+        pipeline->WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
   }
   *committed = true;
   CountSliceMoves(plan);
@@ -738,7 +740,7 @@ Result<bool> Store::Impl::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64
 
 bool Store::Impl::ForegroundWaiting() {
   MutexLock lock(&mu);
-  return !queue.empty() || stopping;
+  return pipeline->Queued() || stopping;
 }
 
 uint64_t Store::Impl::IdleSliceBytes() {
@@ -846,15 +848,10 @@ Result<GcReport> Store::RunGc(uint32_t max_zones) {
   if (impl_->read_only) return Status::ReadOnly("store is mounted read-only");
   std::promise<Result<GcReport>> done;
   auto f = done.get_future();
-  {
-    MutexUniqueLock lock(&impl_->mu);
-    if (impl_->stopping || impl_->closed) return Status::Busy("store is unmounting");
-    Impl::Pending p;
-    p.gc_zones = max_zones;
-    p.gc_done = [&done](const Result<GcReport>& r) { done.set_value(r); };
-    impl_->queue.push_back(std::move(p));
-  }
-  impl_->cv.NotifyOne();
+  CommitPipeline::Pending p;
+  p.gc_zones = max_zones;
+  p.gc_done = [&done](const Result<GcReport>& r) { done.set_value(r); };
+  SMR_RETURN_IF_ERROR(impl_->pipeline->Enqueue(&p));  // kBusy when unmounting
   return f.get();
 }
 

@@ -53,6 +53,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "store/commit_pipeline.h"
 #include "store/store_internal.h"
 #include "common/engine_log.h"
 
@@ -326,7 +327,7 @@ const RealmStatus* Store::Impl::RealmToShrink(const std::vector<RealmStatus>& re
 }
 
 bool Store::Impl::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
-  Status st = zones->BeginDrain(pick->drive, pick->realm, &deferred_seals);
+  Status st = zones->BeginDrain(pick->drive, pick->realm, pipeline->deferred_seals());
   if (!st.ok()) {
     if (pending_request_done) {
       pending_request_done->set_value(st);

@@ -531,5 +531,38 @@ TEST_F(HybridStoreTest, ARealmWhoseOpenZoneHoldsOnlyDeadDataConverts) {
   ASSERT_NO_FATAL_FAILURE(ExpectModel());
 }
 
+// The other side of that seal: a drain abandoned before any commit group ran leaves the
+// zone it sealed sealed (with live data), and the next commit group writes its seal —
+// the footer and the finish — so the drive reports the zone full, as the store says it is
+// (CommitPipeline::TakeDeferredSeals; a seal left unwritten would leave it open on the
+// drive, holding one of its open zones, with no footer for GC).
+TEST_F(HybridStoreTest, AZoneSealedByAnAbandonedDrainIsFinishedByTheNextGroup) {
+  ASSERT_OK(store_->ConvertRealm(0, 0, ZoneDomain::kSmr));
+  ASSERT_OK(Put(1, 1));  // large data prefers SMR: realm 0's first zone, left open
+  ASSERT_OK(Put(2, 2));
+  ASSERT_EQ(DeviceOffsetOf(1) / fault_->info().zone_size, SmrZone(0, 0)) << ZoneMap();
+  auto cond = [this](uint32_t zone) {
+    auto zi = fault_->ReportZones(zone, 1);
+    EXPECT_TRUE(zi.ok() && zi->size() == 1) << zi.status().ToString();
+    return zi.ok() && !zi->empty() ? (*zi)[0].cond : ZoneCondition::kOffline;
+  };
+  ASSERT_TRUE(cond(SmrZone(0, 0)) == ZoneCondition::kImplicitOpen ||
+              cond(SmrZone(0, 0)) == ZoneCondition::kExplicitOpen)
+      << static_cast<int>(cond(SmrZone(0, 0)));
+  // Back to CMR: BeginDrain seals the open zone, then the drain's first quantum fails on
+  // its first read and the conversion is abandoned; nothing was committed in between.
+  fault_->FailNthRead(1);
+  EXPECT_FALSE(store_->ConvertRealm(0, 0, ZoneDomain::kCmr).ok());
+  EXPECT_EQ(fault_->injected_errors(), 1u);
+  EXPECT_EQ(HybridBlock().at("realmmap").get<std::string>(), "SCCCCC");
+  EXPECT_NE(cond(SmrZone(0, 0)), ZoneCondition::kFull) << "the seal was written early";
+  ASSERT_OK(Put(3, 3));  // the next commit group
+  EXPECT_EQ(cond(SmrZone(0, 0)), ZoneCondition::kFull)
+      << "the zone the abandoned drain sealed is not finished on the drive: " << ZoneMap();
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  ASSERT_NO_FATAL_FAILURE(ExpectModel());
+}
+
 }  // namespace
 }  // namespace smr

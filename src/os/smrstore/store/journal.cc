@@ -25,6 +25,7 @@
 
 #include "format/journal.h"
 #include "format/record_format.h"
+#include "store/commit_pipeline.h"
 #include "store/store_internal.h"
 #include "common/engine_log.h"
 
@@ -319,7 +320,7 @@ Status Store::Impl::Checkpoint() {
 Status Store::Impl::CheckpointFlushGroup(CheckpointState* c) {
   if (c->group->zones.empty()) return Status::OK();
   auto batch = meta->NewBatch();
-  SMR_RETURN_IF_ERROR(WriteAndCommit(c->group.get(), batch.get(), 0));
+  SMR_RETURN_IF_ERROR(pipeline->WriteAndCommit(c->group.get(), batch.get(), 0));
   c->group = std::make_unique<GroupWrites>();
   c->group_bytes = 0;
   return Status::OK();
@@ -386,7 +387,7 @@ Status Store::Impl::CheckpointComplete(CheckpointState* c) {
   const bool had_pins = !zones->JournalPins().empty();
   if (had_pins) batch->PutDerivedValue(kValueJournalPins, "");
   journal_own_zones_now = true;
-  Status done_commit = WriteAndCommit(c->group.get(), batch.get(), 0);
+  Status done_commit = pipeline->WriteAndCommit(c->group.get(), batch.get(), 0);
   journal_own_zones_now = false;
   SMR_RETURN_IF_ERROR(done_commit);
   if (had_pins) zones->ClearJournalPins();

@@ -1,12 +1,15 @@
 // Internals of Store shared by store/*.cc (not a public header).
 //
 // Parts (each a section of Store::Impl below, with the file that implements it):
-//   commit pipeline   store.cc        Submit queues; CommitLoop groups transactions, plans
-//                                     them (txn_planner.cc, PlanTransaction) into one
-//                                     MetaStore::Batch and one GroupWrites, writes the group's
-//                                     records (WriteGroup, on `io_pool`), flushes the drives,
-//                                     commits the batch with sync (WriteAndCommit) and runs the
-//                                     callbacks in submission order.
+//   commit pipeline   commit_pipeline.h/.cc: class CommitPipeline, Store::Impl::pipeline.
+//                                     Submit and RunGc queue (Enqueue); CommitLoop groups
+//                                     transactions, plans them (txn_planner.cc,
+//                                     PlanTransaction) into one MetaStore::Batch and one
+//                                     GroupWrites, writes the group's records (WriteGroup, on
+//                                     its io pool), flushes the drives, commits the batch with
+//                                     sync (WriteAndCommit, which GC, hybrid drains and
+//                                     checkpoints call too) and runs the callbacks in
+//                                     submission order.
 //   read path         read_path.cc    reads on callers' threads against committed metadata,
 //                                     each under a ReadFence::Reader (read_fence.h).
 //   GC                gc.cc           victims, slices (alone or riding in a group), resets
@@ -182,6 +185,7 @@ struct StoreLock {
 };
 
 struct PlanContext;
+class CommitPipeline;
 
 // The parts of a mounted store that its components share (Store::Impl derives from it;
 // the components — commit pipeline, GC worker, hybrid manager, metadata journal, read
@@ -209,7 +213,7 @@ struct StoreCore {
   // Held while a group (or a GC slice, a checkpoint, a conversion step) writes and commits:
   // WriteAndCommit requires it. Fsck holds it to pause commits. Taken before `mu` when
   // both are held.
-  Mutex group_mu{"group_mu"} SMR_ACQUIRED_BEFORE(mu);
+  Mutex group_mu SMR_ACQUIRED_BEFORE(mu){"group_mu"};
 
   // Owned by the commit thread.
   uint64_t seq = 0;
@@ -278,23 +282,15 @@ struct Store::Impl : StoreCore {
   // record of its own after a crash (or a rebuild that left records out), and writes the
   // first checkpoint of a store that has none. Errors: the commit's or the checkpoint's.
   Status JournalAtMount(bool after_crash);
+  // Writes the store superblock (this mount's, `clean` as given, its sequence advanced) to
+  // every drive and commits it (Open, Close).
+  Status UpdateSuperblocks(bool clean);
 
-  // Commit pipeline.
-  struct Pending {
-    Transaction txn;
-    WriteCrcs crcs;  // of txn's records, computed by Submit on the caller's thread
-    Callback done;
-    // A GC request instead of a transaction (Store::RunGc): clean up to gc_zones zones and
-    // report through gc_done.
-    uint32_t gc_zones = 0;
-    std::function<void(const Result<GcReport>&)> gc_done;
-    // Times this transaction was planned, found no zone for a record, and went back to the
-    // queue for the commit loop to clean first (CommitGroup; kSpaceRetries).
-    uint32_t space_retries = 0;
-  };
-  std::deque<Pending> queue SMR_GUARDED_BY(mu);
-  std::thread committer;
-  std::unique_ptr<boost::asio::thread_pool> io_pool;
+  Impl();  // makes the components (store.cc)
+  ~Impl();
+
+  // Commit pipeline (store/commit_pipeline.h): the queue, the commit thread, WriteAndCommit.
+  std::unique_ptr<CommitPipeline> pipeline;
   // One thread that checks a whole read's record crcs beside the reader (read_path.cc:
   // record k is checked there while the reader reads record k+1), when it is not busy;
   // crc_jobs counts its queued and running checks.
@@ -641,51 +637,6 @@ struct Store::Impl : StoreCore {
   // once rather than relocating zones for every refused transaction. Commit thread only.
   std::optional<uint64_t> gc_barren_at;
   void CleanForSpace();
-  // Zone bytes a transaction may need (its payload plus record headers).
-  uint64_t SpaceNeeded(const Transaction& txn) const;
-
-  void CommitLoop();
-  // Commits one group; `ride_live` > 0: a GC slice of that many live bytes of gc_cursor's
-  // victim rides in it (StoreOptions::gc_in_groups).
-  void CommitGroup(std::vector<Pending>* group, uint64_t ride_live = 0);
-  // CommitGroup's steps, on the commit thread with group_mu held.
-  // When the store stopped taking writes (`fatal`, read under mu): fails every transaction
-  // of the group with the reason and returns true.
-  bool FailGroupIfStopped(std::vector<Pending>* group);
-  // Plans the group's transactions in order into `batch` and `writes`, each behind a save
-  // point (rolled back when it fails or is deferred); (*results)[i] is transaction i's
-  // outcome, *ok_count counts those planned. Returns the index of the first transaction
-  // deferred (its journal ops would pass JournalOpsLimit, or it found no zone and may be
-  // retried: space_short set), or the group's size.
-  size_t PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch* batch,
-                       GroupWrites* writes, std::vector<Status>* results, size_t* ok_count);
-  // Plans a GC slice of `ride_live` live bytes of gc_cursor's victim into the group
-  // (*ride). When it fails, its changes are taken back, the victim is quarantined and
-  // gc_cursor reset; *s is set only when the rollback fails. Counts its time as throttle.
-  void PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch, GroupWrites* writes,
-                       std::optional<GcSlicePlan>* ride, Status* s);
-  // After the group's device writes failed (*s): rolls back its allocations and retires
-  // the zones the drive reports offline or read-only. True (logged, counted) when some were
-  // retired and `may_retry`: the group is planned again. Else sets *s to the kReadOnly that
-  // stops writes (`fatal`, under mu) and returns false.
-  bool RetryGroupElsewhere(const ZoneManager::AllocationMark& mark, bool may_retry,
-                           Status* s);
-  // Whether the pacer wants a slice with this group (picking a victim if none is in hand):
-  // its live bytes, or 0.
-  uint64_t RideGcSlice();
-  Status WriteGroup(GroupWrites* w);
-  // Seal writes of zones a drain sealed between groups (ZoneManager::BeginDrain), for the
-  // next group WriteAndCommit writes; commit thread (group_mu) only.
-  std::vector<SealWrite> deferred_seals;
-  // Moves deferred_seals into `seals`, leaving out the zones no longer sealed (released or
-  // taken since: their seal must not write into a reset or inactive zone).
-  void TakeDeferredSeals(std::vector<SealWrite>* seals);
-  Status UpdateSuperblocks(bool clean);
-  // Writes a group's records and commits its batch (the tail of CommitGroup, shared by GC).
-  // A failure stops the store taking writes (`fatal`), except a failed device write when
-  // `recoverable_writes` (GC: it rolls its allocations back and quarantines the victim).
-  Status WriteAndCommit(GroupWrites* writes, MetaStore::Batch* batch, uint64_t ok_txns,
-                        bool recoverable_writes = false) SMR_REQUIRES(group_mu);
 
   // Reads one extent's bytes (verifying its record) into dst; `pending` may hold payloads
   // of records not yet on the drives.
@@ -732,8 +683,6 @@ struct Store::Impl : StoreCore {
   // last extent read, *filled advanced. Errors: kIOError when the scratch buffer cannot be
   // allocated, the read's error, a crc mismatch (CrcMismatch).
   Result<bool> ReadGathered(OnodeRead* r, OnodeRead::ExtentIt* it, char* at, uint64_t* filled);
-  // The planner's view of the store for the next transaction (PlanContext).
-  PlanContext PlanContextNow();
 };
 
 // Allocates zone space for a record in `stream` and appends it to the group's writes
@@ -778,7 +727,7 @@ WriteCrcs ComputeWriteCrcs(const Transaction& txn, uint32_t chunk);
 // committed metadata (read through the group's batch), the options, the zone manager (its
 // records' placement), the id counters it advances, the lifetime statistics its stream
 // choice uses, and a read of existing extents (a partial overwrite merges with them).
-// Made by Store::Impl::PlanContextNow for each transaction; commit thread, group_mu held.
+// Made by CommitPipeline::PlanContextNow for each transaction; commit thread, group_mu held.
 struct PlanContext {
   MetaStore* meta = nullptr;
   const StoreOptions* options = nullptr;

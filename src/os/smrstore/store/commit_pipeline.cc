@@ -1,0 +1,696 @@
+// The commit pipeline (store/commit_pipeline.h): the queue, the commit thread's loop, a
+// group's planning, writing and commit.
+#include "store/commit_pipeline.h"
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <iterator>
+#include <map>
+
+#include "common/engine_log.h"
+#include "format/record_format.h"
+
+namespace smr {
+
+namespace {
+
+// Records are aligned to the record format's block (format/record_format.h).
+constexpr uint64_t kBlock = recfmt::kBlockSize;
+
+uint64_t NowNanos() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace
+
+CommitPipeline::CommitPipeline(StoreCore& core, Store::Impl* store)
+    : core_(core), store_(store) {}
+
+CommitPipeline::~CommitPipeline() = default;
+
+void CommitPipeline::StartIo() {
+  io_pool_ = std::make_unique<boost::asio::thread_pool>(
+      std::max<size_t>(2, core_.devices.size()));
+}
+
+void CommitPipeline::Start() {
+  committer_ = std::thread([this] { CommitLoop(); });
+}
+
+void CommitPipeline::Stop() {
+  core_.cv.NotifyAll();
+  if (committer_.joinable()) committer_.join();
+  if (io_pool_) io_pool_->join();
+}
+
+Status CommitPipeline::Enqueue(Pending* p) {
+  {
+    MutexLock lock(&core_.mu);
+    if (core_.stopping || core_.closed) return Status::Busy("store is unmounting");
+    queue_.push_back(std::move(*p));
+  }
+  core_.cv.NotifyOne();
+  return Status::OK();
+}
+
+bool CommitPipeline::Queued() const {
+  core_.mu.AssertHeld();
+  return !queue_.empty();
+}
+
+uint64_t CommitPipeline::SpaceNeeded(const Transaction& txn) const {
+  // Payload plus a record header per started record (and some slack per op).
+  const uint64_t b = txn.data_bytes();
+  return b + (b / core_.options.max_record_payload + txn.ops().size()) * 4096;
+}
+
+void CommitPipeline::CommitLoop() {
+  for (;;) {
+    std::vector<Pending> group;
+    bool queued_more = false;
+    uint64_t ride = 0;  // live bytes of GC relocation this group carries (RideGcSlice)
+    {
+      MutexUniqueLock lock(&core_.mu);
+      // peer: the hybrid manager's convert_request is guarded by the store's mu, which
+      // core_.mu is (the analysis compares expressions, not objects).
+      store_->mu.AssertHeld();
+      if (store_->converting() || store_->convert_request) {  // peer: converting, convert_request
+        // A hybrid conversion goes on while idle (store/hybrid.cc): one quantum per wakeup.
+        if (!core_.stopping && queue_.empty()) {
+          const bool converting = store_->converting();  // peer: converting
+          core_.cv.WaitFor(&lock, std::chrono::milliseconds(converting ? 5 : 0));
+        }
+        if (queue_.empty() && !core_.stopping) {
+          lock.Unlock();
+          store_->MaybeConvert(/*queued=*/false);  // peer: MaybeConvert
+          continue;
+        }
+      } else {
+        while (!core_.stopping && queue_.empty() &&
+               !store_->convert_request.has_value()) {  // peer: convert_request
+          core_.cv.Wait(&lock);
+        }
+        if (queue_.empty() && !core_.stopping) continue;  // a conversion request: handled above
+      }
+      if (queue_.empty() && core_.stopping) {
+        lock.Unlock();
+        // A drive converting a realm: wait for it, record it.
+        store_->FinishActivation();  // peer: FinishActivation
+        // A drain in progress resumes (from scratch) at the next mount.
+        store_->conversion.reset();  // peer: conversion
+        if (store_->pending_request_done) {  // peer: pending_request_done
+          store_->pending_request_done->set_value(  // peer: pending_request_done
+              Status::Busy("store unmounted during the conversion"));
+          store_->pending_request_done.reset();  // peer: pending_request_done
+        }
+        lock.Lock();
+        if (store_->convert_request) {  // peer: convert_request
+          store_->convert_request->done.set_value(  // peer: convert_request
+              Status::Busy("store is unmounting"));
+          store_->convert_request.reset();  // peer: convert_request
+        }
+        return;
+      }
+      // A GC request runs alone, in queue order.
+      if (queue_.front().gc_done) {
+        Pending req = std::move(queue_.front());
+        queue_.pop_front();
+        lock.Unlock();
+        RunGcRequest(&req);
+        continue;
+      }
+      // When space is tight (GC on), a group takes only the transactions that fit in what
+      // users can still write, so foreground commits advance in small steps between GC
+      // slices instead of waiting for whole zones to be cleaned.
+      const uint64_t room = store_->gc_auto  // peer: gc_auto
+                                ? core_.zones->user_free_bytes(core_.MaxRecordBytes())
+                                : UINT64_MAX;
+      uint64_t need = 0;
+      while (!queue_.empty() && group.size() < core_.options.max_group &&
+             !queue_.front().gc_done) {
+        const uint64_t n = SpaceNeeded(queue_.front().txn);
+        if (!group.empty() && need + n > room) break;
+        need += n;
+        group.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+      queued_more = !queue_.empty();
+      lock.Unlock();
+      if (core_.options.gc_in_groups) {
+        ride = RideGcSlice();
+      } else {
+        store_->MaybeGc(/*queued=*/true);  // peer: MaybeGc
+      }
+      if (store_->gc_auto || core_.options.hybrid_auto) {  // peer: gc_auto
+        if (store_->space_short) store_->CleanForSpace();  // peer: CleanForSpace, space_short
+        store_->space_short = false;  // peer: space_short
+        store_->EnsureSpace(need);  // peer: EnsureSpace
+      }
+    }
+    CommitGroup(&group, ride);
+    store_->MaybeCheckpoint();  // peer: MaybeCheckpoint
+    store_->MaybeConvert(queued_more);  // peer: MaybeConvert
+    store_->MaybeEvict(queued_more);  // peer: MaybeEvict
+    if (!queued_more) store_->MaybeGc(/*queued=*/false);  // peer: MaybeGc
+  }
+}
+
+void CommitPipeline::RunGcRequest(Pending* request) {
+  Pending& req = *request;
+  GcReport total;
+  Status st;
+  for (uint32_t i = 0; i < req.gc_zones; ++i) {
+    MutexUniqueLock glock(&core_.group_mu);
+    store_->group_mu.AssertHeld();  // peer: core_.group_mu, as GcOne names it
+    auto r = store_->GcOne();  // peer: GcOne
+    glock.Unlock();
+    if (!r.ok()) {
+      if (!r.status().IsNotFound()) st = r.status();
+      break;
+    }
+    total.zones_cleaned += r->zones_cleaned;
+    total.live_moved += r->live_moved;
+    total.bytes_written += r->bytes_written;
+    total.bytes_freed += r->bytes_freed;
+    // Relocations rewrite onodes, which the metadata journal records: a long run of
+    // victims takes checkpoints as commit groups do, or the journal's zones fill the
+    // drives (found by the option-space run: 107 of 154 zones journal after a
+    // `RunGc` of hundreds of victims). Only for the journal's size: the zones GC
+    // pins are unpinned by the commit loop's checkpoints as before.
+    store_->MaybeCheckpoint(/*for_pins=*/false);  // peer: MaybeCheckpoint
+  }
+  if (st.ok()) {
+    req.gc_done(total);
+  } else {
+    req.gc_done(st);
+  }
+}
+
+void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
+  MutexUniqueLock group_lock(&core_.group_mu);
+  if (FailGroupIfStopped(group)) return;
+  // A write error on a zone the drive now reports offline or read-only costs that zone
+  // only: nothing of the group was committed, so its allocations are rolled back, the zone
+  // is retired (ZoneManager::RefreshConditions) and the group is planned again on other
+  // zones. Any other write error, or no zone left to write, stops writes: the store turns
+  // read-only (reads go on) and every later transaction fails with the reason.
+  constexpr int kMaxFaultRetries = 4;
+  std::vector<Status> results(group->size());
+  std::unique_ptr<GroupWrites> writes;
+  Status s;
+  std::optional<GcSlicePlan> ride;  // the GC slice this group carries
+  for (int attempt = 0;; ++attempt) {
+    const ZoneManager::AllocationMark mark = core_.zones->MarkAllocations();
+    auto batch = core_.meta->NewBatch();
+    writes = std::make_unique<GroupWrites>();
+    ride.reset();
+    s = Status::OK();
+    size_t ok_count = 0;
+    const size_t defer_from =
+        PlanGroupTxns(group, batch.get(), writes.get(), &results, &ok_count);
+    if (defer_from < group->size()) {
+      MutexLock lock(&core_.mu);
+      for (size_t i = group->size(); i-- > defer_from;) {
+        queue_.push_front(std::move((*group)[i]));
+      }
+      group->resize(defer_from);
+      results.resize(defer_from);
+    }
+    if (group->empty()) {
+      // Every transaction went back to the queue: nothing to write; what the planning
+      // allocated is given back.
+      s = core_.zones->RollBack(mark);
+      if (!s.ok()) {
+        s = Status::ReadOnly("store is read-only: rolling back an empty group failed (" +
+                             s.ToString() + ")");
+        Log(LogLevel::kError, "%s", s.ToString().c_str());
+        MutexLock lock(&core_.mu);
+        core_.fatal = s;
+      }
+      return;
+    }
+    if (ride_live > 0 && store_->gc_cursor) {  // peer: gc_cursor
+      PlanRiddenSlice(ride_live, batch.get(), writes.get(), &ride, &s);
+    }
+    if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
+    if (s.ok()) break;
+    {
+      MutexUniqueLock lock(&core_.mu);
+      if (!core_.fatal.ok()) break;  // the metadata commit failed: WriteAndCommit stopped writes
+    }
+    // The zones' writes failed; nothing was committed.
+    if (RetryGroupElsewhere(mark, attempt < kMaxFaultRetries, &s)) continue;
+    break;
+  }
+  if (s.ok()) core_.UpdateDeathRates(*writes);
+  if (ride && s.ok()) store_->CountSliceMoves(*ride);  // peer: CountSliceMoves
+  {
+    MutexLock lock(&core_.counters_mu);
+    for (const Status& r : results) {
+      if (r.ok() && s.ok()) {
+        core_.counters.txns_committed++;
+      } else {
+        core_.counters.txns_failed++;
+      }
+    }
+  }
+  group_lock.Unlock();
+  for (size_t i = 0; i < group->size(); ++i) {
+    const Status& r = !s.ok() ? s : results[i];
+    if ((*group)[i].done) (*group)[i].done(r);
+  }
+  // The ridden slice's moves are durable: advance its cursor, and at the victim's end reset
+  // it (after the read fence) — after the group's callbacks, which need not wait for it.
+  if (ride && s.ok() && store_->gc_cursor) {  // peer: gc_cursor
+    MutexLock glock(&core_.group_mu);
+    bool zone_done = false;
+    auto r = store_->GcFinishSlice(&store_->gc_cursor,  // peer: GcFinishSlice, gc_cursor
+                                   std::move(*ride), &zone_done);
+    if (!r.ok()) {
+      Log(LogLevel::kError, "background GC: %s", r.status().ToString().c_str());
+      store_->gc_cursor.reset();  // peer: gc_cursor
+    }
+  }
+}
+
+bool CommitPipeline::FailGroupIfStopped(std::vector<Pending>* group) {
+  Status fatal_now;
+  {
+    MutexUniqueLock lock(&core_.mu);
+    fatal_now = core_.fatal;
+  }
+  if (!fatal_now.ok()) {
+    for (auto& p : *group) {
+      if (p.done) p.done(fatal_now.WithContext("store stopped taking writes earlier"));
+    }
+    return true;
+  }
+  return false;
+}
+
+size_t CommitPipeline::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch* batch,
+                                     GroupWrites* writes, std::vector<Status>* results_out,
+                                     size_t* ok_count) {
+  std::vector<Status>& results = *results_out;
+  // The group's journal record must fit in one zone (JournalOpsLimit): a transaction
+  // that would take it past ends the group (it and the ones after it go back to the
+  // queue's front, for the next group); one that passes it alone fails.
+  const uint64_t journal_limit =
+      core_.options.journal ? store_->JournalOpsLimit() : UINT64_MAX;  // peer: JournalOpsLimit
+  size_t defer_from = group->size();
+  for (size_t i = 0; i < group->size(); ++i) {
+    batch->SetSavePoint();
+    const uint64_t user_before = writes->user_bytes, inline_before = writes->inline_bytes;
+    const int64_t inline_delta_before = writes->inline_delta;
+    const size_t journal_before = batch->journal().size();
+    // What a planned transaction adds besides the batch, taken back if it is deferred.
+    const auto live_before = writes->live_delta;
+    const size_t deaths_before = writes->death_ages_ns.size();
+    const size_t name_deaths_before = writes->name_deaths.size();
+    Status r = PlanTransaction(PlanContextNow(), (*group)[i].txn, ++core_.seq, batch, writes,
+                               &(*group)[i].crcs);
+    if (r.ok() && JournalOpsBytes(batch->journal(), /*last_write_only=*/false) > journal_limit) {
+      const uint64_t bytes = JournalOpsBytes(batch->journal(), /*last_write_only=*/true);
+      if (bytes > journal_limit) {
+        if (journal_before > 0) {
+          defer_from = i;
+        } else {
+          r = Status::InvalidArgument(
+              "transaction's metadata changes take " + std::to_string(bytes) +
+              " bytes in the metadata journal; one commit's may take at most " +
+              std::to_string(journal_limit) + " (a journal record fits in one zone)");
+        }
+      }
+    }
+    if (r.IsNoSpace() && (store_->gc_auto || core_.options.hybrid_auto) &&  // peer: gc_auto
+        (*group)[i].space_retries < Store::Impl::kSpaceRetries) {  // peer: kSpaceRetries
+      // No zone for one of its records: back to the queue, after a whole zone is cleaned
+      // (CommitLoop, CleanForSpace); the transactions before it commit now.
+      ++(*group)[i].space_retries;
+      store_->space_short = true;  // peer: space_short
+      defer_from = i;
+    }
+    if (!r.ok() || defer_from == i) {
+      Status rb = batch->RollbackToSavePoint();
+      if (!rb.ok()) r = rb;
+      writes->user_bytes = user_before;
+      writes->inline_bytes = inline_before;
+      writes->inline_delta = inline_delta_before;  // (live deltas are added only on success)
+      if (defer_from == i) {
+        // Planned, then deferred: its records stay in the group's zone buffers as dead
+        // bytes (as a failed transaction's), its accounting is taken back.
+        writes->live_delta = live_before;
+        writes->death_ages_ns.resize(deaths_before);
+        writes->name_deaths.resize(name_deaths_before);
+      }
+    } else {
+      (void)batch->PopSavePoint();
+      ++*ok_count;
+    }
+    if (defer_from == i) break;
+    results[i] = r;
+  }
+  return defer_from;
+}
+
+void CommitPipeline::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch,
+                                     GroupWrites* writes, std::optional<GcSlicePlan>* ride,
+                                     Status* s) {
+  // The GC slice this group carries, planned after its transactions (they get their
+  // space first; the slice reads their changes through the batch). A slice that fails
+  // costs the group nothing: what it placed stays as dead bytes, its live-byte deltas
+  // are taken back, and its victim is quarantined, as GcSlice does.
+  const uint64_t t0 = NowNanos();
+  const auto live_delta = writes->live_delta;
+  const auto gc_live_delta = writes->gc_live_delta;
+  const uint64_t gc_bytes = writes->gc_bytes;
+  batch->SetSavePoint();
+  auto plan = store_->GcPlanSlice(&store_->gc_cursor,  // peer: GcPlanSlice, gc_cursor
+                                  ride_live, batch, writes, std::nullopt, std::nullopt,
+                                  /*split_records=*/false);
+  if (plan.ok()) {
+    (void)batch->PopSavePoint();
+    *ride = std::move(*plan);
+  } else {
+    Status rb = batch->RollbackToSavePoint();
+    writes->live_delta = live_delta;
+    writes->gc_live_delta = gc_live_delta;
+    writes->gc_bytes = gc_bytes;
+    if (!rb.ok()) *s = rb;
+    const ZoneAddress victim = store_->gc_cursor->victim.addr;  // peer: gc_cursor
+    store_->gc_cursor.reset();  // peer: gc_cursor
+    store_->Quarantine(victim, plan.status());  // peer: Quarantine
+  }
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.gc_throttle_ns += NowNanos() - t0;
+}
+
+bool CommitPipeline::RetryGroupElsewhere(const ZoneManager::AllocationMark& mark,
+                                         bool may_retry, Status* s_io) {
+  Status& s = *s_io;
+  Status why = core_.zones->RollBack(mark);
+  std::vector<ZoneAddress> retired;
+  if (why.ok()) {
+    auto r = core_.zones->RefreshConditions();
+    if (r.ok()) {
+      retired = std::move(*r);
+    } else {
+      why = r.status();
+    }
+  }
+  if (why.ok() && !retired.empty() && may_retry) {
+    std::string names;
+    for (size_t i = 0; i < retired.size() && i < 8; ++i) {
+      names += (i == 0 ? "" : ", ") + std::string("drive ") +
+               std::to_string(retired[i].drive) + " zone " + std::to_string(retired[i].zone);
+    }
+    if (retired.size() > 8) names += " and " + std::to_string(retired.size() - 8) + " more";
+    Log(LogLevel::kWarning, "%s reported offline or read-only; retired, the commit group "
+                 "is written elsewhere (%s)",
+                 names.c_str(), s.ToString().c_str());
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.zones_retired += retired.size();
+    return true;
+  }
+  s = Status::ReadOnly("store is read-only after a write error it cannot route around (" +
+                       s.ToString() + (why.ok() ? "" : "; then: " + why.ToString()) +
+                       "); reads still work; remount after fixing the drive");
+  Log(LogLevel::kError, "%s", s.ToString().c_str());
+  MutexUniqueLock lock(&core_.mu);
+  core_.fatal = s;
+  return false;
+}
+
+uint64_t CommitPipeline::RideGcSlice() {
+  if (!store_->gc_auto) return 0;  // peer: gc_auto
+  {
+    MutexLock lock(&core_.mu);
+    if (!core_.fatal.ok()) return 0;
+  }
+  const double free = store_->GcFree();  // peer: GcFree
+  if (!store_->gc_pacer.StartRound(free,  // peer: gc_pacer, gc_cursor
+                                   store_->gc_cursor.has_value(), /*queued=*/true)) {
+    return 0;
+  }
+  // Under the urgent watermark a paced round is two slices; here it is one of twice the
+  // size.
+  const uint64_t live = store_->gc_pacer.Urgent(free)  // peer: gc_pacer, kGcSliceBytes
+                            ? 2 * Store::Impl::kGcSliceBytes
+                            : Store::Impl::kGcSliceBytes;
+  (void)store_->gc_pacer.NextSlice(free, true, false);  // peer: gc_pacer
+  if (!store_->gc_cursor) {  // peer: gc_cursor
+    MutexLock glock(&core_.group_mu);
+    store_->group_mu.AssertHeld();  // peer: core_.group_mu, as PickVictim names it
+    auto victim = store_->PickVictim();  // peer: PickVictim
+    if (!victim.ok()) return 0;  // nothing to clean
+    store_->gc_cursor =  // peer: gc_cursor, GcCursor
+        Store::Impl::GcCursor{*victim, victim->start, nullptr, nullptr, false};
+  }
+  return live;
+}
+
+void CommitPipeline::TakeDeferredSeals(std::vector<SealWrite>* seals) {
+  for (SealWrite& sw : deferred_seals_) {
+    if (core_.zones->StateOf(sw.drive, sw.zone) == ZoneState::kSealed) {
+      seals->push_back(std::move(sw));
+    }
+  }
+  deferred_seals_.clear();
+}
+
+PlanContext CommitPipeline::PlanContextNow() {
+  PlanContext c;
+  c.meta = core_.meta.get();
+  c.options = &core_.options;
+  c.zones = core_.zones.get();
+  c.nid_max = &core_.nid_max;
+  c.cid_max = &core_.cid_max;
+  c.lifetime_history = &core_.lifetime_history;
+  c.mean_lifetime_ns = core_.mean_lifetime_ns;
+  c.read_extent = [this](const Extent& e, uint64_t from, uint64_t len, char* dst,
+                         const GroupWrites* pending) {
+    return store_->ReadExtent(e, from, len, dst, pending);  // read path: ReadExtent
+  };
+  c.zone_size = [this](uint16_t drive) { return core_.ZoneSize(drive); };
+  return c;
+}
+
+Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
+                                      uint64_t ok_txns, bool recoverable_writes) {
+  core_.group_mu.AssertHeld();
+  const uint64_t nid_before = core_.meta_nid_max, cid_before = core_.meta_cid_max;
+  // Seals a drain made between groups go with this one.
+  const size_t own_seals = w->seals.size();
+  TakeDeferredSeals(&w->seals);
+  // The metadata journal record goes with the group's records, before the batch commits.
+  Status s = store_->JournalBatch(batch, w);  // peer: JournalBatch
+  if (s.ok()) s = WriteGroup(w);
+  uint64_t device_bytes = 0;
+  for (const auto& [addr, buf] : w->zones) device_bytes += buf.length;
+  for (const SealWrite& sw : w->seals) device_bytes += sw.bytes.size();
+  if (!s.ok() && recoverable_writes) {  // nothing committed; the caller rolls back
+    // The drain's seals wait for the next group again (the caller drops `w`).
+    deferred_seals_.assign(std::make_move_iterator(w->seals.begin() + own_seals),
+                           std::make_move_iterator(w->seals.end()));
+    w->seals.resize(own_seals);
+    store_->JournalCommitted(false);  // peer: JournalCommitted
+    return s;
+  }
+  if (s.ok()) {
+    for (const auto& [addr, delta] : w->live_delta) {
+      core_.zones->AddLive(addr.drive, addr.zone, delta);
+    }
+    for (const auto& [addr, buf] : w->zones) {
+      core_.zones->MarkCommitted(
+          addr.drive, addr.zone,
+          buf.offset + buf.length - uint64_t{addr.zone} * core_.ZoneSize(addr.drive));
+    }
+    for (const SealWrite& sw : w->seals) {
+      if (!sw.bytes.empty()) {
+        core_.zones->MarkCommitted(
+            sw.drive, sw.zone,
+            sw.offset + sw.bytes.size() - uint64_t{sw.zone} * core_.ZoneSize(sw.drive));
+      }
+    }
+    for (const auto& [addr, zm] : core_.zones->TakeDirtyZones()) {
+      batch->PutZone(addr.drive, addr.zone, zm);
+    }
+    batch->PutCounter(kCounterSeq, core_.seq);
+    {
+      MutexLock lock(&core_.counters_mu);
+      batch->PutCounter(kCounterUserBytes, core_.counters.lifetime_user_bytes + w->user_bytes);
+      batch->PutCounter(kCounterDeviceBytes, core_.counters.lifetime_device_bytes + device_bytes);
+      batch->PutCounter(kCounterTxns, core_.counters.lifetime_txns + ok_txns);
+      batch->PutCounter(kCounterGcBytes,
+                        store_->lifetime_gc_bytes + w->gc_bytes);  // peer: lifetime_gc_bytes
+      batch->PutCounter(kCounterInlineStored,
+                        static_cast<uint64_t>(static_cast<int64_t>(core_.inline_stored) +
+                                              w->inline_delta));
+    }
+    if (core_.nid_max != nid_before) batch->PutCounter(kCounterNid, core_.nid_max);
+    if (core_.cid_max != cid_before) batch->PutCounter(kCounterCid, core_.cid_max);
+    s = core_.meta->Commit(batch, /*sync=*/true);
+  }
+  if (!s.ok()) {
+    Log(LogLevel::kError, "commit group failed, store stops taking writes: %s",
+                 s.ToString().c_str());
+    MutexUniqueLock lock(&core_.mu);
+    core_.fatal = s;
+  } else {
+    core_.meta_nid_max = core_.nid_max;
+    core_.meta_cid_max = core_.cid_max;
+    // Where a drive's head is after this group (the zone it wrote last): the next group
+    // without data puts its journal record there.
+    if (auto z = LastDataZone(*w, *core_.zones)) {
+      store_->last_group_zone = z;  // peer: last_group_zone
+    }
+  }
+  store_->JournalCommitted(s.ok());  // peer: JournalCommitted
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.device_bytes_written += device_bytes;
+  if (s.ok()) {
+    core_.counters.groups_committed++;
+    core_.counters.user_bytes_written += w->user_bytes;
+    core_.counters.inline_bytes_written += w->inline_bytes;
+    core_.counters.pack_records += w->pack_records;
+    core_.counters.pack_entries += w->pack_entries;
+    core_.counters.pack_payload_bytes += w->pack_payload_bytes;
+    core_.counters.pack_record_bytes += w->pack_record_bytes;
+    core_.counters.lifetime_user_bytes += w->user_bytes;
+    core_.counters.lifetime_txns += ok_txns;
+    core_.counters.lifetime_device_bytes += device_bytes;
+    core_.counters.gc_bytes_written += w->gc_bytes;
+    store_->lifetime_gc_bytes += w->gc_bytes;  // peer: lifetime_gc_bytes
+    core_.counters.lifetime_gc_bytes = store_->lifetime_gc_bytes;  // peer: lifetime_gc_bytes
+    core_.inline_stored =
+        static_cast<uint64_t>(static_cast<int64_t>(core_.inline_stored) + w->inline_delta);
+  }
+  return s;
+}
+
+void GroupWrites::AppendRecordPieces(const RecordHeader& h, std::string_view payload,
+                                     ZoneBuffer* buf) {
+  auto header = std::make_unique<std::string>(kBlock, '\0');
+  RecordHeader hh = h;
+  hh.payload_len = static_cast<uint32_t>(payload.size());
+  EncodeRecordHeader(hh, header->data());
+  buf->pieces.push_back(*header);
+  buf->owned.push_back(std::move(header));
+  const size_t whole = payload.size() / kBlock * kBlock;
+  if (whole > 0) buf->pieces.push_back(payload.substr(0, whole));
+  if (whole < payload.size()) {
+    auto tail = std::make_unique<std::string>(kBlock, '\0');
+    std::memcpy(tail->data(), payload.data() + whole, payload.size() - whole);
+    buf->pieces.push_back(*tail);
+    buf->owned.push_back(std::move(tail));
+  }
+  buf->length += RecordBytes(payload.size());
+}
+
+Status CommitPipeline::WriteGroup(GroupWrites* w) {
+  w->CloseAllPacks();
+  // One device write per zone at its write pointer (ZonedDevice::WriteV), a sealed zone's
+  // footer in the same write as the zone's last records; a footer of a zone this group did
+  // not write to (its records are all older) goes first, where the head most likely still
+  // is. A rotational drive gets its writes one after the other in the order the group
+  // created its zone buffers (the journal record is in the last: LastDataZone), so the
+  // head moves once per zone; other drives get them all at once. Then the zones sealed are
+  // finished and each drive touched is flushed once.
+  struct ZoneWrite {
+    uint16_t drive = 0;
+    uint64_t offset = 0;
+    std::vector<std::string_view> pieces;
+  };
+  std::vector<std::vector<ZoneWrite>> per_drive(core_.devices.size());
+  std::vector<bool> touched(core_.devices.size(), false);
+  std::vector<const SealWrite*> later;  // footers that fit neither way (not expected)
+  uint64_t writes = 0, buffers = 0;
+  std::map<ZoneAddress, const SealWrite*> footer_of;
+  for (const SealWrite& s : w->seals) {
+    touched[s.drive] = true;
+    if (s.bytes.empty()) continue;
+    auto z = w->zones.find({s.drive, s.zone});
+    if (z == w->zones.end()) {
+      per_drive[s.drive].push_back({s.drive, s.offset, {s.bytes}});
+    } else if (z->second.offset + z->second.length == s.offset) {
+      footer_of[z->first] = &s;
+    } else {
+      later.push_back(&s);
+    }
+  }
+  std::vector<const GroupWrites::ZoneBuffer*> in_order;
+  for (const auto& [addr, buf] : w->zones) in_order.push_back(&buf);
+  std::sort(in_order.begin(), in_order.end(),
+            [](const auto* a, const auto* b) { return a->order < b->order; });
+  for (const GroupWrites::ZoneBuffer* buf : in_order) {
+    touched[buf->drive] = true;
+    ZoneWrite zw{buf->drive, buf->offset, buf->pieces};
+    auto f = footer_of.find({buf->drive, buf->zone});
+    if (f != footer_of.end()) zw.pieces.push_back(f->second->bytes);
+    per_drive[buf->drive].push_back(std::move(zw));
+  }
+  std::vector<std::future<Status>> futures;
+  auto issue = [&](std::vector<ZoneWrite>* chain) {
+    auto task = std::make_shared<std::packaged_task<Status()>>([this, chain] {
+      for (const ZoneWrite& zw : *chain) {
+        SMR_RETURN_IF_ERROR(core_.devices[zw.drive]->WriteV(zw.offset, zw.pieces));
+      }
+      return Status::OK();
+    });
+    futures.push_back(task->get_future());
+    boost::asio::post(*io_pool_, [task] { (*task)(); });
+  };
+  std::vector<std::vector<ZoneWrite>> singles;
+  for (size_t d = 0; d < core_.devices.size(); ++d) {
+    writes += per_drive[d].size();
+    for (const ZoneWrite& zw : per_drive[d]) buffers += zw.pieces.size();
+  }
+  if (std::any_of(core_.devices.begin(), core_.devices.end(),
+                  [](const auto& dev) { return !dev->info().rotational; })) {
+    size_t n = 0;
+    for (size_t d = 0; d < core_.devices.size(); ++d) {
+      if (!core_.devices[d]->info().rotational) n += per_drive[d].size();
+    }
+    singles.reserve(n);  // the tasks point into it
+  }
+  for (size_t d = 0; d < core_.devices.size(); ++d) {
+    if (per_drive[d].empty()) continue;
+    if (core_.devices[d]->info().rotational) {
+      issue(&per_drive[d]);
+    } else {
+      for (ZoneWrite& zw : per_drive[d]) {
+        singles.push_back({std::move(zw)});
+        issue(&singles.back());
+      }
+    }
+  }
+  Status first;
+  for (auto& f : futures) {
+    Status s = f.get();
+    if (first.ok() && !s.ok()) first = s;
+  }
+  SMR_RETURN_IF_ERROR(first);
+  for (const SealWrite* s : later) {
+    SMR_RETURN_IF_ERROR(
+        core_.devices[s->drive]->Write(s->offset, s->bytes.data(), s->bytes.size()));
+    ++writes;
+    ++buffers;
+  }
+  {
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.device_writes += writes;
+    core_.counters.device_write_buffers += buffers;
+  }
+  for (const SealWrite& s : w->seals) SMR_RETURN_IF_ERROR(core_.zones->FinishZone(s.drive, s.zone));
+  for (size_t d = 0; d < core_.devices.size(); ++d) {
+    if (touched[d]) SMR_RETURN_IF_ERROR(core_.devices[d]->Flush());
+  }
+  return Status::OK();
+}
+
+}  // namespace smr
