@@ -371,14 +371,14 @@ Status Store::Impl::OpenDrives(const std::vector<std::string>& specs, DeviceOpen
                    options.gc_reserve_zones,
                    /*journal_reserve=*/options.journal ? 1 : 0);
   zones->SetDomainPlacement(options.hybrid_hbuffer);
-  gc_auto = options.gc_auto;
+  gc_worker.SetGcAuto(options.gc_auto);
   {
     bool rotational = false;
     for (const auto& d : devices) rotational |= d->info().rotational;
     journal_with_data = options.journal_with_data.value_or(rotational);
     gc_read_ahead = options.gc_read_ahead.value_or(rotational);
   }
-  gc_pacer = GcPacer(GcPaceOptions{options.gc_start_free, options.gc_urgent_free,
+  gc_worker.SetPacer(GcPaceOptions{options.gc_start_free, options.gc_urgent_free,
                                    options.gc_stop_free});
   return Status::OK();
 }
@@ -424,7 +424,9 @@ Status Store::Impl::LoadZonesAndCounters() {
   meta_nid_max = nid_max;
   meta_cid_max = cid_max;
   death_rates.Advance(seq, {});  // death rates count from this mount on
-  SMR_ASSIGN_OR_RETURN(lifetime_gc_bytes, meta->GetCounter(nullptr, kCounterGcBytes));
+  SMR_ASSIGN_OR_RETURN(const uint64_t lifetime_gc_bytes,
+                       meta->GetCounter(nullptr, kCounterGcBytes));
+  gc_worker.set_lifetime_gc_bytes(lifetime_gc_bytes);
   {
     // No other thread runs yet; the lock is for the analysis (counters are guarded).
     MutexLock lock(&counters_mu);
@@ -616,7 +618,7 @@ void Store::Impl::CommitLoop() {
         Status st;
         for (uint32_t i = 0; i < req.gc_zones; ++i) {
           MutexUniqueLock glock(&group_mu);
-          auto r = GcOne();
+          auto r = gc_worker.GcOne();
           glock.Unlock();
           if (!r.ok()) {
             if (!r.status().IsNotFound()) st = r.status();
@@ -643,7 +645,7 @@ void Store::Impl::CommitLoop() {
       // When space is tight (GC on), a group takes only the transactions that fit in what
       // users can still write, so foreground commits advance in small steps between GC
       // slices instead of waiting for whole zones to be cleaned.
-      const uint64_t room = gc_auto ? zones->user_free_bytes(MaxRecordBytes()) : UINT64_MAX;
+      const uint64_t room = gc_worker.gc_auto() ? zones->user_free_bytes(MaxRecordBytes()) : UINT64_MAX;
       uint64_t need = 0;
       while (!queue.empty() && group.size() < options.max_group && !queue.front().gc_done) {
         const uint64_t n = SpaceNeeded(queue.front().txn);
@@ -655,21 +657,21 @@ void Store::Impl::CommitLoop() {
       queued_more = !queue.empty();
       lock.Unlock();
       if (options.gc_in_groups) {
-        ride = RideGcSlice();
+        ride = gc_worker.RideGcSlice();
       } else {
-        MaybeGc(/*queued=*/true);
+        gc_worker.MaybeGc(/*queued=*/true);
       }
-      if (gc_auto || options.hybrid_auto) {
-        if (space_short) CleanForSpace();
-        space_short = false;
-        EnsureSpace(need);
+      if (gc_worker.gc_auto() || options.hybrid_auto) {
+        if (gc_worker.space_short()) gc_worker.CleanForSpace();
+        gc_worker.set_space_short(false);
+        gc_worker.EnsureSpace(need);
       }
     }
     CommitGroup(&group, ride);
     MaybeCheckpoint();
     MaybeConvert(queued_more);
     MaybeEvict(queued_more);
-    if (!queued_more) MaybeGc(/*queued=*/false);
+    if (!queued_more) gc_worker.MaybeGc(/*queued=*/false);
   }
 }
 
@@ -714,7 +716,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
       }
       return;
     }
-    if (ride_live > 0 && gc_cursor) {
+    if (ride_live > 0 && gc_worker.gc_cursor()) {
       PlanRiddenSlice(ride_live, batch.get(), writes.get(), &ride, &s);
     }
     if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
@@ -728,7 +730,7 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
     break;
   }
   if (s.ok()) UpdateDeathRates(*writes);
-  if (ride && s.ok()) CountSliceMoves(*ride);
+  if (ride && s.ok()) gc_worker.CountSliceMoves(*ride);
   {
     MutexLock lock(&counters_mu);
     for (const Status& r : results) {
@@ -746,13 +748,13 @@ void Store::Impl::CommitGroup(std::vector<Pending>* group, uint64_t ride_live) {
   }
   // The ridden slice's moves are durable: advance its cursor, and at the victim's end reset
   // it (after the read fence) — after the group's callbacks, which need not wait for it.
-  if (ride && s.ok() && gc_cursor) {
+  if (ride && s.ok() && gc_worker.gc_cursor()) {
     MutexLock glock(&group_mu);
     bool zone_done = false;
-    auto r = GcFinishSlice(&gc_cursor, std::move(*ride), &zone_done);
+    auto r = gc_worker.GcFinishSlice(&gc_worker.gc_cursor(), std::move(*ride), &zone_done);
     if (!r.ok()) {
       Log(LogLevel::kError, "background GC: %s", r.status().ToString().c_str());
-      gc_cursor.reset();
+      gc_worker.gc_cursor().reset();
     }
   }
 }
@@ -805,12 +807,12 @@ size_t Store::Impl::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch*
         }
       }
     }
-    if (r.IsNoSpace() && (gc_auto || options.hybrid_auto) &&
+    if (r.IsNoSpace() && (gc_worker.gc_auto() || options.hybrid_auto) &&
         (*group)[i].space_retries < kSpaceRetries) {
       // No zone for one of its records: back to the queue, after a whole zone is cleaned
       // (CommitLoop, CleanForSpace); the transactions before it commit now.
       ++(*group)[i].space_retries;
-      space_short = true;
+      gc_worker.set_space_short(true);
       defer_from = i;
     }
     if (!r.ok() || defer_from == i) {
@@ -848,8 +850,8 @@ void Store::Impl::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch,
   const auto gc_live_delta = writes->gc_live_delta;
   const uint64_t gc_bytes = writes->gc_bytes;
   batch->SetSavePoint();
-  auto plan = GcPlanSlice(&gc_cursor, ride_live, batch, writes, std::nullopt,
-                          std::nullopt, /*split_records=*/false);
+  auto plan = gc_worker.GcPlanSlice(&gc_worker.gc_cursor(), ride_live, batch, writes,
+                                    std::nullopt, std::nullopt, /*split_records=*/false);
   if (plan.ok()) {
     (void)batch->PopSavePoint();
     *ride = std::move(*plan);
@@ -859,9 +861,9 @@ void Store::Impl::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch,
     writes->gc_live_delta = gc_live_delta;
     writes->gc_bytes = gc_bytes;
     if (!rb.ok()) *s = rb;
-    const ZoneAddress victim = gc_cursor->victim.addr;
-    gc_cursor.reset();
-    Quarantine(victim, plan.status());
+    const ZoneAddress victim = gc_worker.gc_cursor()->victim.addr;
+    gc_worker.gc_cursor().reset();
+    gc_worker.Quarantine(victim, plan.status());
   }
   MutexLock lock(&counters_mu);
   counters.gc_throttle_ns += NowNanos() - t0;
@@ -901,27 +903,6 @@ bool Store::Impl::RetryGroupElsewhere(const ZoneManager::AllocationMark& mark,
   MutexUniqueLock lock(&mu);
   fatal = s;
   return false;
-}
-
-uint64_t Store::Impl::RideGcSlice() {
-  if (!gc_auto) return 0;
-  {
-    MutexLock lock(&mu);
-    if (!fatal.ok()) return 0;
-  }
-  const double free = GcFree();
-  if (!gc_pacer.StartRound(free, gc_cursor.has_value(), /*queued=*/true)) return 0;
-  // Under the urgent watermark a paced round is two slices; here it is one of twice the
-  // size.
-  const uint64_t live = gc_pacer.Urgent(free) ? 2 * kGcSliceBytes : kGcSliceBytes;
-  (void)gc_pacer.NextSlice(free, true, false);
-  if (!gc_cursor) {
-    MutexLock glock(&group_mu);
-    auto victim = PickVictim();
-    if (!victim.ok()) return 0;  // nothing to clean
-    gc_cursor = GcCursor{*victim, victim->start, nullptr, nullptr, false};
-  }
-  return live;
 }
 
 void Store::Impl::TakeDeferredSeals(std::vector<SealWrite>* seals) {
@@ -989,7 +970,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
       batch->PutCounter(kCounterUserBytes, counters.lifetime_user_bytes + w->user_bytes);
       batch->PutCounter(kCounterDeviceBytes, counters.lifetime_device_bytes + device_bytes);
       batch->PutCounter(kCounterTxns, counters.lifetime_txns + ok_txns);
-      batch->PutCounter(kCounterGcBytes, lifetime_gc_bytes + w->gc_bytes);
+      batch->PutCounter(kCounterGcBytes, gc_worker.lifetime_gc_bytes() + w->gc_bytes);
       batch->PutCounter(kCounterInlineStored,
                         static_cast<uint64_t>(static_cast<int64_t>(inline_stored) +
                                               w->inline_delta));
@@ -1025,8 +1006,8 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     counters.lifetime_txns += ok_txns;
     counters.lifetime_device_bytes += device_bytes;
     counters.gc_bytes_written += w->gc_bytes;
-    lifetime_gc_bytes += w->gc_bytes;
-    counters.lifetime_gc_bytes = lifetime_gc_bytes;
+    gc_worker.set_lifetime_gc_bytes(gc_worker.lifetime_gc_bytes() + w->gc_bytes);
+    counters.lifetime_gc_bytes = gc_worker.lifetime_gc_bytes();
     inline_stored =
         static_cast<uint64_t>(static_cast<int64_t>(inline_stored) + w->inline_delta);
   }
