@@ -57,7 +57,7 @@ JOBS=${JOBS:-2}
 # Encode/DecodeStoreSuperblock), zone state machine, mount reconciliation, the store's read
 # path, GC (the store's and the lifetime policy's death-rate estimator), fsck, the
 # superblock log.
-FILES=${MUTATE_CPP_FILES:-"format/record.cc device/zone_state_machine.cc zone/zone_manager.cc store/store.cc store/commit_pipeline.cc store/read_path.cc store/gc.cc gc/death_rate.cc gc/pacer.cc store/fsck.cc store/superblock_log.cc"}
+FILES=${MUTATE_CPP_FILES:-"format/record.cc device/zone_state_machine.cc zone/zone_manager.cc store/store.cc store/commit_pipeline.cc store/read_path.cc store/gc_worker.cc gc/death_rate.cc gc/pacer.cc store/fsck.cc store/superblock_log.cc"}
 ENGINE=src/os/smrstore
 VENV=$DIR/cpp-venv
 TREE=$DIR/tree
@@ -80,7 +80,7 @@ quick_filter() {
     zone/zone_manager.cc) echo 'ZoneManager*' ;;
     store/superblock_log.cc) echo 'SuperblockLog*:StoreOpen*:StoreTest.*' ;;
     store/fsck.cc) echo 'Fsck*:GcReport*:StoreTest.*' ;;
-    store/gc.cc) echo 'GcReport*:GcTest.*:StoreTest.*' ;;
+    store/gc_worker.cc) echo 'GcReport*:GcTest.*:StoreTest.*' ;;
     gc/death_rate.cc) echo 'DeathRate*:GcTest.*' ;;
     gc/pacer.cc) echo 'GcPacer*:GcIdle*' ;;
     store/store.cc) echo 'StoreOpen*:StoreTest.*:StoreRead*:StoreConformance.*' ;;

@@ -6,7 +6,7 @@
 // the victim, the reads, a seek to the GC zone, the writes). Idle GC instead reads the
 // victim's live records ahead, in pieces small enough that an arrival waits behind at most
 // one (the store checks for arrivals between pieces), and keeps them here; the slice then
-// only writes. The store (store/gc.cc) decides what to read; this class only keeps it.
+// only writes. The store (store/gc_worker.cc) decides what to read; this class only keeps it.
 //
 // Contract
 //   A cache belongs to one victim, named by a Key (drive, zone, the zone's start and its

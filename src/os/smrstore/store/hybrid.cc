@@ -14,7 +14,7 @@
 //     bytes back to CMR.
 //   One realm converts at a time, in four steps:
 //   (1) drain: ZoneManager::BeginDrain (no allocation in it, its open zones sealed); its
-//       zones are emptied by GC slices (store/gc.cc) of at most `quantum` live bytes, one
+//       zones are emptied by GC slices (store/gc_worker.cc) of at most `quantum` live bytes, one
 //       per commit group while foreground work is queued, back to back while idle. The
 //       quantum is sized by gc/quantum_sizer.h from the quanta measured so far (a fit of
 //       a fixed cost per quantum plus a cost per byte: a third of what the fixed cost
@@ -117,7 +117,7 @@ bool Store::Impl::MaybeEvict(bool queued) {
              !z.journal_pinned &&
              z.device_cond != ZoneCondition::kOffline &&
              z.device_cond != ZoneCondition::kReadOnly &&
-             !(gc_cursor && gc_cursor->victim.addr == z.addr) &&
+             !(gc_worker.gc_cursor() && gc_worker.gc_cursor()->victim.addr == z.addr) &&
              !(conversion && conversion->drive == z.addr.drive && z.realm == conversion->realm);
     };
     const std::vector<ZoneStatus> snap = zones->Snapshot();
@@ -151,7 +151,8 @@ bool Store::Impl::MaybeEvict(bool queued) {
                                  uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
   bool zone_done = false;
   const StreamId to = evict_to;
-  auto r = GcSlice(&evict_cursor, quantum, &zone_done, deadline, to, /*split_records=*/true);
+  auto r = gc_worker.GcSlice(&evict_cursor, quantum, &zone_done, deadline, to,
+                             /*split_records=*/true);
   if (!r.ok()) {
     evict_cursor.reset();
     Log(LogLevel::kError, "H-Buffer eviction: %s", r.status().ToString().c_str());
@@ -361,6 +362,7 @@ bool Store::Impl::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
 bool Store::Impl::NextDrainZone(Conversion* conv) {
   Conversion& c = *conv;
   // The realm's next zone holding data: a sealed one (BeginDrain sealed the open ones).
+  std::optional<GcCursor>& gc_cursor = gc_worker.gc_cursor();
   if (gc_cursor && gc_cursor->victim.realm == c.realm && gc_cursor->victim.addr.drive == c.drive) {
     c.cursor = std::move(gc_cursor);  // GC was cleaning one of them: carry on with it
     gc_cursor.reset();
@@ -439,8 +441,8 @@ void Store::Impl::DrainQuantum(Conversion* conv, const RealmStatus& now, bool qu
   // The walk stops at half the bound too: a zone of dead records costs reads, not moves.
   const auto deadline = t0 + std::chrono::microseconds(
                                  uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
-  auto r = GcSlice(&c.cursor, quantum, &zone_done, deadline, std::nullopt,
-                   /*split_records=*/true);
+  auto r = gc_worker.GcSlice(&c.cursor, quantum, &zone_done, deadline, std::nullopt,
+                             /*split_records=*/true);
   const double ms = MsSince(t0);
   if (!r.ok()) {
     AbandonConversion(r.status());

@@ -463,7 +463,7 @@ TEST_F(HBufferTest, ZoneSwapMovesTheSurvivorsOfAHotSmrZoneIntoCmr) {
 namespace smr {
 namespace {
 
-// A record larger than the quantum moves in pieces (split_records, store/gc.cc): the first
+// A record larger than the quantum moves in pieces (split_records, store/gc_worker.cc): the first
 // quantum is 256 KiB (no rate measured yet), so a realm holding one 1 MiB record and one
 // record with two live extents (its middle overwritten) needs several quanta, and every
 // byte reads back, after a remount too, with a clean deep fsck. (Moving records whole, one

@@ -206,7 +206,7 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
     op.a = counters.lifetime_user_bytes;
     op.b = counters.lifetime_device_bytes;
     op.c = counters.lifetime_txns;
-    op.d = lifetime_gc_bytes;
+    op.d = gc_worker.lifetime_gc_bytes();
     add(op);
   }
   {

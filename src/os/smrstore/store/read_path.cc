@@ -2,7 +2,7 @@
 // checked against their crc (a mismatch is kCorruption naming the object, never data),
 // objects, attributes, omap and collections read from the metadata store. Reads run on the
 // caller's thread, concurrently with commits and GC; a read that has found its extents
-// holds a ReadFence::Reader (store/read_fence.h), so GC does not reset a zone under it (store/gc.cc).
+// holds a ReadFence::Reader (store/read_fence.h), so GC does not reset a zone under it (store/gc_worker.cc).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>

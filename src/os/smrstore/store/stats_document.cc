@@ -417,7 +417,7 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                    {"allocated", st.allocated}, {"stored", st.stored},
                    {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable}};
   doc["io"] = IoJson(c);
-  doc["gc"] = GcJson(c, impl_->gc_auto.load(), pinned_zones);
+  doc["gc"] = GcJson(c, impl_->gc_worker.gc_auto(), pinned_zones);
   doc["drives"] = Json::array();
   const std::vector<RealmStatus> realms = impl_->zones->Realms();
   const HybridCounters hybrid = Hybrid();

@@ -363,14 +363,14 @@ Status Store::Impl::OpenDrives(const std::vector<std::string>& specs, DeviceOpen
                    options.gc_reserve_zones,
                    /*journal_reserve=*/options.journal ? 1 : 0);
   zones->SetDomainPlacement(options.hybrid_hbuffer);
-  gc_auto = options.gc_auto;
+  gc_worker.SetGcAuto(options.gc_auto);
   {
     bool rotational = false;
     for (const auto& d : devices) rotational |= d->info().rotational;
     journal_with_data = options.journal_with_data.value_or(rotational);
     gc_read_ahead = options.gc_read_ahead.value_or(rotational);
   }
-  gc_pacer = GcPacer(GcPaceOptions{options.gc_start_free, options.gc_urgent_free,
+  gc_worker.SetPacer(GcPaceOptions{options.gc_start_free, options.gc_urgent_free,
                                    options.gc_stop_free});
   return Status::OK();
 }
@@ -416,7 +416,9 @@ Status Store::Impl::LoadZonesAndCounters() {
   meta_nid_max = nid_max;
   meta_cid_max = cid_max;
   death_rates.Advance(seq, {});  // death rates count from this mount on
-  SMR_ASSIGN_OR_RETURN(lifetime_gc_bytes, meta->GetCounter(nullptr, kCounterGcBytes));
+  SMR_ASSIGN_OR_RETURN(const uint64_t lifetime_gc_bytes,
+                       meta->GetCounter(nullptr, kCounterGcBytes));
+  gc_worker.set_lifetime_gc_bytes(lifetime_gc_bytes);
   {
     // No other thread runs yet; the lock is for the analysis (counters are guarded).
     MutexLock lock(&counters_mu);

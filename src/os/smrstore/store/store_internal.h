@@ -12,8 +12,9 @@
 //                                     submission order.
 //   read path         read_path.cc    reads on callers' threads against committed metadata,
 //                                     each under a ReadFence::Reader (read_fence.h).
-//   GC                gc.cc           victims, slices (alone or riding in a group), resets
-//                                     after FenceReaders.
+//   GC worker         gc_worker.cc    GcWorker (gc_worker.h): victims, slices (alone or riding
+//                                     in a group), resets after FenceReaders, quarantine,
+//                                     pacing, cleaning for space.
 //   hybrid drives     hybrid.cc       realm conversions and the H-Buffer's eviction.
 //   metadata journal  journal.cc      journal records with each group, checkpoints.
 //
@@ -164,15 +165,6 @@ struct GroupWrites {
                                  ZoneBuffer* buf);
 };
 
-// A GC slice planned but not yet committed (Store::Impl::GcPlanSlice).
-struct GcSlicePlan {
-  GcReport report;
-  uint64_t pos = 0;     // where the cursor goes once committed
-  bool at_end = false;  // the victim's end was reached: reset it once committed
-  std::shared_ptr<const std::string> partial_payload;
-  bool any = false;     // something to commit
-};
-
 // The store's own lock (DIR/lock, flock): exclusive for a read-write mount, shared for a
 // read-only one, so a read-only mount (fsck, a probe) never runs beside a writer and takes
 // nothing a writer would need. Released when the Impl goes (after Close).
@@ -256,6 +248,13 @@ struct StoreCore {
   void CountDataRead();  // one device read of one record's data
 };
 
+}  // namespace smr
+
+// The components' headers need StoreCore; Store::Impl needs their classes.
+#include "store/gc_worker.h"
+
+namespace smr {
+
 struct Store::Impl : StoreCore {
 
   // Store::Open's steps (store.cc), in its order, on the opening thread before any other
@@ -299,170 +298,10 @@ struct Store::Impl : StoreCore {
   static constexpr int kMaxCrcJobs = 2;
 
 
-  // GC (store/gc.cc), on the commit thread only.
-  std::atomic<bool> gc_auto{true};
-  GcPacer gc_pacer{GcPaceOptions{}};  // when background GC runs (set from options at open)
-  uint64_t lifetime_gc_bytes = 0;
-  // Cleans one victim; NotFound when no zone has dead bytes.
-  Result<GcReport> GcOne() SMR_REQUIRES(group_mu);
-  // One slice: picks a victim if none is in hand, relocates up to `max_live` live bytes of
-  // it and commits; *zone_done when the victim was reset.
-  // `read_ahead` (idle GC, StoreOptions::gc_read_ahead): the records of this slice (of at
-  // least kGcSliceBytes of live data: slices shorter than that share one read-ahead) are
-  // read ahead first (GcReadAheadFor); when an arrival stops that, no slice runs (an empty
-  // report, *zone_done false) and the arrival goes first.
-  Result<GcReport> GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival = false,
-                          bool read_ahead = false) SMR_REQUIRES(group_mu);
-  Result<ZoneStatus> PickVictim() SMR_REQUIRES(group_mu);
-  struct GcCursor {
-    ZoneStatus victim;
-    uint64_t pos;  // device offset of the next record to look at
-    // The record at `pos` as read and checked by the slice that moved part of it
-    // (split_records), for the next pieces; the victim is sealed, so it cannot change.
-    std::shared_ptr<const std::string> payload;
-    // The victim's zone footer (its records in zone order), read by the first slice when
-    // the zone has one (ZoneStatus::footer_at) and it checked out; null: every record's
-    // header is read. A live data record the footer lists is read with its header in one
-    // device read.
-    std::shared_ptr<const std::vector<ZoneFooterEntry>> footer;
-    bool footer_tried = false;
-  };
-  // One slice of cleaning `cursor`'s victim (the GC's own cursor, or a hybrid conversion's):
-  // until about `max_live` live bytes moved, the zone's end, or — when given — `deadline`
-  // passed (checked before each record after the first: a walk over dead records is bounded
-  // in time too).
-  // `to`, when given, is the stream every relocated extent goes to (the H-Buffer's
-  // eviction: SMR-preferring gc-cold); else young data to gc, old data to gc-cold.
-  // `split_records` (hybrid quanta): an extent longer than what is left of `max_live` moves
-  // in pieces (at least 64 KiB each, one record per piece; the cursor stays on the record
-  // until all of it moved), so a quantum is not bounded below by the largest record.
-  // Without it a record's live extents move whole.
-  // `stop_on_arrival` (idle GC, StoreOptions::gc_idle_yield): the slice also ends, before
-  // the next record (after the first), once a foreground transaction is queued; what it
-  // planned so far is written and committed as usual.
-  // The footer of `victim` when this mount sealed it and it reads back with a valid crc,
-  // listing records that tile the zone up to it; else null (logged when the footer is
-  // there but does not check out; GC then reads every header). At most kMaxFooterRead
-  // bytes are read. Errors: the drive's read error (GC fails as for any other read).
-  static constexpr uint64_t kMaxFooterRead = 8ull << 20;
-  Result<std::shared_ptr<const std::vector<ZoneFooterEntry>>> ReadFooterIndex(
-      ZonedDevice* dev, const ZoneStatus& victim);
-  using Deadline = std::optional<std::chrono::steady_clock::time_point>;
-  Result<GcReport> GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live, bool* zone_done,
-                           Deadline deadline = std::nullopt,
-                           std::optional<StreamId> to = std::nullopt, bool split_records = false,
-                           bool stop_on_arrival = false) SMR_REQUIRES(group_mu);
-  // GcSlice's work; *committed once its relocations are durable (no rollback after that).
-  Result<GcReport> GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                 bool* zone_done, bool* committed, Deadline deadline,
-                                 std::optional<StreamId> to, bool split_records,
-                                 bool stop_on_arrival) SMR_REQUIRES(group_mu);
-  // The two halves of a slice, for a slice that rides in a foreground commit group
-  // (CommitGroup) as well as for GcSliceOrFail. GcPlanSlice plans the relocations into
-  // `batch` and `writes` (nothing is written; the cursor is not moved); on error the caller
-  // discards both and rolls the zone allocations back. GcFinishSlice, after the commit
-  // that made them durable: the cursor, and at the victim's end its reset (after the read
-  // fence). CountSliceMoves, right after that commit and before the callbacks of a group
-  // the slice rode in: counters read after a commit include the moves it carried.
-  Result<GcSlicePlan> GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                  MetaStore::Batch* batch, GroupWrites* writes,
-                                  Deadline deadline, std::optional<StreamId> to,
-                                  bool split_records, bool stop_on_arrival = false);
-  // GcPlanSlice's steps, on the commit thread with group_mu held (as GcPlanSlice). The
-  // state they share: the slice's victim, the caller's cursor (its pos and payload read,
-  // not moved), batch and writes, the slice's parameters, its seq, its report so far, and
-  // the objects whose extents it moved (`touched`: their onodes as changed, put into the
-  // batch at the slice's end).
-  struct GcPlanState {
-    ZoneStatus victim;
-    ZonedDevice* dev = nullptr;
-    GcCursor* cursor = nullptr;
-    MetaStore::Batch* batch = nullptr;
-    GroupWrites* writes = nullptr;
-    uint64_t max_live = 0;
-    std::optional<StreamId> to_stream;
-    bool split_records = false;
-    uint64_t gc_seq = 0;
-    GcReport report;
-    struct Touched {
-      uint64_t cid;
-      ObjectId oid;
-      Onode onode;
-    };
-    std::map<uint64_t, Touched> touched;  // by nid
-  };
-  // The object that owns `nid` now (read through the batch: a slice riding in a commit
-  // group sees the group's changes; once read, from `touched`), or null when no object
-  // does. Errors: the metadata's read errors.
-  Result<GcPlanState::Touched*> GcLookup(GcPlanState* s, uint64_t nid);
-  // Counts a crc error and returns the kCorruption of the victim's record at `at` (of
-  // `rh`'s type) failing its checksum.
-  Status GcCrcFailure(const ZoneStatus& victim, const RecordHeader& rh, uint64_t at);
-  // With the victim's footer, the record at *pos: true when the footer lists it and it is
-  // not a live data record (a record other than data or pack, or data no object references
-  // there): *pos is moved past it without reading its header. Else false; for a live data
-  // record the footer lists, *prefetched is made the size of its payload (read with its
-  // header), unless the cursor holds its payload or it passes `end`.
-  Result<bool> GcFooterPassOver(GcPlanState* s, const std::vector<ZoneFooterEntry>& footer,
-                                uint64_t end, uint64_t* pos,
-                                std::shared_ptr<std::string>* prefetched);
-  // Relocates the live extents of the victim's record at `pos` (header `h`; `prefetched`:
-  // its payload if read with the header): data records whole or, with split_records, up to
-  // max_live in pieces; packs' entries whole. *kept: the record's payload once read (from
-  // the cursor, `prefetched` or the drive; checked against its crc). True when the record
-  // keeps live bytes for the next slice (the cursor stays on it). Errors: read errors,
-  // kCorruption for a payload failing its crc (GcCrcFailure), placement errors.
-  Result<bool> GcMoveRecord(GcPlanState* s, const RecordHeader& h, uint64_t pos,
-                            std::shared_ptr<std::string> prefetched,
-                            std::shared_ptr<const std::string>* kept);
-  // Places `bytes` (extent *e of object `t`/`nid`, as it will be after the move) as a new
-  // record or pack entry in to_stream (else by age: gc or gc-cold), points *e at it and
-  // accounts the move (live deltas, gc bytes, the report). Errors: placement errors.
-  Status GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64_t nid,
-                      std::string bytes, Extent* e);
-  // Whether a foreground transaction is queued (or the store is stopping): idle GC yields.
-  bool ForegroundWaiting();
-  Result<GcReport> GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
-                                 bool* zone_done);
-  void CountSliceMoves(const GcSlicePlan& plan) SMR_EXCLUDES(counters_mu);
-  std::optional<GcCursor> gc_cursor;
-  // Idle GC's read-ahead of the cursor's victim (StoreOptions::gc_read_ahead): when the
-  // live records of the next `need` payload bytes from the cursor on are not all held, its
-  // live records from the cursor on until `target` payload bytes of them are held or the
-  // zone's end (with the victim's footer: the records it lists that are live now, and pack
-  // records; without: the bytes from the cursor on, the target and a quarter more), read in
-  // pieces of at most GcReadAhead::kPiece, each after a check for a foreground arrival.
-  // true: all of it is held; false: an arrival stopped it (what was read stays held).
-  // Errors: the drive's read error (the caller treats it as the slice's).
-  Result<bool> GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64_t target);
-  // A slice's read of its victim: from gc_ahead when it holds all of it, else the drive.
-  Status GcReadVictim(ZonedDevice* dev, const ZoneStatus& victim, uint64_t offset,
-                      const std::vector<ZonedDevice::ReadPiece>& pieces);
-  static GcReadAhead::Key ReadAheadKey(const ZoneStatus& victim) {
-    return GcReadAhead::Key{victim.addr.drive, victim.addr.zone, victim.start, victim.opened_seq};
-  }
-  GcReadAhead gc_ahead;  // commit thread only
-  // Live bytes of the next idle GC slice: options.gc_idle_slice, or (0) the pacer's
-  // IdleSlice for the current free space.
-  uint64_t IdleSliceBytes();
-  // The free fraction GC's pacer compares with its watermarks: the data zones' free
-  // fraction, scaled when StoreOptions::gc_free_zones_max caps them (gc/pacer.h,
-  // GcPacedFree).
-  double GcFree() const;
-  // Zones whose cleaning failed (a record failing its crc, a read or write error): GC
-  // leaves them out of its victims until PickVictim has run `kQuarantinePicks << (failures
-  // - 1)` more times (at most 1024), then tries again. Forgotten when the zone is reset.
-  // Their number is counters.gc_quarantined_zones (stats: gc.quarantined_zones).
-  struct Quarantined {
-    uint32_t failures = 0;
-    uint64_t retry_at_pick = 0;
-  };
-  static constexpr uint64_t kQuarantinePicks = 16;
-  // Victims whose cleaning may fail before EnsureSpace gives up on a group's room.
-  static constexpr int kGcTriesForSpace = 4;
-  std::map<ZoneAddress, Quarantined> quarantine;
-  uint64_t gc_picks = 0;
-  void Quarantine(const ZoneAddress& zone, const Status& why);
+  // GC (store/gc_worker.h): victims, slices (alone or riding in a group), quarantine,
+  // pacing, cleaning for space; the GC's cursor and its counters.
+  GcWorker gc_worker{*this, this};
+
   // Hybrid drives (store/hybrid.cc), commit thread only: at most one realm converts at a
   // time. Draining: its live data moves out in quanta (GC slices of `quantum` live bytes,
   // sized from the measured relocation rate so one quantum takes at most the latency
@@ -620,23 +459,12 @@ struct Store::Impl : StoreCore {
   // when many data zones are pinned by journal records.
   void MaybeCheckpoint(bool for_pins = true);
 
-  static constexpr uint64_t kGcSliceBytes = 4ull << 20;  // live bytes per background slice
-  // Runs background GC per the watermarks before a commit group; `queued` tells whether
-  // foreground work is waiting (counted as throttle time).
-  void MaybeGc(bool queued);
-  // Cleans until users can write `bytes` (or nothing is left to clean).
-  void EnsureSpace(uint64_t bytes);
   // EnsureSpace's estimate is per drive, not per stream: a transaction may still find no
   // zone for one of its records (its stream has no open zone and the free ones are the
   // reserve). Such a transaction goes back to the queue up to kSpaceRetries times; before
-  // the next group the commit loop converts or cleans one whole zone (CleanForSpace).
+  // the next group the commit loop converts or cleans one whole zone (CleanForSpace,
+  // gc_worker.space_short()).
   static constexpr uint32_t kSpaceRetries = 3;
-  bool space_short = false;  // commit thread only
-  // user_deaths' value when cleaning for space last stopped paying (EnsureSpace): until
-  // more bytes die, cleaning for space is not tried again — a full store answers NoSpace at
-  // once rather than relocating zones for every refused transaction. Commit thread only.
-  std::optional<uint64_t> gc_barren_at;
-  void CleanForSpace();
 
   // Reads one extent's bytes (verifying its record) into dst; `pending` may hold payloads
   // of records not yet on the drives.

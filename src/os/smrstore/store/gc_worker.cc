@@ -1,3 +1,4 @@
+// GcWorker (store/gc_worker.h: its contract, invariants and locks).
 // Zone GC: picks a victim (gc/victim_policy.h), relocates its live extents into the GC
 // stream as one commit (new records durable, then the metadata that points at them), and
 // resets the victim only after (1) that commit and (2) every read that may still use the
@@ -16,6 +17,7 @@
 
 #include "store/commit_pipeline.h"
 #include "store/store_internal.h"
+#include "store/gc_worker.h"
 #include "common/engine_log.h"
 
 namespace smr {
@@ -51,7 +53,8 @@ void StoreCore::FenceReaders() {
 // ---------------------------------------------------------------------------------------
 // One GC cycle
 
-Result<GcReport> Store::Impl::GcOne() {
+Result<GcReport> GcWorker::GcOne() {
+  core_.group_mu.AssertHeld();
   // A whole zone: slices until the victim is reset.
   GcReport total;
   for (;;) {
@@ -65,62 +68,63 @@ Result<GcReport> Store::Impl::GcOne() {
   }
 }
 
-Result<GcReport> Store::Impl::GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival,
-                                     bool read_ahead) {
+Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_on_arrival,
+                                  bool read_ahead) {
   *zone_done = false;
-  if (!gc_cursor) {
+  if (!gc_cursor_) {
     SMR_ASSIGN_OR_RETURN(ZoneStatus victim, PickVictim());
-    gc_cursor = GcCursor{victim, victim.start, nullptr, nullptr, false};
+    gc_cursor_ = GcCursor{victim, victim.start, nullptr, nullptr, false};
   }
   // A slice that fails gives back what it allocated (GcSlice rolls back before its commit;
   // after it, only the reset can fail), and its victim waits in quarantine: the store
   // keeps taking writes and GC cleans other zones meanwhile. A read-ahead that fails is
   // the slice's failure (nothing was allocated yet).
-  const ZoneAddress victim = gc_cursor->victim.addr;
+  const ZoneAddress victim = gc_cursor_->victim.addr;
   if (read_ahead) {
     // At least a paced slice's worth: shorter idle slices then write what one read-ahead
     // (one trip of the head to the victim) brought in, slice after slice.
-    auto held = GcReadAheadFor(&*gc_cursor, max_live, std::max(max_live, kGcSliceBytes));
+    auto held = GcReadAheadFor(&*gc_cursor_, max_live, std::max(max_live, kGcSliceBytes));
     if (!held.ok()) {
-      gc_cursor.reset();
-      gc_ahead.Clear();
+      gc_cursor_.reset();
+      gc_ahead_.Clear();
       Quarantine(victim, held.status());
       return held.status();
     }
     if (!*held) {
-      MutexLock lock(&counters_mu);
-      counters.gc_read_ahead_yields++;
+      MutexLock lock(&core_.counters_mu);
+      core_.counters.gc_read_ahead_yields++;
       return GcReport{};
     }
   }
-  auto r = GcSlice(&gc_cursor, max_live, zone_done, std::nullopt, std::nullopt,
+  auto r = GcSlice(&gc_cursor_, max_live, zone_done, std::nullopt, std::nullopt,
                    /*split_records=*/false, stop_on_arrival);
   if (!r.ok()) {
-    gc_cursor.reset();
+    gc_cursor_.reset();
     Quarantine(victim, r.status());
   }
   return r;
 }
 
-void Store::Impl::Quarantine(const ZoneAddress& zone, const Status& why) {
-  Quarantined& q = quarantine[zone];
+void GcWorker::Quarantine(const ZoneAddress& zone, const Status& why) {
+  core_.group_mu.AssertHeld();
+  Quarantined& q = quarantine_[zone];
   ++q.failures;
-  q.retry_at_pick = gc_picks + (kQuarantinePicks << std::min<uint32_t>(q.failures - 1, 6));
+  q.retry_at_pick = gc_picks_ + (kQuarantinePicks << std::min<uint32_t>(q.failures - 1, 6));
   Log(LogLevel::kError, "GC of drive %u zone %u failed (%s); zone quarantined, retried after "
                "%llu more victim picks (failure %u)",
                zone.drive, zone.zone, why.ToString().c_str(),
-               static_cast<unsigned long long>(q.retry_at_pick - gc_picks), q.failures);
-  MutexLock lock(&counters_mu);
-  counters.gc_failures++;
-  counters.gc_quarantined_zones = quarantine.size();
+               static_cast<unsigned long long>(q.retry_at_pick - gc_picks_), q.failures);
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.gc_failures++;
+  core_.counters.gc_quarantined_zones = quarantine_.size();
 }
 
-Result<ZoneStatus> Store::Impl::PickVictim() {
+Result<ZoneStatus> GcWorker::PickVictim() {
   // Candidates: sealed zones with dead bytes. A relocated extent costs its payload plus a
   // record header again, so count live bytes with a 1/16 allowance for headers: a zone
   // that is all live (but for headers) must never look worth cleaning.
-  ++gc_picks;
-  const std::vector<ZoneStatus> snap = zones->Snapshot();
+  ++gc_picks_;
+  const std::vector<ZoneStatus> snap = core_.zones->Snapshot();
   std::vector<ZoneCandidate> cands;
   std::vector<size_t> index;
   uint64_t pinned_worth = 0;  // pinned zones that would be candidates
@@ -132,11 +136,15 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
       if (std::min(z.written, z.live_bytes + z.live_bytes / 16) < z.written) ++pinned_worth;
       continue;
     }
-    if (conversion && conversion->cursor && conversion->cursor->victim.addr == z.addr) {
+    // peer: conversion
+    if (store_->conversion && store_->conversion->cursor &&
+        store_->conversion->cursor->victim.addr == z.addr) {
       continue;  // being emptied by a hybrid conversion (store/hybrid.cc)
     }
-    if (evict_cursor && evict_cursor->victim.addr == z.addr) continue;  // H-Buffer eviction
-    if (auto q = quarantine.find(z.addr); q != quarantine.end() && gc_picks < q->second.retry_at_pick) {
+    // peer: evict_cursor (H-Buffer eviction)
+    if (store_->evict_cursor && store_->evict_cursor->victim.addr == z.addr) continue;
+    if (auto q = quarantine_.find(z.addr);
+        q != quarantine_.end() && gc_picks_ < q->second.retry_at_pick) {
       continue;
     }
     if (z.device_cond == ZoneCondition::kOffline || z.device_cond == ZoneCondition::kReadOnly) {
@@ -149,7 +157,7 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
     c.capacity = z.capacity;
     c.written = z.written;
     c.live = std::min(z.written, z.live_bytes + z.live_bytes / 16);
-    c.age = seq > z.opened_seq ? seq - z.opened_seq : 0;
+    c.age = core_.seq > z.opened_seq ? core_.seq - z.opened_seq : 0;
     if (c.live >= c.written) continue;
     cands.push_back(c);
     index.push_back(i);
@@ -157,17 +165,19 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
   // Death rate per stream (lifetime policy): bytes that died / integral of live bytes over
   // time, measured online (UpdateDeathRates); horizon = mean age of the candidates.
   PolicyParams params;
-  params.death_rate_per_age = death_rates.Rates();
+  params.death_rate_per_age = core_.death_rates.Rates();
   double age_sum = 0;
   for (const ZoneCandidate& c : cands) age_sum += static_cast<double>(c.age);
   params.horizon = cands.empty() ? 0 : age_sum / static_cast<double>(cands.size());
-  const std::vector<size_t> ranked = RankVictims(options.gc_policy, cands, params);
+  const std::vector<size_t> ranked = RankVictims(core_.options.gc_policy, cands, params);
   if (ranked.empty()) {
     if (pinned_worth > 0) {
       // Only zones pinned by journal records have dead bytes: a checkpoint makes those
       // records obsolete and unpins them (every caller holds group_mu, as Checkpoint needs).
-      SMR_RETURN_IF_ERROR(Checkpoint().WithContext("checkpoint to unpin zones for GC"));
-      if (zones->JournalPins().empty()) return PickVictim();
+      store_->group_mu.AssertHeld();  // the same lock as core_.group_mu
+      // peer: Checkpoint
+      SMR_RETURN_IF_ERROR(store_->Checkpoint().WithContext("checkpoint to unpin zones for GC"));
+      if (core_.zones->JournalPins().empty()) return PickVictim();
     }
     return Status::NotFound("no zone has dead bytes to reclaim");
   }
@@ -177,65 +187,66 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
 // Relocates the live extents of the cursor's victim, from the cursor on, until about
 // `max_live` payload bytes moved or the zone's end; commits them; at the end resets the
 // victim (after the read fence).
-Result<GcReport> Store::Impl::GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                      bool* zone_done, Deadline deadline,
-                                      std::optional<StreamId> to, bool split_records,
-                                      bool stop_on_arrival) {
+Result<GcReport> GcWorker::GcSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
+                                   bool* zone_done, Deadline deadline,
+                                   std::optional<StreamId> to, bool split_records,
+                                   bool stop_on_arrival) {
+  core_.group_mu.AssertHeld();
   // Until its commit, a failing slice rolls its allocations back (zone write pointers and
   // space as before; zones a failed write left bytes in are sealed or reset).
-  const ZoneManager::AllocationMark mark = zones->MarkAllocations();
+  const ZoneManager::AllocationMark mark = core_.zones->MarkAllocations();
   bool committed = false;
   auto result =
       GcSliceOrFail(cursor, max_live, zone_done, &committed, deadline, to, split_records,
                     stop_on_arrival);
   if (!result.ok() && !committed) {
-    Status rb = zones->RollBack(mark);
+    Status rb = core_.zones->RollBack(mark);
     if (rb.ok()) {
       // A destination zone the drive now reports offline or read-only is retired, so the
       // next slice writes elsewhere (otherwise every victim would fail on it in turn).
-      auto retired = zones->RefreshConditions();
+      auto retired = core_.zones->RefreshConditions();
       if (!retired.ok()) {
         rb = retired.status();
       } else if (!retired->empty()) {
-        MutexLock lock(&counters_mu);
-        counters.zones_retired += retired->size();
+        MutexLock lock(&core_.counters_mu);
+        core_.counters.zones_retired += retired->size();
       }
     }
     if (!rb.ok()) {
       Log(LogLevel::kError, "GC rollback failed, store stops taking writes: %s",
                    rb.ToString().c_str());
-      MutexLock lock(&mu);
-      fatal = rb;
+      MutexLock lock(&core_.mu);
+      core_.fatal = rb;
     }
   }
   return result;
 }
 
-Result<GcReport> Store::Impl::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                            bool* zone_done, bool* committed,
-                                            Deadline deadline, std::optional<StreamId> to_stream,
-                                            bool split_records, bool stop_on_arrival) {
-  auto batch = meta->NewBatch();
+Result<GcReport> GcWorker::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64_t max_live,
+                                         bool* zone_done, bool* committed,
+                                         Deadline deadline, std::optional<StreamId> to_stream,
+                                         bool split_records, bool stop_on_arrival) {
+  auto batch = core_.meta->NewBatch();
   GroupWrites writes;
   SMR_ASSIGN_OR_RETURN(GcSlicePlan plan,
                        GcPlanSlice(cursor, max_live, batch.get(), &writes, deadline, to_stream,
                                    split_records, stop_on_arrival));
   if (plan.any) {
     SMR_RETURN_IF_ERROR(
-        pipeline->WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
+        store_->pipeline->WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
   }
   *committed = true;
   CountSliceMoves(plan);
   return GcFinishSlice(cursor, std::move(plan), zone_done);
 }
 
-void Store::Impl::CountSliceMoves(const GcSlicePlan& plan) {
-  MutexLock lock(&counters_mu);
-  counters.gc_live_moved += plan.report.live_moved;
-  counters.gc_slices++;
+void GcWorker::CountSliceMoves(const GcSlicePlan& plan) {
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.gc_live_moved += plan.report.live_moved;
+  core_.counters.gc_slices++;
 }
 
-Result<std::shared_ptr<const std::vector<ZoneFooterEntry>>> Store::Impl::ReadFooterIndex(
+Result<std::shared_ptr<const std::vector<ZoneFooterEntry>>> GcWorker::ReadFooterIndex(
     ZonedDevice* dev, const ZoneStatus& victim) {
   using Index = std::shared_ptr<const std::vector<ZoneFooterEntry>>;
   // The footer record runs from footer_at to the committed end (it is the zone's last).
@@ -260,7 +271,7 @@ Result<std::shared_ptr<const std::vector<ZoneFooterEntry>>> Store::Impl::ReadFoo
     return unusable("not a footer record ending at the zone's committed end");
   }
   if (Status v = VerifyPayload(*h, bytes.data() + kBlock); !v.ok()) {
-    CountCrcError();
+    core_.CountCrcError();
     return unusable(v.ToString());
   }
   auto entries = DecodeZoneFooter(std::string_view(bytes.data() + kBlock, h->payload_len));
@@ -275,20 +286,21 @@ Result<std::shared_ptr<const std::vector<ZoneFooterEntry>>> Store::Impl::ReadFoo
   return Index(std::make_shared<const std::vector<ZoneFooterEntry>>(std::move(*entries)));
 }
 
-Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
-                                             MetaStore::Batch* batch, GroupWrites* group,
-                                             Deadline deadline,
-                                             std::optional<StreamId> to_stream,
-                                             bool split_records, bool stop_on_arrival) {
+Result<GcSlicePlan> GcWorker::GcPlanSlice(std::optional<GcCursor>* cursor, uint64_t max_live,
+                                          MetaStore::Batch* batch, GroupWrites* group,
+                                          Deadline deadline,
+                                          std::optional<StreamId> to_stream,
+                                          bool split_records, bool stop_on_arrival) {
+  core_.group_mu.AssertHeld();
   const ZoneStatus victim = (*cursor)->victim;
-  ZonedDevice* dev = devices[victim.addr.drive].get();
+  ZonedDevice* dev = core_.devices[victim.addr.drive].get();
 
   GcPlanState s{victim, dev, &**cursor, batch, group, max_live, to_stream, split_records,
                 /*gc_seq=*/0, /*report=*/{}, /*touched=*/{}};
   GcReport& report = s.report;
   GroupWrites& writes = *group;
   const uint64_t gc_bytes_before = writes.gc_bytes;
-  s.gc_seq = ++seq;
+  s.gc_seq = ++core_.seq;
   if (!(*cursor)->footer_tried) {
     (*cursor)->footer_tried = true;
     SMR_ASSIGN_OR_RETURN((*cursor)->footer, ReadFooterIndex(dev, victim));
@@ -358,31 +370,31 @@ Result<GcSlicePlan> Store::Impl::GcPlanSlice(std::optional<GcCursor>* cursor, ui
   return plan;
 }
 
-Result<Store::Impl::GcPlanState::Touched*> Store::Impl::GcLookup(GcPlanState* s, uint64_t nid) {
+Result<GcWorker::GcPlanState::Touched*> GcWorker::GcLookup(GcPlanState* s, uint64_t nid) {
   auto it = s->touched.find(nid);
   if (it != s->touched.end()) return &it->second;
-  SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(s->batch, nid));
+  SMR_ASSIGN_OR_RETURN(auto where, core_.meta->GetNid(s->batch, nid));
   if (!where) return nullptr;
-  SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(s->batch, where->first, where->second));
+  SMR_ASSIGN_OR_RETURN(auto onode, core_.meta->GetOnode(s->batch, where->first, where->second));
   if (!onode || onode->nid != nid) return nullptr;
   return &s->touched
               .emplace(nid, GcPlanState::Touched{where->first, where->second, *onode})
               .first->second;
 }
 
-Status Store::Impl::GcCrcFailure(const ZoneStatus& victim, const RecordHeader& rh,
-                                 uint64_t at) {
-  CountCrcError();
+Status GcWorker::GcCrcFailure(const ZoneStatus& victim, const RecordHeader& rh,
+                              uint64_t at) {
+  core_.CountCrcError();
   return Status::Corruption("GC: " + std::string(RecordTypeName(rh.type)) +
                             " record at drive " + std::to_string(victim.addr.drive) +
                             " offset " + std::to_string(at) +
                             " fails its checksum; not relocating (run fsck)");
 }
 
-Result<bool> Store::Impl::GcFooterPassOver(GcPlanState* s,
-                                           const std::vector<ZoneFooterEntry>& footer_entries,
-                                           uint64_t end, uint64_t* pos_io,
-                                           std::shared_ptr<std::string>* prefetched) {
+Result<bool> GcWorker::GcFooterPassOver(GcPlanState* s,
+                                        const std::vector<ZoneFooterEntry>& footer_entries,
+                                        uint64_t end, uint64_t* pos_io,
+                                        std::shared_ptr<std::string>* prefetched) {
   const ZoneStatus& victim = s->victim;
   const std::vector<ZoneFooterEntry>* footer = &footer_entries;
   uint64_t& pos = *pos_io;
@@ -416,9 +428,9 @@ Result<bool> Store::Impl::GcFooterPassOver(GcPlanState* s,
   return false;
 }
 
-Result<bool> Store::Impl::GcMoveRecord(GcPlanState* s, const RecordHeader& rh, uint64_t pos,
-                                       std::shared_ptr<std::string> prefetched,
-                                       std::shared_ptr<const std::string>* kept_out) {
+Result<bool> GcWorker::GcMoveRecord(GcPlanState* s, const RecordHeader& rh, uint64_t pos,
+                                    std::shared_ptr<std::string> prefetched,
+                                    std::shared_ptr<const std::string>* kept_out) {
   const ZoneStatus& victim = s->victim;
   const RecordHeader* h = &rh;
   const uint64_t max_live = s->max_live;
@@ -500,8 +512,8 @@ Result<bool> Store::Impl::GcMoveRecord(GcPlanState* s, const RecordHeader& rh, u
   return partial;
 }
 
-Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64_t nid,
-                                 std::string bytes, Extent* e) {
+Status GcWorker::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64_t nid,
+                              std::string bytes, Extent* e) {
   const ZoneStatus& victim = s->victim;
   const std::optional<StreamId>& to_stream = s->to_stream;
   const uint64_t gc_seq = s->gc_seq;
@@ -517,10 +529,11 @@ Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64
                          ? static_cast<double>(now_ns - t->onode.mtime_ns)
                          : 0.0;
   const StreamId to = to_stream ? *to_stream
-                      : mean_lifetime_ns > 0 && age > mean_lifetime_ns ? StreamId::kGcCold
-                                                                       : StreamId::kGc;
+                      : core_.mean_lifetime_ns > 0 && age > core_.mean_lifetime_ns
+                          ? StreamId::kGcCold
+                          : StreamId::kGc;
   uint16_t to_drive = 0;
-  if (e->length <= options.pack_max) {
+  if (e->length <= core_.options.pack_max) {
     PackEntry pe;
     pe.payload_len = e->length;
     pe.payload_crc = crc;
@@ -529,7 +542,8 @@ Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64
     pe.nid = nid;
     pe.logical_offset = e->logical_offset;
     PackedAt at;
-    SMR_RETURN_IF_ERROR(PlacePacked(zones.get(), gc_seq, to, pe, *piece, piece, &writes, &at));
+    SMR_RETURN_IF_ERROR(
+        PlacePacked(core_.zones.get(), gc_seq, to, pe, *piece, piece, &writes, &at));
     to_drive = at.drive;
     e->payload_offset = at.payload_offset;
     e->in_pack = true;
@@ -546,7 +560,8 @@ Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64
     nh.payload_len = e->length;
     nh.payload_crc = crc;
     Allocation at;
-    SMR_RETURN_IF_ERROR(PlaceRecord(zones.get(), gc_seq, to, nh, *piece, piece, &writes, &at));
+    SMR_RETURN_IF_ERROR(
+        PlaceRecord(core_.zones.get(), gc_seq, to, nh, *piece, piece, &writes, &at));
     to_drive = at.drive;
     e->payload_offset = at.offset + kBlock;
     e->in_pack = false;
@@ -554,7 +569,7 @@ Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64
     writes.gc_bytes += RecordBytes(e->length);
   }
   const ZoneAddress to_zone{to_drive,
-                            static_cast<uint32_t>(e->payload_offset / ZoneSize(to_drive))};
+                            static_cast<uint32_t>(e->payload_offset / core_.ZoneSize(to_drive))};
   writes.live_delta[victim.addr] -= e->length;
   writes.live_delta[to_zone] += e->length;
   writes.gc_live_delta[victim.addr] -= e->length;
@@ -567,22 +582,23 @@ Status Store::Impl::GcMoveExtent(GcPlanState* s, GcPlanState::Touched* t, uint64
   return Status::OK();
 }
 
-Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
-                                            bool* zone_done) {
+Result<GcReport> GcWorker::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
+                                         bool* zone_done) {
+  core_.group_mu.AssertHeld();
   *zone_done = false;
   const ZoneStatus victim = (*cursor)->victim;
   GcReport report = plan.report;
   (*cursor)->pos = plan.pos;
   (*cursor)->payload = std::move(plan.partial_payload);
-  const bool ahead_is_victims = gc_ahead.owned_by(ReadAheadKey(victim));
-  if (ahead_is_victims) gc_ahead.DropBefore(plan.pos);  // what the slices have passed
+  const bool ahead_is_victims = gc_ahead_.owned_by(ReadAheadKey(victim));
+  if (ahead_is_victims) gc_ahead_.DropBefore(plan.pos);  // what the slices have passed
   if (!plan.at_end) return report;
   cursor->reset();
   *zone_done = true;
-  if (ahead_is_victims) gc_ahead.Clear();
+  if (ahead_is_victims) gc_ahead_.Clear();
 
   // Safety: reset only a zone nothing references any more.
-  for (const ZoneStatus& z : zones->Snapshot()) {
+  for (const ZoneStatus& z : core_.zones->Snapshot()) {
     if (z.addr == victim.addr && z.live_bytes != 0) {
       Log(LogLevel::kError, "GC left %llu live bytes in drive %u zone %u (accounting differs "
                    "from the extents; run fsck --repair); zone kept",
@@ -591,35 +607,37 @@ Result<GcReport> Store::Impl::GcFinishSlice(std::optional<GcCursor>* cursor, GcS
       return Status::Corruption("GC: live bytes remain in the victim zone; run fsck");
     }
   }
-  FenceReaders();
-  SMR_RETURN_IF_ERROR(zones->ResetZone(victim.addr.drive, victim.addr.zone));
-  zones->ReleaseZone(victim.addr.drive, victim.addr.zone);
-  if (quarantine.erase(victim.addr)) {
-    MutexLock lock(&counters_mu);
-    counters.gc_quarantined_zones = quarantine.size();
+  core_.FenceReaders();
+  SMR_RETURN_IF_ERROR(core_.zones->ResetZone(victim.addr.drive, victim.addr.zone));
+  core_.zones->ReleaseZone(victim.addr.drive, victim.addr.zone);
+  if (quarantine_.erase(victim.addr)) {
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.gc_quarantined_zones = quarantine_.size();
   }
-  auto done = meta->NewBatch();
-  for (const auto& [addr, zm] : zones->TakeDirtyZones()) done->PutZone(addr.drive, addr.zone, zm);
-  SMR_RETURN_IF_ERROR(meta->Commit(done.get(), /*sync=*/true));
+  auto done = core_.meta->NewBatch();
+  for (const auto& [addr, zm] : core_.zones->TakeDirtyZones()) {
+    done->PutZone(addr.drive, addr.zone, zm);
+  }
+  SMR_RETURN_IF_ERROR(core_.meta->Commit(done.get(), /*sync=*/true));
   report.zones_cleaned = 1;
   report.bytes_freed = victim.capacity;
-  MutexLock lock(&counters_mu);
-  counters.gc_runs++;
-  counters.gc_zones_reset++;
-  if (!victim.cmr) counters.gc_smr_zones_reset++;
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.gc_runs++;
+  core_.counters.gc_zones_reset++;
+  if (!victim.cmr) core_.counters.gc_smr_zones_reset++;
   return report;
 }
 
-void Store::Impl::MaybeGc(bool queued) {
-  if (!gc_auto) return;
+void GcWorker::MaybeGc(bool queued) {
+  if (!gc_auto_) return;
   {
-    MutexLock lock(&mu);
-    if (!fatal.ok()) return;
+    MutexLock lock(&core_.mu);
+    if (!core_.fatal.ok()) return;
   }
   // When and how much: gc/pacer.h (slices spaced by the debt below the start watermark
   // under load; idle, on to the stop watermark, yielding to foreground work).
-  if (!gc_pacer.StartRound(GcFree(), gc_cursor.has_value(), queued)) return;
-  MutexLock glock(&group_mu);
+  if (!gc_pacer_.StartRound(GcFree(), gc_cursor_.has_value(), queued)) return;
+  MutexLock glock(&core_.group_mu);
   const uint64_t t0 = NowNs();
   for (;;) {
     bool zone_done = false;
@@ -627,43 +645,65 @@ void Store::Impl::MaybeGc(bool queued) {
     // ahead cleaning is), so an arrival waits behind at most one of those.
     // With gc_idle_yield an idle slice also ends at the record an arrival finds it on.
     const uint64_t slice = queued ? kGcSliceBytes : IdleSliceBytes();
-    const bool idle_yield = !queued && options.gc_idle_yield;
-    auto r = GcStep(slice, &zone_done, idle_yield, idle_yield && gc_read_ahead);
+    const bool idle_yield = !queued && core_.options.gc_idle_yield;
+    // peer: gc_read_ahead
+    auto r = GcStep(slice, &zone_done, idle_yield, idle_yield && store_->gc_read_ahead);
     if (!r.ok()) {
-      gc_cursor.reset();
+      gc_cursor_.reset();
       if (!r.status().IsNotFound()) {
         Log(LogLevel::kError, "background GC: %s", r.status().ToString().c_str());
       }
       break;
     }
     const bool arrived = !queued && ForegroundWaiting();
-    if (!gc_pacer.NextSlice(GcFree(), gc_cursor.has_value(), arrived)) break;
+    if (!gc_pacer_.NextSlice(GcFree(), gc_cursor_.has_value(), arrived)) break;
   }
   if (queued) {
-    MutexLock lock(&counters_mu);
-    counters.gc_throttle_ns += NowNs() - t0;
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.gc_throttle_ns += NowNs() - t0;
   }
 }
 
-Status Store::Impl::GcReadVictim(ZonedDevice* dev, const ZoneStatus& victim, uint64_t offset,
-                                 const std::vector<ZonedDevice::ReadPiece>& pieces) {
+uint64_t GcWorker::RideGcSlice() {
+  if (!gc_auto_) return 0;
+  {
+    MutexLock lock(&core_.mu);
+    if (!core_.fatal.ok()) return 0;
+  }
+  const double free = GcFree();
+  if (!gc_pacer_.StartRound(free, gc_cursor_.has_value(), /*queued=*/true)) return 0;
+  // Under the urgent watermark a paced round is two slices; here it is one of twice the
+  // size.
+  const uint64_t live = gc_pacer_.Urgent(free) ? 2 * kGcSliceBytes : kGcSliceBytes;
+  (void)gc_pacer_.NextSlice(free, true, false);
+  if (!gc_cursor_) {
+    MutexLock glock(&core_.group_mu);
+    auto victim = PickVictim();
+    if (!victim.ok()) return 0;  // nothing to clean
+    gc_cursor_ = GcCursor{*victim, victim->start, nullptr, nullptr, false};
+  }
+  return live;
+}
+
+Status GcWorker::GcReadVictim(ZonedDevice* dev, const ZoneStatus& victim, uint64_t offset,
+                              const std::vector<ZonedDevice::ReadPiece>& pieces) {
   const GcReadAhead::Key key = ReadAheadKey(victim);
   uint64_t len = 0;
   for (const auto& p : pieces) len += p.len;
-  if (!gc_ahead.owned_by(key) || !gc_ahead.Holds(offset, len)) return dev->ReadV(offset, pieces);
+  if (!gc_ahead_.owned_by(key) || !gc_ahead_.Holds(offset, len)) return dev->ReadV(offset, pieces);
   uint64_t at = offset;
   for (const auto& p : pieces) {
-    if (p.len != 0 && !gc_ahead.Copy(key, at, p.buf, p.len)) return dev->ReadV(offset, pieces);
+    if (p.len != 0 && !gc_ahead_.Copy(key, at, p.buf, p.len)) return dev->ReadV(offset, pieces);
     at += p.len;
   }
   return Status::OK();
 }
 
-Result<bool> Store::Impl::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64_t target) {
+Result<bool> GcWorker::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64_t target) {
   const ZoneStatus& victim = cursor->victim;
-  ZonedDevice* dev = devices[victim.addr.drive].get();
-  gc_ahead.Begin(ReadAheadKey(victim));
-  gc_ahead.DropBefore(cursor->pos);
+  ZonedDevice* dev = core_.devices[victim.addr.drive].get();
+  gc_ahead_.Begin(ReadAheadKey(victim));
+  gc_ahead_.DropBefore(cursor->pos);
   if (!cursor->footer_tried) {
     cursor->footer_tried = true;
     SMR_ASSIGN_OR_RETURN(cursor->footer, ReadFooterIndex(dev, victim));
@@ -690,9 +730,10 @@ Result<bool> Store::Impl::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64
       if (to > end) break;
       bool wanted = f->type == RecordType::kPack;  // its entries are judged by the slice
       if (f->type == RecordType::kData && f->nid != 0) {
-        SMR_ASSIGN_OR_RETURN(auto where, meta->GetNid(nullptr, f->nid));
+        SMR_ASSIGN_OR_RETURN(auto where, core_.meta->GetNid(nullptr, f->nid));
         if (where) {
-          SMR_ASSIGN_OR_RETURN(auto onode, meta->GetOnode(nullptr, where->first, where->second));
+          SMR_ASSIGN_OR_RETURN(auto onode,
+                               core_.meta->GetOnode(nullptr, where->first, where->second));
           if (onode && onode->nid == f->nid) {
             for (const auto& [off, e] : onode->extents) {
               wanted = wanted || (e.drive == victim.addr.drive &&
@@ -715,22 +756,22 @@ Result<bool> Store::Impl::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64
   // target write what one trip of the head to the victim brought in.
   SMR_ASSIGN_OR_RETURN(Ranges needed, plan(need));
   bool held = true;
-  for (const auto& [from, to] : needed) held = held && gc_ahead.Holds(from, to - from);
+  for (const auto& [from, to] : needed) held = held && gc_ahead_.Holds(from, to - from);
   if (held) return true;
   SMR_ASSIGN_OR_RETURN(Ranges want, plan(target));
   for (auto [from, to] : want) {
-    from = std::max(from, std::min(to, gc_ahead.end()));  // an earlier read-ahead's part
+    from = std::max(from, std::min(to, gc_ahead_.end()));  // an earlier read-ahead's part
     while (from < to) {
       if (ForegroundWaiting()) return false;
       const uint64_t n = std::min(to - from, GcReadAhead::kPiece);
       std::string piece(n, '\0');
       SMR_RETURN_IF_ERROR(dev->Read(from, piece.data(), n));
-      if (!gc_ahead.Add(from, std::move(piece))) {
+      if (!gc_ahead_.Add(from, std::move(piece))) {
         return Status::Corruption("GC read-ahead: bytes out of order at " + std::to_string(from));
       }
       {
-        MutexLock lock(&counters_mu);
-        counters.gc_read_ahead_bytes += n;
+        MutexLock lock(&core_.counters_mu);
+        core_.counters.gc_read_ahead_bytes += n;
       }
       from += n;
     }
@@ -738,20 +779,20 @@ Result<bool> Store::Impl::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64
   return true;
 }
 
-bool Store::Impl::ForegroundWaiting() {
-  MutexLock lock(&mu);
-  return pipeline->Queued() || stopping;
+bool GcWorker::ForegroundWaiting() {
+  MutexLock lock(&core_.mu);
+  return store_->pipeline->Queued() || core_.stopping;
 }
 
-uint64_t Store::Impl::IdleSliceBytes() {
-  if (options.gc_idle_slice != 0) return options.gc_idle_slice;
-  return gc_pacer.IdleSlice(GcFree());
+uint64_t GcWorker::IdleSliceBytes() {
+  if (core_.options.gc_idle_slice != 0) return core_.options.gc_idle_slice;
+  return gc_pacer_.IdleSlice(GcFree());
 }
 
-double Store::Impl::GcFree() const {
-  const ZoneManager::FreeZones z = zones->free_zones();
-  return GcPacedFree(z.free, z.total, options.gc_stop_free,
-                     static_cast<uint64_t>(options.gc_free_zones_max) * devices.size());
+double GcWorker::GcFree() const {
+  const ZoneManager::FreeZones z = core_.zones->free_zones();
+  return GcPacedFree(z.free, z.total, core_.options.gc_stop_free,
+                     static_cast<uint64_t>(core_.options.gc_free_zones_max) * core_.devices.size());
 }
 
 void StoreCore::NoteDeath(uint64_t age_ns) {
@@ -777,14 +818,14 @@ void StoreCore::UpdateDeathRates(const GroupWrites& w) {
   death_rates.Advance(seq, std::vector<uint64_t>(live.begin(), live.end()));
 }
 
-void Store::Impl::EnsureSpace(uint64_t bytes) {
-  if (zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
+void GcWorker::EnsureSpace(uint64_t bytes) {
+  if (core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
   // Hybrid drives grow first (store/hybrid.cc): converting a CMR realm gains capacity for
   // good, cleaning only gives dead space back.
-  GrowForSpace(bytes);
-  if (!gc_auto || zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
-  if (gc_barren_at == user_deaths) return;  // nothing died since cleaning stopped paying
-  MutexLock glock(&group_mu);
+  store_->GrowForSpace(bytes);  // peer: GrowForSpace
+  if (!gc_auto_ || core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
+  if (gc_barren_at_ == core_.user_deaths) return;  // nothing died since cleaning stopped paying
+  MutexLock glock(&core_.group_mu);
   const uint64_t t0 = NowNs();
   int failures = 0;
   // Cleaning may stop paying: victims nearly all live, whose relocation (and the journal
@@ -792,25 +833,26 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
   // victims in a row that left neither more free zones nor more room, the group gets
   // NoSpace where it does not fit (found by the option-space run: a commit thread cleaning
   // a full small drive without end).
-  uint64_t best_free = zones->free_zones().free, best_room = zones->user_free_bytes(MaxRecordBytes());
+  uint64_t best_free = core_.zones->free_zones().free,
+           best_room = core_.zones->user_free_bytes(core_.MaxRecordBytes());
   int barren = 0;
-  while (zones->user_free_bytes(MaxRecordBytes()) < bytes) {
+  while (core_.zones->user_free_bytes(core_.MaxRecordBytes()) < bytes) {
     bool zone_done = false;
     auto r = GcStep(kGcSliceBytes, &zone_done);
     if (r.ok() && zone_done) {
-      const uint64_t free_now = zones->free_zones().free;
-      const uint64_t room_now = zones->user_free_bytes(MaxRecordBytes());
+      const uint64_t free_now = core_.zones->free_zones().free;
+      const uint64_t room_now = core_.zones->user_free_bytes(core_.MaxRecordBytes());
       if (free_now > best_free || room_now > best_room) {
         best_free = std::max(best_free, free_now);
         best_room = std::max(best_room, room_now);
         barren = 0;
       } else if (++barren >= kGcTriesForSpace) {
-        gc_barren_at = user_deaths;
+        gc_barren_at_ = core_.user_deaths;
         break;
       }
     }
     if (r.ok()) continue;
-    gc_cursor.reset();
+    gc_cursor_.reset();
     // Nothing left to clean: the commit group gets NoSpace where it does not fit.
     if (r.status().IsNotFound()) break;
     Log(LogLevel::kError, "GC for space: %s", r.status().ToString().c_str());
@@ -818,27 +860,27 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
     // rather than failing this group with NoSpace. A few tries, not every zone.
     if (++failures >= kGcTriesForSpace) break;
   }
-  MutexLock lock(&counters_mu);
-  counters.gc_throttle_ns += NowNs() - t0;
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.gc_throttle_ns += NowNs() - t0;
 }
 
-void Store::Impl::CleanForSpace() {
+void GcWorker::CleanForSpace() {
   // A conversion gains room for good; otherwise one whole victim (a few tries past victims
   // whose cleaning fails), which frees a zone to the user streams.
-  if (GrowForSpace(UINT64_MAX)) return;
-  if (!gc_auto || gc_barren_at == user_deaths) return;
-  MutexLock glock(&group_mu);
+  if (store_->GrowForSpace(UINT64_MAX)) return;  // peer: GrowForSpace
+  if (!gc_auto_ || gc_barren_at_ == core_.user_deaths) return;
+  MutexLock glock(&core_.group_mu);
   const uint64_t t0 = NowNs();
   for (int failures = 0; failures < kGcTriesForSpace;) {
     auto r = GcOne();
     if (r.ok()) break;
-    gc_cursor.reset();
+    gc_cursor_.reset();
     if (r.status().IsNotFound()) break;  // nothing to clean: the transaction gets NoSpace
     Log(LogLevel::kError, "GC for space: %s", r.status().ToString().c_str());
     ++failures;
   }
-  MutexLock lock(&counters_mu);
-  counters.gc_throttle_ns += NowNs() - t0;
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.gc_throttle_ns += NowNs() - t0;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -855,6 +897,6 @@ Result<GcReport> Store::RunGc(uint32_t max_zones) {
   return f.get();
 }
 
-void Store::SetGcAuto(bool on) { impl_->gc_auto = on; }
+void Store::SetGcAuto(bool on) { impl_->gc_worker.SetGcAuto(on); }
 
 }  // namespace smr
