@@ -209,7 +209,7 @@ struct StoreCore {
   // Held while a group (or a GC slice, a checkpoint, a conversion step) writes and commits:
   // WriteAndCommit requires it. Fsck holds it to pause commits. Taken before `mu` when
   // both are held.
-  Mutex group_mu{"group_mu"} SMR_ACQUIRED_BEFORE(mu);
+  Mutex group_mu SMR_ACQUIRED_BEFORE(mu){"group_mu"};
 
   // Owned by the commit thread.
   uint64_t seq = 0;
