@@ -165,7 +165,7 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
     if (pinned_worth > 0) {
       // Only zones pinned by journal records have dead bytes: a checkpoint makes those
       // records obsolete and unpins them (every caller holds group_mu, as Checkpoint needs).
-      SMR_RETURN_IF_ERROR(Checkpoint().WithContext("checkpoint to unpin zones for GC"));
+      SMR_RETURN_IF_ERROR(journal.Checkpoint().WithContext("checkpoint to unpin zones for GC"));
       if (zones->JournalPins().empty()) return PickVictim();
     }
     return Status::NotFound("no zone has dead bytes to reclaim");

@@ -289,13 +289,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   // Whether the mount before this one ended without a clean unmount (a crash), on the
   // database's word or any drive's: its journal may end in records no commit confirmed.
   SMR_ASSIGN_OR_RETURN(bool after_crash, impl->CheckDriveSuperblocks(specs));
-  SMR_RETURN_IF_ERROR(impl->RefusePreJournalStore());  // before anything is written
+  SMR_RETURN_IF_ERROR(impl->journal.RefusePreJournalStore());  // before anything is written
   SMR_RETURN_IF_ERROR(impl->LoadZonesAndCounters());
   impl->crc_pool = std::make_unique<boost::asio::thread_pool>(1);
   if (read_only) {
     // Sizes the journal's reserve as a read-write mount does, so Statfs (`df`) says what
     // a put on a read-write mount can take.
-    SMR_RETURN_IF_ERROR(impl->LoadJournalState());
+    SMR_RETURN_IF_ERROR(impl->journal.LoadJournalState());
     return std::unique_ptr<Store>(new Store(std::move(impl)));
   }
   impl->superblock.mount_count++;
@@ -310,7 +310,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   }
   impl->io_pool = std::make_unique<boost::asio::thread_pool>(
       std::max<size_t>(2, impl->devices.size()));
-  SMR_RETURN_IF_ERROR(impl->LoadJournalState());
+  SMR_RETURN_IF_ERROR(impl->journal.LoadJournalState());
   if (impl->options.journal) SMR_RETURN_IF_ERROR(impl->JournalAtMount(after_crash));
   Impl* p = impl.get();
   impl->committer = std::thread([p] { p->CommitLoop(); });
@@ -375,7 +375,7 @@ Status Store::Impl::OpenDrives(const std::vector<std::string>& specs, DeviceOpen
   {
     bool rotational = false;
     for (const auto& d : devices) rotational |= d->info().rotational;
-    journal_with_data = options.journal_with_data.value_or(rotational);
+    journal.SetWithData(options.journal_with_data.value_or(rotational));
     gc_read_ahead = options.gc_read_ahead.value_or(rotational);
   }
   gc_pacer = GcPacer(GcPaceOptions{options.gc_start_free, options.gc_urgent_free,
@@ -399,8 +399,9 @@ Result<bool> Store::Impl::CheckDriveSuperblocks(const std::vector<std::string>& 
                                 std::to_string(d));
     }
     superblock.sequence = std::max(superblock.sequence, on_drive->sequence);
-    // Mount counts order the metadata journal's records (store/journal.cc): a mount must
-    // count past every mount the drives saw, even one the database does not remember.
+    // Mount counts order the metadata journal's records (store/metadata_journal.cc): a
+    // mount must count past every mount the drives saw, even one the database does not
+    // remember.
     superblock.mount_count = std::max(superblock.mount_count, on_drive->mount_count);
     if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
   }
@@ -413,7 +414,7 @@ Status Store::Impl::LoadZonesAndCounters() {
     // Data zones holding journal records a rebuild needs: Load must not free them.
     SMR_ASSIGN_OR_RETURN(auto pins_value, meta->GetDerivedValue(nullptr, kValueJournalPins));
     if (pins_value) {
-      SMR_ASSIGN_OR_RETURN(auto pins, Impl::DecodeJournalPins(*pins_value));
+      SMR_ASSIGN_OR_RETURN(auto pins, MetadataJournal::DecodeJournalPins(*pins_value));
       zones->SetJournalPins(pins);
     }
   }
@@ -457,7 +458,7 @@ Status Store::Impl::JournalAtMount(bool after_crash) {
     mount.b = std::min(mount.b, rebuilt);
     after_crash = true;  // the marker goes to the drives now
   }
-  journal_markers.push_back(mount);
+  journal.QueueMarker(mount);
   // After a crash it is written now, in a record of its own, not with this mount's
   // first commit: a mount that commits nothing (a GC with nothing to move, a command
   // killed before its first commit) must still void, on the drives, the records its
@@ -466,7 +467,7 @@ Status Store::Impl::JournalAtMount(bool after_crash) {
   // is nothing to void, and a mount that commits nothing writes nothing (a refused
   // `put` leaves the store as it was: qa/smoke/0007).
   if (after_crash) {
-    journal_markers_now = true;
+    journal.WriteMarkersAlone();
     ++seq;
     GroupWrites writes;
     auto batch = meta->NewBatch();
@@ -476,7 +477,9 @@ Status Store::Impl::JournalAtMount(bool after_crash) {
   }
   // No checkpoint yet: the first mount (mkfs's) stopped before it completed, as nothing
   // else was committed (RefusePreJournalStore): write it now.
-  if (!has_checkpoint) SMR_RETURN_IF_ERROR(Checkpoint().WithContext("first metadata checkpoint"));
+  if (!journal.has_checkpoint()) {
+    SMR_RETURN_IF_ERROR(journal.Checkpoint().WithContext("first metadata checkpoint"));
+  }
   return Status::OK();
 }
 
@@ -631,7 +634,7 @@ void Store::Impl::CommitLoop() {
           // drives (found by the option-space run: 107 of 154 zones journal after a
           // `RunGc` of hundreds of victims). Only for the journal's size: the zones GC
           // pins are unpinned by the commit loop's checkpoints as before.
-          MaybeCheckpoint(/*for_pins=*/false);
+          journal.MaybeCheckpoint(/*for_pins=*/false);
         }
         if (st.ok()) {
           req.gc_done(total);
@@ -666,7 +669,7 @@ void Store::Impl::CommitLoop() {
       }
     }
     CommitGroup(&group, ride);
-    MaybeCheckpoint();
+    journal.MaybeCheckpoint();
     MaybeConvert(queued_more);
     MaybeEvict(queued_more);
     if (!queued_more) MaybeGc(/*queued=*/false);
@@ -779,7 +782,7 @@ size_t Store::Impl::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Batch*
   // The group's journal record must fit in one zone (JournalOpsLimit): a transaction
   // that would take it past ends the group (it and the ones after it go back to the
   // queue's front, for the next group); one that passes it alone fails.
-  const uint64_t journal_limit = options.journal ? JournalOpsLimit() : UINT64_MAX;
+  const uint64_t journal_limit = options.journal ? journal.JournalOpsLimit() : UINT64_MAX;
   size_t defer_from = group->size();
   for (size_t i = 0; i < group->size(); ++i) {
     batch->SetSavePoint();
@@ -955,7 +958,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
   const size_t own_seals = w->seals.size();
   TakeDeferredSeals(&w->seals);
   // The metadata journal record goes with the group's records, before the batch commits.
-  Status s = JournalBatch(batch, w);
+  Status s = journal.JournalBatch(batch, w);
   if (s.ok()) s = WriteGroup(w);
   uint64_t device_bytes = 0;
   for (const auto& [addr, buf] : w->zones) device_bytes += buf.length;
@@ -965,7 +968,7 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     deferred_seals.assign(std::make_move_iterator(w->seals.begin() + own_seals),
                           std::make_move_iterator(w->seals.end()));
     w->seals.resize(own_seals);
-    JournalCommitted(false);
+    journal.JournalCommitted(false);
     return s;
   }
   if (s.ok()) {
@@ -1008,9 +1011,9 @@ Status Store::Impl::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch, uint
     meta_cid_max = cid_max;
     // Where a drive's head is after this group (the zone it wrote last): the next group
     // without data puts its journal record there.
-    if (auto z = LastDataZone(*w, *zones)) last_group_zone = z;
+    if (auto z = LastDataZone(*w, *zones)) journal.SetLastGroupZone(*z);
   }
-  JournalCommitted(s.ok());
+  journal.JournalCommitted(s.ok());
   MutexLock lock(&counters_mu);
   counters.device_bytes_written += device_bytes;
   if (s.ok()) {
