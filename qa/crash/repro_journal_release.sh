@@ -1,9 +1,10 @@
 #!/bin/sh
 # Reproducer of an engine bug found by the crash sweep's power cuts (qa/crash/README.md,
-# "Findings"): after a metadata checkpoint, Store::Impl::Checkpoint (store/journal.cc) resets
-# the obsolete journal zones one by one and only then commits them as free. A crash between
-# the first reset and that commit leaves the metadata saying a journal zone holds committed
-# data that the drive no longer has, and mount refuses the store:
+# "Findings"): after a metadata checkpoint, MetadataJournal::Checkpoint
+# (store/metadata_journal.cc) resets the obsolete journal zones one by one and only then
+# commits them as free. A crash between the first reset and that commit leaves the
+# metadata saying a journal zone holds committed data that the drive no longer has, and
+# mount refuses the store:
 #   Corruption: DRIVE: zone N write pointer 0 is behind committed data ending at ...
 # (zone/zone_manager.cc frees an emptied zone only if it is not a journal zone). Usage:
 #   qa/crash/repro_journal_release.sh BUILD_DIR     exit 0 = the bug is gone, 1 = reproduced

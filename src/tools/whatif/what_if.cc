@@ -657,7 +657,7 @@ Result<Prediction> Predict(const Capture& cap, const PredictOptions& o) {
   SMR_ASSIGN_OR_RETURN(pr.profile, ProfilePass(cap, o.model));
   const uint64_t z = g.zone_bytes;
   // Zones the journal and its checkpoints hold on average (what_if.h), and the free zones
-  // the store keeps for the journal alone (1 + a checkpoint's zones: store/journal.cc,
+  // the store keeps for the journal alone (1 + a checkpoint's zones: store/metadata_journal.cc,
   // SizeJournalReserve), never users' either; refined once from the keyspace the scaled
   // run ends with.
   auto journal_zones_for = [&](uint64_t keyspace) {

@@ -21,7 +21,7 @@
 //   relocates only the live extents); StoreModel::stranded_bytes() (payload of live
 //   records no extent points at) says how much of the live data that concerns. xattrs and omap live in RocksDB, not in data records: they
 //   count no zone bytes, but every transaction's metadata also goes to the store's
-//   metadata journal in the zones (store/journal.cc), estimated per transaction (below).
+//   metadata journal in the zones (store/metadata_journal.cc), estimated per transaction (below).
 //
 //   Scaling rule (PlanScale). A capture is small; to fill the drive it is replayed in
 //   passes 0, 1, 2, ... Objects created by the capture are renamed per pass (name + "~" +

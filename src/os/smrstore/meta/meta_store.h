@@ -112,7 +112,7 @@ class MetaStore {
   Result<std::map<std::pair<uint16_t, uint32_t>, ZoneMeta>> LoadZones(const Batch* batch);
 
   // Every committed key the metadata journal carries (IsJournaledKey), in key order: what
-  // a checkpoint holds (store/journal.cc). `fn`'s error stops the walk and is returned.
+  // a checkpoint holds (store/metadata_journal.cc). `fn`'s error stops the walk and is returned.
   Status ForEachJournaledKey(const std::function<Status(std::string_view, std::string_view)>& fn);
 
   // Approximate database size on disk (for statfs).

@@ -186,7 +186,7 @@ Status CheckNidIndex(FsckState& f) {
 void CheckZoneLive(FsckState& f) {
   for (const auto& [addr, z] : f.zones) {
     if (z.state == ZoneState::kReserved) continue;
-    // Journal zones count their journal records as live (store/journal.cc).
+    // Journal zones count their journal records as live (store/metadata_journal.cc).
     if (z.stream == StreamId::kJournal && z.state != ZoneState::kFree) continue;
     const uint64_t want = f.live.count(addr) ? f.live[addr] : 0;
     if (z.live_bytes != want) {

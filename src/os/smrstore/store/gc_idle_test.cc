@@ -32,7 +32,7 @@ TEST_F(GcTest, BackgroundGcSustainsChurnWithoutNoSpace) {
   store_->SetGcAuto(true);
   std::mt19937_64 rng(7);
   // ~52 MiB of live data on ~80 MiB of data zones, one or two of which hold the metadata
-  // journal (store/journal.cc); write about twice the capacity.
+  // journal (store/metadata_journal.cc); write about twice the capacity.
   for (uint64_t i = 0; i < 52; ++i) ASSERT_OK(Put(i, i));
   for (uint64_t round = 0; round < 160; ++round) {
     auto it = model_.begin();

@@ -174,9 +174,8 @@ Result<ZoneStatus> GcWorker::PickVictim() {
     if (pinned_worth > 0) {
       // Only zones pinned by journal records have dead bytes: a checkpoint makes those
       // records obsolete and unpins them (every caller holds group_mu, as Checkpoint needs).
-      store_->group_mu.AssertHeld();  // the same lock as core_.group_mu
-      // peer: Checkpoint
-      SMR_RETURN_IF_ERROR(store_->Checkpoint().WithContext("checkpoint to unpin zones for GC"));
+      SMR_RETURN_IF_ERROR(
+          store_->journal.Checkpoint().WithContext("checkpoint to unpin zones for GC"));
       if (core_.zones->JournalPins().empty()) return PickVictim();
     }
     return Status::NotFound("no zone has dead bytes to reclaim");

@@ -384,7 +384,7 @@ bool Store::Impl::NextDrainZone(Conversion* conv) {
       // Only journal zones (and pinned ones) left (BeginDrain sealed the open one): a
       // checkpoint, written outside the realm, makes them obsolete and frees (unpins) them.
       const Clock::time_point t0 = Clock::now();
-      Status st = Checkpoint();
+      Status st = this->journal.Checkpoint();  // `journal`: the local above
       if (!st.ok()) {
         // No room for the checkpoint (or it failed): the drain cannot go on. Retrying at
         // once would retry the same checkpoint without end (found by the option-space

@@ -665,7 +665,7 @@ Status WriteDerivedState(Rebuild& r) {
   }
   std::sort(pins.begin(), pins.end());
   pins.erase(std::unique(pins.begin(), pins.end()), pins.end());
-  out->PutDerivedValue(kValueJournalPins, Store::Impl::EncodeJournalPins(pins));
+  out->PutDerivedValue(kValueJournalPins, MetadataJournal::EncodeJournalPins(pins));
   const auto& streams = r.streams;
   for (const WalkedZone& w : r.walked) {
     if (w.end == 0) continue;  // only undecodable bytes: mount resets the zone

@@ -274,7 +274,7 @@ void TallyZones(const std::vector<ZoneStatus>& snapshot,
     // statfs exactly as Store::Statfs counts it, from this snapshot.
     st->total += z.capacity;
     st->allocated += z.written;
-    // Journal zones hold metadata (store/journal.cc): no object bytes, nothing GC frees.
+    // Journal zones hold metadata (store/metadata_journal.cc): no object bytes, nothing GC frees.
     const bool journal = z.stream == StreamId::kJournal && z.state != ZoneState::kFree;
     if (!journal) st->stored += z.live_bytes;
     if (z.state == ZoneState::kFree) st->available += z.capacity;

@@ -283,13 +283,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
   // Whether the mount before this one ended without a clean unmount (a crash), on the
   // database's word or any drive's: its journal may end in records no commit confirmed.
   SMR_ASSIGN_OR_RETURN(bool after_crash, impl->CheckDriveSuperblocks(specs));
-  SMR_RETURN_IF_ERROR(impl->RefusePreJournalStore());  // before anything is written
+  SMR_RETURN_IF_ERROR(impl->journal.RefusePreJournalStore());  // before anything is written
   SMR_RETURN_IF_ERROR(impl->LoadZonesAndCounters());
   impl->crc_pool = std::make_unique<boost::asio::thread_pool>(1);
   if (read_only) {
     // Sizes the journal's reserve as a read-write mount does, so Statfs (`df`) says what
     // a put on a read-write mount can take.
-    SMR_RETURN_IF_ERROR(impl->LoadJournalState());
+    SMR_RETURN_IF_ERROR(impl->journal.LoadJournalState());
     return std::unique_ptr<Store>(new Store(std::move(impl)));
   }
   impl->superblock.mount_count++;
@@ -303,7 +303,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     SMR_RETURN_IF_ERROR(impl->meta->Commit(batch.get(), true));
   }
   impl->pipeline->StartIo();
-  SMR_RETURN_IF_ERROR(impl->LoadJournalState());
+  SMR_RETURN_IF_ERROR(impl->journal.LoadJournalState());
   if (impl->options.journal) SMR_RETURN_IF_ERROR(impl->JournalAtMount(after_crash));
   impl->pipeline->Start();
   return std::unique_ptr<Store>(new Store(std::move(impl)));
@@ -367,7 +367,7 @@ Status Store::Impl::OpenDrives(const std::vector<std::string>& specs, DeviceOpen
   {
     bool rotational = false;
     for (const auto& d : devices) rotational |= d->info().rotational;
-    journal_with_data = options.journal_with_data.value_or(rotational);
+    journal.SetWithData(options.journal_with_data.value_or(rotational));
     gc_read_ahead = options.gc_read_ahead.value_or(rotational);
   }
   gc_worker.SetPacer(GcPaceOptions{options.gc_start_free, options.gc_urgent_free,
@@ -391,8 +391,9 @@ Result<bool> Store::Impl::CheckDriveSuperblocks(const std::vector<std::string>& 
                                 std::to_string(d));
     }
     superblock.sequence = std::max(superblock.sequence, on_drive->sequence);
-    // Mount counts order the metadata journal's records (store/journal.cc): a mount must
-    // count past every mount the drives saw, even one the database does not remember.
+    // Mount counts order the metadata journal's records (store/metadata_journal.cc): a
+    // mount must count past every mount the drives saw, even one the database does not
+    // remember.
     superblock.mount_count = std::max(superblock.mount_count, on_drive->mount_count);
     if (!on_drive->clean_umount || on_drive->mount_count > db_mounts) after_crash = true;
   }
@@ -405,7 +406,7 @@ Status Store::Impl::LoadZonesAndCounters() {
     // Data zones holding journal records a rebuild needs: Load must not free them.
     SMR_ASSIGN_OR_RETURN(auto pins_value, meta->GetDerivedValue(nullptr, kValueJournalPins));
     if (pins_value) {
-      SMR_ASSIGN_OR_RETURN(auto pins, Impl::DecodeJournalPins(*pins_value));
+      SMR_ASSIGN_OR_RETURN(auto pins, MetadataJournal::DecodeJournalPins(*pins_value));
       zones->SetJournalPins(pins);
     }
   }
@@ -451,7 +452,7 @@ Status Store::Impl::JournalAtMount(bool after_crash) {
     mount.b = std::min(mount.b, rebuilt);
     after_crash = true;  // the marker goes to the drives now
   }
-  journal_markers.push_back(mount);
+  journal.QueueMarker(mount);
   // After a crash it is written now, in a record of its own, not with this mount's
   // first commit: a mount that commits nothing (a GC with nothing to move, a command
   // killed before its first commit) must still void, on the drives, the records its
@@ -460,7 +461,7 @@ Status Store::Impl::JournalAtMount(bool after_crash) {
   // is nothing to void, and a mount that commits nothing writes nothing (a refused
   // `put` leaves the store as it was: qa/smoke/0007).
   if (after_crash) {
-    journal_markers_now = true;
+    journal.WriteMarkersAlone();
     ++seq;
     GroupWrites writes;
     auto batch = meta->NewBatch();
@@ -470,7 +471,9 @@ Status Store::Impl::JournalAtMount(bool after_crash) {
   }
   // No checkpoint yet: the first mount (mkfs's) stopped before it completed, as nothing
   // else was committed (RefusePreJournalStore): write it now.
-  if (!has_checkpoint) SMR_RETURN_IF_ERROR(Checkpoint().WithContext("first metadata checkpoint"));
+  if (!journal.has_checkpoint()) {
+    SMR_RETURN_IF_ERROR(journal.Checkpoint().WithContext("first metadata checkpoint"));
+  }
   return Status::OK();
 }
 

@@ -16,7 +16,10 @@
 //                                     in a group), resets after FenceReaders, quarantine,
 //                                     pacing, cleaning for space.
 //   hybrid drives     hybrid.cc       realm conversions and the H-Buffer's eviction.
-//   metadata journal  journal.cc      journal records with each group, checkpoints.
+//   metadata journal  metadata_journal.cc
+//                                     MetadataJournal (store/metadata_journal.h), member
+//                                     `journal`: journal records with each group,
+//                                     checkpoints.
 //
 // Threads and locks
 //   One commit thread owns the commit-thread state (marked "commit thread"); it holds
@@ -56,6 +59,7 @@
 #include "gc/pacer.h"
 #include "gc/read_ahead.h"
 #include "meta/meta_store.h"
+#include "store/metadata_journal.h"
 #include "store/read_fence.h"
 #include "store/store.h"
 #include "zone/zone_manager.h"
@@ -66,9 +70,10 @@ namespace smr {
 inline constexpr char kValueSuperblock[] = "superblock";
 inline constexpr char kValueDevices[] = "devices";
 inline constexpr char kValueOptions[] = "options";
-inline constexpr char kValueJournal[] = "journal";  // last complete checkpoint (journal.cc)
-// Data zones holding journal records newer than that checkpoint (journal.cc, "pins"): one
-// "DRIVE ZONE" line each; absent = none.
+// The last complete checkpoint (store/metadata_journal.cc).
+inline constexpr char kValueJournal[] = "journal";
+// Data zones holding journal records newer than that checkpoint (metadata_journal.cc,
+// "pins"): one "DRIVE ZONE" line each; absent = none.
 inline constexpr char kValueJournalPins[] = "journal_pins";
 inline constexpr char kCounterSeq[] = "seq";
 inline constexpr char kCounterNid[] = "nid_max";
@@ -393,71 +398,10 @@ struct Store::Impl : StoreCore {
   uint64_t NextQuantum();
   void NoteQuantum(uint64_t quantum, uint64_t moved, double ms, bool queued);
 
-  // Metadata journal (store/journal.cc), commit thread only.
-  bool has_checkpoint = false;
-  uint64_t checkpoint_id = 0;
-  uint64_t checkpoint_seq = 0;
-  uint64_t last_checkpoint_bytes = 0;
-  // Sizes the zones kept for the journal alone to the last checkpoint (journal.cc).
-  void SizeJournalReserve();
-  uint64_t journal_bytes = 0;          // journal record bytes since the last checkpoint
-  uint64_t journal_bytes_pending = 0;  // placed in the group being committed
-  std::vector<JournalOp> journal_markers;  // written with the next journal record
-  bool journal_markers_now = false;  // write a record for the markers alone (mount)
-  // StoreOptions::journal_with_data as resolved at mount (unset: any drive rotational).
-  bool journal_with_data = false;
+  // Metadata journal (store/metadata_journal.h).
+  MetadataJournal journal{*this, this};
   // StoreOptions::gc_read_ahead as resolved at mount (unset: any drive rotational).
   bool gc_read_ahead = false;
-  // Checkpoint's own commits: the record goes to a journal zone whatever the placement.
-  bool journal_own_zones_now = false;
-  // The zone the last committed group wrote last (where a drive's head is): a group
-  // without data puts its journal record there.
-  std::optional<ZoneAddress> last_group_zone;
-  // Journal pins as persisted (kValueJournalPins), to decode at mount and encode in a commit.
-  static std::string EncodeJournalPins(const std::vector<ZoneAddress>& pins);
-  static Result<std::vector<ZoneAddress>> DecodeJournalPins(const std::string& v);
-  Status LoadJournalState();
-  // kNotSupported for a store made before the metadata journal (no checkpoint, yet
-  // collections or objects committed); Open calls it before anything is written.
-  Status RefusePreJournalStore() const;
-  // Places the journal record of `batch` (and pending markers) into `writes`; no-op when
-  // the journal is off or there is nothing to journal. WriteAndCommit calls it.
-  Status JournalBatch(MetaStore::Batch* batch, GroupWrites* writes);
-  // The most journal op bytes one commit group may carry: its journal record must fit in
-  // one zone (of the smallest capacity) beside the zone's footer, with room for the
-  // markers JournalBatch adds. CommitGroup ends a group before the transaction that would
-  // pass it, and fails a transaction that passes it alone (kInvalidArgument).
-  uint64_t JournalOpsLimit() const;
-  void JournalCommitted(bool ok);
-  // Writes a complete checkpoint and frees the journal zones it makes obsolete.
-  Status Checkpoint() SMR_REQUIRES(group_mu);
-  // Checkpoint's state, shared by its steps (commit thread, commits paused as Checkpoint).
-  struct CheckpointState {
-    uint64_t id = 0;      // the checkpoint's id
-    uint64_t at_seq = 0;  // its sequence number
-    uint64_t chunks = 0;  // chunk records placed so far
-    uint64_t bytes = 0;   // their record bytes
-    std::vector<std::pair<std::string, std::string>> kvs;  // the chunk being filled
-    uint64_t kv_bytes = 0;
-    std::unique_ptr<GroupWrites> group;  // chunks placed and not yet committed
-    uint64_t group_bytes = 0;
-  };
-  // Writes and commits the chunks placed in c->group, if any, and starts a new group.
-  Status CheckpointFlushGroup(CheckpointState* c) SMR_REQUIRES(group_mu);
-  // Places the chunk being filled (if any) as one kCheckpoint record in the journal
-  // stream; flushes the group at every ~64 MiB. Errors: placement and commit errors.
-  Status CheckpointEmitChunk(CheckpointState* c) SMR_REQUIRES(group_mu);
-  // The checkpoint's completing commit: the kOpCheckpointDone marker and the zone-open
-  // notes of every data zone in use, the journal state and cleared pins, in a journal
-  // zone; then the in-memory state (checkpoint id, reserve, counters).
-  Status CheckpointComplete(CheckpointState* c) SMR_REQUIRES(group_mu);
-  // Frees the journal zones the checkpoint made obsolete: committed free (synced), then
-  // reset; a failed reset stops writes (`fatal`, under mu) and is returned.
-  Status ReleaseJournalZones(const std::vector<ZoneAddress>& obsolete);
-  // A checkpoint when the journal has grown enough (after a commit group).
-  // Takes a checkpoint when the journal since the last one is large, or (with `for_pins`)
-  // when many data zones are pinned by journal records.
-  void MaybeCheckpoint(bool for_pins = true);
 
   // EnsureSpace's estimate is per drive, not per stream: a transaction may still find no
   // zone for one of its records (its stream has no open zone and the free ones are the
@@ -519,15 +463,7 @@ struct Store::Impl : StoreCore {
 // is closed first (the record placed at `a` follows it). kIOError if `a` does not continue
 // the buffer (an allocation out of order).
 Result<GroupWrites::ZoneBuffer*> ZoneBufferAt(GroupWrites* writes, const Allocation& a);
-// The data zone (not a journal zone) the group's writes reach last, if any — the one whose
-// buffer it created last, as WriteGroup writes a drive's zones in that order: where the
-// drive's head ends up, and where the group's journal record goes (journal_with_data).
-std::optional<ZoneAddress> LastDataZone(const GroupWrites& writes, const ZoneManager& zones);
-// The indexes of `ops` a journal record carries: every marker, and of the puts and deletes
-// only the last of each key (store/journal.cc).
-std::vector<size_t> LastWriteOfEachKey(const std::vector<JournalOp>& ops);
-// The bytes AppendJournalOp gives `ops` (all of them, or only those LastWriteOfEachKey keeps).
-uint64_t JournalOpsBytes(const std::vector<JournalOp>& ops, bool last_write_only);
+// LastDataZone, LastWriteOfEachKey, JournalOpsBytes: store/metadata_journal.h.
 Status PlaceRecord(ZoneManager* zones, uint64_t seq, StreamId stream, const RecordHeader& h,
                    std::string_view payload, std::shared_ptr<const std::string> owner,
                    GroupWrites* writes, Allocation* where);

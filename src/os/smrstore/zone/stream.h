@@ -17,7 +17,7 @@ enum class StreamId : uint8_t {
                // data already is, the longer it is expected to live)
   kUserHot = 5, // large user data predicted short-lived: its name's previous incarnation
                 // lived less than the mean lifetime (gc/lifetime_history.h)
-  kJournal = 6, // the metadata journal and its checkpoints (store/journal.cc): never a GC
+  kJournal = 6, // the metadata journal and its checkpoints (store/metadata_journal.cc): never a GC
                 // victim; its zones are freed when a checkpoint makes them obsolete
 };
 

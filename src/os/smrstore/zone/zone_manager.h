@@ -193,7 +193,7 @@ class ZoneManager {
   std::optional<Allocation> AllocateIn(ZoneAddress zone, uint64_t bytes,
                                        const ZoneFooterEntry& entry);
 
-  // Journal pins (store/journal.cc): data zones holding journal records newer than the
+  // Journal pins (store/metadata_journal.cc): data zones holding journal records newer than the
   // last complete checkpoint. A pinned zone is never freed here (Load does not free it
   // when nothing in it is live; ReleaseZone is for the caller's GC, which skips pinned
   // zones); ClearJournalPins after a checkpoint. SetJournalPins before Load (mount).

@@ -55,7 +55,7 @@ inline MetaDump DumpMeta(const std::string& meta_dir) {
 // per line (at most `max_lines`).
 // With `counters_may_trail`, a rebuilt counter may be below the live one: a commit that
 // changed only counters (every transaction of it failed) writes no journal record
-// (store/journal.cc, JournalBatch), so ids and sequence numbers it used are not on the
+// (store/metadata_journal.cc, JournalBatch), so ids and sequence numbers it used are not on the
 // drives.
 // With `dead_tail` (not null), a zone whose rebuilt write pointer is past the live one by
 // bytes that hold no live data — what a failed commit group or a power cut left past the

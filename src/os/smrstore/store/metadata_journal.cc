@@ -1,4 +1,5 @@
-// The metadata journal: everything RocksDB holds, also in the zones (format/journal.h).
+// The metadata journal: everything RocksDB holds, also in the zones (format/journal.h)
+// (store/metadata_journal.h: MetadataJournal, its contract and locks).
 //
 // Every commit that changes journaled metadata (collections, onodes, xattrs, omap, the nid
 // index, store values) places one journal record — its metadata writes as raw key-value
@@ -16,7 +17,7 @@
 // committed sequence number) to its first journal record, which voids records an earlier
 // mount wrote but never committed. store/rebuild.cc reads all of it back.
 // Runs on the commit thread (or in Open before it starts), holding group_mu when the
-// commit thread runs.
+// commit thread runs. Calls marked `// peer:` go to parts still in Store::Impl.
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -26,6 +27,7 @@
 #include "format/journal.h"
 #include "format/record_format.h"
 #include "store/commit_pipeline.h"
+#include "store/metadata_journal.h"
 #include "store/store_internal.h"
 #include "common/engine_log.h"
 
@@ -43,6 +45,34 @@ std::string EncodeJournalState(uint64_t id, uint64_t seq, uint64_t bytes) {
 }
 
 }  // namespace
+
+MetadataJournal::MetadataJournal(StoreCore& core, Store::Impl* store)
+    : core_(core), store_(store), group_mu_(core.group_mu) {}
+
+void MetadataJournal::SetWithData(bool on) {
+  MutexLock lock(&group_mu_);  // no commit thread yet: the lock is for the analysis
+  journal_with_data_ = on;
+}
+
+void MetadataJournal::QueueMarker(const JournalOp& op) {
+  group_mu_.AssertHeld();
+  journal_markers_.push_back(op);
+}
+
+void MetadataJournal::WriteMarkersAlone() {
+  group_mu_.AssertHeld();
+  journal_markers_now_ = true;
+}
+
+bool MetadataJournal::has_checkpoint() const {
+  group_mu_.AssertHeld();
+  return has_checkpoint_;
+}
+
+void MetadataJournal::SetLastGroupZone(const ZoneAddress& z) {
+  group_mu_.AssertHeld();
+  last_group_zone_ = z;
+}
 
 std::vector<size_t> LastWriteOfEachKey(const std::vector<JournalOp>& ops) {
   std::unordered_map<std::string_view, size_t> last;
@@ -80,9 +110,9 @@ uint64_t JournalOpsBytes(const std::vector<JournalOp>& ops, bool last_write_only
 // The smallest checkpoint chunk (a key-value pair larger than a chunk gets one of its own).
 constexpr uint64_t kMinChunk = 64u << 10;
 
-uint64_t Store::Impl::JournalOpsLimit() const {
+uint64_t MetadataJournal::JournalOpsLimit() const {
   uint64_t cap = UINT64_MAX;
-  for (const auto& d : devices) cap = std::min<uint64_t>(cap, d->info().zone_capacity);
+  for (const auto& d : core_.devices) cap = std::min<uint64_t>(cap, d->info().zone_capacity);
   // The record's header block, the zone's footer, and 16 KiB for the markers (mount, ids,
   // counters, zones opened by the group) and the payload's own header.
   const uint64_t reserved = recfmt::kBlockSize + ZoneFooterRecordBytes(1) + (16u << 10);
@@ -102,7 +132,7 @@ std::optional<ZoneAddress> LastDataZone(const GroupWrites& writes, const ZoneMan
   return out;
 }
 
-std::string Store::Impl::EncodeJournalPins(const std::vector<ZoneAddress>& pins) {
+std::string MetadataJournal::EncodeJournalPins(const std::vector<ZoneAddress>& pins) {
   std::string out;
   for (const ZoneAddress& z : pins) {
     out += std::to_string(z.drive) + " " + std::to_string(z.zone) + "\n";
@@ -110,7 +140,7 @@ std::string Store::Impl::EncodeJournalPins(const std::vector<ZoneAddress>& pins)
   return out;
 }
 
-Result<std::vector<ZoneAddress>> Store::Impl::DecodeJournalPins(const std::string& v) {
+Result<std::vector<ZoneAddress>> MetadataJournal::DecodeJournalPins(const std::string& v) {
   std::vector<ZoneAddress> out;
   size_t at = 0;
   while (at < v.size()) {
@@ -131,20 +161,20 @@ Result<std::vector<ZoneAddress>> Store::Impl::DecodeJournalPins(const std::strin
   return out;
 }
 
-Status Store::Impl::RefusePreJournalStore() const {
-  if (!options.journal) return Status::OK();
-  SMR_ASSIGN_OR_RETURN(auto v, meta->GetValue(nullptr, kValueJournal));
+Status MetadataJournal::RefusePreJournalStore() const {
+  if (!core_.options.journal) return Status::OK();
+  SMR_ASSIGN_OR_RETURN(auto v, core_.meta->GetValue(nullptr, kValueJournal));
   if (v) return Status::OK();
   // No checkpoint yet is a store whose first mount (mkfs mounts it once to write the
   // checkpoint, before any transaction) stopped before it completed: Open writes it. A
   // store that committed collections or objects without one was made before the journal
   // existed (a pre-release layout of store format 1): its drives alone could never
   // rebuild its metadata, and this build does not mount it.
-  SMR_ASSIGN_OR_RETURN(const uint64_t cids, meta->GetCounter(nullptr, kCounterCid));
-  SMR_ASSIGN_OR_RETURN(const uint64_t nids, meta->GetCounter(nullptr, kCounterNid));
+  SMR_ASSIGN_OR_RETURN(const uint64_t cids, core_.meta->GetCounter(nullptr, kCounterCid));
+  SMR_ASSIGN_OR_RETURN(const uint64_t nids, core_.meta->GetCounter(nullptr, kCounterNid));
   if (cids == 0 && nids == 0) return Status::OK();
   return Status::NotSupported(
-      "store " + dir + ": metadata journal: no checkpoint, yet collections (highest id " +
+      "store " + core_.dir + ": metadata journal: no checkpoint, yet collections (highest id " +
       std::to_string(cids) + ") and objects (highest id " + std::to_string(nids) +
       ") were committed: a store made before the metadata journal (a pre-release layout of "
       "store format 1) is not supported (this build reads store format 1 with its metadata "
@@ -152,45 +182,47 @@ Status Store::Impl::RefusePreJournalStore() const {
       "); copy its objects to a new store");
 }
 
-Status Store::Impl::LoadJournalState() {
-  SMR_ASSIGN_OR_RETURN(auto v, meta->GetValue(nullptr, kValueJournal));
-  has_checkpoint = v.has_value();
+Status MetadataJournal::LoadJournalState() {
+  MutexLock lock(&group_mu_);  // Open, no commit thread yet: the lock is for the analysis
+  SMR_ASSIGN_OR_RETURN(auto v, core_.meta->GetValue(nullptr, kValueJournal));
+  has_checkpoint_ = v.has_value();
   if (!v) return Status::OK();
   unsigned long long id = 0, seq_at = 0, bytes = 0;
   if (std::sscanf(v->c_str(), "checkpoint_id=%llu\ncheckpoint_seq=%llu\ncheckpoint_bytes=%llu",
                   &id, &seq_at, &bytes) != 3) {
     return Status::Corruption("metadata value 'journal' is malformed: " + *v);
   }
-  checkpoint_id = id;
-  checkpoint_seq = seq_at;
-  last_checkpoint_bytes = bytes;
+  checkpoint_id_ = id;
+  checkpoint_seq_ = seq_at;
+  last_checkpoint_bytes_ = bytes;
   SizeJournalReserve();
   // Journal bytes written since that checkpoint: all journal zone bytes but its own.
   uint64_t total = 0;
-  for (const ZoneStatus& z : zones->Snapshot()) {
+  for (const ZoneStatus& z : core_.zones->Snapshot()) {
     if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) &&
         z.stream == StreamId::kJournal) {
       total += z.written;
     }
   }
-  journal_bytes = total > last_checkpoint_bytes ? total - last_checkpoint_bytes : 0;
+  journal_bytes_ = total > last_checkpoint_bytes_ ? total - last_checkpoint_bytes_ : 0;
   return Status::OK();
 }
 
-Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
-  if (!options.journal) return Status::OK();
+Status MetadataJournal::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
+  group_mu_.AssertHeld();
+  if (!core_.options.journal) return Status::OK();
   const std::vector<JournalOp>& ops = batch->journal();
   // Markers alone wait for the next metadata change (a failed transaction, or a commit of
   // counters only, writes nothing to the zones).
-  if (ops.empty() && !journal_markers_now) return Status::OK();
+  if (ops.empty() && !journal_markers_now_) return Status::OK();
   std::string body;
   uint32_t count = 0;
   auto add = [&](const JournalOp& op) {
     AppendJournalOp(op, &body);
     ++count;
   };
-  for (const JournalOp& op : journal_markers) add(op);
-  for (const OpenedZone& z : zones->TakeOpenedZones()) {
+  for (const JournalOp& op : journal_markers_) add(op);
+  for (const OpenedZone& z : core_.zones->TakeOpenedZones()) {
     JournalOp op;
     op.kind = journalfmt::kOpZoneOpen;
     op.a = z.drive;
@@ -202,18 +234,18 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   {
     JournalOp op;
     op.kind = journalfmt::kOpCounters;
-    MutexLock lock(&counters_mu);
-    op.a = counters.lifetime_user_bytes;
-    op.b = counters.lifetime_device_bytes;
-    op.c = counters.lifetime_txns;
-    op.d = gc_worker.lifetime_gc_bytes();
+    MutexLock lock(&core_.counters_mu);
+    op.a = core_.counters.lifetime_user_bytes;
+    op.b = core_.counters.lifetime_device_bytes;
+    op.c = core_.counters.lifetime_txns;
+    op.d = store_->gc_worker.lifetime_gc_bytes();
     add(op);
   }
   {
     JournalOp op;
     op.kind = journalfmt::kOpIds;
-    op.a = nid_max;
-    op.b = cid_max;
+    op.a = core_.nid_max;
+    op.b = core_.cid_max;
     add(op);
   }
   // Only the last write of each key: replaying a record applies its ops in order, so the
@@ -223,21 +255,21 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
   auto payload = std::make_shared<const std::string>(FinishJournalPayload(count, body));
   RecordHeader h;
   h.type = RecordType::kJournal;
-  h.seq = seq;
-  h.collection_id = superblock.mount_count;
+  h.seq = core_.seq;
+  h.collection_id = core_.superblock.mount_count;
   h.payload_len = static_cast<uint32_t>(payload->size());
   h.payload_crc = PayloadCrc(payload->data(), payload->size());
   const uint64_t bytes = RecordBytes(payload->size());
   std::optional<Allocation> with_data;
-  if (journal_with_data && !journal_own_zones_now) {
+  if (journal_with_data_ && !journal_own_zones_now_) {
     // The zone the group writes last: its one device write carries the record too, and
     // the head is there when the next group starts.
-    std::optional<ZoneAddress> target = LastDataZone(*writes, *zones);
-    if (!target && writes->zones.empty()) target = last_group_zone;
+    std::optional<ZoneAddress> target = LastDataZone(*writes, *core_.zones);
+    if (!target && writes->zones.empty()) target = last_group_zone_;
     if (target) {
       // A pack still open in the zone is closed first: the record follows it.
       writes->ClosePacksIn(target->drive, target->zone);
-      with_data = zones->AllocateIn(*target, bytes, FooterEntryFor(0, h));
+      with_data = core_.zones->AllocateIn(*target, bytes, FooterEntryFor(0, h));
     }
   }
   if (with_data) {
@@ -247,40 +279,43 @@ Status Store::Impl::JournalBatch(MetaStore::Batch* batch, GroupWrites* writes) {
     // Not live (GC skips journal records); the pin keeps the zone until a checkpoint. It
     // is persisted in this commit; one taken by a group that then fails stays (harmless:
     // the next checkpoint clears it).
-    if (zones->PinJournal({with_data->drive, with_data->zone})) {
-      batch->PutDerivedValue(kValueJournalPins, EncodeJournalPins(zones->JournalPins()));
+    if (core_.zones->PinJournal({with_data->drive, with_data->zone})) {
+      batch->PutDerivedValue(kValueJournalPins, EncodeJournalPins(core_.zones->JournalPins()));
     }
   } else {
     Allocation at;
-    SMR_RETURN_IF_ERROR(
-        PlaceRecord(zones.get(), seq, StreamId::kJournal, h, *payload, payload, writes, &at));
+    SMR_RETURN_IF_ERROR(PlaceRecord(core_.zones.get(), core_.seq, StreamId::kJournal, h,
+                                    *payload, payload, writes, &at));
     // Journal zones count their records as live: they are not GC's to reclaim.
-    writes->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
+    writes->live_delta[{at.drive,
+                        static_cast<uint32_t>(at.offset / core_.ZoneSize(at.drive))}] +=
         static_cast<int64_t>(bytes);
   }
-  journal_bytes_pending += bytes;
+  journal_bytes_pending_ += bytes;
   return Status::OK();
 }
 
-void Store::Impl::JournalCommitted(bool ok) {
+void MetadataJournal::JournalCommitted(bool ok) {
+  group_mu_.AssertHeld();
   if (ok) {
-    journal_markers.clear();
-    journal_markers_now = false;
-    journal_bytes += journal_bytes_pending;
-    MutexLock lock(&counters_mu);
-    counters.journal_bytes_written += journal_bytes_pending;
+    journal_markers_.clear();
+    journal_markers_now_ = false;
+    journal_bytes_ += journal_bytes_pending_;
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.journal_bytes_written += journal_bytes_pending_;
   }
-  journal_bytes_pending = 0;
+  journal_bytes_pending_ = 0;
 }
 
-Status Store::Impl::Checkpoint() {
-  if (!options.journal) return Status::OK();
+Status MetadataJournal::Checkpoint() {
+  group_mu_.AssertHeld();
+  if (!core_.options.journal) return Status::OK();
   CheckpointState c;
-  c.id = checkpoint_id + 1;
-  c.at_seq = ++seq;
+  c.id = checkpoint_id_ + 1;
+  c.at_seq = ++core_.seq;
   // Journal zones sealed before this checkpoint: obsolete once it is complete.
   std::vector<ZoneAddress> obsolete;
-  for (const ZoneStatus& z : zones->Snapshot()) {
+  for (const ZoneStatus& z : core_.zones->Snapshot()) {
     if (z.state == ZoneState::kSealed && z.stream == StreamId::kJournal) {
       obsolete.push_back(z.addr);
     }
@@ -290,11 +325,11 @@ Status Store::Impl::Checkpoint() {
   // A chunk is one record, which must fit in a zone beside its footer: at most
   // max_record_payload, and at most what one journal record may hold (JournalOpsLimit; the
   // default max_record_payload of 1 MiB passes zones of 1 MiB or less).
-  const uint64_t chunk_max =
-      std::max<uint64_t>(kMinChunk, std::min<uint64_t>(options.max_record_payload, JournalOpsLimit()));
+  const uint64_t chunk_max = std::max<uint64_t>(
+      kMinChunk, std::min<uint64_t>(core_.options.max_record_payload, JournalOpsLimit()));
   c.group = std::make_unique<GroupWrites>();
-  Status walk = meta->ForEachJournaledKey(
-      [&](std::string_view k, std::string_view v) SMR_REQUIRES(group_mu) {
+  Status walk = core_.meta->ForEachJournaledKey(
+      [&](std::string_view k, std::string_view v) SMR_REQUIRES(group_mu_) {
     const uint64_t need = 8 + k.size() + v.size();
     if (!c.kvs.empty() && c.kv_bytes + need + 5 > chunk_max) {
       SMR_RETURN_IF_ERROR(CheckpointEmitChunk(&c));
@@ -317,16 +352,16 @@ Status Store::Impl::Checkpoint() {
   return ReleaseJournalZones(obsolete);
 }
 
-Status Store::Impl::CheckpointFlushGroup(CheckpointState* c) {
+Status MetadataJournal::CheckpointFlushGroup(CheckpointState* c) {
   if (c->group->zones.empty()) return Status::OK();
-  auto batch = meta->NewBatch();
-  SMR_RETURN_IF_ERROR(pipeline->WriteAndCommit(c->group.get(), batch.get(), 0));
+  auto batch = core_.meta->NewBatch();
+  SMR_RETURN_IF_ERROR(store_->pipeline->WriteAndCommit(c->group.get(), batch.get(), 0));
   c->group = std::make_unique<GroupWrites>();
   c->group_bytes = 0;
   return Status::OK();
 }
 
-Status Store::Impl::CheckpointEmitChunk(CheckpointState* c) {
+Status MetadataJournal::CheckpointEmitChunk(CheckpointState* c) {
   if (c->kvs.empty()) return Status::OK();
   auto payload = std::make_shared<const std::string>(EncodeCheckpointChunk(c->kvs));
   c->kvs.clear();
@@ -334,16 +369,17 @@ Status Store::Impl::CheckpointEmitChunk(CheckpointState* c) {
   RecordHeader h;
   h.type = RecordType::kCheckpoint;
   h.seq = c->at_seq;
-  h.collection_id = superblock.mount_count;
+  h.collection_id = core_.superblock.mount_count;
   h.nid = c->id;
   h.logical_offset = c->chunks;
   h.payload_len = static_cast<uint32_t>(payload->size());
   h.payload_crc = PayloadCrc(payload->data(), payload->size());
   Allocation at;
-  SMR_RETURN_IF_ERROR(PlaceRecord(zones.get(), c->at_seq, StreamId::kJournal, h, *payload, payload,
-                                  c->group.get(), &at));
+  SMR_RETURN_IF_ERROR(PlaceRecord(core_.zones.get(), c->at_seq, StreamId::kJournal, h,
+                                  *payload, payload, c->group.get(), &at));
   const uint64_t rb = RecordBytes(payload->size());
-  c->group->live_delta[{at.drive, static_cast<uint32_t>(at.offset / ZoneSize(at.drive))}] +=
+  c->group->live_delta[{at.drive,
+                        static_cast<uint32_t>(at.offset / core_.ZoneSize(at.drive))}] +=
       static_cast<int64_t>(rb);
   ++c->chunks;
   c->bytes += rb;
@@ -352,7 +388,7 @@ Status Store::Impl::CheckpointEmitChunk(CheckpointState* c) {
   return Status::OK();
 }
 
-Status Store::Impl::CheckpointComplete(CheckpointState* c) {
+Status MetadataJournal::CheckpointComplete(CheckpointState* c) {
   const uint64_t id = c->id;
   const uint64_t at_seq = c->at_seq;
   const uint64_t chunks = c->chunks;
@@ -365,11 +401,11 @@ Status Store::Impl::CheckpointComplete(CheckpointState* c) {
   done.a = id;
   done.b = at_seq;
   done.c = chunks;
-  journal_markers.push_back(done);
+  journal_markers_.push_back(done);
   // The stream of every data zone in use, again: a rebuild from this checkpoint on no
   // longer sees the notes written when they opened (store/rebuild.cc reads these from the
   // record that completes the checkpoint).
-  for (const ZoneStatus& z : zones->Snapshot()) {
+  for (const ZoneStatus& z : core_.zones->Snapshot()) {
     if ((z.state != ZoneState::kOpen && z.state != ZoneState::kSealed) ||
         z.stream == StreamId::kJournal) {
       continue;
@@ -380,85 +416,92 @@ Status Store::Impl::CheckpointComplete(CheckpointState* c) {
     note.b = z.addr.zone;
     note.c = static_cast<uint64_t>(z.stream);
     note.d = z.opened_seq;
-    journal_markers.push_back(note);
+    journal_markers_.push_back(note);
   }
-  auto batch = meta->NewBatch();
+  auto batch = core_.meta->NewBatch();
   batch->PutValue(kValueJournal, EncodeJournalState(id, at_seq, bytes));
-  const bool had_pins = !zones->JournalPins().empty();
+  const bool had_pins = !core_.zones->JournalPins().empty();
   if (had_pins) batch->PutDerivedValue(kValueJournalPins, "");
-  journal_own_zones_now = true;
-  Status done_commit = pipeline->WriteAndCommit(c->group.get(), batch.get(), 0);
-  journal_own_zones_now = false;
+  journal_own_zones_now_ = true;
+  Status done_commit = store_->pipeline->WriteAndCommit(c->group.get(), batch.get(), 0);
+  journal_own_zones_now_ = false;
   SMR_RETURN_IF_ERROR(done_commit);
-  if (had_pins) zones->ClearJournalPins();
-  checkpoint_id = id;
-  checkpoint_seq = at_seq;
-  last_checkpoint_bytes = bytes;
+  if (had_pins) core_.zones->ClearJournalPins();
+  checkpoint_id_ = id;
+  checkpoint_seq_ = at_seq;
+  last_checkpoint_bytes_ = bytes;
   SizeJournalReserve();
-  has_checkpoint = true;
-  journal_bytes = 0;
+  has_checkpoint_ = true;
+  journal_bytes_ = 0;
   {
-    MutexLock lock(&counters_mu);
-    counters.checkpoints++;
-    counters.checkpoint_bytes_written += bytes;
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.checkpoints++;
+    core_.counters.checkpoint_bytes_written += bytes;
   }
   return Status::OK();
 }
 
-Status Store::Impl::ReleaseJournalZones(const std::vector<ZoneAddress>& obsolete) {
-  for (const ZoneAddress& z : obsolete) zones->ReleaseZone(z.drive, z.zone);
-  auto freed = meta->NewBatch();
-  for (const auto& [addr, zm] : zones->TakeDirtyZones()) freed->PutZone(addr.drive, addr.zone, zm);
-  SMR_RETURN_IF_ERROR(meta->Commit(freed.get(), /*sync=*/true));
+Status MetadataJournal::ReleaseJournalZones(const std::vector<ZoneAddress>& obsolete) {
+  for (const ZoneAddress& z : obsolete) core_.zones->ReleaseZone(z.drive, z.zone);
+  auto freed = core_.meta->NewBatch();
+  for (const auto& [addr, zm] : core_.zones->TakeDirtyZones()) {
+    freed->PutZone(addr.drive, addr.zone, zm);
+  }
+  SMR_RETURN_IF_ERROR(core_.meta->Commit(freed.get(), /*sync=*/true));
   for (const ZoneAddress& z : obsolete) {
-    Status s = zones->ResetZone(z.drive, z.zone);
+    Status s = core_.zones->ResetZone(z.drive, z.zone);
     if (!s.ok()) {
       // Free in the metadata but not empty on the drive: never allocate it this mount
       // (the next mount resets it, or reports the drive).
-      MutexLock lock(&mu);
-      fatal = Status::ReadOnly("store is read-only: resetting obsolete journal zone " +
-                               std::to_string(z.zone) + " of drive " + std::to_string(z.drive) +
-                               " failed (" + s.ToString() + "); remount");
-      return fatal;
+      MutexLock lock(&core_.mu);
+      core_.fatal = Status::ReadOnly(
+          "store is read-only: resetting obsolete journal zone " + std::to_string(z.zone) +
+          " of drive " + std::to_string(z.drive) + " failed (" + s.ToString() + "); remount");
+      return core_.fatal;
     }
   }
   return Status::OK();
 }
 
-void Store::Impl::SizeJournalReserve() {
+void MetadataJournal::SizeJournalReserve() {
   // Room on a full drive for the group records written until the next checkpoint
   // (MaybeCheckpoint takes one a quarter zone after the journal entered its reserve) and
   // for that checkpoint (its size is the last one's, give or take): one zone + the last
   // checkpoint's zones, per drive.
-  if (!options.journal) return;
-  const uint64_t zone_cap = devices[0]->info().zone_capacity;
-  const uint64_t ckpt_zones = zone_cap == 0 ? 0 : (last_checkpoint_bytes + zone_cap - 1) / zone_cap;
-  zones->SetJournalReserve(static_cast<uint32_t>(1 + ckpt_zones));
+  if (!core_.options.journal) return;
+  const uint64_t zone_cap = core_.devices[0]->info().zone_capacity;
+  const uint64_t ckpt_zones =
+      zone_cap == 0 ? 0 : (last_checkpoint_bytes_ + zone_cap - 1) / zone_cap;
+  core_.zones->SetJournalReserve(static_cast<uint32_t>(1 + ckpt_zones));
 }
 
-void Store::Impl::MaybeCheckpoint(bool for_pins) {
-  if (!options.journal) return;
+bool MetadataJournal::CheckpointDue(bool for_pins) const {
   // Journal since the last checkpoint over twice that checkpoint's size (and over one
   // zone): its space is then mostly obsolete records a checkpoint frees.
-  const uint64_t zone_cap = devices[0]->info().zone_capacity;
-  const uint64_t threshold = std::max(2 * last_checkpoint_bytes, zone_cap);
+  const uint64_t zone_cap = core_.devices[0]->info().zone_capacity;
+  const uint64_t threshold = std::max(2 * last_checkpoint_bytes_, zone_cap);
   // Or when the data zones pinned by journal records (journal_with_data) are many: a
   // checkpoint unpins them. (GC that finds only pinned zones worth cleaning takes one
   // itself: PickVictim.)
-  const size_t pins = zones->JournalPins().size();
+  const size_t pins = core_.zones->JournalPins().size();
   const uint64_t pin_limit =
-      options.journal_pinned_zones_max != 0
-          ? options.journal_pinned_zones_max
-          : DefaultPinLimit(zone_cap == 0 ? 0 : zones->data_capacity() / zone_cap);
+      core_.options.journal_pinned_zones_max != 0
+          ? core_.options.journal_pinned_zones_max
+          : DefaultPinLimit(zone_cap == 0 ? 0 : core_.zones->data_capacity() / zone_cap);
   const bool unpin = for_pins && pins > 0 && pins >= pin_limit;
   // Or when the journal has begun taking its reserve (a full store: users and GC left
   // it) and a quarter zone was journaled since the last checkpoint, which then frees.
-  const bool tight = journal_bytes >= zone_cap / 4 && zones->JournalInReserve();
-  if (journal_bytes < threshold && !unpin && !tight) return;
-  MutexLock glock(&group_mu);
+  const bool tight = journal_bytes_ >= zone_cap / 4 && core_.zones->JournalInReserve();
+  return !(journal_bytes_ < threshold && !unpin && !tight);
+}
+
+void MetadataJournal::MaybeCheckpoint(bool for_pins) {
+  if (!core_.options.journal) return;
+  if (!CheckpointDue(for_pins)) return;
+  MutexLock glock(&group_mu_);
   {
-    MutexLock lock(&mu);
-    if (!fatal.ok()) return;
+    MutexLock lock(&core_.mu);
+    if (!core_.fatal.ok()) return;
   }
   Status s = Checkpoint();
   if (!s.ok()) {
