@@ -15,6 +15,7 @@
 #include <future>
 
 #include "store/store_internal.h"
+#include "store/hybrid_manager.h"
 #include "common/engine_log.h"
 
 namespace smr {
@@ -131,10 +132,8 @@ Result<ZoneStatus> Store::Impl::PickVictim() {
       if (std::min(z.written, z.live_bytes + z.live_bytes / 16) < z.written) ++pinned_worth;
       continue;
     }
-    if (conversion && conversion->cursor && conversion->cursor->victim.addr == z.addr) {
-      continue;  // being emptied by a hybrid conversion (store/hybrid.cc)
-    }
-    if (evict_cursor && evict_cursor->victim.addr == z.addr) continue;  // H-Buffer eviction
+    // Being emptied by a hybrid conversion or the H-Buffer's eviction (store/hybrid_manager.h).
+    if (hybrid_manager->EmptiesZone(z.addr)) continue;
     if (auto q = quarantine.find(z.addr); q != quarantine.end() && gc_picks < q->second.retry_at_pick) {
       continue;
     }
@@ -777,9 +776,9 @@ void StoreCore::UpdateDeathRates(const GroupWrites& w) {
 
 void Store::Impl::EnsureSpace(uint64_t bytes) {
   if (zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
-  // Hybrid drives grow first (store/hybrid.cc): converting a CMR realm gains capacity for
-  // good, cleaning only gives dead space back.
-  GrowForSpace(bytes);
+  // Hybrid drives grow first (store/hybrid_manager.h): converting a CMR realm gains
+  // capacity for good, cleaning only gives dead space back.
+  hybrid_manager->GrowForSpace(bytes);
   if (!gc_auto || zones->user_free_bytes(MaxRecordBytes()) >= bytes) return;
   if (gc_barren_at == user_deaths) return;  // nothing died since cleaning stopped paying
   MutexLock glock(&group_mu);
@@ -823,7 +822,7 @@ void Store::Impl::EnsureSpace(uint64_t bytes) {
 void Store::Impl::CleanForSpace() {
   // A conversion gains room for good; otherwise one whole victim (a few tries past victims
   // whose cleaning fails), which frees a zone to the user streams.
-  if (GrowForSpace(UINT64_MAX)) return;
+  if (hybrid_manager->GrowForSpace(UINT64_MAX)) return;
   if (!gc_auto || gc_barren_at == user_deaths) return;
   MutexLock glock(&group_mu);
   const uint64_t t0 = NowNs();

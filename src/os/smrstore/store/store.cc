@@ -23,6 +23,7 @@
 #include "common/crc32c.h"
 #include "common/json.h"
 #include "device/device_spec.h"
+#include "store/hybrid_manager.h"
 #include "store/options_table.h"
 #include "store/store_internal.h"
 #include "store/superblock_log.h"
@@ -277,6 +278,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     return Status::NotFound(dir + " holds no smrstore");
   }
   auto impl = std::make_unique<Impl>();
+  impl->hybrid_manager = std::make_unique<HybridManager>(*impl, impl.get());
   impl->dir = dir;
   impl->read_only = read_only;
   SMR_RETURN_IF_ERROR(LockStore(dir, read_only, &impl->lock));
@@ -578,33 +580,25 @@ void Store::Impl::CommitLoop() {
     uint64_t ride = 0;  // live bytes of GC relocation this group carries (RideGcSlice)
     {
       MutexUniqueLock lock(&mu);
-      if (converting() || convert_request) {
-        // A hybrid conversion goes on while idle (store/hybrid.cc): one quantum per wakeup.
+      if (hybrid_manager->converting() || hybrid_manager->RequestQueued()) {
+        // A hybrid conversion goes on while idle (store/hybrid_manager.h): one quantum per
+        // wakeup.
         if (!stopping && queue.empty()) {
-          cv.WaitFor(&lock, std::chrono::milliseconds(converting() ? 5 : 0));
+          cv.WaitFor(&lock, std::chrono::milliseconds(hybrid_manager->converting() ? 5 : 0));
         }
         if (queue.empty() && !stopping) {
           lock.Unlock();
-          MaybeConvert(/*queued=*/false);
+          hybrid_manager->MaybeConvert(/*queued=*/false);
           continue;
         }
       } else {
-        while (!stopping && queue.empty() && !convert_request.has_value()) cv.Wait(&lock);
+        while (!stopping && queue.empty() && !hybrid_manager->RequestQueued()) cv.Wait(&lock);
         if (queue.empty() && !stopping) continue;  // a conversion request: handled above
       }
       if (queue.empty() && stopping) {
         lock.Unlock();
-        FinishActivation();  // a drive converting a realm: wait for it, record it
-        conversion.reset();  // a drain in progress resumes (from scratch) at the next mount
-        if (pending_request_done) {
-          pending_request_done->set_value(Status::Busy("store unmounted during the conversion"));
-          pending_request_done.reset();
-        }
-        lock.Lock();
-        if (convert_request) {
-          convert_request->done.set_value(Status::Busy("store is unmounting"));
-          convert_request.reset();
-        }
+        // An activation waited for, a drain dropped, the requests answered (kBusy).
+        hybrid_manager->StopForUnmount();
         return;
       }
       // A GC request runs alone, in queue order.
@@ -667,8 +661,8 @@ void Store::Impl::CommitLoop() {
     }
     CommitGroup(&group, ride);
     MaybeCheckpoint();
-    MaybeConvert(queued_more);
-    MaybeEvict(queued_more);
+    hybrid_manager->MaybeConvert(queued_more);
+    hybrid_manager->MaybeEvict(queued_more);
     if (!queued_more) MaybeGc(/*queued=*/false);
   }
 }
