@@ -52,7 +52,7 @@ OMAP_KEYS = ["k0", "k1", "k2", "kx_long_key_" + "y" * 40]
 PUT_TEMP_GEN = "736d727075740000"  # smrstore-tool put's temporary copy (store_commands.cc)
 NO_GEN = "ffffffffffffffff"
 OTHER = {"cmr": "smr", "smr": "cmr"}
-# The engine's log lines about realm conversions (store/hybrid.cc), on stderr.
+# The engine's log lines about realm conversions (store/hybrid_manager.cc), on stderr.
 RE_CONVERTING = re.compile(r"smrstore: converting realm (\d+) of drive (\d+) to (cmr|smr)"
                            r"(?: \((\d+) live bytes)?")
 RE_CONVERTED = re.compile(r"smrstore: realm (\d+) of drive (\d+) is (cmr|smr) now")

@@ -4,7 +4,7 @@
 // no I/O; plan_model_test.cc pins it.
 //
 // Contract
-//   The store (store/hybrid.cc) drains a realm by GC slices ("quanta"). A slice walks one
+//   The store (store/hybrid_manager.cc) drains a realm by GC slices ("quanta"). A slice walks one
 //   zone from where the last one stopped, reads every record header (and the payloads of
 //   live records) and rewrites the live ones elsewhere, record by record, until it has
 //   moved `quantum` live bytes or reached the zone's end (a slice never crosses zones); then
@@ -79,7 +79,7 @@ struct PlanParams {
   double overwrite_bytes_per_ms = 0;
   uint64_t live_total_bytes = 0;
   double initial_rate = 0;     // bytes/ms the store measured already; 0: none yet
-  // The store's constants (store/hybrid.cc).
+  // The store's constants (store/hybrid_manager.cc).
   uint64_t min_quantum = 64ull << 10;
   uint64_t max_quantum = 64ull << 20;
   uint64_t first_quantum = 256ull << 10;

@@ -1,4 +1,4 @@
-// Sizing the quanta of a hybrid conversion's migration (store/hybrid.cc), so that each one
+// Sizing the quanta of a hybrid conversion's migration (store/hybrid_manager.cc), so that each one
 // stays within the operator's latency bound.
 //
 // Contract

@@ -18,6 +18,7 @@
 #include "store/commit_pipeline.h"
 #include "store/store_internal.h"
 #include "store/gc_worker.h"
+#include "store/hybrid_manager.h"
 #include "common/engine_log.h"
 
 namespace smr {
@@ -136,13 +137,8 @@ Result<ZoneStatus> GcWorker::PickVictim() {
       if (std::min(z.written, z.live_bytes + z.live_bytes / 16) < z.written) ++pinned_worth;
       continue;
     }
-    // peer: conversion
-    if (store_->conversion && store_->conversion->cursor &&
-        store_->conversion->cursor->victim.addr == z.addr) {
-      continue;  // being emptied by a hybrid conversion (store/hybrid.cc)
-    }
-    // peer: evict_cursor (H-Buffer eviction)
-    if (store_->evict_cursor && store_->evict_cursor->victim.addr == z.addr) continue;
+    // Being emptied by a hybrid conversion or the H-Buffer's eviction (store/hybrid_manager.h).
+    if (store_->hybrid_manager->EmptiesZone(z.addr)) continue;
     if (auto q = quarantine_.find(z.addr);
         q != quarantine_.end() && gc_picks_ < q->second.retry_at_pick) {
       continue;
@@ -819,9 +815,9 @@ void StoreCore::UpdateDeathRates(const GroupWrites& w) {
 
 void GcWorker::EnsureSpace(uint64_t bytes) {
   if (core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
-  // Hybrid drives grow first (store/hybrid.cc): converting a CMR realm gains capacity for
+  // Hybrid drives grow first (store/hybrid_manager.h): converting a CMR realm gains capacity for
   // good, cleaning only gives dead space back.
-  store_->GrowForSpace(bytes);  // peer: GrowForSpace
+  store_->hybrid_manager->GrowForSpace(bytes);
   if (!gc_auto_ || core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
   if (gc_barren_at_ == core_.user_deaths) return;  // nothing died since cleaning stopped paying
   MutexLock glock(&core_.group_mu);
@@ -866,7 +862,7 @@ void GcWorker::EnsureSpace(uint64_t bytes) {
 void GcWorker::CleanForSpace() {
   // A conversion gains room for good; otherwise one whole victim (a few tries past victims
   // whose cleaning fails), which frees a zone to the user streams.
-  if (store_->GrowForSpace(UINT64_MAX)) return;  // peer: GrowForSpace
+  if (store_->hybrid_manager->GrowForSpace(UINT64_MAX)) return;
   if (!gc_auto_ || gc_barren_at_ == core_.user_deaths) return;
   MutexLock glock(&core_.group_mu);
   const uint64_t t0 = NowNs();

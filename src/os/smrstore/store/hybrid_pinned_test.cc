@@ -1,7 +1,7 @@
 // Hybrid drives with the journal written after the data (journal_with_data), and the data
 // zones that pins (issue 43, semantic mutants, doc/testing.md "Semantic mutants"): such a
 // zone holds journal records a rebuild replays until the next checkpoint, so a realm
-// conversion's drain (store/hybrid.cc, the conversion step) must not empty and reset it
+// conversion's drain (store/hybrid_manager.cc, the conversion step) must not empty and reset it
 // without a checkpoint first. Relocation re-puts the onodes it moves, so only the other
 // keys of those records (omap here) show the loss; the rebuilt database must equal the
 // live one key by key. Killed mutant: the drain's `z.stream == kJournal || z.journal_pinned`

@@ -1,4 +1,4 @@
-// The store on hybrid drives (store/hybrid.cc; device/zoned_device.h "Hybrid drives"): new
+// The store on hybrid drives (store/hybrid_manager.cc; device/zoned_device.h "Hybrid drives"): new
 // space is CMR first and CMR zones survive remounts with their software write pointers;
 // converting a realm moves its data out in quanta and gains capacity; back to CMR; the
 // policy converts on its own when space runs low; a crash or fault at any step of a

@@ -22,6 +22,7 @@
 #include "common/json.h"
 #include "device/device_spec.h"
 #include "store/commit_pipeline.h"
+#include "store/hybrid_manager.h"
 #include "store/options_table.h"
 #include "store/store_internal.h"
 #include "store/superblock_log.h"
@@ -271,6 +272,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     return Status::NotFound(dir + " holds no smrstore");
   }
   auto impl = std::make_unique<Impl>();
+  impl->hybrid_manager = std::make_unique<HybridManager>(*impl, impl.get());
   impl->dir = dir;
   impl->read_only = read_only;
   SMR_RETURN_IF_ERROR(LockStore(dir, read_only, &impl->lock));

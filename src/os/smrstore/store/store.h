@@ -68,7 +68,7 @@ struct StoreOptions {
 #undef SMR_OPTION
 };
 
-// Hybrid conversions since mount (store/hybrid.cc) and the one in progress.
+// Hybrid conversions since mount (store/hybrid_manager.cc) and the one in progress.
 struct HybridCounters {
   uint64_t conversions_started = 0;
   uint64_t conversions_done = 0;    // realms the drives converted

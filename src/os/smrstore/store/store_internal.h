@@ -15,7 +15,10 @@
 //   GC worker         gc_worker.cc    GcWorker (gc_worker.h): victims, slices (alone or riding
 //                                     in a group), resets after FenceReaders, quarantine,
 //                                     pacing, cleaning for space.
-//   hybrid drives     hybrid.cc       realm conversions and the H-Buffer's eviction.
+//   hybrid drives     hybrid_manager.cc
+//                                     HybridManager (hybrid_manager.h), member
+//                                     `hybrid_manager`: realm conversions and the
+//                                     H-Buffer's eviction.
 //   metadata journal  metadata_journal.cc
 //                                     MetadataJournal (store/metadata_journal.h), member
 //                                     `journal`: journal records with each group,
@@ -26,8 +29,8 @@
 //   `group_mu` while anything writes and commits (WriteAndCommit requires it; Fsck takes it
 //   to pause commits). `mu` guards the queue and the run state (stopping, closed, fatal, a
 //   conversion request) and is never held across I/O; lock order group_mu before mu.
-//   `counters_mu` and `hybrid_mu` guard the counters Stats reads from any thread; the read
-//   fence has its own lock. Every lock is an annotated Mutex: clang's thread-safety
+//   `counters_mu` and HybridManager's `hybrid_mu` guard the counters Stats reads from any
+//   thread; the read fence has its own lock. Every lock is an annotated Mutex: clang's thread-safety
 //   analysis (qa/static/thread_safety.py, part of `make test`) checks the GUARDED_BY and
 //   REQUIRES marks.
 #pragma once
@@ -53,7 +56,6 @@
 #include "device/zoned_device.h"
 #include "format/journal.h"
 #include "format/record.h"
-#include "gc/quantum_sizer.h"
 #include "gc/death_rate.h"
 #include "gc/lifetime_history.h"
 #include "gc/pacer.h"
@@ -183,6 +185,7 @@ struct StoreLock {
 
 struct PlanContext;
 class CommitPipeline;
+class HybridManager;  // store/hybrid_manager.h
 
 // The parts of a mounted store that its components share (Store::Impl derives from it;
 // the components — commit pipeline, GC worker, hybrid manager, metadata journal, read
@@ -306,97 +309,10 @@ struct Store::Impl : StoreCore {
   // GC (store/gc_worker.h): victims, slices (alone or riding in a group), quarantine,
   // pacing, cleaning for space; the GC's cursor and its counters.
   GcWorker gc_worker{*this, this};
-
-  // Hybrid drives (store/hybrid.cc), commit thread only: at most one realm converts at a
-  // time. Draining: its live data moves out in quanta (GC slices of `quantum` live bytes,
-  // sized from the measured relocation rate so one quantum takes at most the latency
-  // bound); activating: the drive converts it on `activation`'s thread.
-  struct Conversion {
-    uint16_t drive = 0;
-    uint32_t realm = 0;
-    ZoneDomain to = ZoneDomain::kSmr;
-    bool activating = false;
-    uint64_t live_at_start = 0;
-    uint64_t moved = 0;
-    std::optional<GcCursor> cursor;
-    std::future<Status> activation;
-    std::chrono::steady_clock::time_point started;
-    std::chrono::steady_clock::time_point last_progress;
-  };
-  std::optional<Conversion> conversion;
-  // The H-Buffer's eviction (store/hybrid.cc MaybeEvict): the CMR zone being emptied.
-  std::optional<GcCursor> evict_cursor;
-  StreamId evict_to = StreamId::kGcCold;  // gc-cold: eviction to SMR; gc: Zone-Swap to CMR
-  // Store::ConvertRealm's request (guarded by mu), taken by MaybeConvert when no conversion
-  // runs; its promise is kept in pending_request_done (commit thread) until the end.
-  struct ConvertRequest {
-    uint16_t drive = 0;
-    uint32_t realm = 0;
-    ZoneDomain to = ZoneDomain::kSmr;
-    std::promise<Status> done;
-  };
-  std::optional<ConvertRequest> convert_request SMR_GUARDED_BY(mu);
-  std::optional<std::promise<Status>> pending_request_done;
-  Mutex hybrid_mu;  // guards `hybrid` (read by Stats from any thread)
-  HybridCounters hybrid SMR_GUARDED_BY(hybrid_mu);
-  std::chrono::steady_clock::time_point hybrid_retry_at SMR_GUARDED_BY(hybrid_mu);
-  QuantumSizer quantum_sizer SMR_GUARDED_BY(hybrid_mu);  // migration quanta's sizes
-  // Starts, advances or completes a conversion per the options' policy; one quantum at
-  // most per call. `queued`: foreground work is waiting (the quantum adds to its latency).
-  // `for_space`: a commit group needs room now: convert whatever CMR realm can grow the
-  // store, whatever the watermark, and wait for the drive's conversion.
-  void MaybeConvert(bool queued, bool for_space = false);
-  // MaybeConvert's steps, on the commit thread (group_mu held only where said).
-  // When the store stopped taking writes (`fatal`, read under mu): a waiting request and
-  // the pending request get the reason, a drain (not an activation) is cancelled; true.
-  bool ConversionStoppedByFatal();
-  // No conversion running: takes an operator's request (under mu) or applies the policy
-  // (grow when free space is low or `for_space`, shrink when high); true when a conversion
-  // started (BeginConversion). A refused request gets its Status.
-  bool StartConversion(bool for_space);
-  // Checks `request` against `realms`: *pick is its realm if any; true when refused (the
-  // request's promise then holds kInvalidArgument, kBusy or kNoSpace).
-  bool RefuseConvertRequest(ConvertRequest* request, const std::vector<RealmStatus>& realms,
-                            const RealmStatus** pick);
-  // The CMR realm cheapest to convert to SMR whose live data fits elsewhere, or null.
-  const RealmStatus* RealmToGrow(const std::vector<RealmStatus>& realms);
-  // The SMR realm with the least live bytes without which the free fraction (`free` now)
-  // stays above hybrid_shrink_free, or null.
-  const RealmStatus* RealmToShrink(const std::vector<RealmStatus>& realms, double free);
-  // Step (1)'s start: BeginDrain of `pick`, `conversion` set, the hybrid status updated and
-  // logged; false when BeginDrain failed (a pending request gets its Status).
-  bool BeginConversion(const RealmStatus* pick, ZoneDomain to);
-  // group_mu held. Finds the next zone of the draining realm to empty (gc_cursor's victim
-  // when it is in the realm) into c->cursor. True when this call's work is done: only
-  // journal zones (or pinned ones) were left and a checkpoint ran to free them, or it
-  // failed and the conversion was abandoned (AbandonConversion; *c is gone then).
-  bool NextDrainZone(Conversion* c) SMR_REQUIRES(group_mu);
-  // group_mu held; the realm is empty (`now`: its status): steps (2) and (3): takes the
-  // realm (committed free, synced), waits for older readers, starts the activation. A
-  // failed commit sets `fatal`.
-  void TakeAndActivateRealm(Conversion* c, const RealmStatus& now);
-  // group_mu held: one quantum of the drain (a GcSlice of NextQuantum() live bytes,
-  // split_records, half the latency bound), its bookkeeping and the hybrid status;
-  // abandons the conversion when the slice fails.
-  void DrainQuantum(Conversion* c, const RealmStatus& now, bool queued) SMR_REQUIRES(group_mu);
-  // Converts CMR realms until users can write `bytes` (or nothing can be converted); true
-  // when a realm was converted. EnsureSpace calls it before cleaning (group_mu not held).
-  bool GrowForSpace(uint64_t bytes);
-  // Waits for an activation in flight and records its outcome (Close).
-  void FinishActivation();
-  // Ends the drain in progress (group_mu held): its realm takes data again; `why` goes to
-  // the log, the hybrid status and a waiting ConvertRealm request.
-  void AbandonConversion(const Status& why);
-  bool converting() const { return conversion.has_value(); }
-  // H-Buffer (StoreOptions::hybrid_hbuffer): when CMR data zones run short while SMR ones
-  // are free, empties the oldest sealed CMR zone (a loop-back log: what survived a whole
-  // loop is cold) into the SMR-preferring gc-cold stream, one quantum per call. True when
-  // it ran a quantum.
-  bool MaybeEvict(bool queued);
-  // The live bytes the next migration quantum may move (rate × bound / 2), and the
-  // bookkeeping of one that ran (rate EWMA, its duration, bound violations).
-  uint64_t NextQuantum();
-  void NoteQuantum(uint64_t quantum, uint64_t moved, double ms, bool queued);
+  // Hybrid drives: realm conversions and the H-Buffer's eviction (store/hybrid_manager.h).
+  // Made by Store::Open. Held by pointer while it holds GcCursors (GC's, Store::Impl's
+  // own type, which needs Store::Impl complete).
+  std::unique_ptr<HybridManager> hybrid_manager;
 
   // Metadata journal (store/metadata_journal.h).
   MetadataJournal journal{*this, this};

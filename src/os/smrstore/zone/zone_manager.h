@@ -32,7 +32,7 @@
 //   meets its current records, then zeros or an earlier use's records, whose sequence
 //   numbers are smaller; records of transactions that never committed are voided by the
 //   walk's mount markers, as on sequential zones. Zones of a realm's inactive domain are kInactive: no data, no capacity.
-//   Converting a realm (store/hybrid.cc drives it): BeginDrain stops allocation in it (its
+//   Converting a realm (store/hybrid_manager.cc drives it): BeginDrain stops allocation in it (its
 //   open zones are sealed); once the caller has moved every live byte out and each of its
 //   zones is free, TakeRealm takes them out (kInactive, ZoneMeta free: the caller commits
 //   that before converting the drive), and RefreshRealm after the drive's ActivateRealms —

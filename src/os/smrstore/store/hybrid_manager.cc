@@ -1,60 +1,10 @@
-// Hybrid drives: elastic CMR/SMR capacity, converted with bounded foreground latency.
-//
-// Contract
-//   A hybrid drive (device/zoned_device.h, "Hybrid drives"; only the emulator models them)
-//   keeps its realms as the drive has them at mkfs (the emulator's default: all CMR, so new
-//   space is CMR first). The store writes CMR zones like sequential ones
-//   (zone/zone_manager.h). Between commit groups, on the commit thread, the policy of
-//   StoreOptions::hybrid_* decides:
-//   * grow: the free fraction of the data zones is below hybrid_convert_free and a CMR realm
-//     exists -> convert the CMR realm cheapest to empty (least live bytes; none of its zones
-//     a journal zone or faulted) to SMR, if its live data fits in the free space outside it;
-//   * shrink (hybrid_shrink_free > 0): the free fraction would still be above
-//     hybrid_shrink_free without one SMR realm -> convert the SMR realm with the least live
-//     bytes back to CMR.
-//   One realm converts at a time, in four steps:
-//   (1) drain: ZoneManager::BeginDrain (no allocation in it, its open zones sealed); its
-//       zones are emptied by GC slices (store/gc_worker.cc) of at most `quantum` live bytes, one
-//       per commit group while foreground work is queued, back to back while idle. The
-//       quantum is sized by gc/quantum_sizer.h from the quanta measured so far (a fit of
-//       a fixed cost per quantum plus a cost per byte: a third of what the fixed cost
-//       leaves of the bound is spent on bytes, the rest is margin; halved after a quantum
-//       over the bound), and its walk stops at half the bound (a zone of dead records costs
-//       header reads, not live bytes); a record larger than the quantum moves in pieces of
-//       at least 64 KiB (split_records: one record each, the object's extent split; the
-//       record is read and checked once, kept in the cursor for its next pieces); each
-//       quantum's duration is recorded (the latency it added to a waiting commit group) and
-//       counted as a violation when it exceeds the bound.
-//   (2) take: every zone of it free -> ZoneManager::TakeRealm, their ZoneMeta committed free
-//       (sync), then reads of older epochs are waited for (a read that found an extent in
-//       it before it moved must end before the drive destroys the data).
-//   (3) activate: the drive's ActivateRealms runs on its own thread (it takes the drive's
-//       conversion time; commit groups go on meanwhile, none can allocate in the realm).
-//   (4) RefreshRealm + commit: the new domain's zones are free data zones (on failure the
-//       old domain's zones are free again and the failure is counted).
-//   A crash at any step loses nothing: (1) is GC (relocations commit before a zone is given
-//   up); after (2)'s commit nothing the metadata references lies in the realm; the drive's
-//   conversion is atomic per realm; mount takes every realm's domain from the drive.
-//   H-Buffer (hybrid_hbuffer, default on): the CMR space is a loop-back log for the streams
-//   that prefer it (small, hot, young GC, journal; zone/stream.h). When at most
-//   kHBufferLowZones CMR zones are free while SMR zones beyond the GC reserve are, the
-//   oldest sealed CMR zone is emptied — one quantum per commit group, the same sizing and
-//   bound as a conversion — into the SMR-preferring gc-cold stream: what survived a whole
-//   loop of the buffer is cold; hot data was rewritten at the log's head meanwhile.
-//   Zone-Swap (same switch): while the buffer has kSwapRoomZones free CMR zones more than
-//   that, a sealed SMR zone opened within the last kSwapWindow transactions whose data is
-//   at least half dead holds hot data: its survivors move, in quanta, into the young GC
-//   stream, which prefers CMR.
-//   A drain that cannot proceed (a slice fails: no room, a bad record) is abandoned: the
-//   realm takes data again, `stalled` says why, and the policy retries after kRetryAfter.
-//
-// Thread safety: commit thread only (group_mu held for slices and commits), except the
-// activation thread, which touches only the drive; `hybrid` is guarded by hybrid_mu.
+// HybridManager (store/hybrid_manager.h, which states its contract, invariants and
+// thread-safety rule): realm conversions of hybrid drives and the H-Buffer's eviction.
+// Its peers (GC worker, commit pipeline, metadata journal) are reached through store_.
 #include <algorithm>
 #include <cstdio>
 
-#include "store/commit_pipeline.h"
-#include "store/store_internal.h"
+#include "store/hybrid_manager.h"
 #include "common/engine_log.h"
 
 namespace smr {
@@ -76,20 +26,20 @@ double MsSince(Clock::time_point t0) {
 
 }  // namespace
 
-uint64_t Store::Impl::NextQuantum() {
+uint64_t HybridManager::NextQuantum() {
   MutexLock lock(&hybrid_mu);
-  const uint64_t quantum = quantum_sizer.Next(options.hybrid_latency_bound_ms);
+  const uint64_t quantum = quantum_sizer.Next(core_.options.hybrid_latency_bound_ms);
   hybrid.quantum_bytes = quantum;
   return quantum;
 }
 
-void Store::Impl::NoteQuantum(uint64_t quantum, uint64_t moved, double ms, bool queued) {
+void HybridManager::NoteQuantum(uint64_t quantum, uint64_t moved, double ms, bool queued) {
   {
-    MutexLock lock(&counters_mu);
-    counters.gc_throttle_ns += queued ? static_cast<uint64_t>(ms * 1e6) : 0;
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.gc_throttle_ns += queued ? static_cast<uint64_t>(ms * 1e6) : 0;
   }
   MutexLock lock(&hybrid_mu);
-  quantum_sizer.Note(moved, ms, options.hybrid_latency_bound_ms);
+  quantum_sizer.Note(moved, ms, core_.options.hybrid_latency_bound_ms);
   hybrid.fixed_quantum_ms = quantum_sizer.fixed_ms();
   hybrid.quanta++;
   hybrid.last_quantum_ms = ms;
@@ -97,32 +47,33 @@ void Store::Impl::NoteQuantum(uint64_t quantum, uint64_t moved, double ms, bool 
   if (moved > quantum) {
     hybrid.max_overshoot_bytes = std::max(hybrid.max_overshoot_bytes, moved - quantum);
   }
-  if (ms > options.hybrid_latency_bound_ms) hybrid.bound_violations++;
+  if (ms > core_.options.hybrid_latency_bound_ms) hybrid.bound_violations++;
   if (hybrid.recent_quantum_ms.size() == kRecentQuanta) {
     hybrid.recent_quantum_ms.erase(hybrid.recent_quantum_ms.begin());
   }
   hybrid.recent_quantum_ms.push_back(ms);
 }
 
-bool Store::Impl::MaybeEvict(bool queued) {
-  if (read_only || !options.hybrid_hbuffer) return false;
+bool HybridManager::MaybeEvict(bool queued) {
+  if (core_.read_only || !core_.options.hybrid_hbuffer) return false;
   {
-    MutexLock lock(&mu);
-    if (!fatal.ok()) return false;
+    MutexLock lock(&core_.mu);
+    if (!core_.fatal.ok()) return false;
   }
   if (!evict_cursor) {
-    const auto [cmr_free, smr_free] = zones->FreeZonesByDomain();
+    const auto [cmr_free, smr_free] = core_.zones->FreeZonesByDomain();
     auto candidate = [&](const ZoneStatus& z) {
       return z.state == ZoneState::kSealed && z.stream != StreamId::kJournal &&
              !z.journal_pinned &&
              z.device_cond != ZoneCondition::kOffline &&
              z.device_cond != ZoneCondition::kReadOnly &&
-             !(gc_worker.gc_cursor() && gc_worker.gc_cursor()->victim.addr == z.addr) &&
+             !(store_->gc_worker.gc_cursor() &&
+               store_->gc_worker.gc_cursor()->victim.addr == z.addr) &&
              !(conversion && conversion->drive == z.addr.drive && z.realm == conversion->realm);
     };
-    const std::vector<ZoneStatus> snap = zones->Snapshot();
+    const std::vector<ZoneStatus> snap = core_.zones->Snapshot();
     std::optional<ZoneStatus> pick;
-    if (cmr_free <= kHBufferLowZones && smr_free > options.gc_reserve_zones + 1) {
+    if (cmr_free <= kHBufferLowZones && smr_free > core_.options.gc_reserve_zones + 1) {
       // The buffer runs short (at most one free CMR zone, SMR zones beyond the GC reserve
       // free): evict the oldest CMR zone's survivors to SMR.
       for (const ZoneStatus& z : snap) {
@@ -136,7 +87,7 @@ bool Store::Impl::MaybeEvict(bool queued) {
       // prefers CMR), where their next overwrites cost no SMR zone rewrite.
       for (const ZoneStatus& z : snap) {
         if (z.cmr || !candidate(z) || z.written == 0 || !z.realm) continue;
-        if (z.live_bytes * 2 > z.written || seq - z.opened_seq > kSwapWindow) continue;
+        if (z.live_bytes * 2 > z.written || core_.seq - z.opened_seq > kSwapWindow) continue;
         if (!pick || z.live_bytes < pick->live_bytes) pick = z;
       }
       evict_to = StreamId::kGc;
@@ -144,15 +95,15 @@ bool Store::Impl::MaybeEvict(bool queued) {
     if (!pick) return false;
     evict_cursor = GcCursor{*pick, pick->start, nullptr, nullptr, false};
   }
-  MutexLock glock(&group_mu);
+  MutexLock glock(&core_.group_mu);
   const uint64_t quantum = NextQuantum();
   const Clock::time_point t0 = Clock::now();
   const auto deadline = t0 + std::chrono::microseconds(
-                                 uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
+                                 uint64_t{core_.options.hybrid_latency_bound_ms} * 1000 / 2);
   bool zone_done = false;
   const StreamId to = evict_to;
-  auto r = gc_worker.GcSlice(&evict_cursor, quantum, &zone_done, deadline, to,
-                             /*split_records=*/true);
+  auto r = store_->gc_worker.GcSlice(&evict_cursor, quantum, &zone_done, deadline, to,
+                           /*split_records=*/true);
   if (!r.ok()) {
     evict_cursor.reset();
     Log(LogLevel::kError, "H-Buffer eviction: %s", r.status().ToString().c_str());
@@ -170,8 +121,8 @@ bool Store::Impl::MaybeEvict(bool queued) {
   return true;
 }
 
-void Store::Impl::MaybeConvert(bool queued, bool for_space) {
-  if (read_only) return;
+void HybridManager::MaybeConvert(bool queued, bool for_space) {
+  if (core_.read_only) return;
   if (ConversionStoppedByFatal()) return;
   if (!conversion && !StartConversion(for_space)) return;
   Conversion& c = *conversion;
@@ -187,9 +138,9 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   }
 
   // Step (1): one quantum of the drain.
-  MutexLock glock(&group_mu);
+  MutexLock glock(&core_.group_mu);
   RealmStatus now{};
-  for (const RealmStatus& r : zones->Realms()) {
+  for (const RealmStatus& r : core_.zones->Realms()) {
     if (r.drive == c.drive && r.realm == c.realm) now = r;
   }
   if (!c.cursor && NextDrainZone(&c)) return;
@@ -200,20 +151,20 @@ void Store::Impl::MaybeConvert(bool queued, bool for_space) {
   DrainQuantum(&c, now, queued);
 }
 
-bool Store::Impl::ConversionStoppedByFatal() {
+bool HybridManager::ConversionStoppedByFatal() {
   {
-    MutexUniqueLock lock(&mu);
-    if (!fatal.ok()) {
+    MutexUniqueLock lock(&core_.mu);
+    if (!core_.fatal.ok()) {
       // The store stopped taking writes: so does a conversion (a drive converting a realm
       // is waited for at unmount); an operator's request gets the reason.
-      const Status why = fatal.WithContext("store stopped taking writes");
+      const Status why = core_.fatal.WithContext("store stopped taking writes");
       if (convert_request) {
         convert_request->done.set_value(why);
         convert_request.reset();
       }
       lock.Unlock();
       if (conversion && !conversion->activating) {
-        zones->CancelDrain(conversion->drive, conversion->realm);
+        core_.zones->CancelDrain(conversion->drive, conversion->realm);
         conversion.reset();
         MutexLock hlock(&hybrid_mu);
         hybrid.active = false;
@@ -228,15 +179,15 @@ bool Store::Impl::ConversionStoppedByFatal() {
   return false;
 }
 
-bool Store::Impl::StartConversion(bool for_space) {
+bool HybridManager::StartConversion(bool for_space) {
   std::optional<ConvertRequest> request;
   {
-    MutexLock lock(&mu);
+    MutexLock lock(&core_.mu);
     request.swap(convert_request);
   }
-  const std::vector<RealmStatus> realms = zones->Realms();
+  const std::vector<RealmStatus> realms = core_.zones->Realms();
   if (realms.empty()) return false;
-  const double free = zones->free_fraction();
+  const double free = core_.zones->free_fraction();
   const RealmStatus* pick = nullptr;
   ZoneDomain to = ZoneDomain::kSmr;
   if (request) {
@@ -244,15 +195,15 @@ bool Store::Impl::StartConversion(bool for_space) {
     to = request->to;
     pending_request_done = std::move(request->done);
   } else {
-    if (!options.hybrid_auto) return false;
+    if (!core_.options.hybrid_auto) return false;
     MutexLock lock(&hybrid_mu);
     if (!for_space && hybrid.stalled && Clock::now() < hybrid_retry_at) return false;
   }
   if (request) {
     // the operator's pick stands
-  } else if (free < options.hybrid_convert_free || for_space) {
+  } else if (free < core_.options.hybrid_convert_free || for_space) {
     pick = RealmToGrow(realms);
-  } else if (options.hybrid_shrink_free > 0 && free > options.hybrid_shrink_free) {
+  } else if (core_.options.hybrid_shrink_free > 0 && free > core_.options.hybrid_shrink_free) {
     pick = RealmToShrink(realms, free);
     to = ZoneDomain::kCmr;
   }
@@ -260,9 +211,9 @@ bool Store::Impl::StartConversion(bool for_space) {
   return BeginConversion(pick, to);
 }
 
-bool Store::Impl::RefuseConvertRequest(ConvertRequest* request,
-                                       const std::vector<RealmStatus>& realms,
-                                       const RealmStatus** pick_out) {
+bool HybridManager::RefuseConvertRequest(ConvertRequest* request,
+                                         const std::vector<RealmStatus>& realms,
+                                         const RealmStatus** pick_out) {
   const RealmStatus*& pick = *pick_out;
   for (const RealmStatus& r : realms) {
     if (r.drive == request->drive && r.realm == request->realm) pick = &r;
@@ -280,8 +231,8 @@ bool Store::Impl::RefuseConvertRequest(ConvertRequest* request,
                           std::to_string(request->drive) +
                           " has a zone the drive reports offline or read-only; it cannot "
                           "be emptied");
-  } else if (pick->live_bytes + pick->live_bytes / 8 + 4 * MaxRecordBytes() >
-             zones->free_bytes()) {
+  } else if (pick->live_bytes + pick->live_bytes / 8 + 4 * core_.MaxRecordBytes() >
+             core_.zones->free_bytes()) {
     refuse = Status::NoSpace("the live data of realm " + std::to_string(request->realm) +
                              " does not fit in the free space of the other realms");
   }
@@ -292,15 +243,15 @@ bool Store::Impl::RefuseConvertRequest(ConvertRequest* request,
   return false;
 }
 
-const RealmStatus* Store::Impl::RealmToGrow(const std::vector<RealmStatus>& realms) {
+const RealmStatus* HybridManager::RealmToGrow(const std::vector<RealmStatus>& realms) {
   const RealmStatus* pick = nullptr;
-  const uint64_t outside_free = zones->free_bytes();
+  const uint64_t outside_free = core_.zones->free_bytes();
   for (const RealmStatus& r : realms) {
     if (r.domain != ZoneDomain::kCmr || r.taken || r.faulted) continue;
     const uint64_t realm_free = uint64_t{r.free_zones} * (r.zones ? r.capacity / r.zones : 0);
     const uint64_t room = outside_free > realm_free ? outside_free - realm_free : 0;
     // Its live data plus a header block per record's worth must fit elsewhere.
-    if (r.live_bytes + r.live_bytes / 8 + 4 * MaxRecordBytes() > room) continue;
+    if (r.live_bytes + r.live_bytes / 8 + 4 * core_.MaxRecordBytes() > room) continue;
     // Cheapest first: least live data; a realm holding journal zones costs a checkpoint.
     auto cost = [](const RealmStatus& x) { return x.live_bytes + (x.has_journal ? 1 : 0); };
     if (!pick || cost(r) < cost(*pick)) pick = &r;
@@ -308,27 +259,28 @@ const RealmStatus* Store::Impl::RealmToGrow(const std::vector<RealmStatus>& real
   return pick;
 }
 
-const RealmStatus* Store::Impl::RealmToShrink(const std::vector<RealmStatus>& realms,
-                                              double free) {
+const RealmStatus* HybridManager::RealmToShrink(const std::vector<RealmStatus>& realms,
+                                                double free) {
   const RealmStatus* pick = nullptr;
-  const uint64_t data = zones->data_capacity();
+  const uint64_t data = core_.zones->data_capacity();
   for (const RealmStatus& r : realms) {
     if (r.domain != ZoneDomain::kSmr || r.taken || r.faulted) continue;
     // Free fraction without this realm's SMR zones and with its CMR ones (empty).
-    const uint64_t cmr_cap = uint64_t{devices[r.drive]->info().cmr_zones_per_realm} *
-                             devices[r.drive]->info().zone_size;
+    const uint64_t cmr_cap = uint64_t{core_.devices[r.drive]->info().cmr_zones_per_realm} *
+                             core_.devices[r.drive]->info().zone_size;
     const double data_after = static_cast<double>(data - r.capacity + cmr_cap);
     const double free_after =
         (free * static_cast<double>(data) - static_cast<double>(r.capacity) +
          static_cast<double>(cmr_cap)) / data_after;
-    if (free_after <= options.hybrid_shrink_free) continue;
+    if (free_after <= core_.options.hybrid_shrink_free) continue;
     if (!pick || r.live_bytes < pick->live_bytes) pick = &r;
   }
   return pick;
 }
 
-bool Store::Impl::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
-  Status st = zones->BeginDrain(pick->drive, pick->realm, pipeline->deferred_seals());
+bool HybridManager::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
+  Status st = core_.zones->BeginDrain(pick->drive, pick->realm,
+                                      store_->pipeline->deferred_seals());
   if (!st.ok()) {
     if (pending_request_done) {
       pending_request_done->set_value(st);
@@ -359,16 +311,16 @@ bool Store::Impl::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
   return true;
 }
 
-bool Store::Impl::NextDrainZone(Conversion* conv) {
+bool HybridManager::NextDrainZone(Conversion* conv) {
   Conversion& c = *conv;
   // The realm's next zone holding data: a sealed one (BeginDrain sealed the open ones).
-  std::optional<GcCursor>& gc_cursor = gc_worker.gc_cursor();
+  std::optional<GcCursor>& gc_cursor = store_->gc_worker.gc_cursor();
   if (gc_cursor && gc_cursor->victim.realm == c.realm && gc_cursor->victim.addr.drive == c.drive) {
     c.cursor = std::move(gc_cursor);  // GC was cleaning one of them: carry on with it
     gc_cursor.reset();
   } else {
     bool journal = false;
-    for (const ZoneStatus& z : zones->Snapshot()) {
+    for (const ZoneStatus& z : core_.zones->Snapshot()) {
       if (z.addr.drive != c.drive || z.realm != c.realm) continue;
       if (z.state != ZoneState::kSealed && z.state != ZoneState::kOpen) continue;
       if (z.stream == StreamId::kJournal || z.journal_pinned) {
@@ -384,7 +336,7 @@ bool Store::Impl::NextDrainZone(Conversion* conv) {
       // Only journal zones (and pinned ones) left (BeginDrain sealed the open one): a
       // checkpoint, written outside the realm, makes them obsolete and frees (unpins) them.
       const Clock::time_point t0 = Clock::now();
-      Status st = this->journal.Checkpoint();  // `journal`: the local above
+      Status st = store_->journal.Checkpoint();
       if (!st.ok()) {
         // No room for the checkpoint (or it failed): the drain cannot go on. Retrying at
         // once would retry the same checkpoint without end (found by the option-space
@@ -401,26 +353,28 @@ bool Store::Impl::NextDrainZone(Conversion* conv) {
   return false;
 }
 
-void Store::Impl::TakeAndActivateRealm(Conversion* conv, const RealmStatus& now) {
+void HybridManager::TakeAndActivateRealm(Conversion* conv, const RealmStatus& now) {
   Conversion& c = *conv;
   // Step (2): nothing left in it.
   if (now.free_zones != now.zones) return;  // (cannot happen: no zone in use, all free)
-  Status st = zones->TakeRealm(c.drive, c.realm);
+  Status st = core_.zones->TakeRealm(c.drive, c.realm);
   if (st.ok()) {
-    auto batch = meta->NewBatch();
-    for (const auto& [addr, zm] : zones->TakeDirtyZones()) batch->PutZone(addr.drive, addr.zone, zm);
-    st = meta->Commit(batch.get(), /*sync=*/true);
+    auto batch = core_.meta->NewBatch();
+    for (const auto& [addr, zm] : core_.zones->TakeDirtyZones()) {
+      batch->PutZone(addr.drive, addr.zone, zm);
+    }
+    st = core_.meta->Commit(batch.get(), /*sync=*/true);
   }
   if (!st.ok()) {
     Log(LogLevel::kError, "conversion of realm %u of drive %u: %s", c.realm, c.drive,
                  st.ToString().c_str());
-    MutexLock lock(&mu);
-    fatal = st;  // the metadata could not be written: stop writes, as a commit would
+    MutexLock lock(&core_.mu);
+    core_.fatal = st;  // the metadata could not be written: stop writes, as a commit would
     return;
   }
-  FenceReaders();
+  core_.FenceReaders();
   // Step (3), on its own thread.
-  ZonedDevice* dev = devices[c.drive].get();
+  ZonedDevice* dev = core_.devices[c.drive].get();
   const uint32_t realm = c.realm;
   const ZoneDomain to = c.to;
   c.activating = true;
@@ -433,16 +387,16 @@ void Store::Impl::TakeAndActivateRealm(Conversion* conv, const RealmStatus& now)
   hybrid.progress = 0.95;
 }
 
-void Store::Impl::DrainQuantum(Conversion* conv, const RealmStatus& now, bool queued) {
+void HybridManager::DrainQuantum(Conversion* conv, const RealmStatus& now, bool queued) {
   Conversion& c = *conv;
   const uint64_t quantum = NextQuantum();
   const Clock::time_point t0 = Clock::now();
   bool zone_done = false;
   // The walk stops at half the bound too: a zone of dead records costs reads, not moves.
   const auto deadline = t0 + std::chrono::microseconds(
-                                 uint64_t{options.hybrid_latency_bound_ms} * 1000 / 2);
-  auto r = gc_worker.GcSlice(&c.cursor, quantum, &zone_done, deadline, std::nullopt,
-                             /*split_records=*/true);
+                                 uint64_t{core_.options.hybrid_latency_bound_ms} * 1000 / 2);
+  auto r = store_->gc_worker.GcSlice(&c.cursor, quantum, &zone_done, deadline, std::nullopt,
+                           /*split_records=*/true);
   const double ms = MsSince(t0);
   if (!r.ok()) {
     AbandonConversion(r.status());
@@ -462,13 +416,13 @@ void Store::Impl::DrainQuantum(Conversion* conv, const RealmStatus& now, bool qu
   if (hybrid.stalled) hybrid.stall_reason = "no live bytes moved for 30 s";
 }
 
-void Store::Impl::AbandonConversion(const Status& why) {
+void HybridManager::AbandonConversion(const Status& why) {
   // The realm takes data again; the next conversion is tried after kRetryAfter.
   Conversion& c = *conversion;
   const std::string text = why.ToString();
   Log(LogLevel::kWarning, "conversion of realm %u of drive %u abandoned: %s", c.realm,
                c.drive, text.c_str());
-  zones->CancelDrain(c.drive, c.realm);
+  core_.zones->CancelDrain(c.drive, c.realm);
   conversion.reset();
   if (pending_request_done) {
     pending_request_done->set_value(why.WithContext("converting the realm"));
@@ -481,13 +435,13 @@ void Store::Impl::AbandonConversion(const Status& why) {
   hybrid_retry_at = Clock::now() + kRetryAfter;
 }
 
-bool Store::Impl::GrowForSpace(uint64_t bytes) {
-  if (!options.hybrid_auto || read_only) return false;
+bool HybridManager::GrowForSpace(uint64_t bytes) {
+  if (!core_.options.hybrid_auto || core_.read_only) return false;
   bool grew = false;
   // Each round is a quantum, a checkpoint, a take or an activation: bounded; a conversion
   // that stops advancing ends (abandoned: `conversion` is reset) and so does this loop.
   for (int rounds = 0; rounds < 100000; ++rounds) {
-    if (zones->user_free_bytes(MaxRecordBytes()) >= bytes) break;
+    if (core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) break;
     const bool had = converting();
     const uint64_t done = [&] {
       MutexLock lock(&hybrid_mu);
@@ -501,24 +455,26 @@ bool Store::Impl::GrowForSpace(uint64_t bytes) {
   return grew;
 }
 
-void Store::Impl::FinishActivation() {
+void HybridManager::FinishActivation() {
   if (!conversion || !conversion->activating) return;
   Conversion& c = *conversion;
   const Clock::time_point t0 = c.last_progress;
   const Status st = c.activation.get();
   const double ms = MsSince(t0);
-  MutexLock glock(&group_mu);
-  Status refresh = zones->RefreshRealm(c.drive, c.realm);
+  MutexLock glock(&core_.group_mu);
+  Status refresh = core_.zones->RefreshRealm(c.drive, c.realm);
   if (refresh.ok()) {
-    auto batch = meta->NewBatch();
-    for (const auto& [addr, zm] : zones->TakeDirtyZones()) batch->PutZone(addr.drive, addr.zone, zm);
-    refresh = meta->Commit(batch.get(), /*sync=*/true);
+    auto batch = core_.meta->NewBatch();
+    for (const auto& [addr, zm] : core_.zones->TakeDirtyZones()) {
+      batch->PutZone(addr.drive, addr.zone, zm);
+    }
+    refresh = core_.meta->Commit(batch.get(), /*sync=*/true);
   }
   if (!refresh.ok()) {
     Log(LogLevel::kError, "after converting realm %u of drive %u: %s", c.realm,
                  c.drive, refresh.ToString().c_str());
-    MutexLock lock(&mu);
-    fatal = refresh;
+    MutexLock lock(&core_.mu);
+    core_.fatal = refresh;
   }
   MutexLock lock(&hybrid_mu);
   hybrid.last_activation_ms = ms;
@@ -548,33 +504,67 @@ void Store::Impl::FinishActivation() {
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// Public API
+bool HybridManager::EmptiesZone(const ZoneAddress& zone) const {
+  // being emptied by a hybrid conversion, or by the H-Buffer's eviction
+  return (conversion && conversion->cursor && conversion->cursor->victim.addr == zone) ||
+         (evict_cursor && evict_cursor->victim.addr == zone);
+}
 
-Status Store::ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to) {
-  if (impl_->read_only) return Status::ReadOnly("store is mounted read-only");
-  if (drive >= impl_->devices.size()) {
+bool HybridManager::RequestQueued() const {
+  core_.mu.AssertHeld();
+  return convert_request.has_value();
+}
+
+void HybridManager::StopForUnmount() {
+  FinishActivation();  // a drive converting a realm: wait for it, record it
+  conversion.reset();  // a drain in progress resumes (from scratch) at the next mount
+  if (pending_request_done) {
+    pending_request_done->set_value(Status::Busy("store unmounted during the conversion"));
+    pending_request_done.reset();
+  }
+  MutexLock lock(&core_.mu);
+  if (convert_request) {
+    convert_request->done.set_value(Status::Busy("store is unmounting"));
+    convert_request.reset();
+  }
+}
+
+Status HybridManager::ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to) {
+  if (core_.read_only) return Status::ReadOnly("store is mounted read-only");
+  if (drive >= core_.devices.size()) {
     return Status::InvalidArgument("the store has no drive " + std::to_string(drive));
   }
-  const DeviceInfo& info = impl_->devices[drive]->info();
+  const DeviceInfo& info = core_.devices[drive]->info();
   if (!info.hybrid()) {
     return Status::NotSupported("drive " + std::to_string(drive) + " (" + info.path +
                                 ") is not a hybrid drive");
   }
   std::future<Status> f;
   {
-    MutexLock lock(&impl_->mu);
-    if (impl_->stopping || impl_->closed) return Status::Busy("store is unmounting");
-    if (impl_->convert_request) return Status::Busy("another conversion request is queued");
-    Impl::ConvertRequest req;
+    MutexLock lock(&core_.mu);
+    if (core_.stopping || core_.closed) return Status::Busy("store is unmounting");
+    if (convert_request) return Status::Busy("another conversion request is queued");
+    ConvertRequest req;
     req.drive = drive;
     req.realm = realm;
     req.to = to;
     f = req.done.get_future();
-    impl_->convert_request = std::move(req);
+    convert_request = std::move(req);
   }
-  impl_->cv.NotifyAll();
+  core_.cv.NotifyAll();
   return f.get();
+}
+
+HybridCounters HybridManager::Counters() {
+  MutexLock lock(&hybrid_mu);
+  return hybrid;
+}
+
+// ---------------------------------------------------------------------------------------
+// Public API
+
+Status Store::ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to) {
+  return impl_->hybrid_manager->ConvertRealm(drive, realm, to);
 }
 
 std::vector<RealmUsage> Store::Realms() {
@@ -596,9 +586,6 @@ std::vector<RealmUsage> Store::Realms() {
   return out;
 }
 
-HybridCounters Store::Hybrid() {
-  MutexLock lock(&impl_->hybrid_mu);
-  return impl_->hybrid;
-}
+HybridCounters Store::Hybrid() { return impl_->hybrid_manager->Counters(); }
 
 }  // namespace smr
