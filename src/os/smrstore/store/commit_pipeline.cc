@@ -11,6 +11,7 @@
 #include <map>
 
 #include "common/engine_log.h"
+#include "store/hybrid_manager.h"
 #include "format/record_format.h"
 
 namespace smr {
@@ -70,50 +71,35 @@ uint64_t CommitPipeline::SpaceNeeded(const Transaction& txn) const {
 }
 
 void CommitPipeline::CommitLoop() {
+  GcWorker& gc = store_->gc_worker;
   for (;;) {
     std::vector<Pending> group;
     bool queued_more = false;
     uint64_t ride = 0;  // live bytes of GC relocation this group carries (RideGcSlice)
     {
       MutexUniqueLock lock(&core_.mu);
-      // peer: the hybrid manager's convert_request is guarded by the store's mu, which
-      // core_.mu is (the analysis compares expressions, not objects).
-      store_->mu.AssertHeld();
-      if (store_->converting() || store_->convert_request) {  // peer: converting, convert_request
-        // A hybrid conversion goes on while idle (store/hybrid.cc): one quantum per wakeup.
+      HybridManager& hybrid = *store_->hybrid_manager;
+      if (hybrid.converting() || hybrid.RequestQueued()) {
+        // A hybrid conversion goes on while idle (store/hybrid_manager.h): one quantum per
+        // wakeup.
         if (!core_.stopping && queue_.empty()) {
-          const bool converting = store_->converting();  // peer: converting
-          core_.cv.WaitFor(&lock, std::chrono::milliseconds(converting ? 5 : 0));
+          core_.cv.WaitFor(&lock, std::chrono::milliseconds(hybrid.converting() ? 5 : 0));
         }
         if (queue_.empty() && !core_.stopping) {
           lock.Unlock();
-          store_->MaybeConvert(/*queued=*/false);  // peer: MaybeConvert
+          hybrid.MaybeConvert(/*queued=*/false);
           continue;
         }
       } else {
-        while (!core_.stopping && queue_.empty() &&
-               !store_->convert_request.has_value()) {  // peer: convert_request
+        while (!core_.stopping && queue_.empty() && !hybrid.RequestQueued()) {
           core_.cv.Wait(&lock);
         }
         if (queue_.empty() && !core_.stopping) continue;  // a conversion request: handled above
       }
       if (queue_.empty() && core_.stopping) {
         lock.Unlock();
-        // A drive converting a realm: wait for it, record it.
-        store_->FinishActivation();  // peer: FinishActivation
-        // A drain in progress resumes (from scratch) at the next mount.
-        store_->conversion.reset();  // peer: conversion
-        if (store_->pending_request_done) {  // peer: pending_request_done
-          store_->pending_request_done->set_value(  // peer: pending_request_done
-              Status::Busy("store unmounted during the conversion"));
-          store_->pending_request_done.reset();  // peer: pending_request_done
-        }
-        lock.Lock();
-        if (store_->convert_request) {  // peer: convert_request
-          store_->convert_request->done.set_value(  // peer: convert_request
-              Status::Busy("store is unmounting"));
-          store_->convert_request.reset();  // peer: convert_request
-        }
+        // An activation waited for, a drain dropped, the requests answered (kBusy).
+        hybrid.StopForUnmount();
         return;
       }
       // A GC request runs alone, in queue order.
@@ -127,7 +113,7 @@ void CommitPipeline::CommitLoop() {
       // When space is tight (GC on), a group takes only the transactions that fit in what
       // users can still write, so foreground commits advance in small steps between GC
       // slices instead of waiting for whole zones to be cleaned.
-      const uint64_t room = store_->gc_auto  // peer: gc_auto
+      const uint64_t room = gc.gc_auto()
                                 ? core_.zones->user_free_bytes(core_.MaxRecordBytes())
                                 : UINT64_MAX;
       uint64_t need = 0;
@@ -142,21 +128,21 @@ void CommitPipeline::CommitLoop() {
       queued_more = !queue_.empty();
       lock.Unlock();
       if (core_.options.gc_in_groups) {
-        ride = RideGcSlice();
+        ride = gc.RideGcSlice();
       } else {
-        store_->MaybeGc(/*queued=*/true);  // peer: MaybeGc
+        gc.MaybeGc(/*queued=*/true);
       }
-      if (store_->gc_auto || core_.options.hybrid_auto) {  // peer: gc_auto
-        if (store_->space_short) store_->CleanForSpace();  // peer: CleanForSpace, space_short
-        store_->space_short = false;  // peer: space_short
-        store_->EnsureSpace(need);  // peer: EnsureSpace
+      if (gc.gc_auto() || core_.options.hybrid_auto) {
+        if (gc.space_short()) gc.CleanForSpace();
+        gc.set_space_short(false);
+        gc.EnsureSpace(need);
       }
     }
     CommitGroup(&group, ride);
-    store_->MaybeCheckpoint();  // peer: MaybeCheckpoint
-    store_->MaybeConvert(queued_more);  // peer: MaybeConvert
-    store_->MaybeEvict(queued_more);  // peer: MaybeEvict
-    if (!queued_more) store_->MaybeGc(/*queued=*/false);  // peer: MaybeGc
+    store_->journal.MaybeCheckpoint();
+    store_->hybrid_manager->MaybeConvert(queued_more);
+    store_->hybrid_manager->MaybeEvict(queued_more);
+    if (!queued_more) gc.MaybeGc(/*queued=*/false);
   }
 }
 
@@ -166,8 +152,7 @@ void CommitPipeline::RunGcRequest(Pending* request) {
   Status st;
   for (uint32_t i = 0; i < req.gc_zones; ++i) {
     MutexUniqueLock glock(&core_.group_mu);
-    store_->group_mu.AssertHeld();  // peer: core_.group_mu, as GcOne names it
-    auto r = store_->GcOne();  // peer: GcOne
+    auto r = store_->gc_worker.GcOne();
     glock.Unlock();
     if (!r.ok()) {
       if (!r.status().IsNotFound()) st = r.status();
@@ -182,7 +167,7 @@ void CommitPipeline::RunGcRequest(Pending* request) {
     // drives (found by the option-space run: 107 of 154 zones journal after a
     // `RunGc` of hundreds of victims). Only for the journal's size: the zones GC
     // pins are unpinned by the commit loop's checkpoints as before.
-    store_->MaybeCheckpoint(/*for_pins=*/false);  // peer: MaybeCheckpoint
+    store_->journal.MaybeCheckpoint(/*for_pins=*/false);
   }
   if (st.ok()) {
     req.gc_done(total);
@@ -234,7 +219,7 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
       }
       return;
     }
-    if (ride_live > 0 && store_->gc_cursor) {  // peer: gc_cursor
+    if (ride_live > 0 && store_->gc_worker.gc_cursor()) {
       PlanRiddenSlice(ride_live, batch.get(), writes.get(), &ride, &s);
     }
     if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
@@ -248,7 +233,7 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
     break;
   }
   if (s.ok()) core_.UpdateDeathRates(*writes);
-  if (ride && s.ok()) store_->CountSliceMoves(*ride);  // peer: CountSliceMoves
+  if (ride && s.ok()) store_->gc_worker.CountSliceMoves(*ride);
   {
     MutexLock lock(&core_.counters_mu);
     for (const Status& r : results) {
@@ -266,14 +251,14 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
   }
   // The ridden slice's moves are durable: advance its cursor, and at the victim's end reset
   // it (after the read fence) — after the group's callbacks, which need not wait for it.
-  if (ride && s.ok() && store_->gc_cursor) {  // peer: gc_cursor
+  if (ride && s.ok() && store_->gc_worker.gc_cursor()) {
     MutexLock glock(&core_.group_mu);
     bool zone_done = false;
-    auto r = store_->GcFinishSlice(&store_->gc_cursor,  // peer: GcFinishSlice, gc_cursor
+    auto r = store_->gc_worker.GcFinishSlice(&store_->gc_worker.gc_cursor(),
                                    std::move(*ride), &zone_done);
     if (!r.ok()) {
       Log(LogLevel::kError, "background GC: %s", r.status().ToString().c_str());
-      store_->gc_cursor.reset();  // peer: gc_cursor
+      store_->gc_worker.gc_cursor().reset();
     }
   }
 }
@@ -301,7 +286,7 @@ size_t CommitPipeline::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Bat
   // that would take it past ends the group (it and the ones after it go back to the
   // queue's front, for the next group); one that passes it alone fails.
   const uint64_t journal_limit =
-      core_.options.journal ? store_->JournalOpsLimit() : UINT64_MAX;  // peer: JournalOpsLimit
+      core_.options.journal ? store_->journal.JournalOpsLimit() : UINT64_MAX;
   size_t defer_from = group->size();
   for (size_t i = 0; i < group->size(); ++i) {
     batch->SetSavePoint();
@@ -327,12 +312,12 @@ size_t CommitPipeline::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Bat
         }
       }
     }
-    if (r.IsNoSpace() && (store_->gc_auto || core_.options.hybrid_auto) &&  // peer: gc_auto
-        (*group)[i].space_retries < Store::Impl::kSpaceRetries) {  // peer: kSpaceRetries
+    if (r.IsNoSpace() && (store_->gc_worker.gc_auto() || core_.options.hybrid_auto) &&
+        (*group)[i].space_retries < Store::Impl::kSpaceRetries) {
       // No zone for one of its records: back to the queue, after a whole zone is cleaned
       // (CommitLoop, CleanForSpace); the transactions before it commit now.
       ++(*group)[i].space_retries;
-      store_->space_short = true;  // peer: space_short
+      store_->gc_worker.set_space_short(true);
       defer_from = i;
     }
     if (!r.ok() || defer_from == i) {
@@ -370,7 +355,7 @@ void CommitPipeline::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch
   const auto gc_live_delta = writes->gc_live_delta;
   const uint64_t gc_bytes = writes->gc_bytes;
   batch->SetSavePoint();
-  auto plan = store_->GcPlanSlice(&store_->gc_cursor,  // peer: GcPlanSlice, gc_cursor
+  auto plan = store_->gc_worker.GcPlanSlice(&store_->gc_worker.gc_cursor(),
                                   ride_live, batch, writes, std::nullopt, std::nullopt,
                                   /*split_records=*/false);
   if (plan.ok()) {
@@ -382,9 +367,9 @@ void CommitPipeline::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch
     writes->gc_live_delta = gc_live_delta;
     writes->gc_bytes = gc_bytes;
     if (!rb.ok()) *s = rb;
-    const ZoneAddress victim = store_->gc_cursor->victim.addr;  // peer: gc_cursor
-    store_->gc_cursor.reset();  // peer: gc_cursor
-    store_->Quarantine(victim, plan.status());  // peer: Quarantine
+    const ZoneAddress victim = store_->gc_worker.gc_cursor()->victim.addr;
+    store_->gc_worker.gc_cursor().reset();
+    store_->gc_worker.Quarantine(victim, plan.status());
   }
   MutexLock lock(&core_.counters_mu);
   core_.counters.gc_throttle_ns += NowNanos() - t0;
@@ -426,34 +411,6 @@ bool CommitPipeline::RetryGroupElsewhere(const ZoneManager::AllocationMark& mark
   return false;
 }
 
-uint64_t CommitPipeline::RideGcSlice() {
-  if (!store_->gc_auto) return 0;  // peer: gc_auto
-  {
-    MutexLock lock(&core_.mu);
-    if (!core_.fatal.ok()) return 0;
-  }
-  const double free = store_->GcFree();  // peer: GcFree
-  if (!store_->gc_pacer.StartRound(free,  // peer: gc_pacer, gc_cursor
-                                   store_->gc_cursor.has_value(), /*queued=*/true)) {
-    return 0;
-  }
-  // Under the urgent watermark a paced round is two slices; here it is one of twice the
-  // size.
-  const uint64_t live = store_->gc_pacer.Urgent(free)  // peer: gc_pacer, kGcSliceBytes
-                            ? 2 * Store::Impl::kGcSliceBytes
-                            : Store::Impl::kGcSliceBytes;
-  (void)store_->gc_pacer.NextSlice(free, true, false);  // peer: gc_pacer
-  if (!store_->gc_cursor) {  // peer: gc_cursor
-    MutexLock glock(&core_.group_mu);
-    store_->group_mu.AssertHeld();  // peer: core_.group_mu, as PickVictim names it
-    auto victim = store_->PickVictim();  // peer: PickVictim
-    if (!victim.ok()) return 0;  // nothing to clean
-    store_->gc_cursor =  // peer: gc_cursor, GcCursor
-        Store::Impl::GcCursor{*victim, victim->start, nullptr, nullptr, false};
-  }
-  return live;
-}
-
 void CommitPipeline::TakeDeferredSeals(std::vector<SealWrite>* seals) {
   for (SealWrite& sw : deferred_seals_) {
     if (core_.zones->StateOf(sw.drive, sw.zone) == ZoneState::kSealed) {
@@ -488,7 +445,7 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
   const size_t own_seals = w->seals.size();
   TakeDeferredSeals(&w->seals);
   // The metadata journal record goes with the group's records, before the batch commits.
-  Status s = store_->JournalBatch(batch, w);  // peer: JournalBatch
+  Status s = store_->journal.JournalBatch(batch, w);
   if (s.ok()) s = WriteGroup(w);
   uint64_t device_bytes = 0;
   for (const auto& [addr, buf] : w->zones) device_bytes += buf.length;
@@ -498,7 +455,7 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     deferred_seals_.assign(std::make_move_iterator(w->seals.begin() + own_seals),
                            std::make_move_iterator(w->seals.end()));
     w->seals.resize(own_seals);
-    store_->JournalCommitted(false);  // peer: JournalCommitted
+    store_->journal.JournalCommitted(false);
     return s;
   }
   if (s.ok()) {
@@ -526,8 +483,7 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
       batch->PutCounter(kCounterUserBytes, core_.counters.lifetime_user_bytes + w->user_bytes);
       batch->PutCounter(kCounterDeviceBytes, core_.counters.lifetime_device_bytes + device_bytes);
       batch->PutCounter(kCounterTxns, core_.counters.lifetime_txns + ok_txns);
-      batch->PutCounter(kCounterGcBytes,
-                        store_->lifetime_gc_bytes + w->gc_bytes);  // peer: lifetime_gc_bytes
+      batch->PutCounter(kCounterGcBytes, store_->gc_worker.lifetime_gc_bytes() + w->gc_bytes);
       batch->PutCounter(kCounterInlineStored,
                         static_cast<uint64_t>(static_cast<int64_t>(core_.inline_stored) +
                                               w->inline_delta));
@@ -547,10 +503,10 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     // Where a drive's head is after this group (the zone it wrote last): the next group
     // without data puts its journal record there.
     if (auto z = LastDataZone(*w, *core_.zones)) {
-      store_->last_group_zone = z;  // peer: last_group_zone
+      store_->journal.SetLastGroupZone(*z);
     }
   }
-  store_->JournalCommitted(s.ok());  // peer: JournalCommitted
+  store_->journal.JournalCommitted(s.ok());
   MutexLock lock(&core_.counters_mu);
   core_.counters.device_bytes_written += device_bytes;
   if (s.ok()) {
@@ -565,8 +521,9 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     core_.counters.lifetime_txns += ok_txns;
     core_.counters.lifetime_device_bytes += device_bytes;
     core_.counters.gc_bytes_written += w->gc_bytes;
-    store_->lifetime_gc_bytes += w->gc_bytes;  // peer: lifetime_gc_bytes
-    core_.counters.lifetime_gc_bytes = store_->lifetime_gc_bytes;  // peer: lifetime_gc_bytes
+    GcWorker& gc = store_->gc_worker;
+    gc.set_lifetime_gc_bytes(gc.lifetime_gc_bytes() + w->gc_bytes);
+    core_.counters.lifetime_gc_bytes = gc.lifetime_gc_bytes();
     core_.inline_stored =
         static_cast<uint64_t>(static_cast<int64_t>(core_.inline_stored) + w->inline_delta);
   }

@@ -142,9 +142,6 @@ class CommitPipeline {
   // stops writes (`fatal`, under mu) and returns false.
   bool RetryGroupElsewhere(const ZoneManager::AllocationMark& mark, bool may_retry,
                            Status* s) SMR_REQUIRES(core_.group_mu);
-  // Whether the pacer wants a slice with this group (picking a victim if none is in hand):
-  // its live bytes, or 0. Takes group_mu to pick.
-  uint64_t RideGcSlice() SMR_EXCLUDES(core_.group_mu);
   Status WriteGroup(GroupWrites* w) SMR_REQUIRES(core_.group_mu);
   // Moves deferred_seals_ into `seals`, leaving out the zones no longer sealed (released or
   // taken since: their seal must not write into a reset or inactive zone).

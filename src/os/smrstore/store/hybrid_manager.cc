@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "store/hybrid_manager.h"
+#include "store/commit_pipeline.h"
 #include "common/engine_log.h"
 
 namespace smr {

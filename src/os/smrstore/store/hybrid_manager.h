@@ -85,7 +85,7 @@
 #include "common/thread_annotations.h"
 #include "gc/quantum_sizer.h"
 #include "store/store.h"
-// StoreCore; Store::Impl::GcCursor (the GC's cursor).
+// StoreCore; GcCursor (the GC's cursor, store/gc_worker.h).
 #include "store/store_internal.h"
 #include "zone/zone_manager.h"
 
@@ -139,7 +139,6 @@ class HybridManager {
   HybridCounters Counters() SMR_EXCLUDES(hybrid_mu);
 
  private:
-  using GcCursor = Store::Impl::GcCursor;  // the GC's cursor type (store/gc.cc)
 
   // A conversion (commit thread): draining, its live data moves out in quanta (GC slices
   // of `quantum` live bytes, sized from the measured relocation rate so one quantum takes
