@@ -29,8 +29,7 @@ uint64_t NowNanos() {
 
 }  // namespace
 
-CommitPipeline::CommitPipeline(StoreCore& core, Store::Impl* store)
-    : core_(core), store_(store) {}
+CommitPipeline::CommitPipeline(StoreCore& core) : core_(core) {}
 
 CommitPipeline::~CommitPipeline() = default;
 
@@ -71,14 +70,14 @@ uint64_t CommitPipeline::SpaceNeeded(const Transaction& txn) const {
 }
 
 void CommitPipeline::CommitLoop() {
-  GcWorker& gc = store_->gc_worker;
+  GcWorker& gc = *core_.peers.gc;
   for (;;) {
     std::vector<Pending> group;
     bool queued_more = false;
     uint64_t ride = 0;  // live bytes of GC relocation this group carries (RideGcSlice)
     {
       MutexUniqueLock lock(&core_.mu);
-      HybridManager& hybrid = *store_->hybrid_manager;
+      HybridManager& hybrid = *core_.peers.hybrid;
       if (hybrid.converting() || hybrid.RequestQueued()) {
         // A hybrid conversion goes on while idle (store/hybrid_manager.h): one quantum per
         // wakeup.
@@ -139,9 +138,9 @@ void CommitPipeline::CommitLoop() {
       }
     }
     CommitGroup(&group, ride);
-    store_->journal.MaybeCheckpoint();
-    store_->hybrid_manager->MaybeConvert(queued_more);
-    store_->hybrid_manager->MaybeEvict(queued_more);
+    core_.peers.journal->MaybeCheckpoint();
+    core_.peers.hybrid->MaybeConvert(queued_more);
+    core_.peers.hybrid->MaybeEvict(queued_more);
     if (!queued_more) gc.MaybeGc(/*queued=*/false);
   }
 }
@@ -152,7 +151,7 @@ void CommitPipeline::RunGcRequest(Pending* request) {
   Status st;
   for (uint32_t i = 0; i < req.gc_zones; ++i) {
     MutexUniqueLock glock(&core_.group_mu);
-    auto r = store_->gc_worker.GcOne();
+    auto r = core_.peers.gc->GcOne();
     glock.Unlock();
     if (!r.ok()) {
       if (!r.status().IsNotFound()) st = r.status();
@@ -167,7 +166,7 @@ void CommitPipeline::RunGcRequest(Pending* request) {
     // drives (found by the option-space run: 107 of 154 zones journal after a
     // `RunGc` of hundreds of victims). Only for the journal's size: the zones GC
     // pins are unpinned by the commit loop's checkpoints as before.
-    store_->journal.MaybeCheckpoint(/*for_pins=*/false);
+    core_.peers.journal->MaybeCheckpoint(/*for_pins=*/false);
   }
   if (st.ok()) {
     req.gc_done(total);
@@ -219,7 +218,7 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
       }
       return;
     }
-    if (ride_live > 0 && store_->gc_worker.gc_cursor()) {
+    if (ride_live > 0 && core_.peers.gc->gc_cursor()) {
       PlanRiddenSlice(ride_live, batch.get(), writes.get(), &ride, &s);
     }
     if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
@@ -233,7 +232,7 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
     break;
   }
   if (s.ok()) core_.UpdateDeathRates(*writes);
-  if (ride && s.ok()) store_->gc_worker.CountSliceMoves(*ride);
+  if (ride && s.ok()) core_.peers.gc->CountSliceMoves(*ride);
   {
     MutexLock lock(&core_.counters_mu);
     for (const Status& r : results) {
@@ -251,14 +250,14 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
   }
   // The ridden slice's moves are durable: advance its cursor, and at the victim's end reset
   // it (after the read fence) — after the group's callbacks, which need not wait for it.
-  if (ride && s.ok() && store_->gc_worker.gc_cursor()) {
+  if (ride && s.ok() && core_.peers.gc->gc_cursor()) {
     MutexLock glock(&core_.group_mu);
     bool zone_done = false;
-    auto r = store_->gc_worker.GcFinishSlice(&store_->gc_worker.gc_cursor(),
+    auto r = core_.peers.gc->GcFinishSlice(&core_.peers.gc->gc_cursor(),
                                    std::move(*ride), &zone_done);
     if (!r.ok()) {
       Log(LogLevel::kError, "background GC: %s", r.status().ToString().c_str());
-      store_->gc_worker.gc_cursor().reset();
+      core_.peers.gc->gc_cursor().reset();
     }
   }
 }
@@ -286,7 +285,7 @@ size_t CommitPipeline::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Bat
   // that would take it past ends the group (it and the ones after it go back to the
   // queue's front, for the next group); one that passes it alone fails.
   const uint64_t journal_limit =
-      core_.options.journal ? store_->journal.JournalOpsLimit() : UINT64_MAX;
+      core_.options.journal ? core_.peers.journal->JournalOpsLimit() : UINT64_MAX;
   size_t defer_from = group->size();
   for (size_t i = 0; i < group->size(); ++i) {
     batch->SetSavePoint();
@@ -312,12 +311,12 @@ size_t CommitPipeline::PlanGroupTxns(std::vector<Pending>* group, MetaStore::Bat
         }
       }
     }
-    if (r.IsNoSpace() && (store_->gc_worker.gc_auto() || core_.options.hybrid_auto) &&
+    if (r.IsNoSpace() && (core_.peers.gc->gc_auto() || core_.options.hybrid_auto) &&
         (*group)[i].space_retries < Store::Impl::kSpaceRetries) {
       // No zone for one of its records: back to the queue, after a whole zone is cleaned
       // (CommitLoop, CleanForSpace); the transactions before it commit now.
       ++(*group)[i].space_retries;
-      store_->gc_worker.set_space_short(true);
+      core_.peers.gc->set_space_short(true);
       defer_from = i;
     }
     if (!r.ok() || defer_from == i) {
@@ -355,7 +354,7 @@ void CommitPipeline::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch
   const auto gc_live_delta = writes->gc_live_delta;
   const uint64_t gc_bytes = writes->gc_bytes;
   batch->SetSavePoint();
-  auto plan = store_->gc_worker.GcPlanSlice(&store_->gc_worker.gc_cursor(),
+  auto plan = core_.peers.gc->GcPlanSlice(&core_.peers.gc->gc_cursor(),
                                   ride_live, batch, writes, std::nullopt, std::nullopt,
                                   /*split_records=*/false);
   if (plan.ok()) {
@@ -367,9 +366,9 @@ void CommitPipeline::PlanRiddenSlice(uint64_t ride_live, MetaStore::Batch* batch
     writes->gc_live_delta = gc_live_delta;
     writes->gc_bytes = gc_bytes;
     if (!rb.ok()) *s = rb;
-    const ZoneAddress victim = store_->gc_worker.gc_cursor()->victim.addr;
-    store_->gc_worker.gc_cursor().reset();
-    store_->gc_worker.Quarantine(victim, plan.status());
+    const ZoneAddress victim = core_.peers.gc->gc_cursor()->victim.addr;
+    core_.peers.gc->gc_cursor().reset();
+    core_.peers.gc->Quarantine(victim, plan.status());
   }
   MutexLock lock(&core_.counters_mu);
   core_.counters.gc_throttle_ns += NowNanos() - t0;
@@ -431,7 +430,7 @@ PlanContext CommitPipeline::PlanContextNow() {
   c.mean_lifetime_ns = core_.mean_lifetime_ns;
   c.read_extent = [this](const Extent& e, uint64_t from, uint64_t len, char* dst,
                          const GroupWrites* pending) {
-    return store_->ReadExtent(e, from, len, dst, pending);  // read path: ReadExtent
+    return core_.peers.read_extent(e, from, len, dst, pending);
   };
   c.zone_size = [this](uint16_t drive) { return core_.ZoneSize(drive); };
   return c;
@@ -445,7 +444,7 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
   const size_t own_seals = w->seals.size();
   TakeDeferredSeals(&w->seals);
   // The metadata journal record goes with the group's records, before the batch commits.
-  Status s = store_->journal.JournalBatch(batch, w);
+  Status s = core_.peers.journal->JournalBatch(batch, w);
   if (s.ok()) s = WriteGroup(w);
   uint64_t device_bytes = 0;
   for (const auto& [addr, buf] : w->zones) device_bytes += buf.length;
@@ -455,7 +454,7 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     deferred_seals_.assign(std::make_move_iterator(w->seals.begin() + own_seals),
                            std::make_move_iterator(w->seals.end()));
     w->seals.resize(own_seals);
-    store_->journal.JournalCommitted(false);
+    core_.peers.journal->JournalCommitted(false);
     return s;
   }
   if (s.ok()) {
@@ -483,7 +482,7 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
       batch->PutCounter(kCounterUserBytes, core_.counters.lifetime_user_bytes + w->user_bytes);
       batch->PutCounter(kCounterDeviceBytes, core_.counters.lifetime_device_bytes + device_bytes);
       batch->PutCounter(kCounterTxns, core_.counters.lifetime_txns + ok_txns);
-      batch->PutCounter(kCounterGcBytes, store_->gc_worker.lifetime_gc_bytes() + w->gc_bytes);
+      batch->PutCounter(kCounterGcBytes, core_.peers.gc->lifetime_gc_bytes() + w->gc_bytes);
       batch->PutCounter(kCounterInlineStored,
                         static_cast<uint64_t>(static_cast<int64_t>(core_.inline_stored) +
                                               w->inline_delta));
@@ -503,10 +502,10 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     // Where a drive's head is after this group (the zone it wrote last): the next group
     // without data puts its journal record there.
     if (auto z = LastDataZone(*w, *core_.zones)) {
-      store_->journal.SetLastGroupZone(*z);
+      core_.peers.journal->SetLastGroupZone(*z);
     }
   }
-  store_->journal.JournalCommitted(s.ok());
+  core_.peers.journal->JournalCommitted(s.ok());
   MutexLock lock(&core_.counters_mu);
   core_.counters.device_bytes_written += device_bytes;
   if (s.ok()) {
@@ -521,7 +520,7 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     core_.counters.lifetime_txns += ok_txns;
     core_.counters.lifetime_device_bytes += device_bytes;
     core_.counters.gc_bytes_written += w->gc_bytes;
-    GcWorker& gc = store_->gc_worker;
+    GcWorker& gc = *core_.peers.gc;
     gc.set_lifetime_gc_bytes(gc.lifetime_gc_bytes() + w->gc_bytes);
     core_.counters.lifetime_gc_bytes = gc.lifetime_gc_bytes();
     core_.inline_stored =

@@ -77,9 +77,9 @@ class CommitPipeline {
     uint32_t space_retries = 0;
   };
 
-  // `store`: the parts still in Store::Impl that the pipeline calls (GC, hybrid, journal,
-  // read path); it must outlive the pipeline.
-  CommitPipeline(StoreCore& core, Store::Impl* store);
+  // `core`: the store's shared parts; the pipeline calls GC, the hybrid manager, the
+  // journal and the read path through core.peers.
+  explicit CommitPipeline(StoreCore& core);
   CommitPipeline(const CommitPipeline&) = delete;
   CommitPipeline& operator=(const CommitPipeline&) = delete;
   ~CommitPipeline();
@@ -150,7 +150,6 @@ class CommitPipeline {
   PlanContext PlanContextNow() SMR_REQUIRES(core_.group_mu);
 
   StoreCore& core_;
-  Store::Impl* const store_;  // peer: calls into GC, hybrid, journal (and the read path)
   std::deque<Pending> queue_ SMR_GUARDED_BY(core_.mu);
   std::thread committer_;
   std::unique_ptr<boost::asio::thread_pool> io_pool_;

@@ -138,7 +138,7 @@ Result<ZoneStatus> GcWorker::PickVictim() {
       continue;
     }
     // Being emptied by a hybrid conversion or the H-Buffer's eviction (store/hybrid_manager.h).
-    if (store_->hybrid_manager->EmptiesZone(z.addr)) continue;
+    if (core_.peers.hybrid->EmptiesZone(z.addr)) continue;
     if (auto q = quarantine_.find(z.addr);
         q != quarantine_.end() && gc_picks_ < q->second.retry_at_pick) {
       continue;
@@ -171,7 +171,7 @@ Result<ZoneStatus> GcWorker::PickVictim() {
       // Only zones pinned by journal records have dead bytes: a checkpoint makes those
       // records obsolete and unpins them (every caller holds group_mu, as Checkpoint needs).
       SMR_RETURN_IF_ERROR(
-          store_->journal.Checkpoint().WithContext("checkpoint to unpin zones for GC"));
+          core_.peers.journal->Checkpoint().WithContext("checkpoint to unpin zones for GC"));
       if (core_.zones->JournalPins().empty()) return PickVictim();
     }
     return Status::NotFound("no zone has dead bytes to reclaim");
@@ -228,7 +228,7 @@ Result<GcReport> GcWorker::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64
                                    split_records, stop_on_arrival));
   if (plan.any) {
     SMR_RETURN_IF_ERROR(
-        store_->pipeline->WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
+        core_.peers.pipeline->WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
   }
   *committed = true;
   CountSliceMoves(plan);
@@ -642,7 +642,7 @@ void GcWorker::MaybeGc(bool queued) {
     const uint64_t slice = queued ? kGcSliceBytes : IdleSliceBytes();
     const bool idle_yield = !queued && core_.options.gc_idle_yield;
     // peer: gc_read_ahead
-    auto r = GcStep(slice, &zone_done, idle_yield, idle_yield && store_->gc_read_ahead);
+    auto r = GcStep(slice, &zone_done, idle_yield, idle_yield && core_.gc_read_ahead);
     if (!r.ok()) {
       gc_cursor_.reset();
       if (!r.status().IsNotFound()) {
@@ -776,7 +776,7 @@ Result<bool> GcWorker::GcReadAheadFor(GcCursor* cursor, uint64_t need, uint64_t 
 
 bool GcWorker::ForegroundWaiting() {
   MutexLock lock(&core_.mu);
-  return store_->pipeline->Queued() || core_.stopping;
+  return core_.peers.pipeline->Queued() || core_.stopping;
 }
 
 uint64_t GcWorker::IdleSliceBytes() {
@@ -817,7 +817,7 @@ void GcWorker::EnsureSpace(uint64_t bytes) {
   if (core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
   // Hybrid drives grow first (store/hybrid_manager.h): converting a CMR realm gains capacity for
   // good, cleaning only gives dead space back.
-  store_->hybrid_manager->GrowForSpace(bytes);
+  core_.peers.hybrid->GrowForSpace(bytes);
   if (!gc_auto_ || core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
   if (gc_barren_at_ == core_.user_deaths) return;  // nothing died since cleaning stopped paying
   MutexLock glock(&core_.group_mu);
@@ -862,7 +862,7 @@ void GcWorker::EnsureSpace(uint64_t bytes) {
 void GcWorker::CleanForSpace() {
   // A conversion gains room for good; otherwise one whole victim (a few tries past victims
   // whose cleaning fails), which frees a zone to the user streams.
-  if (store_->hybrid_manager->GrowForSpace(UINT64_MAX)) return;
+  if (core_.peers.hybrid->GrowForSpace(UINT64_MAX)) return;
   if (!gc_auto_ || gc_barren_at_ == core_.user_deaths) return;
   MutexLock glock(&core_.group_mu);
   const uint64_t t0 = NowNs();

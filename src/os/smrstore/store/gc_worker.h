@@ -90,8 +90,9 @@ struct GcSlicePlan {
 
 class GcWorker {
  public:
-  // `store`: the parts still in Store::Impl that GC calls (`// peer:` call sites).
-  GcWorker(StoreCore& core, Store::Impl* store) : core_(core), store_(store) {}
+  // `core`: the store's shared parts; GC calls the pipeline, the hybrid manager and the
+  // journal through core.peers.
+  explicit GcWorker(StoreCore& core) : core_(core) {}
   GcWorker(const GcWorker&) = delete;
   GcWorker& operator=(const GcWorker&) = delete;
 
@@ -271,7 +272,6 @@ class GcWorker {
   uint64_t IdleSliceBytes();
 
   StoreCore& core_;
-  Store::Impl* const store_;  // peers still in Store::Impl (`// peer:` call sites)
 
   std::atomic<bool> gc_auto_{true};
   GcPacer gc_pacer_{GcPaceOptions{}};  // when background GC runs (set from options at open)

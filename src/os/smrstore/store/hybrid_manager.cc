@@ -1,6 +1,6 @@
 // HybridManager (store/hybrid_manager.h, which states its contract, invariants and
 // thread-safety rule): realm conversions of hybrid drives and the H-Buffer's eviction.
-// Its peers (GC worker, commit pipeline, metadata journal) are reached through store_.
+// Its peers (GC worker, commit pipeline, metadata journal) are reached through core_.peers.
 #include <algorithm>
 #include <cstdio>
 
@@ -68,8 +68,8 @@ bool HybridManager::MaybeEvict(bool queued) {
              !z.journal_pinned &&
              z.device_cond != ZoneCondition::kOffline &&
              z.device_cond != ZoneCondition::kReadOnly &&
-             !(store_->gc_worker.gc_cursor() &&
-               store_->gc_worker.gc_cursor()->victim.addr == z.addr) &&
+             !(core_.peers.gc->gc_cursor() &&
+               core_.peers.gc->gc_cursor()->victim.addr == z.addr) &&
              !(conversion && conversion->drive == z.addr.drive && z.realm == conversion->realm);
     };
     const std::vector<ZoneStatus> snap = core_.zones->Snapshot();
@@ -103,7 +103,7 @@ bool HybridManager::MaybeEvict(bool queued) {
                                  uint64_t{core_.options.hybrid_latency_bound_ms} * 1000 / 2);
   bool zone_done = false;
   const StreamId to = evict_to;
-  auto r = store_->gc_worker.GcSlice(&evict_cursor, quantum, &zone_done, deadline, to,
+  auto r = core_.peers.gc->GcSlice(&evict_cursor, quantum, &zone_done, deadline, to,
                            /*split_records=*/true);
   if (!r.ok()) {
     evict_cursor.reset();
@@ -281,7 +281,7 @@ const RealmStatus* HybridManager::RealmToShrink(const std::vector<RealmStatus>& 
 
 bool HybridManager::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
   Status st = core_.zones->BeginDrain(pick->drive, pick->realm,
-                                      store_->pipeline->deferred_seals());
+                                      core_.peers.pipeline->deferred_seals());
   if (!st.ok()) {
     if (pending_request_done) {
       pending_request_done->set_value(st);
@@ -315,7 +315,7 @@ bool HybridManager::BeginConversion(const RealmStatus* pick, ZoneDomain to) {
 bool HybridManager::NextDrainZone(Conversion* conv) {
   Conversion& c = *conv;
   // The realm's next zone holding data: a sealed one (BeginDrain sealed the open ones).
-  std::optional<GcCursor>& gc_cursor = store_->gc_worker.gc_cursor();
+  std::optional<GcCursor>& gc_cursor = core_.peers.gc->gc_cursor();
   if (gc_cursor && gc_cursor->victim.realm == c.realm && gc_cursor->victim.addr.drive == c.drive) {
     c.cursor = std::move(gc_cursor);  // GC was cleaning one of them: carry on with it
     gc_cursor.reset();
@@ -337,7 +337,7 @@ bool HybridManager::NextDrainZone(Conversion* conv) {
       // Only journal zones (and pinned ones) left (BeginDrain sealed the open one): a
       // checkpoint, written outside the realm, makes them obsolete and frees (unpins) them.
       const Clock::time_point t0 = Clock::now();
-      Status st = store_->journal.Checkpoint();
+      Status st = core_.peers.journal->Checkpoint();
       if (!st.ok()) {
         // No room for the checkpoint (or it failed): the drain cannot go on. Retrying at
         // once would retry the same checkpoint without end (found by the option-space
@@ -396,7 +396,7 @@ void HybridManager::DrainQuantum(Conversion* conv, const RealmStatus& now, bool 
   // The walk stops at half the bound too: a zone of dead records costs reads, not moves.
   const auto deadline = t0 + std::chrono::microseconds(
                                  uint64_t{core_.options.hybrid_latency_bound_ms} * 1000 / 2);
-  auto r = store_->gc_worker.GcSlice(&c.cursor, quantum, &zone_done, deadline, std::nullopt,
+  auto r = core_.peers.gc->GcSlice(&c.cursor, quantum, &zone_done, deadline, std::nullopt,
                            /*split_records=*/true);
   const double ms = MsSince(t0);
   if (!r.ok()) {

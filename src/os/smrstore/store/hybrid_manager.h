@@ -93,9 +93,9 @@ namespace smr {
 
 class HybridManager {
  public:
-  // `core`: the store's shared parts; `store`: the parts still in Store::Impl that it calls
-  // (GC's slices and cursor, the journal's checkpoint, the pipeline's deferred seals).
-  HybridManager(StoreCore& core, Store::Impl* store) : core_(core), store_(store) {}
+  // `core`: the store's shared parts; through core.peers it calls GC (slices, its cursor),
+  // the journal (checkpoints) and the pipeline (the deferred seals).
+  explicit HybridManager(StoreCore& core) : core_(core) {}
   HybridManager(const HybridManager&) = delete;
   HybridManager& operator=(const HybridManager&) = delete;
 
@@ -209,7 +209,6 @@ class HybridManager {
       SMR_EXCLUDES(hybrid_mu);
 
   StoreCore& core_;
-  Store::Impl* const store_;  // peer parts (see the constructor)
 
   std::optional<Conversion> conversion;  // commit thread; at most one realm converts
   // The H-Buffer's eviction (MaybeEvict): the zone being emptied (commit thread).

@@ -46,8 +46,7 @@ std::string EncodeJournalState(uint64_t id, uint64_t seq, uint64_t bytes) {
 
 }  // namespace
 
-MetadataJournal::MetadataJournal(StoreCore& core, Store::Impl* store)
-    : core_(core), store_(store), group_mu_(core.group_mu) {}
+MetadataJournal::MetadataJournal(StoreCore& core) : core_(core), group_mu_(core.group_mu) {}
 
 void MetadataJournal::SetWithData(bool on) {
   MutexLock lock(&group_mu_);  // no commit thread yet: the lock is for the analysis
@@ -238,7 +237,7 @@ Status MetadataJournal::JournalBatch(MetaStore::Batch* batch, GroupWrites* write
     op.a = core_.counters.lifetime_user_bytes;
     op.b = core_.counters.lifetime_device_bytes;
     op.c = core_.counters.lifetime_txns;
-    op.d = store_->gc_worker.lifetime_gc_bytes();
+    op.d = core_.peers.gc->lifetime_gc_bytes();
     add(op);
   }
   {
@@ -355,7 +354,7 @@ Status MetadataJournal::Checkpoint() {
 Status MetadataJournal::CheckpointFlushGroup(CheckpointState* c) {
   if (c->group->zones.empty()) return Status::OK();
   auto batch = core_.meta->NewBatch();
-  SMR_RETURN_IF_ERROR(store_->pipeline->WriteAndCommit(c->group.get(), batch.get(), 0));
+  SMR_RETURN_IF_ERROR(core_.peers.pipeline->WriteAndCommit(c->group.get(), batch.get(), 0));
   c->group = std::make_unique<GroupWrites>();
   c->group_bytes = 0;
   return Status::OK();
@@ -423,7 +422,7 @@ Status MetadataJournal::CheckpointComplete(CheckpointState* c) {
   const bool had_pins = !core_.zones->JournalPins().empty();
   if (had_pins) batch->PutDerivedValue(kValueJournalPins, "");
   journal_own_zones_now_ = true;
-  Status done_commit = store_->pipeline->WriteAndCommit(c->group.get(), batch.get(), 0);
+  Status done_commit = core_.peers.pipeline->WriteAndCommit(c->group.get(), batch.get(), 0);
   journal_own_zones_now_ = false;
   SMR_RETURN_IF_ERROR(done_commit);
   if (had_pins) core_.zones->ClearJournalPins();

@@ -78,8 +78,9 @@ struct GroupWrites;
 
 class MetadataJournal {
  public:
-  // `store`: the parts still in Store::Impl it calls (WriteAndCommit, GC's lifetime bytes).
-  MetadataJournal(StoreCore& core, Store::Impl* store);
+  // `core`: the store's shared parts; through core.peers it calls the pipeline
+  // (WriteAndCommit) and GC (its lifetime bytes).
+  explicit MetadataJournal(StoreCore& core);
   MetadataJournal(const MetadataJournal&) = delete;
   MetadataJournal& operator=(const MetadataJournal&) = delete;
 
@@ -162,7 +163,6 @@ class MetadataJournal {
   bool CheckpointDue(bool for_pins) const SMR_NO_THREAD_SAFETY_ANALYSIS;
 
   StoreCore& core_;
-  Store::Impl* const store_;  // peer: the parts other helpers extract
   Mutex& group_mu_;           // core_.group_mu
 
   bool has_checkpoint_ SMR_GUARDED_BY(group_mu_) = false;

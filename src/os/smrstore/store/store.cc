@@ -206,7 +206,15 @@ Status Store::Mkfs(const std::string& dir, const std::vector<std::string>& devic
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Store::Impl::Impl() : pipeline(std::make_unique<CommitPipeline>(*this, this)) {}
+Store::Impl::Impl() : pipeline(std::make_unique<CommitPipeline>(*this)) {
+  peers.pipeline = pipeline.get();
+  peers.gc = &gc_worker;
+  peers.journal = &journal;
+  peers.read_extent = [this](const Extent& e, uint64_t from, uint64_t len, char* dst,
+                             const GroupWrites* pending) {
+    return ReadExtent(e, from, len, dst, pending);
+  };
+}
 
 Store::Impl::~Impl() = default;
 
@@ -272,7 +280,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir, DeviceOpener 
     return Status::NotFound(dir + " holds no smrstore");
   }
   auto impl = std::make_unique<Impl>();
-  impl->hybrid_manager = std::make_unique<HybridManager>(*impl, impl.get());
+  impl->hybrid_manager = std::make_unique<HybridManager>(*impl);
+  impl->peers.hybrid = impl->hybrid_manager.get();
   impl->dir = dir;
   impl->read_only = read_only;
   SMR_RETURN_IF_ERROR(LockStore(dir, read_only, &impl->lock));

@@ -184,8 +184,23 @@ struct StoreLock {
 };
 
 struct PlanContext;
+
 class CommitPipeline;
-class HybridManager;  // store/hybrid_manager.h
+class GcWorker;
+class HybridManager;
+class MetadataJournal;
+// A mounted store's components as they see one another: each is handed the StoreCore
+// and reaches the others only here (never Store::Impl).
+struct StorePeers {
+  CommitPipeline* pipeline = nullptr;
+  GcWorker* gc = nullptr;
+  HybridManager* hybrid = nullptr;
+  MetadataJournal* journal = nullptr;
+  // The read path's ReadExtent (read_path.cc): the planner's read of existing extents.
+  std::function<Status(const Extent& e, uint64_t from, uint64_t len, char* dst,
+                       const GroupWrites* pending)>
+      read_extent;
+};
 
 // The parts of a mounted store that its components share (Store::Impl derives from it;
 // the components — commit pipeline, GC worker, hybrid manager, metadata journal, read
@@ -201,6 +216,11 @@ struct StoreCore {
   std::unique_ptr<ZoneManager> zones;
   StoreSuperblock superblock;  // this mount's (drive_index of drive 0)
   bool read_only = false;
+  // StoreOptions::gc_read_ahead as resolved at mount (unset: any drive rotational).
+  bool gc_read_ahead = false;
+  // The components of this store, for one another's calls (set by Store::Impl's
+  // constructor and Store::Open before any thread of the store runs; fixed afterwards).
+  StorePeers peers;
 
   // The store's run state. `mu` guards it (and the commit pipeline's queue); the commit
   // thread waits on `cv` for work. Never held across device I/O or a metadata commit.
@@ -308,16 +328,14 @@ struct Store::Impl : StoreCore {
 
   // GC (store/gc_worker.h): victims, slices (alone or riding in a group), quarantine,
   // pacing, cleaning for space; the GC's cursor and its counters.
-  GcWorker gc_worker{*this, this};
+  GcWorker gc_worker{*this};
   // Hybrid drives: realm conversions and the H-Buffer's eviction (store/hybrid_manager.h).
   // Made by Store::Open. Held by pointer while it holds GcCursors (GC's, Store::Impl's
   // own type, which needs Store::Impl complete).
   std::unique_ptr<HybridManager> hybrid_manager;
 
   // Metadata journal (store/metadata_journal.h).
-  MetadataJournal journal{*this, this};
-  // StoreOptions::gc_read_ahead as resolved at mount (unset: any drive rotational).
-  bool gc_read_ahead = false;
+  MetadataJournal journal{*this};
 
   // EnsureSpace's estimate is per drive, not per stream: a transaction may still find no
   // zone for one of its records (its stream has no open zone and the free ones are the
