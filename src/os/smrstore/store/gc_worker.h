@@ -64,7 +64,7 @@
 namespace smr {
 
 // A victim being cleaned, slice by slice: the GC's own (GcWorker::gc_cursor()), or a hybrid
-// conversion's or the H-Buffer eviction's (store/hybrid.cc).
+// conversion's or the H-Buffer eviction's (store/hybrid_manager.h).
 struct GcCursor {
   ZoneStatus victim;
   uint64_t pos;  // device offset of the next record to look at

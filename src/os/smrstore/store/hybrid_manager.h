@@ -18,7 +18,7 @@
 //   One realm converts at a time, in four steps:
 //   (1) drain: ZoneManager::BeginDrain (no allocation in it, its open zones sealed; their
 //       seal writes wait in the commit pipeline's deferred_seals for the next group); its
-//       zones are emptied by GC slices (GcSlice, store/gc.cc) of at most `quantum` live
+//       zones are emptied by GC slices (GcSlice, store/gc_worker.h) of at most `quantum` live
 //       bytes, one per commit group while foreground work is queued, back to back while
 //       idle. The quantum is sized by gc/quantum_sizer.h from the quanta measured so far
 //       (a fit of a fixed cost per quantum plus a cost per byte: a third of what the fixed

@@ -1,6 +1,8 @@
 // Internals of Store shared by store/*.cc (not a public header).
 //
-// Parts (each a section of Store::Impl below, with the file that implements it):
+// Store::Impl is StoreCore (the shared parts) plus four components, each a class of its own
+// with a header that states its contract, invariants and locks; they reach one another
+// through StoreCore::peers only. Parts, with the files that implement them:
 //   commit pipeline   commit_pipeline.h/.cc: class CommitPipeline, Store::Impl::pipeline.
 //                                     Submit and RunGc queue (Enqueue); CommitLoop groups
 //                                     transactions, plans them (txn_planner.cc,
@@ -30,9 +32,10 @@
 //   to pause commits). `mu` guards the queue and the run state (stopping, closed, fatal, a
 //   conversion request) and is never held across I/O; lock order group_mu before mu.
 //   `counters_mu` and HybridManager's `hybrid_mu` guard the counters Stats reads from any
-//   thread; the read fence has its own lock. Every lock is an annotated Mutex: clang's thread-safety
-//   analysis (qa/static/thread_safety.py, part of `make test`) checks the GUARDED_BY and
-//   REQUIRES marks.
+//   thread; the read fence has its own lock. Every lock is an annotated Mutex: clang's
+//   thread-safety analysis (qa/static/thread_safety.py, part of `make test`) checks the
+//   GUARDED_BY and REQUIRES marks within a class; a component's entry points that need a
+//   lock its caller holds begin with Mutex::AssertHeld (checked at run time).
 #pragma once
 
 #include <atomic>
