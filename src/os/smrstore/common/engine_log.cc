@@ -2,6 +2,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,11 @@ void Log(LogLevel level, const char* fmt, ...) {
   } else {
     std::fprintf(stderr, "smrstore: %s\n", text.c_str());
   }
+}
+
+void MutexNotHeld(const char* name) {
+  Log(LogLevel::kError, "mutex %s not held by the calling thread (a lock rule broken)", name);
+  std::abort();
 }
 
 }  // namespace smr

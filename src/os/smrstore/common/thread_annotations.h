@@ -13,8 +13,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -39,6 +37,10 @@
 namespace smr {
 
 // std::mutex with capability annotations, so GUARDED_BY can name it.
+// Logs (common/engine_log.h, as an error) that the mutex `name` is not held by the thread
+// that asserted it, and aborts (common/engine_log.cc).
+[[noreturn]] void MutexNotHeld(const char* name);
+
 // It knows its holder (a relaxed atomic store per Lock/Unlock), for AssertHeld.
 class SMR_CAPABILITY("mutex") Mutex {
  public:
@@ -57,8 +59,7 @@ class SMR_CAPABILITY("mutex") Mutex {
   // Aborts unless the calling thread holds this mutex; tells the analysis it does.
   void AssertHeld() const SMR_ASSERT_CAPABILITY(this) {
     if (holder_.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
-      std::fprintf(stderr, "smrstore: mutex %s not held by the calling thread\n", name_);
-      std::abort();
+      MutexNotHeld(name_);
     }
   }
   std::mutex& native() { return mu_; }
