@@ -22,12 +22,13 @@ indexes) are hand-written in smrstore/stats_codes.py; CHECKS below attaches them
 usage: gen_stats_models.py [--check]
 """
 
-import difflib
 import json
 import keyword
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Set, Tuple
+
+from generated_file import write_or_check
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "mgr-module" / "smrstore" / "stats_schema.json"
@@ -219,21 +220,8 @@ def generate() -> str:
 
 
 def main(argv: List[str]) -> int:
-    want = generate()
-    if argv[1:] == ["--check"]:
-        have = OUT.read_text(encoding="utf-8") if OUT.is_file() else ""
-        if have == want:
-            return 0
-        sys.stdout.writelines(difflib.unified_diff(
-            have.splitlines(True), want.splitlines(True), str(OUT), "generated"))
-        print(f"{OUT} is stale: run {Path(__file__).relative_to(REPO)}", file=sys.stderr)
-        return 1
-    if argv[1:]:
-        print(__doc__, file=sys.stderr)
-        return 2
-    OUT.write_text(want, encoding="utf-8")
-    return 0
-
+    return write_or_check(argv, OUT, generate(), __doc__ or "",
+                          str(Path(__file__).relative_to(REPO)))
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
