@@ -37,6 +37,7 @@ SMR_WRITES=${OSD_BENCH_SMR_WRITES:-direct}
 case $SMR_WRITES in
   direct)
     drives=
+    set -f  # the specs hold '?': no pathname expansion
     for spec in $SMRSTORE_QA_DRIVES; do
       case $spec in
         emu:*\?*) spec="$spec&direct=1" ;;
@@ -44,6 +45,7 @@ case $SMR_WRITES in
       esac
       drives="${drives:+$drives }$spec"
     done
+    set +f
     SMRSTORE_QA_DRIVES=$drives ;;
   buffered) ;;
   *) echo "osd-bench: OSD_BENCH_SMR_WRITES=$SMR_WRITES is neither direct nor buffered" >&2; exit 2 ;;
