@@ -62,8 +62,9 @@
 // of device time; I/Os queue on one simulated head, and the caller sleeps until its I/O
 // would have completed. A sequential read issued after the head went idle finds up to
 // kReadAhead bytes already read ahead into the drive's cache (as HDDs do). Turn it on to make throughput experiments resemble a disk. With it
-// on, writes also start the file's writeback at once (sync_file_range), so Flush costs
-// what a drive's cache flush after streaming writes costs: little.
+// on, buffered writes also start the file's writeback at once (sync_file_range), so Flush
+// costs what a drive's cache flush after streaming writes costs: little (direct writes,
+// below, leave nothing to write back).
 //
 // Dropped pieces (TimingModel::drop_piece_bytes > 0; spec key drop_kib): a scale bench's
 //   mode, never a drive's. Every rule above holds — write pointers advance, zones fill,
