@@ -27,6 +27,9 @@
 #             each OSD on its own emulated HM-SMR drives, files in DIR/osd.N (spec in
 #             DIR/osd.N/smrstore_devices, from $SMRSTORE_QA_DRIVES with @DIR@ replaced by the
 #             OSD dir; default two drives of 48 zones x 64 MiB), RocksDB in DIR/osd.N/smrstore.
+#             The default drives write buffered (functional suites: fast on a shared
+#             machine, any file system); add direct=1 to a spec for O_DIRECT writes, as
+#             qa/perf/osd_bench.sh does (doc/tools/smrstore-tool.md, spec keys).
 # Ports: the monitor port is derived from DIR's name and probed until free (range
 # 41000-48999); daemons bind messenger ports from a 40-port window above it. Logs are in
 # DIR/log/, pid files and admin sockets in DIR/run/. It also waits for the manager to be

@@ -293,6 +293,7 @@ class CutDevice final : public ZonedDevice {
     Tick("flush", this, 0);
     return base_->Flush();
   }
+  HostCacheUse HostCache() const override { return base_->HostCache(); }
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override {
     std::lock_guard<std::mutex> l(g_io);
     return base_->ReportRealms(first, count);

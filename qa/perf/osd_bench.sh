@@ -9,6 +9,10 @@
 # Prints a markdown table with ratios to BlueStore and writes $OUT/osd-bench.json.
 # On a 2-core machine every OSD shares the same two cores and a page-cached disk: this
 # measures the CPU paths of the stores, not drives.
+# smrstore's emulated drives write with O_DIRECT (spec key direct=1), as BlueStore writes
+# its block file and as a real drive's zbd: path writes; OSD_BENCH_SMR_WRITES=buffered
+# writes them through the page cache instead. After the 4 MiB write phase the bench records
+# how much of the stores' data files sits in the page cache (fincore).
 #   sh qa/perf/osd_bench.sh [OUT_DIR]   (~10 min; default build/perf)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,6 +33,31 @@ results="$OUT/osd-bench.jsonl"
 STORES=${OSD_BENCH_STORES:-smrstore bluestore memstore}
 [ "${OSD_BENCH_APPEND:-0}" = 1 ] || : >"$results"
 
+SMR_WRITES=${OSD_BENCH_SMR_WRITES:-direct}
+case $SMR_WRITES in
+  direct)
+    drives=
+    set -f  # the specs hold '?': no pathname expansion
+    for spec in $SMRSTORE_QA_DRIVES; do
+      case $spec in
+        emu:*\?*) spec="$spec&direct=1" ;;
+        emu:*) spec="$spec?direct=1" ;;
+      esac
+      drives="${drives:+$drives }$spec"
+    done
+    set +f
+    SMRSTORE_QA_DRIVES=$drives ;;
+  buffered) ;;
+  *) echo "osd-bench: OSD_BENCH_SMR_WRITES=$SMR_WRITES is neither direct nor buffered" >&2; exit 2 ;;
+esac
+echo "== smrstore drives: $SMRSTORE_QA_DRIVES"
+
+cached_bytes() {  # DIR STORE: bytes of the OSDs' data files in the page cache now
+  if [ "$2" = memstore ] || ! command -v fincore >/dev/null 2>&1; then echo null; return; fi
+  if [ "$2" = smrstore ]; then set -- "$1"/osd.*/drive*.img; else set -- "$1"/osd.*/block; fi
+  fincore -b -n -o RES "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'
+}
+
 bench_field() {  # FILE FIELD: a number from rados bench's summary
   sed -n "s/^$2: *\\([0-9.]*\\).*/\\1/p" "$1" | head -1
 }
@@ -47,6 +76,7 @@ for store in $STORES; do
   ceph_pool_create bench 32 3
   cd "$scratch"
   rados bench -p bench "$SECS" write -b 4194304 -t 16 --no-cleanup >"$store.w4m" 2>&1
+  pc=$(cached_bytes "$cl" "$store")
   rados bench -p bench "$SECS" seq -t 16 >"$store.r4m" 2>&1
   rados -p bench cleanup >/dev/null 2>&1 || true
   rados bench -p bench "$SECS" write -b 4096 -t 16 --no-cleanup >"$store.w4k" 2>&1
@@ -69,9 +99,9 @@ u = sum(d["io"]["user_bytes"] for d in docs); v = sum(d["io"]["device_bytes"] fo
 print(json.dumps({"user_bytes": u, "device_bytes": v, "wa": round(v / u, 4) if u else None}))')
   fi
   cd "$repo"
-  /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" >>"$results" <<'EOF'
+  /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" "$pc" "$SMR_WRITES" >>"$results" <<'EOF'
 import json, re, sys
-store, d, lw, lr, l4, wa = sys.argv[1:]
+store, d, lw, lr, l4, wa, pc, smr_writes = sys.argv[1:]
 def field(path, name):
     m = re.search(r"^" + re.escape(name) + r":\s*([0-9.]+)", open(path).read(), re.M)
     return float(m.group(1)) if m else None
@@ -82,6 +112,9 @@ for tag, f in (("w4m", "w4m"), ("r4m", "r4m"), ("w4k", "w4k")):
                 "avg_lat_s": field(p, "Average Latency(s)"), "max_lat_s": field(p, "Max latency(s)")}
 row["lat_w4m"], row["lat_r4m"], row["lat_w4k"] = json.loads(lw), json.loads(lr), json.loads(l4)
 row["device"] = json.loads(wa)
+row["page_cache_after_w4m_bytes"] = json.loads(pc)
+if store == "smrstore":
+    row["smr_writes"] = smr_writes
 print(json.dumps(row))
 EOF
   ceph_cluster_stop "$cl"
@@ -115,4 +148,9 @@ for tag, name in (("lat_w4m", "4 MiB write p99, ms"), ("lat_r4m", "4 MiB read p9
 if "smrstore" in rows and rows["smrstore"].get("device"):
     d = rows["smrstore"]["device"]
     print(f"\nsmrstore device WA over the run: {d['wa']} ({d['device_bytes']} device bytes for {d['user_bytes']} user bytes, 4 OSDs)")
+def mib(store):
+    v = rows.get(store, {}).get("page_cache_after_w4m_bytes")
+    return "not measured" if v is None else f"{v / 2**20:.0f} MiB"
+if "smrstore" in rows:
+    print(f"\nsmrstore drive writes: {rows['smrstore'].get('smr_writes', 'buffered')}; data files in the page cache after the 4 MiB writes: smrstore {mib('smrstore')}, BlueStore {mib('bluestore')}")
 EOF

@@ -545,6 +545,43 @@ TEST_P(DeviceConformanceTest, WriteVPutsThePiecesBackToBack) {
   EXPECT_TRUE(ReadMatches(9, s, len));
 }
 
+// WriteV with block pieces in block-aligned memory mixed with pieces that are not aligned
+// in memory or length (what an O_DIRECT backend takes as they are and what it must gather
+// into an aligned buffer first) — an aligned piece between two odd-length ones among
+// them — in a sequential and in a conventional zone.
+TEST_P(DeviceConformanceTest, WriteVMixesAlignedAndUnalignedPieces) {
+  REQUIRE_SEQ_ZONES(1);
+  const uint64_t len = 25 * lbs_;
+  ASSERT_LE(len, info_.zone_capacity);
+  const std::vector<std::pair<uint64_t, bool>> shape = {  // (length, in aligned memory)
+      {4 * lbs_, true}, {lbs_, false},     {100, false}, {lbs_ - 100, false},
+      {8 * lbs_, true}, {3 * lbs_, false}, {2 * lbs_, true}, {100, false},
+      {lbs_, true},     {lbs_ - 100, false}, {lbs_, true}, {3 * lbs_, true}};
+  std::vector<uint64_t> targets = {Start(Seq(0))};
+  if (info_.nr_conventional > 0) targets.push_back(0);
+  for (uint64_t off : targets) {
+    SCOPED_TRACE("offset " + std::to_string(off));
+    std::string data(len, '\0');
+    FillPattern(71, off, data.data(), len);
+    // Each piece in a buffer of its own: 4 KiB-aligned, or one byte past such an address.
+    std::vector<std::unique_ptr<char, decltype(&std::free)>> buffers;
+    std::vector<std::string_view> pieces;
+    uint64_t at = 0;
+    for (const auto& [n, in_aligned] : shape) {
+      buffers.emplace_back(static_cast<char*>(std::aligned_alloc(4096, 4096 + n)), &std::free);
+      ASSERT_NE(buffers.back(), nullptr);
+      char* p = buffers.back().get() + (in_aligned ? 0 : 1);
+      std::memcpy(p, data.data() + at, n);
+      pieces.emplace_back(p, n);
+      at += n;
+    }
+    ASSERT_EQ(at, len);
+    ASSERT_OK(dev_->WriteV(off, pieces));
+    EXPECT_TRUE(ReadMatches(71, off, len));
+  }
+  EXPECT_EQ(Zone(Seq(0)).wp, Start(Seq(0)) + len);
+}
+
 }  // namespace device_conformance
 }  // namespace smr
 

@@ -71,6 +71,14 @@ Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value
     }
     return Status::OK();
   }
+  if (key == "direct") {
+    if (value != "0" && value != "1") {
+      return Status::InvalidArgument("device spec: direct=" + std::string(value) +
+                                     " is neither 1 (O_DIRECT writes) nor 0");
+    }
+    spec->timing.direct_writes = value == "1";
+    return Status::OK();
+  }
   if (key == "mbps" || key == "seek_ms") {
     SMR_ASSIGN_OR_RETURN(double d, ParseDouble(key, value));
     (key == "mbps" ? spec->timing.seq_mbps : spec->timing.seek_ms) = d;
@@ -118,7 +126,7 @@ Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value
     return Status::InvalidArgument(
         "device spec: unknown key '" + key +
         "' (known: zones, zone_mib, zone_kib, cap_mib, cap_kib, conv, max_open, max_active, "
-        "lbs, mbps, seek_ms, drop_kib, realms, realm_cmr, realm_smr, convert_ms, realm_init)");
+        "lbs, mbps, seek_ms, drop_kib, direct, realms, realm_cmr, realm_smr, convert_ms, realm_init)");
   }
   // Both spellings of a size name one setting.
   std::string canonical = key;
@@ -285,6 +293,7 @@ std::string DeviceSpec::ToString() const {
   if (timing.drop_piece_bytes > 0) {
     parts.push_back("drop_kib=" + std::to_string(timing.drop_piece_bytes / kKiB));
   }
+  if (timing.direct_writes) parts.push_back("direct=1");
   for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "?" : "&") + parts[i];
   return out;
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,23 @@ namespace smr {
 namespace {
 
 bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+uint64_t RoundUp(uint64_t v, uint64_t align) { return (v + align - 1) / align * align; }
+
+// cachestat(2) (Linux 6.5), not in every libc's headers yet: the same number on every
+// architecture.
+constexpr long kSysCachestat = 451;
+struct CachestatRange {
+  uint64_t off = 0;
+  uint64_t len = 0;  // 0: to the end of the file
+};
+struct Cachestat {
+  uint64_t nr_cache = 0;
+  uint64_t nr_dirty = 0;
+  uint64_t nr_writeback = 0;
+  uint64_t nr_evicted = 0;
+  uint64_t nr_recently_evicted = 0;
+};
 
 ZoneDomain Other(ZoneDomain d) {
   return d == ZoneDomain::kCmr ? ZoneDomain::kSmr : ZoneDomain::kCmr;
@@ -137,7 +155,57 @@ EmulatedZonedDevice::EmulatedZonedDevice(std::string path, int fd, EmulatedGeome
   if (timing_.enabled()) head_ = std::make_unique<HeadModel>(timing_.seq_mbps, timing_.seek_ms);
 }
 
-EmulatedZonedDevice::~EmulatedZonedDevice() { ::close(fd_); }
+EmulatedZonedDevice::~EmulatedZonedDevice() {
+  if (dio_fd_ >= 0) ::close(dio_fd_);
+  ::close(fd_);
+}
+
+Status EmulatedZonedDevice::OpenDirect() {
+  struct statx stx {};
+  dio_off_align_ = geometry_.logical_block_size;  // unknown alignment: the drive's own
+  dio_mem_align_ = 4096;
+  if (::statx(fd_, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+      (stx.stx_mask & STATX_DIOALIGN) != 0) {
+    if (stx.stx_dio_offset_align == 0) {
+      return Status::NotSupported(path_ + ": direct=1: the file system takes no O_DIRECT "
+                                  "for this file (leave direct out)");
+    }
+    if (geometry_.logical_block_size % stx.stx_dio_offset_align != 0) {
+      return Status::InvalidArgument(
+          path_ + ": direct=1: the file system needs O_DIRECT offsets aligned to " +
+          std::to_string(stx.stx_dio_offset_align) + " bytes, the drive's logical block is " +
+          std::to_string(geometry_.logical_block_size));
+    }
+    dio_off_align_ = stx.stx_dio_offset_align;
+    dio_mem_align_ = std::max<uint32_t>(stx.stx_dio_mem_align, 1);
+  }
+  const int fd = ::open(path_.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == EINVAL) {
+      return Status::NotSupported(path_ + ": direct=1: the file system takes no O_DIRECT "
+                                  "(leave direct out)");
+    }
+    return Status::FromErrno(err, path_ + ": cannot open for direct writes");
+  }
+  dio_fd_ = fd;
+  return Status::OK();
+}
+
+ZonedDevice::HostCacheUse EmulatedZonedDevice::HostCache() const {
+  HostCacheUse use;
+  use.mode = dio_fd_ >= 0 ? "direct" : "buffered";
+  CachestatRange range;
+  Cachestat cs;
+  if (::syscall(kSysCachestat, fd_, &range, &cs, 0) == 0) {
+    const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    use.measured = true;
+    use.cached_bytes = cs.nr_cache * page;
+    use.dirty_bytes = cs.nr_dirty * page;
+    use.writeback_bytes = cs.nr_writeback * page;
+  }
+  return use;
+}
 
 Result<std::unique_ptr<EmulatedZonedDevice>> EmulatedZonedDevice::Create(
     const std::string& path, EmulatedGeometry geometry, TimingModel timing) {
@@ -243,6 +311,7 @@ Result<std::unique_ptr<EmulatedZonedDevice>> EmulatedZonedDevice::Open(const std
     return Status::Corruption(path + ": drive file is shorter than its geometry");
   }
   std::unique_ptr<EmulatedZonedDevice> dev(new EmulatedZonedDevice(path, fd, g, timing));
+  if (timing.direct_writes) SMR_RETURN_IF_ERROR(dev->OpenDirect());
   SMR_RETURN_IF_ERROR(dev->LoadState());
   return dev;
 }
@@ -521,7 +590,7 @@ Status EmulatedZonedDevice::WriteV(uint64_t offset, const std::vector<std::strin
   }
   // Data first, then the state slot that makes it visible (crash-consistency rule above).
   Status io = PwritevFull(data_offset_ + offset, pieces);
-  if (io.ok() && timing_.enabled()) {
+  if (io.ok() && timing_.enabled() && dio_fd_ < 0) {
     // Start writing the file back now, while the simulated head "transfers": Flush then
     // finds little left to sync, as a drive's cache flush after streaming writes would.
     ::sync_file_range(fd_, static_cast<off_t>(data_offset_ + offset), static_cast<off_t>(len),
@@ -787,30 +856,93 @@ Status EmulatedZonedDevice::PwritevFull(uint64_t file_offset,
   // Runs of kept pieces, each written at its own offset (dropped pieces: the contract's
   // "Dropped pieces"; with dropping off, one run).
   const uint64_t drop = timing_.drop_piece_bytes;
-  std::vector<struct iovec> iov;
-  iov.reserve(pieces.size());
+  std::vector<std::string_view> run;
+  run.reserve(pieces.size());
   uint64_t run_offset = file_offset, off = file_offset;
   for (std::string_view piece : pieces) {
     if (drop > 0 && piece.size() >= drop) {
-      SMR_RETURN_IF_ERROR(PwritevRun(run_offset, &iov));
-      iov.clear();
+      SMR_RETURN_IF_ERROR(WriteRun(run_offset, run));
+      run.clear();
       off += piece.size();
       run_offset = off;
       continue;
     }
-    if (!piece.empty()) iov.push_back({const_cast<char*>(piece.data()), piece.size()});
+    if (!piece.empty()) run.push_back(piece);
     off += piece.size();
   }
-  return PwritevRun(run_offset, &iov);
+  return WriteRun(run_offset, run);
 }
 
-Status EmulatedZonedDevice::PwritevRun(uint64_t file_offset, std::vector<struct iovec>* iov_in) {
+Status EmulatedZonedDevice::WriteRun(uint64_t file_offset,
+                                     const std::vector<std::string_view>& run) {
+  size_t len = 0;
+  for (std::string_view piece : run) len += piece.size();
+  if (len == 0) return Status::OK();
+  if (dio_fd_ >= 0 && file_offset % dio_off_align_ == 0 && len % dio_off_align_ == 0) {
+    return PwritevDirect(file_offset, run);
+  }
+  std::vector<struct iovec> iov;
+  iov.reserve(run.size());
+  for (std::string_view piece : run) iov.push_back({const_cast<char*>(piece.data()), piece.size()});
+  return PwritevRun(fd_, file_offset, &iov);
+}
+
+Status EmulatedZonedDevice::PwritevDirect(uint64_t file_offset,
+                                          const std::vector<std::string_view>& run) {
+  const uint64_t mem = dio_mem_align_, blk = dio_off_align_;
+  auto aligned = [&](std::string_view p) {
+    return reinterpret_cast<uintptr_t>(p.data()) % mem == 0 && p.size() % blk == 0;
+  };
+  // Pass 1: which pieces are copied. A copied segment starts at a piece that is not aligned
+  // and takes the pieces after it until its length is a multiple of the block again; each
+  // segment starts memory-aligned in the bounce buffer.
+  std::vector<bool> copy(run.size(), false);
+  uint64_t bounce_len = 0, seg = 0;
+  for (size_t i = 0; i < run.size(); ++i) {
+    if (seg == 0 && aligned(run[i])) continue;
+    copy[i] = true;
+    if (seg == 0) bounce_len = RoundUp(bounce_len, mem);
+    bounce_len += run[i].size();
+    seg = (seg + run[i].size()) % blk;
+  }
+  std::unique_ptr<char, decltype(&std::free)> bounce(nullptr, &std::free);
+  if (bounce_len > 0) {
+    void* p = nullptr;
+    if (::posix_memalign(&p, std::max<uint64_t>(mem, sizeof(void*)), bounce_len) != 0) {
+      return Status::IOError(path_ + ": write: out of memory for an O_DIRECT gather buffer");
+    }
+    bounce.reset(static_cast<char*>(p));
+  }
+  // Pass 2: the iovecs, copying the gathered pieces.
+  std::vector<struct iovec> iov;
+  iov.reserve(run.size());
+  uint64_t at = 0;
+  seg = 0;
+  for (size_t i = 0; i < run.size(); ++i) {
+    if (!copy[i]) {
+      iov.push_back({const_cast<char*>(run[i].data()), run[i].size()});
+      continue;
+    }
+    if (seg == 0) {
+      at = RoundUp(at, mem);
+      iov.push_back({bounce.get() + at, 0});
+    }
+    std::memcpy(bounce.get() + at, run[i].data(), run[i].size());
+    at += run[i].size();
+    iov.back().iov_len += run[i].size();
+    seg = (seg + run[i].size()) % blk;
+  }
+  return PwritevRun(dio_fd_, file_offset, &iov);
+}
+
+Status EmulatedZonedDevice::PwritevRun(int fd, uint64_t file_offset,
+                                       std::vector<struct iovec>* iov_in) {
   std::vector<struct iovec>& iov = *iov_in;
   size_t at = 0;  // first iovec not fully written
   uint64_t off = file_offset;
   while (at < iov.size()) {
     const int n_iov = static_cast<int>(std::min<size_t>(iov.size() - at, IOV_MAX));
-    ssize_t n = ::pwritev(fd_, iov.data() + at, n_iov, static_cast<off_t>(off));
+    ssize_t n = ::pwritev(fd, iov.data() + at, n_iov, static_cast<off_t>(off));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::FromErrno(errno, path_ + ": write");

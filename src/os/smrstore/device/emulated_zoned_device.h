@@ -62,8 +62,9 @@
 // of device time; I/Os queue on one simulated head, and the caller sleeps until its I/O
 // would have completed. A sequential read issued after the head went idle finds up to
 // kReadAhead bytes already read ahead into the drive's cache (as HDDs do). Turn it on to make throughput experiments resemble a disk. With it
-// on, writes also start the file's writeback at once (sync_file_range), so Flush costs
-// what a drive's cache flush after streaming writes costs: little.
+// on, buffered writes also start the file's writeback at once (sync_file_range), so Flush
+// costs what a drive's cache flush after streaming writes costs: little (direct writes,
+// below, leave nothing to write back).
 //
 // Dropped pieces (TimingModel::drop_piece_bytes > 0; spec key drop_kib): a scale bench's
 //   mode, never a drive's. Every rule above holds — write pointers advance, zones fill,
@@ -76,6 +77,28 @@
 //   and zone accounting behave as on a full drive of that size while the host's disk holds
 //   a fraction of it. Reads of a dropped payload fail the
 //   store's crc check (kCorruption): nothing that reads object data can run on it.
+//
+// Direct writes (TimingModel::direct_writes; spec key direct=1): a behaviour given at open,
+//   not stored in the file. The data area's writes (sequential and conventional zones) go
+//   through a second descriptor opened with O_DIRECT, as a real drive's libzbd path does:
+//   no copy into the page cache, no dirty pages left for Flush to write back. A piece of a
+//   WriteV whose memory address or length is not aligned for O_DIRECT (the file system's
+//   alignment, statx STATX_DIOALIGN) is gathered, with the unaligned pieces next to it,
+//   into an aligned buffer; aligned pieces go as they are, in one pwritev. A run whose file
+//   offset or length the file system cannot take direct (only with dropped pieces) is
+//   written buffered. State slots, the superblock and realm conversions stay buffered
+//   (small writes; Flush's fdatasync makes them durable as before). Reads stay buffered:
+//   the kernel keeps them coherent with completed direct writes (it drops the cached pages
+//   of the range written), the store checks every record's crc, and the page cache is the
+//   only cache of object data the store has. Open fails with kNotSupported when the file
+//   system takes no O_DIRECT (e.g. tmpfs on older kernels), kInvalidArgument when it needs
+//   file offsets aligned coarser than the drive's logical block. Nothing else changes:
+//   the crash rules above hold (data before its slot), and Flush is still what makes
+//   writes survive a power cut (O_DIRECT leaves them in the disk's cache and the sparse
+//   file's block allocations in the journal until fdatasync).
+//
+// Host page cache (HostCache): the mode of the data writes and the file's cached, dirty and
+//   writeback bytes from cachestat(2) (Linux 6.5+; not measured where it is missing).
 //
 // Thread safety: all methods are thread-safe. A device-wide mutex guards zone state; it is
 // held for the write-pointer check and for the update after the data pwrite, not during
@@ -147,6 +170,8 @@ struct TimingModel {
   // a write (WriteV's pieces; Write's one buffer) of at least this many bytes are not
   // stored (0 = off; see "Dropped pieces" above).
   uint64_t drop_piece_bytes = 0;
+  // Likewise given at open: data writes with O_DIRECT (see "Direct writes" above).
+  bool direct_writes = false;
   bool enabled() const { return seq_mbps > 0; }
 };
 
@@ -175,6 +200,7 @@ class EmulatedZonedDevice final : public ZonedDevice {
   Status Write(uint64_t offset, const void* buf, size_t len) override;
   Status WriteV(uint64_t offset, const std::vector<std::string_view>& pieces) override;
   Status Flush() override;
+  HostCacheUse HostCache() const override;
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override;
   Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override;
 
@@ -199,6 +225,8 @@ class EmulatedZonedDevice final : public ZonedDevice {
 
   EmulatedZonedDevice(std::string path, int fd, EmulatedGeometry geometry, TimingModel timing);
   Status LoadState();
+  // Opens dio_fd_ and learns the file system's O_DIRECT alignment (direct writes).
+  Status OpenDirect();
   Status LoadRealms() SMR_REQUIRES(mu_);
   // kNotEmpty / kIOError when realm r cannot leave its domain for `domain` now.
   Status CheckConvertible(uint32_t r, ZoneDomain domain) const SMR_REQUIRES(mu_);
@@ -229,14 +257,24 @@ class EmulatedZonedDevice final : public ZonedDevice {
   // The pieces back to back from `file_offset`: pwritev, IOV_MAX pieces at a time (pieces
   // the drop rule drops are skipped, their range left as it is).
   Status PwritevFull(uint64_t file_offset, const std::vector<std::string_view>& pieces);
-  // One run of iovecs from `file_offset`, short writes resumed (consumes `iov`).
-  Status PwritevRun(uint64_t file_offset, std::vector<struct iovec>* iov);
+  // One run of pieces back to back from `file_offset`: direct (PwritevDirect) when direct
+  // writes are on and the run's offset and length suit O_DIRECT, else buffered.
+  Status WriteRun(uint64_t file_offset, const std::vector<std::string_view>& run);
+  // The run through dio_fd_ in one pwritev: pieces aligned in memory and length as they
+  // are, the others gathered into aligned segments of a bounce buffer.
+  Status PwritevDirect(uint64_t file_offset, const std::vector<std::string_view>& run);
+  // One run of iovecs from `file_offset` through `fd`, short writes resumed (consumes
+  // `iov`).
+  Status PwritevRun(int fd, uint64_t file_offset, std::vector<struct iovec>* iov);
   // Makes [zone start + from, zone end) read as zeros and frees its space.
   void PunchZoneTail(uint32_t zone, uint64_t from);
   void ChargeTime(uint64_t offset, size_t len, bool read);
 
   const std::string path_;
   const int fd_;
+  int dio_fd_ = -1;                // O_DIRECT descriptor of the file (direct writes only)
+  uint32_t dio_mem_align_ = 4096;  // O_DIRECT alignment of buffers' addresses
+  uint32_t dio_off_align_ = 4096;  // ... of file offsets and lengths
   const EmulatedGeometry geometry_;
   DeviceInfo info_;
   TimingModel timing_;

@@ -485,8 +485,11 @@ bool ConvBlockValid(uint64_t off, const char* block, size_t lbs) {
 }
 
 // Runs in the forked child: writes forever until killed. Exits non-zero on any error.
-[[noreturn]] void CrashChild(const std::string& path, int ready_fd, uint64_t round) {
-  auto r = EmulatedZonedDevice::Open(path);
+[[noreturn]] void CrashChild(const std::string& path, int ready_fd, uint64_t round,
+                             bool direct) {
+  TimingModel t;
+  t.direct_writes = direct;
+  auto r = EmulatedZonedDevice::Open(path, t);
   if (!r.ok()) ::_exit(10);
   std::unique_ptr<EmulatedZonedDevice> dev = std::move(r).value();
   const DeviceInfo info = dev->info();
@@ -530,7 +533,16 @@ bool ConvBlockValid(uint64_t off, const char* block, size_t lbs) {
   }
 }
 
-TEST(EmulatedZonedDeviceCrashTest, KillNineAtRandomInstantsKeepsDriveConsistent) {
+// The parameter: the killed writer opened the drive with direct (O_DIRECT) writes. The
+// checks reopen it buffered (the mode is the opener's, not the drive's).
+class EmulatedZonedDeviceCrashTest : public ::testing::TestWithParam<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(WriteModes, EmulatedZonedDeviceCrashTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return std::string(p.param ? "direct" : "buffered");
+                         });
+
+TEST_P(EmulatedZonedDeviceCrashTest, KillNineAtRandomInstantsKeepsDriveConsistent) {
   ScratchDir dir;
   const std::string path = dir.path() + "/crash.img";
   { ASSERT_NE(MustCreate(path, CrashGeometry()), nullptr); }
@@ -545,7 +557,7 @@ TEST(EmulatedZonedDeviceCrashTest, KillNineAtRandomInstantsKeepsDriveConsistent)
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       ::close(pipefd[0]);
-      CrashChild(path, pipefd[1], round);
+      CrashChild(path, pipefd[1], round, GetParam());
     }
     ::close(pipefd[1]);
     char c = 0;

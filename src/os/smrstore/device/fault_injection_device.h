@@ -68,6 +68,7 @@ class FaultInjectionDevice final : public ZonedDevice {
   Status Read(uint64_t offset, void* buf, size_t len) override;
   Status Write(uint64_t offset, const void* buf, size_t len) override;
   Status Flush() override;
+  HostCacheUse HostCache() const override { return base_->HostCache(); }
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override;
   Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override;
 

@@ -1,4 +1,6 @@
-// Tests of device/fault_injection_device.h over an emulated drive. The wrapper's
+// Tests of device/fault_injection_device.h over an emulated drive, once with buffered and
+// once with direct (O_DIRECT) writes (the parameter; emulated_zoned_device.h "Direct
+// writes"): what was flushed before a power cut stays in both modes. The wrapper's
 // transparency (no fault armed) is checked by device_conformance_test.cc ("fault" backend).
 
 #include "device/fault_injection_device.h"
@@ -50,7 +52,8 @@ EmulatedGeometry TestGeometry() {
   return g;
 }
 
-class FaultInjectionDeviceTest : public ::testing::Test {
+// The parameter: the emulated drive writes with O_DIRECT.
+class FaultInjectionDeviceTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     dev_ = MakeDevice("drive.img");
@@ -58,7 +61,9 @@ class FaultInjectionDeviceTest : public ::testing::Test {
   }
 
   std::unique_ptr<FaultInjectionDevice> MakeDevice(const std::string& name) {
-    auto r = EmulatedZonedDevice::Create(dir_.path() + "/" + name, TestGeometry());
+    TimingModel t;
+    t.direct_writes = GetParam();
+    auto r = EmulatedZonedDevice::Create(dir_.path() + "/" + name, TestGeometry(), t);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (!r.ok()) return nullptr;
     std::unique_ptr<ZonedDevice> base = std::move(r).value();
@@ -132,7 +137,7 @@ class FaultInjectionDeviceTest : public ::testing::Test {
 // ---------------------------------------------------------------------------------------
 // Read / write failures
 
-TEST_F(FaultInjectionDeviceTest, FailNthWriteFailsOnlyTheNthWrite) {
+TEST_P(FaultInjectionDeviceTest, FailNthWriteFailsOnlyTheNthWrite) {
   dev_->FailNthWrite(3);
   ASSERT_OK(Write(1, S(0), kB));
   ASSERT_OK(Write(1, S(0) + kB, kB));
@@ -151,7 +156,7 @@ TEST_F(FaultInjectionDeviceTest, FailNthWriteFailsOnlyTheNthWrite) {
   EXPECT_TRUE(Matches(1, S(0), 10 * kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, FailNthWriteCountsEveryWriteAndConventionalFailureKeepsData) {
+TEST_P(FaultInjectionDeviceTest, FailNthWriteCountsEveryWriteAndConventionalFailureKeepsData) {
   ASSERT_OK(Write(7, 0, 2 * kB));
   dev_->FailNthWrite(2);
   ASSERT_OK(Write(8, S(1), kB));            // 1st: sequential
@@ -162,7 +167,7 @@ TEST_F(FaultInjectionDeviceTest, FailNthWriteCountsEveryWriteAndConventionalFail
   EXPECT_TRUE(Matches(9, 0, 2 * kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, StickyWriteFailureLastsUntilClearFaults) {
+TEST_P(FaultInjectionDeviceTest, StickyWriteFailureLastsUntilClearFaults) {
   dev_->FailNthWrite(2, /*sticky=*/true);
   ASSERT_OK(Write(1, S(0), kB));
   for (int i = 0; i < 5; ++i) {
@@ -179,14 +184,14 @@ TEST_F(FaultInjectionDeviceTest, StickyWriteFailureLastsUntilClearFaults) {
   EXPECT_TRUE(Matches(1, S(0), 2 * kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, ClearFaultsDisarmsPendingWriteFailure) {
+TEST_P(FaultInjectionDeviceTest, ClearFaultsDisarmsPendingWriteFailure) {
   dev_->FailNthWrite(1);
   dev_->ClearFaults();
   ASSERT_OK(Write(1, S(0), kB));
   ASSERT_OK(Write(1, S(0) + kB, kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, FailNthReadFailsOnlyTheNthRead) {
+TEST_P(FaultInjectionDeviceTest, FailNthReadFailsOnlyTheNthRead) {
   ASSERT_OK(Write(3, S(0), 4 * kB));
   dev_->FailNthRead(2);
   std::vector<char> buf(4 * kB);
@@ -206,7 +211,7 @@ TEST_F(FaultInjectionDeviceTest, FailNthReadFailsOnlyTheNthRead) {
 
 // A paused read is held before it reaches the drive, only the first overlapping one, and a
 // reset of its zone meanwhile is counted (the reset happens; the held read then sees it).
-TEST_F(FaultInjectionDeviceTest, PausedReadIsHeldUntilResumedAndCountsResetsOfItsZone) {
+TEST_P(FaultInjectionDeviceTest, PausedReadIsHeldUntilResumedAndCountsResetsOfItsZone) {
   ASSERT_OK(Write(3, S(0), 4 * kB));
   ASSERT_OK(Write(4, S(1), 4 * kB));
   dev_->PauseNextRead(S(1), kMiB);
@@ -232,7 +237,7 @@ TEST_F(FaultInjectionDeviceTest, PausedReadIsHeldUntilResumedAndCountsResetsOfIt
   EXPECT_EQ(dev_->resets_under_paused_read(), 1u);
 }
 
-TEST_F(FaultInjectionDeviceTest, StickyReadFailureLastsUntilClearFaults) {
+TEST_P(FaultInjectionDeviceTest, StickyReadFailureLastsUntilClearFaults) {
   ASSERT_OK(Write(4, S(0), 2 * kB));
   dev_->FailNthRead(1, /*sticky=*/true);
   std::vector<char> buf(kB);
@@ -254,7 +259,7 @@ int BitsDiffering(const char* a, const char* b, size_t len) {
   return bits;
 }
 
-TEST_F(FaultInjectionDeviceTest, CorruptReadsFlipsOneBitPerOverlappingBlock) {
+TEST_P(FaultInjectionDeviceTest, CorruptReadsFlipsOneBitPerOverlappingBlock) {
   const uint64_t s = S(0);
   ASSERT_OK(Write(5, s, 8 * kB));
   std::vector<char> want(8 * kB);
@@ -282,7 +287,7 @@ TEST_F(FaultInjectionDeviceTest, CorruptReadsFlipsOneBitPerOverlappingBlock) {
   EXPECT_TRUE(Matches(5, s, 8 * kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, CorruptReadsAppliesToConventionalZones) {
+TEST_P(FaultInjectionDeviceTest, CorruptReadsAppliesToConventionalZones) {
   ASSERT_OK(Write(6, 0, 4 * kB));
   dev_->CorruptReads(0, 4 * kB);
   std::vector<char> want(4 * kB);
@@ -298,7 +303,7 @@ TEST_F(FaultInjectionDeviceTest, CorruptReadsAppliesToConventionalZones) {
 // ---------------------------------------------------------------------------------------
 // Zone faults
 
-TEST_F(FaultInjectionDeviceTest, ReadOnlyZoneAcceptsReadsOnly) {
+TEST_P(FaultInjectionDeviceTest, ReadOnlyZoneAcceptsReadsOnly) {
   const uint32_t z = Z(1);
   ASSERT_OK(Write(10, S(1), 2 * kB));
   const ZoneInfo healthy = Zone(z);
@@ -328,7 +333,7 @@ TEST_F(FaultInjectionDeviceTest, ReadOnlyZoneAcceptsReadsOnly) {
   EXPECT_TRUE(Matches(10, S(1), 3 * kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, OfflineZoneAcceptsNothing) {
+TEST_P(FaultInjectionDeviceTest, OfflineZoneAcceptsNothing) {
   const uint32_t z = Z(1);
   ASSERT_OK(Write(12, S(0), kB));
   ASSERT_OK(Write(13, S(1), 2 * kB));
@@ -355,7 +360,7 @@ TEST_F(FaultInjectionDeviceTest, OfflineZoneAcceptsNothing) {
   EXPECT_TRUE(Matches(13, S(1), 2 * kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, ClearFaultsClearsZoneFaults) {
+TEST_P(FaultInjectionDeviceTest, ClearFaultsClearsZoneFaults) {
   ASSERT_OK(Write(15, S(0), kB));
   dev_->SetZoneFault(Z(0), ZoneCondition::kOffline);
   dev_->SetZoneFault(Z(1), ZoneCondition::kReadOnly);
@@ -369,7 +374,7 @@ TEST_F(FaultInjectionDeviceTest, ClearFaultsClearsZoneFaults) {
 // ---------------------------------------------------------------------------------------
 // Power cuts
 
-TEST_F(FaultInjectionDeviceTest, UnflushedBytesAccounting) {
+TEST_P(FaultInjectionDeviceTest, UnflushedBytesAccounting) {
   EXPECT_EQ(dev_->unflushed_bytes(), 0u);
   ASSERT_OK(Write(20, S(0), 3 * kB));
   EXPECT_EQ(dev_->unflushed_bytes(), 3 * kB);
@@ -388,7 +393,7 @@ TEST_F(FaultInjectionDeviceTest, UnflushedBytesAccounting) {
   EXPECT_EQ(dev_->unflushed_bytes(), kB);
 }
 
-TEST_F(FaultInjectionDeviceTest, PowerCutLosesUnflushedWrites) {
+TEST_P(FaultInjectionDeviceTest, PowerCutLosesUnflushedWrites) {
   // Before the flush.
   ASSERT_OK(Write(30, S(0), 4 * kB));        // A: flushed part
   ASSERT_OK(Write(32, S(2), kMiB));          // C: full
@@ -488,7 +493,7 @@ TEST_F(FaultInjectionDeviceTest, PowerCutLosesUnflushedWrites) {
   EXPECT_EQ(dev_->unflushed_bytes(), 0u);
 }
 
-TEST_F(FaultInjectionDeviceTest, ZoneResetAfterFlushIsDurable) {
+TEST_P(FaultInjectionDeviceTest, ZoneResetAfterFlushIsDurable) {
   ASSERT_OK(Write(50, S(0), 5 * kB));
   ASSERT_OK(dev_->Flush());
   ASSERT_OK(dev_->ResetZones(Z(0), 1));
@@ -499,7 +504,7 @@ TEST_F(FaultInjectionDeviceTest, ZoneResetAfterFlushIsDurable) {
   EXPECT_TRUE(Zeros(S(0), 5 * kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, PowerCutWithNothingUnflushedKeepsEverything) {
+TEST_P(FaultInjectionDeviceTest, PowerCutWithNothingUnflushedKeepsEverything) {
   ASSERT_OK(Write(51, S(0), 3 * kB));
   ASSERT_OK(Write(52, S(1), kMiB));
   ASSERT_OK(Write(53, 0, 4 * kB));
@@ -513,7 +518,7 @@ TEST_F(FaultInjectionDeviceTest, PowerCutWithNothingUnflushedKeepsEverything) {
   EXPECT_TRUE(Matches(53, 0, 4 * kB));
 }
 
-TEST_F(FaultInjectionDeviceTest, TornPowerCutKeepsABlockAlignedPrefix) {
+TEST_P(FaultInjectionDeviceTest, TornPowerCutKeepsABlockAlignedPrefix) {
   constexpr uint32_t kZones = 8;
   constexpr uint64_t kFlushed = 2 * kB;
   constexpr uint64_t kUnflushed = 30 * kB;
@@ -552,7 +557,7 @@ TEST_F(FaultInjectionDeviceTest, TornPowerCutKeepsABlockAlignedPrefix) {
   EXPECT_EQ(dev_->unflushed_bytes(), 0u);
 }
 
-TEST_F(FaultInjectionDeviceTest, TornPowerCutIsDeterministicForASeed) {
+TEST_P(FaultInjectionDeviceTest, TornPowerCutIsDeterministicForASeed) {
   std::unique_ptr<FaultInjectionDevice> other = MakeDevice("other.img");
   ASSERT_NE(other, nullptr);
   std::vector<uint64_t> wps[2];
@@ -568,6 +573,11 @@ TEST_F(FaultInjectionDeviceTest, TornPowerCutIsDeterministicForASeed) {
   }
   EXPECT_EQ(wps[0], wps[1]);
 }
+
+INSTANTIATE_TEST_SUITE_P(WriteModes, FaultInjectionDeviceTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return std::string(p.param ? "direct" : "buffered");
+                         });
 
 }  // namespace
 }  // namespace smr

@@ -274,6 +274,13 @@ class LibzbdZonedDevice final : public ZonedDevice {
     return Status::OK();
   }
 
+  // The node is opened O_DIRECT: nothing goes through the page cache.
+  HostCacheUse HostCache() const override {
+    HostCacheUse use;
+    use.mode = "direct";
+    return use;
+  }
+
  private:
   using MachineOp = void (ZoneStateMachine::*)(uint32_t, std::vector<uint32_t>*);
 

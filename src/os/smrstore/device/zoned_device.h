@@ -231,7 +231,24 @@ class ZonedDevice {
   virtual Status WriteV(uint64_t offset, const std::vector<std::string_view>& pieces);
 
   // Makes every completed write durable (survives a power cut). Errors: kIOError.
+  // Flushes of different devices may run at the same time (the store flushes the drives a
+  // commit group touched in parallel).
   virtual Status Flush() = 0;
+
+  // What the host's page cache holds for this device, for stats: how data writes reach the
+  // device (`mode`: "direct" — O_DIRECT, no page cache; "buffered" — through the page
+  // cache; "" — the backend does not say) and, when `measured`, the backing file's bytes in
+  // the page cache now (cached, of which dirty and under writeback). Emulated drives
+  // measure with cachestat(2) where the kernel has it; libzbd reports "direct", unmeasured;
+  // wrappers report their base's. The default: "", unmeasured. Never fails; any thread.
+  struct HostCacheUse {
+    std::string mode;
+    bool measured = false;
+    uint64_t cached_bytes = 0;
+    uint64_t dirty_bytes = 0;
+    uint64_t writeback_bytes = 0;
+  };
+  virtual HostCacheUse HostCache() const { return {}; }
 
   // Hybrid drives (see the contract). Realms [first, first + count) clipped to the drive;
   // count 0 means "to the end". Errors: kNotSupported (not a hybrid drive; the default),

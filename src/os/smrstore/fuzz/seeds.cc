@@ -193,6 +193,7 @@ void DeviceSpecSeeds() {
       "emu:rel/path.img?zone_kib=512&cap_kib=384&max_open=0&conv=0",
       "emu:/x?zones=64&zone_mib=256&cap_mib=128&conv=1&max_open=14&max_active=14&lbs=512",
       "emu:/x?mbps=250&seek_ms=8.5",
+      "emu:/x?zones=8&direct=1",
       "zbd:/dev/sdz",
   };
   int i = 0;

@@ -643,10 +643,31 @@ Status CommitPipeline::WriteGroup(GroupWrites* w) {
     core_.counters.device_write_buffers += buffers;
   }
   for (const SealWrite& s : w->seals) SMR_RETURN_IF_ERROR(core_.zones->FinishZone(s.drive, s.zone));
-  for (size_t d = 0; d < core_.devices.size(); ++d) {
-    if (touched[d]) SMR_RETURN_IF_ERROR(core_.devices[d]->Flush());
+  return FlushDrives(touched);
+}
+
+Status CommitPipeline::FlushDrives(const std::vector<bool>& touched) {
+  std::vector<size_t> drives;
+  for (size_t d = 0; d < touched.size(); ++d) {
+    if (touched[d]) drives.push_back(d);
   }
-  return Status::OK();
+  if (drives.size() == 1) return core_.devices[drives[0]]->Flush();
+  // One flush per drive on the write pool (it has a thread per drive), all waited for
+  // before returning: they point at nothing on this stack but the futures.
+  std::vector<std::future<Status>> futures;
+  futures.reserve(drives.size());
+  for (size_t d : drives) {
+    auto task = std::make_shared<std::packaged_task<Status()>>(
+        [this, d] { return core_.devices[d]->Flush(); });
+    futures.push_back(task->get_future());
+    boost::asio::post(*io_pool_, [task] { (*task)(); });
+  }
+  Status first;
+  for (auto& f : futures) {
+    Status s = f.get();
+    if (first.ok() && !s.ok()) first = s;
+  }
+  return first;
 }
 
 }  // namespace smr

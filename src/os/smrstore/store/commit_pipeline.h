@@ -7,8 +7,8 @@
 //   StoreOptions::max_group (fewer when space is tight), which CommitGroup plans into one
 //   MetaStore::Batch and one GroupWrites (PlanTransaction, with a GC slice riding along when
 //   StoreOptions::gc_in_groups), writes (WriteGroup: one device write per zone on the
-//   drives' `io_pool_` threads, then the zones sealed are finished and each drive touched
-//   flushed), commits with sync (WriteAndCommit) and answers, callbacks in submission order.
+//   drives' `io_pool_` threads, then the zones sealed are finished and the drives touched
+//   flushed, in parallel on io_pool_: FlushDrives), commits with sync (WriteAndCommit) and answers, callbacks in submission order.
 //   Between groups it runs what the GC worker, the hybrid manager and the metadata journal
 //   ask for (MaybeGc, EnsureSpace, MaybeConvert, MaybeEvict, MaybeCheckpoint). For the
 //   store's other writers (GC slices, hybrid drains, journal checkpoints, Open's own
@@ -143,6 +143,9 @@ class CommitPipeline {
   bool RetryGroupElsewhere(const ZoneManager::AllocationMark& mark, bool may_retry,
                            Status* s) SMR_REQUIRES(core_.group_mu);
   Status WriteGroup(GroupWrites* w) SMR_REQUIRES(core_.group_mu);
+  // Flushes the drives marked in `touched`, in parallel (one task per drive on io_pool_;
+  // one drive: on this thread), and waits for every flush; the first failure, if any.
+  Status FlushDrives(const std::vector<bool>& touched) SMR_REQUIRES(core_.group_mu);
   // Moves deferred_seals_ into `seals`, leaving out the zones no longer sealed (released or
   // taken since: their seal must not write into a reset or inactive zone).
   void TakeDeferredSeals(std::vector<SealWrite>* seals) SMR_REQUIRES(core_.group_mu);

@@ -379,7 +379,9 @@ class Store {
   // (its live data does not fit elsewhere), the drive's errors.
   Status ConvertRealm(uint16_t drive, uint32_t realm, ZoneDomain to);
   // The store's own view for `smrstore-tool stats` / `zones`: {"store": {dir, uuid, drives,
-  // mount_count}, "statfs": {...}, "counters": {...}, "zones": {"<state>[_<stream>]": n}}
+  // mount_count}, "statfs": {...}, "counters": {...}, "zones": {"<state>[_<stream>]": n},
+  // "host_cache": [{drive, mode, cached_bytes, dirty_bytes, writeback_bytes}, one per drive:
+  // ZonedDevice::HostCache, the byte counts null where not measured]}
   // (doc/tools/smrstore-tool.md). StatsJson() is that document as indented JSON text.
   Json Stats();
   std::string StatsJson();

@@ -76,6 +76,18 @@ Json Store::Stats() {
                     ratio(c.lifetime_device_bytes, c.lifetime_user_bytes)}};
   j["zones"] = Json::object();
   for (const auto& [k, n] : zones_by_state) j["zones"][k] = n;
+  // The host page cache's share per drive (ZonedDevice::HostCache): how data writes reach
+  // the drive, and the drive file's cached / dirty / writeback bytes where measured.
+  j["host_cache"] = Json::array();
+  for (size_t d = 0; d < impl_->devices.size(); ++d) {
+    const ZonedDevice::HostCacheUse u = impl_->devices[d]->HostCache();
+    auto bytes = [&u](uint64_t v) { return u.measured ? Json(v) : Json(nullptr); };
+    j["host_cache"].push_back({{"drive", d},
+                               {"mode", u.mode.empty() ? "unknown" : u.mode},
+                               {"cached_bytes", bytes(u.cached_bytes)},
+                               {"dirty_bytes", bytes(u.dirty_bytes)},
+                               {"writeback_bytes", bytes(u.writeback_bytes)}});
+  }
   return j;
 }
 

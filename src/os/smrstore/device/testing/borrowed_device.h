@@ -38,6 +38,7 @@ class BorrowedDevice : public ZonedDevice {
   // WriteV is not forwarded: the base class's goes through Write, which test wrappers
   // deriving from this one override to inject faults.
   Status Flush() override { return base_->Flush(); }
+  HostCacheUse HostCache() const override { return base_->HostCache(); }
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override {
     return base_->ReportRealms(first, count);
   }

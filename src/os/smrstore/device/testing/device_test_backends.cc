@@ -17,13 +17,25 @@ namespace {
 
 constexpr uint64_t kMiB = 1ull << 20;
 
-Result<std::unique_ptr<ZonedDevice>> MakeEmu(const std::string& dir) {
+EmulatedGeometry EmuGeometry() {
   EmulatedGeometry g;
   g.nr_zones = 16;
   g.zone_size = kMiB;
   g.nr_conventional = 2;
   g.max_open_zones = 4;
-  SMR_ASSIGN_OR_RETURN(auto dev, EmulatedZonedDevice::Create(dir + "/emu.img", g));
+  return g;
+}
+
+Result<std::unique_ptr<ZonedDevice>> MakeEmu(const std::string& dir) {
+  SMR_ASSIGN_OR_RETURN(auto dev, EmulatedZonedDevice::Create(dir + "/emu.img", EmuGeometry()));
+  return std::unique_ptr<ZonedDevice>(std::move(dev));
+}
+
+Result<std::unique_ptr<ZonedDevice>> MakeEmuDirect(const std::string& dir) {
+  TimingModel t;
+  t.direct_writes = true;
+  SMR_ASSIGN_OR_RETURN(auto dev,
+                       EmulatedZonedDevice::Create(dir + "/emu_direct.img", EmuGeometry(), t));
   return std::unique_ptr<ZonedDevice>(std::move(dev));
 }
 
@@ -60,6 +72,7 @@ Result<std::unique_ptr<ZonedDevice>> MakeZbd(const std::string& path) {
 std::vector<TestBackend> DeviceTestBackends() {
   std::vector<TestBackend> out = {
       {"emu", MakeEmu},
+      {"emu_direct", MakeEmuDirect},
       {"emu_zcap", MakeEmuZcap},
       {"fault", MakeFault},
   };
