@@ -156,5 +156,51 @@ TEST(ZoneStateMachine, InactiveZonesOfAHybridDrive) {
   EXPECT_EQ(m.Info(3).cond, ZoneCondition::kNotWritePointer);
 }
 
+// Restore refuses a zone number past the drive (kCorruption, naming it) instead of
+// touching state it does not have: the emulator's state file or a drive's report may
+// name one.
+TEST(ZoneStateMachine, RestoreRefusesAZonePastTheDrive) {
+  ZoneStateMachine m(SmallDrive());  // zones 0-7
+  Status st = m.Restore(8, 0, ZoneCondition::kEmpty);
+  EXPECT_CODE(st, kCorruption);
+  EXPECT_NE(st.ToString().find("zone 8: no sequential zone to restore"), std::string::npos)
+      << st.ToString();
+  EXPECT_CODE(m.Restore(1000, 4096, ZoneCondition::kClosed), kCorruption);
+  EXPECT_CODE(m.Restore(0, 0, ZoneCondition::kEmpty), kCorruption);  // conventional
+  EXPECT_OK(m.Restore(7, 4096, ZoneCondition::kClosed));
+}
+
+// With every open slot taken by explicitly open zones (none to close), opening one more
+// fails with kTooManyOpenZones, and the error says the count and the drive's limit (what
+// an operator reads to see which limit was hit).
+TEST(ZoneStateMachine, OpeningPastTheOpenLimitSaysTheLimit) {
+  ZoneStateMachine m(SmallDrive());  // max_open_zones 4
+  std::vector<uint32_t> changed, to_close;
+  for (uint32_t z = 1; z <= 4; ++z) ASSERT_OK(m.Open(z, &changed, &to_close));
+  Status st = m.Open(5, &changed, &to_close);
+  EXPECT_CODE(st, kTooManyOpenZones);
+  EXPECT_NE(st.ToString().find("zone 5: 4 zones explicitly open, the device limit is 4"),
+            std::string::npos)
+      << st.ToString();
+  EXPECT_TRUE(to_close.empty());
+  EXPECT_EQ(m.condition(5), ZoneCondition::kEmpty);
+}
+
+// A DeviceInfo that claims more conventional zones than the drive has (a report no backend
+// should pass on, but the machine must not believe past its zones): every zone is
+// conventional and nothing past the last zone is touched (_GLIBCXX_ASSERTIONS, on in every
+// build, aborts on an index past a vector's end).
+TEST(ZoneStateMachine, MoreConventionalZonesThanZonesMarksOnlyTheDrivesZones) {
+  DeviceInfo info = SmallDrive();
+  info.nr_conventional = info.nr_zones + 2;
+  ZoneStateMachine m(info);
+  for (uint32_t z = 0; z < info.nr_zones; ++z) {
+    EXPECT_TRUE(m.is_conventional(z)) << "zone " << z;
+    EXPECT_EQ(m.Info(z).cond, ZoneCondition::kNotWritePointer) << "zone " << z;
+  }
+  EXPECT_EQ(m.nr_open(), 0u);
+  EXPECT_EQ(m.nr_active(), 0u);
+}
+
 }  // namespace
 }  // namespace smr

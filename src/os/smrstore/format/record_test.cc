@@ -964,5 +964,32 @@ TEST(RecordHeaderCodec, FuzzKeyOmittedHeaderReencodesOnlyWithTheLongKey) {
   EXPECT_EQ(again, block);
 }
 
+// Two pack entries are equal only when every field is (RecordHeader's equality, and so the
+// decode round trips of pack records, rest on it): an entry that differs in its length or
+// its crc alone is another entry.
+TEST(PackEntry, EqualityComparesEveryField) {
+  PackEntry a;
+  a.offset = 64;
+  a.payload_len = 100;
+  a.payload_crc = 0x1234;
+  a.seq = 7;
+  a.collection_id = 3;
+  a.nid = 9;
+  a.logical_offset = 8192;
+  EXPECT_TRUE(a == a);
+  auto differs = [&](auto change) {
+    PackEntry b = a;
+    change(&b);
+    return a != b && !(a == b);
+  };
+  EXPECT_TRUE(differs([](PackEntry* e) { e->offset = 128; })) << "offset";
+  EXPECT_TRUE(differs([](PackEntry* e) { e->payload_len = 101; })) << "payload_len";
+  EXPECT_TRUE(differs([](PackEntry* e) { e->payload_crc = 0x4321; })) << "payload_crc";
+  EXPECT_TRUE(differs([](PackEntry* e) { e->seq = 8; })) << "seq";
+  EXPECT_TRUE(differs([](PackEntry* e) { e->collection_id = 4; })) << "collection_id";
+  EXPECT_TRUE(differs([](PackEntry* e) { e->nid = 10; })) << "nid";
+  EXPECT_TRUE(differs([](PackEntry* e) { e->logical_offset = 0; })) << "logical_offset";
+}
+
 }  // namespace
 }  // namespace smr

@@ -213,5 +213,23 @@ TEST_F(JournalLimitsTest, ALongGcRunTakesCheckpoints) {
   ExpectRebuildEqual();
 }
 
+// One transaction that sets the same omap key 700 times (1000-byte values): its journal
+// operations add up to more than a zone, but only the last write of the key is journaled,
+// which fits: it commits (a group is split, or a transaction refused, only when what is
+// journaled passes the limit), and the key holds its last value.
+TEST_F(JournalLimitsTest, ATransactionRewritingOneKeyPastAZoneCommitsItsLastValue) {
+  Transaction t;
+  t.Touch("1.0_head", Obj("rewritten"));
+  for (int i = 0; i < 700; ++i) {
+    t.OmapSetKeys("1.0_head", Obj("rewritten"), {{"k", Bytes(i, 1000)}});
+  }
+  ASSERT_OK(store_->Apply(std::move(t)));
+  auto v = store_->ListOmap("1.0_head", Obj("rewritten"), nullptr, 0);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  ASSERT_EQ(v->size(), 1u);
+  EXPECT_EQ((*v)[0].second, Bytes(699, 1000));
+  ExpectRebuildEqual();
+}
+
 }  // namespace
 }  // namespace smr

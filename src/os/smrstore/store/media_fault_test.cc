@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 
+#include "common/engine_log.h"
 #include "common/pattern.h"
 #include "common/testing/test_util.h"
 #include "device/device_spec.h"
@@ -311,6 +312,45 @@ TEST_F(MediaFaultTest, AGcDestinationTurningReadOnlyIsRetiredAndGcGoesOn) {
   auto f = store_->Fsck(/*deep=*/true, /*repair=*/false);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_TRUE(f->ok()) << f->errors.front();
+}
+
+// When a failed write makes the store retire more than eight zones at once (every zone
+// the drives now report offline or read-only), its warning names eight and counts the rest,
+// and the group is written elsewhere.
+TEST_F(MediaFaultTest, AWarningOfMoreThanEightRetiredZonesNamesEightAndCountsTheRest) {
+  Put("first", 1, 300 << 10);
+  ASSERT_OK(store_->Close());
+  store_.reset();
+  std::atomic<int> traps{0};
+  size_t next = 0;
+  auto opened = Store::Open(dir_.path() + "/store", [&](const std::string&) {
+    return Result<std::unique_ptr<ZonedDevice>>(
+        std::make_unique<ZoneTurnsReadOnlyOnWrite>(drives_[next++].get(), &traps));
+  });
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  store_ = std::move(*opened);
+  // Nine free zones at the end of drive 1 turn read-only where nothing writes yet.
+  for (uint32_t z = 15; z < 24; ++z) drives_[1]->SetZoneFault(z, ZoneCondition::kReadOnly);
+  std::mutex mu;
+  std::vector<std::string> warnings;
+  LogSink old = SetLogSink([&](LogLevel l, const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (l == LogLevel::kWarning && line.find("retired") != std::string::npos) {
+      warnings.push_back(line);
+    }
+  });
+  traps = 1;
+  Put("second", 2, 300 << 10);  // its zone turns read-only: ten zones retired at once
+  SetLogSink(std::move(old));
+  EXPECT_EQ(traps.load(), 0);
+  EXPECT_EQ(store_->Counters().zones_retired, 10u);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("drive 1 zone 15, drive 1 zone 16"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find(" and 2 more reported offline or read-only"), std::string::npos)
+      << warnings[0];
+  EXPECT_EQ(ReadAll(), std::set<std::string>{});
 }
 
 TEST_F(MediaFaultTest, WhenNoZoneCanBeWrittenWritesFailNamingTheFaultsAndReadsGoOn) {

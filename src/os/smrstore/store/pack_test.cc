@@ -318,6 +318,9 @@ TEST_F(PackTest, GcMovesLiveEntriesIntoNewPacks) {
   EXPECT_EQ(c1.pack_payload_bytes - c0.pack_payload_bytes, moved);
   EXPECT_GE(c1.pack_records - c0.pack_records, 1u);
   EXPECT_EQ(c1.pack_record_bytes - c0.pack_record_bytes, written);
+  // The lifetime GC counter grows by what this run wrote (it is what write amplification
+  // is computed from across mounts).
+  EXPECT_EQ(c1.lifetime_gc_bytes - c0.lifetime_gc_bytes, written);
   ExpectReadsBack(kept, 4096);
   ExpectDeepFsckClean(kept.size());
   Remount();

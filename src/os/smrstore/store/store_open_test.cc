@@ -1,7 +1,13 @@
 // Store::Mkfs without drives, and Store::Open when a drive of the store cannot be opened:
 // the mount fails with the device's error, naming the drive's spec, and changes nothing.
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 
 #include <cstdio>
 #include <fstream>
@@ -19,6 +25,21 @@
 #include "store/store.h"
 #include "store/superblock_log.h"
 #include "store/transaction.h"
+
+// flock(2) for the whole test binary: the system call itself, unless a test armed an errno
+// for the next call (LockStore's errors other than "locked by someone else" cannot be
+// produced on a local file system).
+namespace {
+std::atomic<int> g_flock_errno{0};
+}  // namespace
+
+extern "C" int flock(int fd, int operation) noexcept {
+  if (const int e = g_flock_errno.exchange(0); e != 0) {
+    errno = e;
+    return -1;
+  }
+  return static_cast<int>(::syscall(SYS_flock, fd, operation));
+}
 
 namespace smr {
 namespace {
@@ -406,6 +427,26 @@ TEST(StoreOpen, StatsJsonNamesTheCommitCounters) {
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_EQ(text->at("store"), stats.at("store"));
   EXPECT_OK((*s)->Close());
+}
+
+// Taking the store's lock fails for another reason than another mount holding it (here
+// ENOLCK, as a file system without lock support says): the mount fails with kIOError naming
+// the lock file and the reason, not kBusy "in use"; the next try takes the lock.
+TEST(StoreOpen, ALockFileThatCannotBeLockedIsAnIOErrorNotInUse) {
+  smr::testing::ScratchDir dir;
+  const std::string spec = "emu:" + dir.path() + "/d0.img?zones=16&zone_mib=4&conv=1";
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store", {spec}, StoreOptions()));
+  g_flock_errno = ENOLCK;
+  auto s = Store::Open(dir.path() + "/store");
+  g_flock_errno = 0;
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.status().code() == Status::Code::kIOError) << s.status().ToString();
+  EXPECT_NE(s.status().ToString().find("/store/lock: flock: No locks available"),
+            std::string::npos)
+      << s.status().ToString();
+  auto again = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_OK((*again)->Close());
 }
 
 }  // namespace

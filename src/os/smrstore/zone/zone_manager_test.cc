@@ -412,6 +412,72 @@ TEST_F(ZoneManagerTest, MountResetsOnlyZonesHoldingUncommittedBytes) {
   EXPECT_EQ((*zi)[0].cond, ZoneCondition::kEmpty);
 }
 
+// The journal is in its reserve once some drive has fewer free zones than the reserve;
+// with no reserve set it never is.
+TEST_F(ZoneManagerTest, TheJournalIsInItsReserveWhenADriveHasFewerFreeZones) {
+  const uint32_t free_zones = static_cast<uint32_t>(FreeZones());
+  ASSERT_EQ(free_zones, 11u);  // 12 zones, the conventional one holds the superblock log
+  EXPECT_FALSE(zm_->JournalInReserve()) << "no journal reserve configured";
+  zm_->SetJournalReserve(free_zones);
+  EXPECT_FALSE(zm_->JournalInReserve()) << "exactly the reserve left";
+  zm_->SetJournalReserve(free_zones + 1);
+  EXPECT_TRUE(zm_->JournalInReserve());
+  zm_->SetJournalReserve(0);
+  EXPECT_FALSE(zm_->JournalInReserve());
+}
+
+// A drive whose reset fails (a zone that cannot be reset while it is not reported faulted).
+class ResetFails final : public testing::BorrowedDevice {
+ public:
+  using BorrowedDevice::BorrowedDevice;
+  Status ResetZones(uint32_t first, uint32_t count) override {
+    if (fail) return Status::IOError("reset zones " + std::to_string(first) + ": injected");
+    return BorrowedDevice::ResetZones(first, count);
+  }
+  bool fail = false;
+};
+
+// RollBack resets a zone free again that the failed work wrote to; when that reset fails
+// it still restores the allocations, and returns the reset's error (the caller turns the
+// store read-only on it rather than write past stray bytes).
+TEST_F(ZoneManagerTest, RollBackReturnsTheErrorOfAResetThatFailed) {
+  ResetFails dev(dev_.get());
+  ZoneManager zm({&dev});
+  ASSERT_OK(zm.Format());
+  zm.Configure(/*shared=*/false, /*reserve=*/2);
+  const ZoneManager::AllocationMark mark = zm.MarkAllocations();
+  auto g = zm.Allocate(StreamId::kGc, kRec, {}, 2, &seals_);  // opens a free zone
+  ASSERT_TRUE(g.ok());
+  std::string rec(8192, 'g');
+  ASSERT_OK(dev.Write(g->offset, rec.data(), rec.size()));  // the failed work's bytes
+  dev.fail = true;
+  Status st = zm.RollBack(mark);
+  EXPECT_CODE(st, kIOError);
+  EXPECT_NE(st.ToString().find("injected"), std::string::npos) << st.ToString();
+  EXPECT_EQ(zm.StateOf(0, g->zone), ZoneState::kFree) << "the allocation is undone all the same";
+  dev.fail = false;
+  ASSERT_OK(zm.RollBack(zm.MarkAllocations()));  // the next rollback resets it
+  auto zi = dev.ReportZones(g->zone, 1);
+  ASSERT_TRUE(zi.ok());
+  EXPECT_EQ((*zi)[0].cond, ZoneCondition::kEmpty);
+}
+
+// Fewer than two data zones besides the superblock log's: Attach refuses the drive,
+// saying how many zones it needs.
+TEST(ZoneManagerAttachTest, ADriveWithFewerThanTwoDataZonesIsRefused) {
+  testing::ScratchDir dir;
+  auto dev = CreateDevice("emu:" + dir.path() + "/small.img?zones=3&zone_mib=4&conv=2");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();  // 2 superblock zones, 1 data zone
+  ZoneManager zm({dev->get()});
+  Status st = zm.Attach();
+  EXPECT_CODE(st, kInvalidArgument);
+  EXPECT_NE(st.ToString().find("needs at least 4 zones"), std::string::npos) << st.ToString();
+  auto ok = CreateDevice("emu:" + dir.path() + "/ok.img?zones=4&zone_mib=4&conv=2");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ZoneManager two({ok->get()});
+  EXPECT_OK(two.Attach());
+}
+
 }  // namespace
 }  // namespace smr
 
@@ -534,6 +600,60 @@ TEST(ZoneManagerHybridTest, ACmrZoneKeepsItsFootersRoom) {
   bool footer = false;
   for (const SealWrite& sw : std::exchange(seals, {})) footer = footer || (sw.zone == 2 && !sw.bytes.empty());
   EXPECT_TRUE(footer);
+}
+
+// Mount: an inactive zone (its realm active in the other domain) that the metadata still
+// lists with a stream is fine when nothing in it is live (it is persisted free), and
+// kCorruption when the metadata says it holds live bytes (converted under live data).
+TEST(ZoneManagerHybridTest, MountRefusesLiveBytesInAnInactiveZoneOnly) {
+  testing::ScratchDir dir;
+  auto dev = HybridDrive(dir);
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  {
+    ZoneManager zm({dev->get()});
+    ASSERT_OK(zm.Format());
+  }
+  ZoneMeta stale;
+  stale.stream = static_cast<uint8_t>(StreamId::kUser);
+  stale.committed_wp = 64 << 10;
+  stale.live_bytes = 0;
+  std::map<std::pair<uint16_t, uint32_t>, ZoneMeta> persisted{{{0, 4}, stale}};  // inactive
+  ZoneManager empty({dev->get()});
+  ASSERT_OK(empty.Load(persisted));
+  EXPECT_EQ(empty.StateOf(0, 4), ZoneState::kInactive);
+  bool dirty = false;
+  for (const auto& [addr, m] : empty.TakeDirtyZones()) {
+    if (addr.zone == 4) dirty = m.stream == 0;
+  }
+  EXPECT_TRUE(dirty) << "the stale zone is persisted free";
+
+  persisted[{0, 4}].live_bytes = 4096;
+  ZoneManager live({dev->get()});
+  Status st = live.Load(persisted);
+  EXPECT_CODE(st, kCorruption);
+  EXPECT_NE(st.ToString().find("zone 4 holds 4096 live bytes"), std::string::npos)
+      << st.ToString();
+}
+
+// After a conversion RefreshRealm marks exactly the realm's zones (both domains) dirty:
+// not the next realm's first CMR zone.
+TEST(ZoneManagerHybridTest, RefreshRealmMarksOnlyTheRealmsZonesDirty) {
+  testing::ScratchDir dir;
+  auto dev = HybridDrive(dir);  // realm 0: CMR 2-3, SMR 6-8; realm 1: CMR 4-5, SMR 9-11
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  ZoneManager zm({dev->get()});
+  ASSERT_OK(zm.Format());
+  std::vector<SealWrite> seals;
+  ASSERT_OK(zm.BeginDrain(0, 0, &seals));
+  ASSERT_OK(zm.TakeRealm(0, 0));
+  (void)zm.TakeDirtyZones();
+  ASSERT_OK((*dev)->ActivateRealms(0, 1, ZoneDomain::kSmr));
+  ASSERT_OK(zm.RefreshRealm(0, 0));
+  std::vector<uint32_t> dirty;
+  for (const auto& [addr, m] : zm.TakeDirtyZones()) dirty.push_back(addr.zone);
+  EXPECT_EQ(dirty, (std::vector<uint32_t>{2, 3, 6, 7, 8}));
+  EXPECT_EQ(zm.StateOf(0, 2), ZoneState::kInactive);
+  EXPECT_EQ(zm.StateOf(0, 6), ZoneState::kFree);
 }
 
 }  // namespace
