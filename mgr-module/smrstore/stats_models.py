@@ -81,6 +81,13 @@ class IoStats(_Doc):
     pack_record_bytes: int = Field(..., ge=0, description="bytes the pack records took in the zones: header blocks + payload padded to 4 KiB blocks (part of device_bytes)")
     data_reads: int = Field(..., ge=0, description="device reads of object data since mount (one per record, or one for an object's records lying together on a rotational drive: gathered reads)")
     data_read_records: int = Field(..., ge=0, description="data records those reads covered (data_read_records / data_reads > 1: gathered reads)")
+    commit_groups: Optional[int] = Field(None, ge=0, description="commit groups written since mount (user groups, GC slices, hybrid drains, checkpoints) (null: only an OSD's perf counters known)")
+    commit_queue_ns: Optional[int] = Field(None, ge=0, description="nanoseconds user transactions waited in the commit queue before their group was taken, summed over transactions, since mount (null: only an OSD's perf counters known)")
+    commit_plan_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread spent planning user groups (metadata batch, zone placement) since mount (null: only an OSD's perf counters known)")
+    commit_write_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread waited for groups' record writes to the drives since mount (null: only an OSD's perf counters known)")
+    commit_flush_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread waited for the drives' flushes since mount (null: only an OSD's perf counters known)")
+    commit_meta_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread spent committing groups' metadata to RocksDB with sync since mount (null: only an OSD's perf counters known)")
+    commit_callback_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread spent running user transactions' callbacks since mount (null: only an OSD's perf counters known)")
 
 
 class GcStats(_Doc):

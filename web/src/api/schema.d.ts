@@ -822,6 +822,41 @@ export interface components {
              */
             bytes_read?: number;
             /**
+             * Commit Callback Ns
+             * @description nanoseconds the commit thread spent running user transactions' callbacks since mount (null: only an OSD's perf counters known)
+             */
+            commit_callback_ns?: number;
+            /**
+             * Commit Flush Ns
+             * @description nanoseconds the commit thread waited for the drives' flushes since mount (null: only an OSD's perf counters known)
+             */
+            commit_flush_ns?: number;
+            /**
+             * Commit Groups
+             * @description commit groups written since mount (user groups, GC slices, hybrid drains, checkpoints) (null: only an OSD's perf counters known)
+             */
+            commit_groups?: number;
+            /**
+             * Commit Meta Ns
+             * @description nanoseconds the commit thread spent committing groups' metadata to RocksDB with sync since mount (null: only an OSD's perf counters known)
+             */
+            commit_meta_ns?: number;
+            /**
+             * Commit Plan Ns
+             * @description nanoseconds the commit thread spent planning user groups (metadata batch, zone placement) since mount (null: only an OSD's perf counters known)
+             */
+            commit_plan_ns?: number;
+            /**
+             * Commit Queue Ns
+             * @description nanoseconds user transactions waited in the commit queue before their group was taken, summed over transactions, since mount (null: only an OSD's perf counters known)
+             */
+            commit_queue_ns?: number;
+            /**
+             * Commit Write Ns
+             * @description nanoseconds the commit thread waited for groups' record writes to the drives since mount (null: only an OSD's perf counters known)
+             */
+            commit_write_ns?: number;
+            /**
              * Crc Errors
              * @description crc mismatches found since mount
              */

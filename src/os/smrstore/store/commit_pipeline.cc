@@ -52,6 +52,7 @@ Status CommitPipeline::Enqueue(Pending* p) {
   {
     MutexLock lock(&core_.mu);
     if (core_.stopping || core_.closed) return Status::Busy("store is unmounting");
+    p->enqueued_ns = NowNanos();
     queue_.push_back(std::move(*p));
   }
   core_.cv.NotifyOne();
@@ -126,6 +127,13 @@ void CommitPipeline::CommitLoop() {
       }
       queued_more = !queue_.empty();
       lock.Unlock();
+      uint64_t waited = 0;
+      const uint64_t taken = NowNanos();
+      for (const Pending& p : group) waited += taken - std::min(taken, p.enqueued_ns);
+      {
+        MutexLock clock(&core_.counters_mu);
+        core_.counters.commit_queue_ns += waited;
+      }
       if (core_.options.gc_in_groups) {
         ride = gc.RideGcSlice();
       } else {
@@ -195,8 +203,13 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
     ride.reset();
     s = Status::OK();
     size_t ok_count = 0;
+    const uint64_t plan_start = NowNanos();
     const size_t defer_from =
         PlanGroupTxns(group, batch.get(), writes.get(), &results, &ok_count);
+    {
+      MutexLock lock(&core_.counters_mu);
+      core_.counters.commit_plan_ns += NowNanos() - plan_start;
+    }
     if (defer_from < group->size()) {
       MutexLock lock(&core_.mu);
       for (size_t i = group->size(); i-- > defer_from;) {
@@ -244,9 +257,14 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
     }
   }
   group_lock.Unlock();
+  const uint64_t callbacks_start = NowNanos();
   for (size_t i = 0; i < group->size(); ++i) {
     const Status& r = !s.ok() ? s : results[i];
     if ((*group)[i].done) (*group)[i].done(r);
+  }
+  {
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.commit_callback_ns += NowNanos() - callbacks_start;
   }
   // The ridden slice's moves are durable: advance its cursor, and at the victim's end reset
   // it (after the read fence) — after the group's callbacks, which need not wait for it.
@@ -489,7 +507,10 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     }
     if (core_.nid_max != nid_before) batch->PutCounter(kCounterNid, core_.nid_max);
     if (core_.cid_max != cid_before) batch->PutCounter(kCounterCid, core_.cid_max);
+    const uint64_t meta_start = NowNanos();
     s = core_.meta->Commit(batch, /*sync=*/true);
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.commit_meta_ns += NowNanos() - meta_start;
   }
   if (!s.ok()) {
     Log(LogLevel::kError, "commit group failed, store stops taking writes: %s",
@@ -549,6 +570,7 @@ void GroupWrites::AppendRecordPieces(const RecordHeader& h, std::string_view pay
 }
 
 Status CommitPipeline::WriteGroup(GroupWrites* w) {
+  const uint64_t write_start = NowNanos();
   w->CloseAllPacks();
   // One device write per zone at its write pointer (ZonedDevice::WriteV), a sealed zone's
   // footer in the same write as the zone's last records; a footer of a zone this group did
@@ -630,6 +652,10 @@ Status CommitPipeline::WriteGroup(GroupWrites* w) {
     Status s = f.get();
     if (first.ok() && !s.ok()) first = s;
   }
+  {
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.commit_write_ns += NowNanos() - write_start;
+  }
   SMR_RETURN_IF_ERROR(first);
   for (const SealWrite* s : later) {
     SMR_RETURN_IF_ERROR(
@@ -643,7 +669,11 @@ Status CommitPipeline::WriteGroup(GroupWrites* w) {
     core_.counters.device_write_buffers += buffers;
   }
   for (const SealWrite& s : w->seals) SMR_RETURN_IF_ERROR(core_.zones->FinishZone(s.drive, s.zone));
-  return FlushDrives(touched);
+  const uint64_t flush_start = NowNanos();
+  Status flushed = FlushDrives(touched);
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.commit_flush_ns += NowNanos() - flush_start;
+  return flushed;
 }
 
 Status CommitPipeline::FlushDrives(const std::vector<bool>& touched) {

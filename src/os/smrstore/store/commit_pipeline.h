@@ -75,6 +75,7 @@ class CommitPipeline {
     // Times this transaction was planned, found no zone for a record, and went back to the
     // queue for the commit loop to clean first (CommitGroup; kSpaceRetries).
     uint32_t space_retries = 0;
+    uint64_t enqueued_ns = 0;  // steady clock at Enqueue (the queue wait, commit_queue_ns)
   };
 
   // `core`: the store's shared parts; the pipeline calls GC, the hybrid manager, the

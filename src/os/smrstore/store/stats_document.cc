@@ -307,7 +307,14 @@ Json IoJson(const StoreCounters& c) {
       {"pack_payload_bytes", c.pack_payload_bytes},
       {"pack_record_bytes", c.pack_record_bytes},
       {"data_reads", c.data_reads},
-      {"data_read_records", c.data_read_records}};
+      {"data_read_records", c.data_read_records},
+      {"commit_groups", c.groups_committed},
+      {"commit_queue_ns", c.commit_queue_ns},
+      {"commit_plan_ns", c.commit_plan_ns},
+      {"commit_write_ns", c.commit_write_ns},
+      {"commit_flush_ns", c.commit_flush_ns},
+      {"commit_meta_ns", c.commit_meta_ns},
+      {"commit_callback_ns", c.commit_callback_ns}};
 }
 
 // The document's `gc` block (doc/stats-schema.md).

@@ -147,6 +147,17 @@ struct StoreCounters {
   uint64_t txns_committed = 0;
   uint64_t txns_failed = 0;
   uint64_t groups_committed = 0;
+  // Where the commit thread's time went since this mount (nanoseconds, summed): planning
+  // user groups, writing the groups' records to the drives (every committed or failed
+  // group: user groups, GC slices, drains, checkpoints), flushing the drives, committing
+  // the metadata with sync, running user callbacks; and how long user transactions waited
+  // in the queue before their group was taken (summed over transactions).
+  uint64_t commit_plan_ns = 0;
+  uint64_t commit_write_ns = 0;
+  uint64_t commit_flush_ns = 0;
+  uint64_t commit_meta_ns = 0;
+  uint64_t commit_callback_ns = 0;
+  uint64_t commit_queue_ns = 0;
   uint64_t user_bytes_written = 0;    // payload bytes of write ops
   uint64_t device_bytes_written = 0;  // record bytes written to the drives
   uint64_t device_writes = 0;         // device write commands for them (one per zone a
