@@ -86,8 +86,9 @@ class IoStats(_Doc):
     commit_plan_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread spent planning user groups (metadata batch, zone placement) since mount (null: only an OSD's perf counters known)")
     commit_write_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread waited for groups' record writes to the drives since mount (null: only an OSD's perf counters known)")
     commit_flush_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread waited for the drives' flushes since mount (null: only an OSD's perf counters known)")
-    commit_meta_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread spent committing groups' metadata to RocksDB with sync since mount (null: only an OSD's perf counters known)")
-    commit_callback_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread spent running user transactions' callbacks since mount (null: only an OSD's perf counters known)")
+    commit_meta_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the commit thread spent committing groups' metadata to RocksDB since mount (with the WAL sync, except for pipelined user groups: commit_sync_ns) (null: only an OSD's perf counters known)")
+    commit_sync_ns: Optional[int] = Field(None, ge=0, description="nanoseconds the sync thread spent syncing the metadata WAL for pipelined commit groups since mount (store option commit_pipeline; 0 without it) (null: only an OSD's perf counters known)")
+    commit_callback_ns: Optional[int] = Field(None, ge=0, description="nanoseconds spent running user transactions' callbacks since mount (on the sync thread when commits are pipelined) (null: only an OSD's perf counters known)")
 
 
 class GcStats(_Doc):

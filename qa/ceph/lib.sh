@@ -30,6 +30,8 @@
 #             The default drives write buffered (functional suites: fast on a shared
 #             machine, any file system); add direct=1 to a spec for O_DIRECT writes, as
 #             qa/perf/osd_bench.sh does (doc/tools/smrstore-tool.md, spec keys).
+#             $SMRSTORE_QA_CONF, when set, is each OSD's smrstore.conf (lines of
+#             `key = value`, doc/options.md), written before its mkfs.
 # Ports: the monitor port is derived from DIR's name and probed until free (range
 # 41000-48999); daemons bind messenger ports from a 40-port window above it. Logs are in
 # DIR/log/, pid files and admin sockets in DIR/run/. It also waits for the manager to be
@@ -379,6 +381,7 @@ EOF
       fi
       if [ "$_store" = smrstore ]; then
         echo "$SMRSTORE_QA_DRIVES" | sed "s|@DIR@|$_dir/osd.$_i|g" >"$_dir/osd.$_i/smrstore_devices"
+        [ -z "${SMRSTORE_QA_CONF:-}" ] || printf '%s\n' "$SMRSTORE_QA_CONF" >"$_dir/osd.$_i/smrstore.conf"
       fi
       ceph_osd_run "$_dir" $_i --mkfs \
         || { _cq_err "ceph-osd --mkfs ($_store) of osd.$_i failed"; _cq_tail "$_dir/log/osd.$_i.out"; _cq_tail "$_dir/log/osd.$_i.log"; return 1; }

@@ -13,6 +13,10 @@
 # its block file and as a real drive's zbd: path writes; OSD_BENCH_SMR_WRITES=buffered
 # writes them through the page cache instead. After the 4 MiB write phase the bench records
 # how much of the stores' data files sits in the page cache (fincore).
+# SMRSTORE_QA_CONF (qa/ceph/lib.sh) sets the smrstore OSDs' smrstore.conf, e.g.
+# "commit_pipeline = false" for the one-thread commit path; the bench prints it. It also
+# prints where the smrstore OSDs' commit time went over the 4 MiB write phase (the stats
+# document's io.commit_*_ns).
 #   sh qa/perf/osd_bench.sh [OUT_DIR]   (~10 min; default build/perf)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,6 +62,22 @@ cached_bytes() {  # DIR STORE: bytes of the OSDs' data files in the page cache n
   fincore -b -n -o RES "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'
 }
 
+# smr_commit_totals DIR: the smrstore OSDs' io.commit_* counters (stats document), summed,
+# as JSON; "null" for another store.
+smr_commit_totals() {
+  [ "$2" = smrstore ] || { echo null; return; }
+  for i in 0 1 2 3; do ceph --admin-daemon "$1/run/osd.$i.asok" smrstore stats; done |
+    /usr/bin/python3 -c '
+import json, sys
+dec = json.JSONDecoder(); text = sys.stdin.read(); tot = {}; i = 0
+while i < len(text):
+    if text[i].isspace(): i += 1; continue
+    d, i = dec.raw_decode(text, i)
+    for k, v in d["io"].items():
+        if k.startswith("commit_"): tot[k] = tot.get(k, 0) + v
+print(json.dumps(tot))'
+}
+
 bench_field() {  # FILE FIELD: a number from rados bench's summary
   sed -n "s/^$2: *\\([0-9.]*\\).*/\\1/p" "$1" | head -1
 }
@@ -75,7 +95,9 @@ for store in $STORES; do
     CEPH_QA_EXTRA_CONF="osd memory target = 1073741824" ceph_cluster_start "$cl" --objectstore "$store" --osds 4 --size 3 --cephx
   ceph_pool_create bench 32 3
   cd "$scratch"
+  c0=$(smr_commit_totals "$cl" "$store")
   rados bench -p bench "$SECS" write -b 4194304 -t 16 --no-cleanup >"$store.w4m" 2>&1
+  c1=$(smr_commit_totals "$cl" "$store")
   pc=$(cached_bytes "$cl" "$store")
   rados bench -p bench "$SECS" seq -t 16 >"$store.r4m" 2>&1
   rados -p bench cleanup >/dev/null 2>&1 || true
@@ -99,9 +121,9 @@ u = sum(d["io"]["user_bytes"] for d in docs); v = sum(d["io"]["device_bytes"] fo
 print(json.dumps({"user_bytes": u, "device_bytes": v, "wa": round(v / u, 4) if u else None}))')
   fi
   cd "$repo"
-  /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" "$pc" "$SMR_WRITES" >>"$results" <<'EOF'
-import json, re, sys
-store, d, lw, lr, l4, wa, pc, smr_writes = sys.argv[1:]
+  /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" "$pc" "$SMR_WRITES" "$c0" "$c1" >>"$results" <<'EOF'
+import json, os, re, sys
+store, d, lw, lr, l4, wa, pc, smr_writes, c0, c1 = sys.argv[1:]
 def field(path, name):
     m = re.search(r"^" + re.escape(name) + r":\s*([0-9.]+)", open(path).read(), re.M)
     return float(m.group(1)) if m else None
@@ -115,6 +137,10 @@ row["device"] = json.loads(wa)
 row["page_cache_after_w4m_bytes"] = json.loads(pc)
 if store == "smrstore":
     row["smr_writes"] = smr_writes
+    row["smr_conf"] = os.environ.get("SMRSTORE_QA_CONF", "")
+    # The commit threads' time over the 4 MiB write phase, per stage (4 OSDs summed).
+    a, b = json.loads(c0), json.loads(c1)
+    row["commit_w4m"] = {k: b[k] - a.get(k, 0) for k in b}
 print(json.dumps(row))
 EOF
   ceph_cluster_stop "$cl"
@@ -148,9 +174,16 @@ for tag, name in (("lat_w4m", "4 MiB write p99, ms"), ("lat_r4m", "4 MiB read p9
 if "smrstore" in rows and rows["smrstore"].get("device"):
     d = rows["smrstore"]["device"]
     print(f"\nsmrstore device WA over the run: {d['wa']} ({d['device_bytes']} device bytes for {d['user_bytes']} user bytes, 4 OSDs)")
+if "smrstore" in rows and rows["smrstore"].get("commit_w4m"):
+    c = rows["smrstore"]["commit_w4m"]
+    stages = ("plan", "write", "flush", "meta", "sync", "callback")
+    busy = sum(c.get(f"commit_{k}_ns", 0) for k in stages)
+    parts = ", ".join(f"{k} {c.get(f'commit_{k}_ns', 0) / 1e9:.2f} s" for k in stages)
+    print(f"\nsmrstore commit threads over the 4 MiB write phase (4 OSDs summed): {c.get('commit_groups', 0)} groups; {parts}; busy {busy / 1e9:.2f} s; transactions' queue wait {c.get('commit_queue_ns', 0) / 1e9:.2f} s")
 def mib(store):
     v = rows.get(store, {}).get("page_cache_after_w4m_bytes")
     return "not measured" if v is None else f"{v / 2**20:.0f} MiB"
 if "smrstore" in rows:
+    print(f"\nsmrstore.conf: {rows['smrstore'].get('smr_conf') or '(defaults)'}")
     print(f"\nsmrstore drive writes: {rows['smrstore'].get('smr_writes', 'buffered')}; data files in the page cache after the 4 MiB writes: smrstore {mib('smrstore')}, BlueStore {mib('bluestore')}")
 EOF

@@ -823,7 +823,7 @@ export interface components {
             bytes_read?: number;
             /**
              * Commit Callback Ns
-             * @description nanoseconds the commit thread spent running user transactions' callbacks since mount (null: only an OSD's perf counters known)
+             * @description nanoseconds spent running user transactions' callbacks since mount (on the sync thread when commits are pipelined) (null: only an OSD's perf counters known)
              */
             commit_callback_ns?: number;
             /**
@@ -838,7 +838,7 @@ export interface components {
             commit_groups?: number;
             /**
              * Commit Meta Ns
-             * @description nanoseconds the commit thread spent committing groups' metadata to RocksDB with sync since mount (null: only an OSD's perf counters known)
+             * @description nanoseconds the commit thread spent committing groups' metadata to RocksDB since mount (with the WAL sync, except for pipelined user groups: commit_sync_ns) (null: only an OSD's perf counters known)
              */
             commit_meta_ns?: number;
             /**
@@ -851,6 +851,11 @@ export interface components {
              * @description nanoseconds user transactions waited in the commit queue before their group was taken, summed over transactions, since mount (null: only an OSD's perf counters known)
              */
             commit_queue_ns?: number;
+            /**
+             * Commit Sync Ns
+             * @description nanoseconds the sync thread spent syncing the metadata WAL for pipelined commit groups since mount (store option commit_pipeline; 0 without it) (null: only an OSD's perf counters known)
+             */
+            commit_sync_ns?: number;
             /**
              * Commit Write Ns
              * @description nanoseconds the commit thread waited for groups' record writes to the drives since mount (null: only an OSD's perf counters known)

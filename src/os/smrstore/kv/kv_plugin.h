@@ -43,7 +43,7 @@
 
 namespace smr {
 
-inline constexpr uint32_t kKvPluginAbiVersion = 1;
+inline constexpr uint32_t kKvPluginAbiVersion = 2;  // 2: KvStore::SyncWal
 inline constexpr char kKvPluginEntrySymbol[] = "smrstore_kv_plugin_v1";
 inline constexpr char kKvPluginFileName[] = "libsmrstore_kv_rocksdb.so";
 inline constexpr char kKvPluginPathEnv[] = "SMRSTORE_KV_PLUGIN";

@@ -105,6 +105,9 @@ class KvStore {
 
   virtual std::unique_ptr<KvBatch> NewBatch() = 0;
   virtual Status Commit(KvBatch* batch, bool sync) = 0;
+  // Makes every commit made so far durable (what Commit with sync=false wrote: the WAL
+  // fsync'd). Safe beside concurrent commits. A read-only store has nothing to sync (OK).
+  virtual Status SyncWal() = 0;
 
   // Approximate size on disk (for statfs).
   virtual uint64_t ApproximateSizeBytes() = 0;

@@ -259,6 +259,11 @@ class RocksKvStore final : public KvStore {
     return Status::OK();
   }
 
+  Status SyncWal() override {
+    if (read_only_) return Status::OK();
+    return FromRocks(db_->SyncWAL(), "sync the write-ahead log");
+  }
+
   uint64_t ApproximateSizeBytes() override {
     uint64_t sst = 0;
     uint64_t mem = 0;

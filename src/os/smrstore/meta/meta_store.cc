@@ -295,6 +295,8 @@ std::unique_ptr<MetaStore::Batch> MetaStore::NewBatch() {
   return std::unique_ptr<Batch>(new Batch(std::make_unique<Batch::Impl>(impl_->kv->NewBatch())));
 }
 
+Status MetaStore::SyncWal() { return impl_->kv->SyncWal().WithContext("sync metadata"); }
+
 Status MetaStore::Commit(Batch* batch, bool sync) {
   if (!batch->impl_->error.ok()) return batch->impl_->error.WithContext("batch not committed");
   // On success the batch is applied and left empty (its writes are now committed state).

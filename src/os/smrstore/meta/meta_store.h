@@ -65,6 +65,9 @@ class MetaStore {
   // On success the batch is applied and left empty (reusable); on error nothing is written
   // and the batch is unchanged. Fails with the batch's recorded error, if any (see Batch).
   Status Commit(Batch* batch, bool sync);
+  // Makes every Commit made so far durable (after commits with sync=false: the store's
+  // pipelined commits, store/commit_pipeline.h). Thread-safe, also beside Commit.
+  Status SyncWal();
 
   // --- Reads. `batch` may be null (committed state only). ---
 

@@ -39,13 +39,74 @@ void CommitPipeline::StartIo() {
 }
 
 void CommitPipeline::Start() {
+  pipelined_ = core_.options.commit_pipeline;
+  if (pipelined_) syncer_ = std::thread([this] { SyncLoop(); });
   committer_ = std::thread([this] { CommitLoop(); });
 }
 
 void CommitPipeline::Stop() {
   core_.cv.NotifyAll();
   if (committer_.joinable()) committer_.join();
+  {
+    MutexLock lock(&sync_mu_);
+    sync_stop_ = true;
+  }
+  sync_cv_.NotifyAll();
+  if (syncer_.joinable()) syncer_.join();
   if (io_pool_) io_pool_->join();
+}
+
+void CommitPipeline::Answer(Answers a) {
+  if (pipelined_) {
+    HandToSync(std::move(a));
+    return;
+  }
+  const uint64_t start = NowNanos();
+  for (size_t i = 0; i < a.group.size(); ++i) {
+    if (a.group[i].done) a.group[i].done(a.results[i]);
+  }
+  MutexLock lock(&core_.counters_mu);
+  core_.counters.commit_callback_ns += NowNanos() - start;
+}
+
+void CommitPipeline::HandToSync(Answers a) {
+  {
+    MutexLock lock(&sync_mu_);
+    to_sync_.push_back(std::move(a));
+  }
+  sync_cv_.NotifyOne();
+}
+
+void CommitPipeline::SyncLoop() {
+  for (;;) {
+    std::deque<Answers> batch;
+    {
+      MutexUniqueLock lock(&sync_mu_);
+      while (to_sync_.empty() && !sync_stop_) sync_cv_.Wait(&lock);
+      if (to_sync_.empty()) return;  // stopping, and every group handed was answered
+      batch.swap(to_sync_);
+    }
+    // One WAL sync makes every group committed so far durable (their records were flushed
+    // before their metadata was written); then they are answered, in order.
+    const uint64_t sync_start = NowNanos();
+    Status s = core_.meta->SyncWal();
+    const uint64_t callbacks_start = NowNanos();
+    if (!s.ok()) {
+      s = Status::ReadOnly("store is read-only: syncing the metadata WAL failed (" +
+                           s.ToString() + "); the last commit groups are not durable");
+      Log(LogLevel::kError, "%s", s.ToString().c_str());
+      MutexLock lock(&core_.mu);
+      if (core_.fatal.ok()) core_.fatal = s;
+    }
+    for (Answers& a : batch) {
+      for (size_t i = 0; i < a.group.size(); ++i) {
+        if (a.group[i].done) a.group[i].done(s.ok() ? a.results[i] : s);
+      }
+    }
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.commit_sync_ns += callbacks_start - sync_start;
+    core_.counters.commit_callback_ns += NowNanos() - callbacks_start;
+  }
 }
 
 Status CommitPipeline::Enqueue(Pending* p) {
@@ -234,7 +295,12 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
     if (ride_live > 0 && core_.peers.gc->gc_cursor()) {
       PlanRiddenSlice(ride_live, batch.get(), writes.get(), &ride, &s);
     }
-    if (s.ok()) s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true);
+    // Pipelined, the WAL sync is the sync thread's; a group carrying a GC slice syncs here,
+    // as its victim may be reset right after (GcFinishSlice).
+    if (s.ok()) {
+      s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true,
+                         /*sync=*/!pipelined_ || ride.has_value());
+    }
     if (s.ok()) break;
     {
       MutexUniqueLock lock(&core_.mu);
@@ -257,15 +323,8 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
     }
   }
   group_lock.Unlock();
-  const uint64_t callbacks_start = NowNanos();
-  for (size_t i = 0; i < group->size(); ++i) {
-    const Status& r = !s.ok() ? s : results[i];
-    if ((*group)[i].done) (*group)[i].done(r);
-  }
-  {
-    MutexLock lock(&core_.counters_mu);
-    core_.counters.commit_callback_ns += NowNanos() - callbacks_start;
-  }
+  if (!s.ok()) results.assign(group->size(), s);
+  Answer(Answers{std::move(*group), std::move(results)});
   // The ridden slice's moves are durable: advance its cursor, and at the victim's end reset
   // it (after the read fence) — after the group's callbacks, which need not wait for it.
   if (ride && s.ok() && core_.peers.gc->gc_cursor()) {
@@ -287,8 +346,14 @@ bool CommitPipeline::FailGroupIfStopped(std::vector<Pending>* group) {
     fatal_now = core_.fatal;
   }
   if (!fatal_now.ok()) {
+    const Status why = fatal_now.WithContext("store stopped taking writes earlier");
+    if (pipelined_) {  // after the answers of the groups before
+      std::vector<Status> results(group->size(), why);
+      HandToSync(Answers{std::move(*group), std::move(results)});
+      return true;
+    }
     for (auto& p : *group) {
-      if (p.done) p.done(fatal_now.WithContext("store stopped taking writes earlier"));
+      if (p.done) p.done(why);
     }
     return true;
   }
@@ -455,7 +520,7 @@ PlanContext CommitPipeline::PlanContextNow() {
 }
 
 Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
-                                      uint64_t ok_txns, bool recoverable_writes) {
+                                      uint64_t ok_txns, bool recoverable_writes, bool sync) {
   core_.group_mu.AssertHeld();
   const uint64_t nid_before = core_.meta_nid_max, cid_before = core_.meta_cid_max;
   // Seals a drain made between groups go with this one.
@@ -508,7 +573,7 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     if (core_.nid_max != nid_before) batch->PutCounter(kCounterNid, core_.nid_max);
     if (core_.cid_max != cid_before) batch->PutCounter(kCounterCid, core_.cid_max);
     const uint64_t meta_start = NowNanos();
-    s = core_.meta->Commit(batch, /*sync=*/true);
+    s = core_.meta->Commit(batch, sync);
     MutexLock lock(&core_.counters_mu);
     core_.counters.commit_meta_ns += NowNanos() - meta_start;
   }

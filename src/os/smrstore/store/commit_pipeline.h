@@ -8,7 +8,12 @@
 //   MetaStore::Batch and one GroupWrites (PlanTransaction, with a GC slice riding along when
 //   StoreOptions::gc_in_groups), writes (WriteGroup: one device write per zone on the
 //   drives' `io_pool_` threads, then the zones sealed are finished and the drives touched
-//   flushed, in parallel on io_pool_: FlushDrives), commits with sync (WriteAndCommit) and answers, callbacks in submission order.
+//   flushed, in parallel on io_pool_: FlushDrives), commits (WriteAndCommit) and answers,
+//   callbacks in submission order. With StoreOptions::commit_pipeline a user group's
+//   metadata is committed without a WAL sync and the group is handed to the sync thread,
+//   which syncs the WAL once for every group handed meanwhile (MetaStore::SyncWal) and then
+//   runs their callbacks, while the commit thread takes the next group; without it the
+//   commit thread commits with sync and runs the callbacks itself.
 //   Between groups it runs what the GC worker, the hybrid manager and the metadata journal
 //   ask for (MaybeGc, EnsureSpace, MaybeConvert, MaybeEvict, MaybeCheckpoint). For the
 //   store's other writers (GC slices, hybrid drains, journal checkpoints, Open's own
@@ -16,9 +21,15 @@
 //   Stop (Close, after setting `stopping`) lets the thread commit what is queued and end.
 //
 // Invariants
-//   - A transaction's callback runs once, after its group's batch committed with sync (or
-//     with the reason it failed); callbacks of one group run in submission order, after
-//     group_mu is released.
+//   - A transaction's callback runs once, after its group's batch committed and the
+//     metadata WAL was synced (or with the reason it failed); callbacks run in submission
+//     order (pipelined: all of them on the sync thread), never with group_mu held.
+//   - A group's records are written and the drives flushed before its metadata is
+//     committed, synced or not: metadata that reaches the disk (a later sync, a memtable
+//     flush) never names records a power cut could lose.
+//   - A zone is reset only after a synced commit that moved everything out of it: GC and
+//     hybrid drains commit with sync, and a group carrying a GC slice (which may finish and
+//     reset its victim) commits with sync even when pipelined.
 //   - A failed device write of a group commits nothing: its allocations are rolled back and
 //     the group is planned again on other zones (the drive retired the zones: up to four
 //     times), or the store stops taking writes (`fatal`). A failed metadata commit always
@@ -29,7 +40,8 @@
 //
 // Thread safety
 //   Enqueue: any thread, takes core.mu. Queued: any thread holding core.mu. StartIo, Start:
-//   Open's thread, before anything else runs. Stop: Close's thread, once. Everything else
+//   Open's thread, before anything else runs. Stop: Close's thread, once. The sync thread
+//   (pipelined) owns what it took off to_sync_ (guarded by sync_mu_, a leaf lock). Everything else
 //   runs on the commit thread (or on Open's thread before Start: its own commits) with
 //   group_mu held where marked: WriteAndCommit and deferred_seals() are called by the GC
 //   worker, the hybrid manager and the journal on that thread. queue_ is guarded by
@@ -91,7 +103,8 @@ class CommitPipeline {
   // Starts the commit thread (the end of a read-write Open).
   void Start();
   // Wakes the commit thread, which commits what is queued and ends (`stopping` was set
-  // under mu), joins it and the write pool. Close.
+  // under mu), joins it, then the sync thread (after it answered every group handed to
+  // it) and the write pool. Close.
   void Stop() SMR_EXCLUDES(core_.mu, core_.group_mu);
   // Queues `p` and wakes the commit thread; kBusy ("store is unmounting", *p untouched)
   // once the store is stopping or closed.
@@ -105,10 +118,24 @@ class CommitPipeline {
   // hybrid drains, checkpoints and Open's commits). A failure stops the store taking writes
   // (`fatal`), except a failed device write when `recoverable_writes` (GC: it rolls its
   // allocations back and quarantines the victim). The caller holds group_mu (checked).
+  // `sync` false (pipelined user groups only): the batch is committed without a WAL sync;
+  // the caller answers through the sync thread (Answer).
   Status WriteAndCommit(GroupWrites* writes, MetaStore::Batch* batch, uint64_t ok_txns,
-                        bool recoverable_writes = false);
+                        bool recoverable_writes = false, bool sync = true);
 
  private:
+  // A group's answers: each transaction's status (the group's when that failed), handed to
+  // the sync thread when pipelined.
+  struct Answers {
+    std::vector<Pending> group;
+    std::vector<Status> results;
+  };
+  // Runs the callbacks of `a` in order: on this thread, or (pipelined) after the sync
+  // thread's next WAL sync, after the answers of every group handed before.
+  void Answer(Answers a) SMR_EXCLUDES(core_.group_mu, sync_mu_);
+  // Pipelined: queues `a` for the sync thread (any lock but sync_mu_ may be held).
+  void HandToSync(Answers a) SMR_EXCLUDES(sync_mu_);
+  void SyncLoop() SMR_EXCLUDES(sync_mu_);
   // Zone bytes a transaction may need (its payload plus record headers).
   uint64_t SpaceNeeded(const Transaction& txn) const;
   void CommitLoop() SMR_EXCLUDES(core_.mu, core_.group_mu);
@@ -156,6 +183,12 @@ class CommitPipeline {
   StoreCore& core_;
   std::deque<Pending> queue_ SMR_GUARDED_BY(core_.mu);
   std::thread committer_;
+  std::thread syncer_;  // pipelined: SyncLoop
+  Mutex sync_mu_{"sync_mu"};
+  CondVar sync_cv_;
+  std::deque<Answers> to_sync_ SMR_GUARDED_BY(sync_mu_);
+  bool sync_stop_ SMR_GUARDED_BY(sync_mu_) = false;
+  bool pipelined_ = false;  // StoreOptions::commit_pipeline, set by Start (fixed after)
   std::unique_ptr<boost::asio::thread_pool> io_pool_;
   // Seal writes of zones a drain sealed between groups (ZoneManager::BeginDrain), for the
   // next group WriteAndCommit writes; commit thread only.

@@ -314,6 +314,7 @@ Json IoJson(const StoreCounters& c) {
       {"commit_write_ns", c.commit_write_ns},
       {"commit_flush_ns", c.commit_flush_ns},
       {"commit_meta_ns", c.commit_meta_ns},
+      {"commit_sync_ns", c.commit_sync_ns},
       {"commit_callback_ns", c.commit_callback_ns}};
 }
 

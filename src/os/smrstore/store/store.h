@@ -147,15 +147,18 @@ struct StoreCounters {
   uint64_t txns_committed = 0;
   uint64_t txns_failed = 0;
   uint64_t groups_committed = 0;
-  // Where the commit thread's time went since this mount (nanoseconds, summed): planning
+  // Where the commit path's time went since this mount (nanoseconds, summed): planning
   // user groups, writing the groups' records to the drives (every committed or failed
   // group: user groups, GC slices, drains, checkpoints), flushing the drives, committing
-  // the metadata with sync, running user callbacks; and how long user transactions waited
-  // in the queue before their group was taken (summed over transactions).
+  // the metadata (with its WAL sync unless pipelined), the sync thread's WAL syncs
+  // (StoreOptions::commit_pipeline), running user callbacks (on the sync thread when
+  // pipelined); and how long user transactions waited in the queue before their group was
+  // taken (summed over transactions).
   uint64_t commit_plan_ns = 0;
   uint64_t commit_write_ns = 0;
   uint64_t commit_flush_ns = 0;
   uint64_t commit_meta_ns = 0;
+  uint64_t commit_sync_ns = 0;
   uint64_t commit_callback_ns = 0;
   uint64_t commit_queue_ns = 0;
   uint64_t user_bytes_written = 0;    // payload bytes of write ops

@@ -67,6 +67,7 @@ Json Store::Stats() {
                    {"commit_write_ns", c.commit_write_ns},
                    {"commit_flush_ns", c.commit_flush_ns},
                    {"commit_meta_ns", c.commit_meta_ns},
+                   {"commit_sync_ns", c.commit_sync_ns},
                    {"commit_callback_ns", c.commit_callback_ns},
                    {"user_bytes_written", c.user_bytes_written},
                    {"device_bytes_written", c.device_bytes_written},
