@@ -262,6 +262,49 @@ TEST_F(ZoneManagerMountTest, FormatResetsWrittenDataZones) {
   }
 }
 
+// A zone the drive reports offline (RefreshConditions) is retired: its stream's open slot
+// is freed and only that one; the other streams keep writing into their open zones, those
+// with a higher zone number too. (Killed mutant, 2026-12-07 full run: RetireIfFaulted's
+// "slot == z" made "slot >= z" freed the higher zones' slots.)
+TEST_F(ZoneManagerMountTest, AnOfflineZoneFreesOnlyItsOwnStreamsOpenSlot) {
+  ZoneManager zm({fault_.get()});
+  ASSERT_OK(zm.Load({}));
+  zm.Configure(/*shared=*/false, /*reserve=*/2);
+  const std::vector<StreamId> streams = {StreamId::kUser, StreamId::kSmall, StreamId::kUserHot};
+  std::vector<Allocation> first;
+  for (StreamId s : streams) {
+    auto a = zm.Allocate(s, kMiB, {}, 1, &seals_);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    first.push_back(*a);
+  }
+  size_t lowest = 0;
+  for (size_t i = 1; i < first.size(); ++i) {
+    if (first[i].zone < first[lowest].zone) lowest = i;
+  }
+  for (size_t i = 0; i < first.size(); ++i) {
+    if (i != lowest) {
+      ASSERT_GT(first[i].zone, first[lowest].zone) << "zones of their own";
+    }
+  }
+  fault_->SetZoneFault(first[lowest].zone, ZoneCondition::kOffline);
+  auto retired = zm.RefreshConditions();
+  ASSERT_TRUE(retired.ok()) << retired.status().ToString();
+  ASSERT_EQ(retired->size(), 1u);
+  EXPECT_EQ((*retired)[0].zone, first[lowest].zone);
+  EXPECT_EQ(StatusOf(zm, first[lowest].zone).state, ZoneState::kSealed);
+  for (size_t i = 0; i < streams.size(); ++i) {
+    auto b = zm.Allocate(streams[i], kMiB, {}, 2, &seals_);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    if (i == lowest) {
+      EXPECT_NE(b->zone, first[i].zone) << "the offline zone took a record";
+    } else {
+      EXPECT_EQ(b->zone, first[i].zone) << "stream " << static_cast<int>(streams[i])
+                                        << " lost its open zone";
+      EXPECT_EQ(b->offset, first[i].offset + kMiB);
+    }
+  }
+}
+
 // RollBack leaves offline and read-only zones alone (nothing can be reset or finished
 // there) and succeeds.
 TEST_F(ZoneManagerMountTest, RollBackLeavesOfflineZonesAlone) {

@@ -104,6 +104,25 @@ TEST_F(ZoneManagerTest, TheLastRecordOfAnOpenZoneGrowsAndNothingElseDoes) {
   EXPECT_FALSE(zm_->TryExtend(*c, cap - 32768, 0, with_len(1))) << "sealed";
 }
 
+// A record grows until it exactly fills its zone (with the footer's room): the capacity
+// check lets written + extra + footer reserve equal the capacity, one block more fails.
+// (Killed mutant, 2026-12-07 full run: "> zone.capacity" made ">=".)
+TEST_F(ZoneManagerTest, ARecordGrowsToExactlyFillItsZone) {
+  ZoneFooterEntry entry;
+  entry.type = RecordType::kPack;
+  entry.payload_len = 100;
+  auto a = zm_->Allocate(StreamId::kSmall, 8192, entry, 1, &seals_);
+  ASSERT_OK(a.status());
+  const ZoneStatus z = zm_->Snapshot()[a->zone];
+  ASSERT_EQ(z.written, 8192u) << "the record opened a fresh zone";
+  const uint64_t room = z.capacity - 8192 - ZoneFooterRecordBytes(1);
+  ASSERT_GT(room, 0u);
+  EXPECT_FALSE(zm_->TryExtend(*a, 8192, room + 4096, entry)) << "one block past the footer's room";
+  EXPECT_TRUE(zm_->TryExtend(*a, 8192, room, entry)) << "exactly up to the footer's room";
+  EXPECT_EQ(zm_->Snapshot()[a->zone].written + ZoneFooterRecordBytes(1), z.capacity);
+  EXPECT_FALSE(zm_->TryExtend(*a, 8192 + room, 4096, entry)) << "the zone is full";
+}
+
 // A zone's tail too small for both its last record and its footer goes to the record
 // (larger than the footer): otherwise every zone of a geometry whose records leave a tail
 // of less than record + footer would lose a record's room for an index of reads.
