@@ -34,7 +34,7 @@
 #          random order (live data stays at the fill: the steady state where GC runs)
 #   w4k    rados bench write 4 KiB, -t 16
 #   l4k    rados_lat.py write 4 KiB, 16 in flight: ops/s, p50/p99
-#   rbd    qa/ceph/osdqa.py rbd --step random4k: DRIVE_BENCH_RBD_WRITES (3000) random 4 KiB
+#   rbd    qa/ceph/osdqa.py rbd --step random4k: DRIVE_BENCH_RBD_WRITES (1500) random 4 KiB
 #          writes through librbd, 16 in flight, on a 64 MiB image (pool rbdp, 16 PGs), the
 #          whole image read back and compared with the client's model (verified): IOPS,
 #          p50/p99
@@ -68,7 +68,7 @@ ZONES=${DRIVE_BENCH_ZONES:-48}
 ZONE_MIB=${DRIVE_BENCH_ZONE_MIB:-32}
 FILL=${DRIVE_BENCH_FILL:-0.75}
 SECS=${DRIVE_BENCH_SECONDS:-20}
-RBD_WRITES=${DRIVE_BENCH_RBD_WRITES:-3000}
+RBD_WRITES=${DRIVE_BENCH_RBD_WRITES:-1500}
 STORES=${DRIVE_BENCH_STORES:-smrstore bluestore}
 FILTER=$BUILD/src/tools/nbdkit-smrtiming-filter.so
 PY=/usr/bin/python3
