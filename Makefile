@@ -156,7 +156,7 @@ osd-bench: build
 # smrstore OSDs on emulated HM-SMR drives vs BlueStore OSDs on CMR drives (FUSE files served
 # by nbdfuse + nbdkit through the project's timing filter), the SAME HDD timing model on both
 # (default 25 MB/s, 8 ms seek; DRIVE_BENCH_MBPS / DRIVE_BENCH_SEEK_MS), 4 OSDs x one 1.5 GiB
-# drive, pool size 3, filled to 75 %: rados bench 4 MiB write / seq / rand read, 4 KiB
+# drive (96 x 16 MiB zones), pool size 3 (128 PGs), filled to 70 % of raw: rados bench 4 MiB write / seq / rand read, 4 KiB
 # write, 4 MiB overwrites and 4 KiB writes with p99 (rados_lat.py), verified RBD 4 KiB random
 # writes; runs alternate S, B, S, B (DRIVE_BENCH_RUNS each); medians, spread and ratios
 # (issue 46 goal 1; doc/performance.md, "On a drive model"). ~30 min; not part of `make

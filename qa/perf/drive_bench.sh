@@ -18,11 +18,12 @@
 #              (`bluestore block db path`) is a plain file beside it (flash), as
 #              smrstore's. `bluestore debug enforce settings = hdd` (a FUSE file does not
 #              say it is rotational).
-# Same cluster shape for both: DRIVE_BENCH_OSDS OSDs (4), pool `bench` size 3 with 32 PGs,
+# Same cluster shape for both: DRIVE_BENCH_OSDS OSDs (4), pool `bench` size 3 with 128 PGs
+# (32 left the OSDs 20-27 PGs each: the fullest drive 15 % above the mean),
 # osd memory target 1 GiB, cephx, the same clients, on one private cluster at a time
 # (qa/ceph/lib.sh). Runs alternate S, B, S, B, ... (DRIVE_BENCH_RUNS of each, default 2).
 #
-# Each run: fill the pool to DRIVE_BENCH_FILL (0.75) of the drives' raw capacity / size in
+# Each run: fill the pool to DRIVE_BENCH_FILL (0.70) of the drives' raw capacity / size in
 # 4 MiB objects by two concurrent `rados bench write --max-objects` runs, fillA (3/4 of the
 # objects) and fillB (1/4) interleaved on the drives; delete fillB (holes in every zone /
 # region); then the measured phases, DRIVE_BENCH_SECONDS (20) each:
@@ -46,7 +47,9 @@
 #
 #   bash qa/perf/drive_bench.sh [OUT_DIR]   (default build/drive-bench; ~25-30 min)
 # Env: DRIVE_BENCH_MBPS, DRIVE_BENCH_SEEK_MS, DRIVE_BENCH_RUNS, DRIVE_BENCH_OSDS,
-#      DRIVE_BENCH_ZONES (48) and DRIVE_BENCH_ZONE_MIB (32): each drive 48 x 32 MiB = 1.5 GiB,
+#      DRIVE_BENCH_ZONES (96) and DRIVE_BENCH_ZONE_MIB (16): each drive 96 x 16 MiB = 1.5 GiB
+#      (small zones: on a 1.5 GiB drive the open zones' unwritten tails and the GC reserve
+#      are a large share with bigger ones),
 #      DRIVE_BENCH_FILL, DRIVE_BENCH_SECONDS, DRIVE_BENCH_RBD_WRITES,
 #      DRIVE_BENCH_DIR (where drives and clusters go, default /dev/shm: no host-disk cost
 #      under the model; ~6 GiB), DRIVE_BENCH_STORES (default "smrstore bluestore"),
@@ -64,14 +67,15 @@ SEEK_MS=${DRIVE_BENCH_SEEK_MS:-8}
 RUNS=${DRIVE_BENCH_RUNS:-2}
 OSDS=${DRIVE_BENCH_OSDS:-4}
 PSIZE=3
-ZONES=${DRIVE_BENCH_ZONES:-48}
-ZONE_MIB=${DRIVE_BENCH_ZONE_MIB:-32}
-FILL=${DRIVE_BENCH_FILL:-0.75}
+ZONES=${DRIVE_BENCH_ZONES:-96}
+ZONE_MIB=${DRIVE_BENCH_ZONE_MIB:-16}
+FILL=${DRIVE_BENCH_FILL:-0.70}
 SECS=${DRIVE_BENCH_SECONDS:-20}
 RBD_WRITES=${DRIVE_BENCH_RBD_WRITES:-1500}
 STORES=${DRIVE_BENCH_STORES:-smrstore bluestore}
 FILTER=$BUILD/src/tools/nbdkit-smrtiming-filter.so
 PY=/usr/bin/python3
+TMO=$((SECS * 3 + 300))  # a phase that takes this long (a full or dead OSD) fails the run
 DRIVE_BYTES=$((ZONES * ZONE_MIB * 1048576))
 [ "$OSDS" -ge "$PSIZE" ] || { echo "drive-bench: DRIVE_BENCH_OSDS must be >= $PSIZE" >&2; exit 2; }
 
@@ -165,35 +169,35 @@ bluestore debug enforce settings = hdd"
   echo "== run $run: $store"
   SMRSTORE_QA_DRIVES=$smr_drives CEPH_QA_BLUESTORE_BYTES=$DRIVE_BYTES CEPH_QA_EXTRA_CONF="$extra" \
     ceph_cluster_start "$cl" --objectstore "$store" --osds "$OSDS" --size "$PSIZE" --cephx
-  ceph_pool_create bench 32 "$PSIZE"
+  ceph_pool_create bench 128 "$PSIZE"
   cd "$work"
   : >snaps.jsonl
   snap "$store" start
   t0=$(date +%s.%N)
-  rados bench -p bench 3600 write -b 4194304 -t 12 --no-cleanup --run-name fillA --max-objects "$NA" >fillA.out 2>&1 &
+  timeout 1200 rados bench -p bench 3600 write -b 4194304 -t 12 --no-cleanup --run-name fillA --max-objects "$NA" >fillA.out 2>&1 &
   local pa=$!
-  rados bench -p bench 3600 write -b 4194304 -t 4 --no-cleanup --run-name fillB --max-objects "$NB" >fillB.out 2>&1
+  timeout 1200 rados bench -p bench 3600 write -b 4194304 -t 4 --no-cleanup --run-name fillB --max-objects "$NB" >fillB.out 2>&1
   wait $pa
   t1=$(date +%s.%N)
-  rados -p bench cleanup --run-name fillB >/dev/null 2>&1
+  timeout 600 rados -p bench cleanup --run-name fillB >/dev/null 2>&1
   ceph osd df -f json >osd-df.json 2>/dev/null || echo '{}' >osd-df.json
   echo "   fill: $NA + $NB objects of 4 MiB in $($PY -c "print(round($t1 - $t0))") s, fillB deleted; data per drive $($PY -c '
 import json, sys; d = json.load(open("osd-df.json"))
-print(" ".join("%.0f%%" % (100.0 * n["kb_used_data"] * 1024 / int(sys.argv[1])) for n in d.get("nodes", [])))' "$DRIVE_BYTES")"
+print(" ".join("%.0f%% (%d PGs)" % (100.0 * n["kb_used_data"] * 1024 / int(sys.argv[1]), n["pgs"]) for n in d.get("nodes", [])))' "$DRIVE_BYTES")"
   snap "$store" fill
-  rados bench -p bench "$SECS" write -b 4194304 -t 16 --no-cleanup --run-name w4m --max-objects "$NB" >w4m.out 2>&1
+  timeout $TMO rados bench -p bench "$SECS" write -b 4194304 -t 16 --no-cleanup --run-name w4m --max-objects "$NB" >w4m.out 2>&1
   snap "$store" w4m
-  rados bench -p bench "$SECS" seq -t 16 --run-name fillA >seq.out 2>&1
+  timeout $TMO rados bench -p bench "$SECS" seq -t 16 --run-name fillA >seq.out 2>&1
   snap "$store" seq
-  rados bench -p bench "$SECS" rand -t 16 --run-name fillA >rand.out 2>&1
+  timeout $TMO rados bench -p bench "$SECS" rand -t 16 --run-name fillA >rand.out 2>&1
   snap "$store" rand
-  $PY "$here/rados_lat.py" bench read 4194304 "$SECS" 16 benchmark_data >r4m.json
+  timeout $TMO $PY "$here/rados_lat.py" bench read 4194304 "$SECS" 16 benchmark_data >r4m.json
   snap "$store" r4m
-  $PY "$here/rados_lat.py" bench rewrite 4194304 "$SECS" 16 benchmark_data >ow4m.json
+  timeout $TMO $PY "$here/rados_lat.py" bench rewrite 4194304 "$SECS" 16 benchmark_data >ow4m.json
   snap "$store" ow4m
-  rados bench -p bench "$SECS" write -b 4096 -t 16 --no-cleanup --run-name w4k >w4k.out 2>&1
+  timeout $TMO rados bench -p bench "$SECS" write -b 4096 -t 16 --no-cleanup --run-name w4k >w4k.out 2>&1
   snap "$store" w4k
-  $PY "$here/rados_lat.py" bench write 4096 "$SECS" >l4k.json
+  timeout $TMO $PY "$here/rados_lat.py" bench write 4096 "$SECS" >l4k.json
   snap "$store" l4k
   ceph osd pool create rbdp 16 16 replicated >/dev/null 2>&1
   ceph osd pool set rbdp size "$PSIZE" --yes-i-really-mean-it >/dev/null 2>&1
@@ -202,7 +206,7 @@ print(" ".join("%.0f%%" % (100.0 * n["kb_used_data"] * 1024 / int(sys.argv[1])) 
   head -c 67108864 /dev/urandom >base.img
   rbd import --no-progress base.img rbdp/img >/dev/null
   snap "$store" rbd0
-  $PY "$repo/qa/ceph/osdqa.py" rbd --pool rbdp --image img --base-file base.img \
+  timeout 1200 $PY "$repo/qa/ceph/osdqa.py" rbd --pool rbdp --image img --base-file base.img \
     --model-out model.img --step random4k --count "$RBD_WRITES" >rbd.json
   snap "$store" rbd
   rm -f base.img model.img
