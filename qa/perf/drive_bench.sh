@@ -9,7 +9,8 @@
 #   smrstore   each OSD on one emulated drive (spec `emu:...?zones=Z&zone_mib=M&conv=2&
 #              mbps=..&seek_ms=..&direct=1`: the model charged in-process per I/O, data
 #              written with O_DIRECT); its RocksDB in the OSD dir (flash).
-#   BlueStore  each OSD's `bluestore block path` is a FUSE file, MNT/disk, served by
+#   BlueStore  each OSD's `bluestore block path` is a loop device (direct I/O, rotational,
+#              mq-deadline) on a FUSE file, MNT/disk, served by
 #              `nbdfuse -s MNT/disk --command nbdkit -s --filter=nbdkit-smrtiming-filter.so
 #              file IMG mbps=.. seek_ms=.. stats=..` — the project's nbdkit filter applying
 #              the same HeadModel to every read and write (one head, requests in arrival
@@ -23,7 +24,7 @@
 # osd memory target 1 GiB, cephx, the same clients, on one private cluster at a time
 # (qa/ceph/lib.sh). Runs alternate S, B, S, B, ... (DRIVE_BENCH_RUNS of each, default 2).
 #
-# Each run: fill the pool to DRIVE_BENCH_FILL (0.70) of the drives' raw capacity / size in
+# Each run: fill the pool to DRIVE_BENCH_FILL (0.60) of the drives' raw capacity / size in
 # 4 MiB objects by two concurrent `rados bench write --max-objects` runs, fillA (3/4 of the
 # objects) and fillB (1/4) interleaved on the drives; delete fillB (holes in every zone /
 # region); then the measured phases, DRIVE_BENCH_SECONDS (20) each:
@@ -69,7 +70,7 @@ OSDS=${DRIVE_BENCH_OSDS:-4}
 PSIZE=3
 ZONES=${DRIVE_BENCH_ZONES:-96}
 ZONE_MIB=${DRIVE_BENCH_ZONE_MIB:-16}
-FILL=${DRIVE_BENCH_FILL:-0.70}
+FILL=${DRIVE_BENCH_FILL:-0.60}
 SECS=${DRIVE_BENCH_SECONDS:-20}
 RBD_WRITES=${DRIVE_BENCH_RBD_WRITES:-1500}
 STORES=${DRIVE_BENCH_STORES:-smrstore bluestore}
@@ -92,7 +93,12 @@ mkdir -p "$OUT"
 scratch=$(mktemp -d "${DRIVE_BENCH_DIR:-/dev/shm}/drive-bench.XXXXXX")
 cl=
 mounts=
+loops=
 unmount_all() {
+  for l in $loops; do
+    losetup -d "$l" 2>/dev/null || true
+  done
+  loops=
   for m in $mounts; do
     fusermount3 -u "$m" 2>/dev/null || true
   done
@@ -153,11 +159,20 @@ one_run() {  # STORE RUN
     done
     for i in $(seq 0 $((OSDS - 1))); do
       _cq_wait 30 "nbdfuse $i" "$drives/nbdfuse.$i.log" test -s "$drives/mnt.$i.pid"
+      # A block device on the FUSE file, as BlueStore is used on a CMR disk: the kernel's
+      # block layer merges BlueStore's 64 KiB blob reads of one object (each an aio of its
+      # own) into large requests and mq-deadline orders them, as on a real disk; on the
+      # FUSE file itself every blob read was one request and the head sought between them.
+      dev=$(losetup --direct-io=on -f --show "$drives/mnt.$i/disk")
+      loops="$loops $dev"
+      echo 1 >"/sys/block/${dev#/dev/}/queue/rotational"
+      echo mq-deadline >"/sys/block/${dev#/dev/}/queue/scheduler" 2>/dev/null || true
+      ln -sfn "$dev" "$drives/blk.$i"
     done
     # $id: Ceph's metavariable, the OSD's id. The DB on a plain (sparse) file beside the
     # drives (BlueStore links osd.N/block.db to it; that path itself would link to itself).
     extra="$extra
-bluestore block path = $drives/mnt.\$id/disk
+bluestore block path = $drives/blk.\$id
 bluestore block db path = $drives/db.\$id
 bluestore block db create = true
 bluestore block db size = 2147483648
