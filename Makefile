@@ -159,7 +159,7 @@ osd-bench: build
 # drive (96 x 16 MiB zones), pool size 3 (128 PGs), filled to 70 % of raw: rados bench 4 MiB write / seq / rand read, 4 KiB
 # write, 4 MiB overwrites and 4 KiB writes with p99 (rados_lat.py), verified RBD 4 KiB random
 # writes; runs alternate S, B, S, B (DRIVE_BENCH_RUNS each); medians, spread and ratios
-# (issue 46 goal 1; doc/performance.md, "On a drive model"). ~30 min; not part of `make
+# (issue 46 goal 1; doc/performance.md, "On a drive model"). ~22 min; not part of `make
 # test`. Output in $(BUILD_DIR)/drive-bench/.
 drive-bench: build
 	SMRSTORE_BUILD_DIR=$(abspath $(BUILD_DIR)) bash qa/perf/drive_bench.sh $(abspath $(BUILD_DIR))/drive-bench

@@ -46,7 +46,7 @@
 # Prints a markdown table (medians, min–max, smrstore / BlueStore) and writes
 # $OUT/drive-bench.json (every run's rows) and $OUT/drive-bench.md.
 #
-#   bash qa/perf/drive_bench.sh [OUT_DIR]   (default build/drive-bench; ~25-30 min)
+#   bash qa/perf/drive_bench.sh [OUT_DIR]   (default build/drive-bench; ~22 min, 5-6 per run)
 # Env: DRIVE_BENCH_MBPS, DRIVE_BENCH_SEEK_MS, DRIVE_BENCH_RUNS, DRIVE_BENCH_OSDS,
 #      DRIVE_BENCH_ZONES (96) and DRIVE_BENCH_ZONE_MIB (16): each drive 96 x 16 MiB = 1.5 GiB
 #      (small zones: on a 1.5 GiB drive the open zones' unwritten tails and the GC reserve
