@@ -9,7 +9,7 @@ JOBS ?= 2
 # them that `make test`'s cluster tier runs).
 SUITE_ARGS = $(shell qa/run.sh --suite-args)
 
-.PHONY: all deps configure build deb test test-long test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
+.PHONY: all deps configure build deb test test-long test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench drive-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
 all: build
 
@@ -152,6 +152,17 @@ fuzz-long: deps
 # "Real OSDs"); ~10 min. Output in $(BUILD_DIR)/perf/.
 osd-bench: build
 	sh qa/perf/osd_bench.sh $(abspath $(BUILD_DIR))/perf
+
+# smrstore OSDs on emulated HM-SMR drives vs BlueStore OSDs on CMR drives (FUSE files served
+# by nbdfuse + nbdkit through the project's timing filter), the SAME HDD timing model on both
+# (default 25 MB/s, 8 ms seek; DRIVE_BENCH_MBPS / DRIVE_BENCH_SEEK_MS), 4 OSDs x one 1.5 GiB
+# drive (96 x 16 MiB zones), pool size 3 (128 PGs), filled to 70 % of raw: rados bench 4 MiB write / seq / rand read, 4 KiB
+# write, 4 MiB overwrites and 4 KiB writes with p99 (rados_lat.py), verified RBD 4 KiB random
+# writes; runs alternate S, B, S, B (DRIVE_BENCH_RUNS each); medians, spread and ratios
+# (issue 46 goal 1; doc/performance.md, "On a drive model"). ~22 min; not part of `make
+# test`. Output in $(BUILD_DIR)/drive-bench/.
+drive-bench: build
+	SMRSTORE_BUILD_DIR=$(abspath $(BUILD_DIR)) bash qa/perf/drive_bench.sh $(abspath $(BUILD_DIR))/drive-bench
 
 # smrstore vs F2FS, btrfs and dm-zoned (+ext4, +XFS) on the same null_blk zoned device in
 # one QEMU VM run, same object workload (smrstore-tool bench): throughput / raw device and

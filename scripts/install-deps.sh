@@ -24,8 +24,11 @@ BUILD_PKGS="g++ cmake ninja-build make pkg-config ccache libzbd-dev libgtest-dev
 # (qa/ceph/mdwe_exec.py). prometheus (2.42) for promtool, which checks and unit-tests the
 # module's alert rules (mgr-module/monitoring/check.sh; the package is the only one with
 # promtool; on a systemd host it also enables a Prometheus server on :9090, `systemctl
-# disable --now prometheus` if unwanted), python3-yaml for that script.
-CEPH_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common python3-rados radosgw librados-dev libradospp-dev python3-boto3 python3-fastapi python3-uvicorn python3-pytest python3-jsonschema python3-httpx python3-prometheus-client mypy python3-seccomp prometheus python3-yaml"
+# disable --now prometheus` if unwanted), python3-yaml for that script. libnbd-bin (nbdfuse)
+# and fuse3 (fusermount3) for qa/perf/drive_bench.sh (make drive-bench), which serves
+# BlueStore's CMR drives as FUSE files through nbdkit and the project's timing filter.
+# python3-rbd: librbd for qa/ceph/osdqa.py rbd (the OSD client suite, drive-bench).
+CEPH_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common python3-rados radosgw librados-dev libradospp-dev python3-boto3 python3-fastapi python3-uvicorn python3-pytest python3-jsonschema python3-httpx python3-prometheus-client mypy python3-seccomp prometheus python3-yaml libnbd-bin fuse3 python3-rbd"
 # The web console: Node.js + npm build it, Debian's Chromium runs the Playwright tests.
 WEB_PKGS="nodejs chromium"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static kmod util-linux cpio binutils f2fs-tools btrfs-progs xfsprogs e2fsprogs dmsetup nbdkit"

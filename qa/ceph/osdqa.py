@@ -372,8 +372,10 @@ def cmd_rbd(a):
             n = a.count
             sem = threading.Semaphore(16)
             errs = []
+            lats = []  # per-write latency, s (drive_bench.sh reports p50/p99)
 
-            def done(comp):
+            def done(comp, start):
+                lats.append(time.monotonic() - start)
                 if comp.get_return_value() < 0:
                     errs.append(comp.get_return_value())
                 sem.release()
@@ -384,12 +386,18 @@ def cmd_rbd(a):
                 data = rng.randbytes(4096)
                 model[blk * 4096:(blk + 1) * 4096] = data
                 sem.acquire()
-                comps.append(img.aio_write(data, blk * 4096, done))
+                s0 = time.monotonic()
+                comps.append(img.aio_write(data, blk * 4096, lambda c, s0=s0: done(c, s0)))
             for _ in range(16):
                 sem.acquire()
             dt = time.time() - t0
             img.flush()
-            out.update(writes=n, iops=round(n / dt), errors=len(errs))
+            lats.sort()
+
+            def pct(p):
+                return round(1000 * lats[min(len(lats) - 1, int(p * len(lats)))], 2) if lats else None
+            out.update(writes=n, iops=round(n / dt), errors=len(errs), seconds=round(dt, 2),
+                       p50_ms=pct(0.50), p99_ms=pct(0.99))
             got = img.read(0, size)
             out["read_equal"] = got == bytes(model)
         with open(a.model_out, "wb") as f:

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """Per-operation latency of RADOS writes or reads (python3-rados aio), for osd_bench.sh.
 
-Usage: rados_lat.py POOL write|read SIZE SECONDS [INFLIGHT]
+Usage: rados_lat.py POOL write|read|rewrite SIZE SECONDS [INFLIGHT [PREFIX]]
 
 write: writes objects lat.<n> of SIZE bytes (random payload, one buffer reused) for SECONDS
 with INFLIGHT (default 16) operations in flight; read: reads back the objects a write run
 left (lat.0 .. lat.<count-1>, count from the pool's objects), cycling, for SECONDS.
+With PREFIX (qa/perf/drive_bench.sh): read reads the pool's objects whose names start with
+PREFIX in a random order (seeded), and rewrite overwrites them (write_full of SIZE bytes,
+random order) for SECONDS, so the live data stays what it was: a steady-state write.
 Prints one JSON line: ops, bytes, seconds, MB/s, ops/s, latency p50/p99/max in ms.
 Completion callbacks run on librados threads; the main thread only keeps INFLIGHT going.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import threading
 import time
@@ -22,21 +26,28 @@ import rados  # python3-rados
 
 
 def main(argv: List[str]) -> int:
-    if len(argv) not in (4, 5) or argv[1] not in ("write", "read"):
+    if len(argv) not in (4, 5, 6) or argv[1] not in ("write", "read", "rewrite"):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     pool, mode, size, seconds = argv[0], argv[1], int(argv[2]), float(argv[3])
-    inflight = int(argv[4]) if len(argv) == 5 else 16
+    inflight = int(argv[4]) if len(argv) >= 5 else 16
+    prefix = argv[5] if len(argv) == 6 else None
+    if mode == "rewrite" and prefix is None:
+        print("rados_lat: rewrite needs a PREFIX", file=sys.stderr)
+        return 2
     cluster = rados.Rados(conffile=os.environ.get("CEPH_CONF", ""))
     cluster.connect(timeout=30)
     ioctx = cluster.open_ioctx(pool)
     payload = os.urandom(size)
     names: List[str] = []
-    if mode == "read":
-        names = sorted(o.key for o in ioctx.list_objects() if o.key.startswith("lat."))
+    if mode in ("read", "rewrite"):
+        want = prefix if prefix is not None else "lat."
+        names = sorted(o.key for o in ioctx.list_objects() if o.key.startswith(want))
         if not names:
-            print("rados_lat: no lat.* objects to read (run a write first)", file=sys.stderr)
+            print(f"rados_lat: no {want}* objects to {mode} (run a write first)", file=sys.stderr)
             return 1
+        if prefix is not None:
+            random.Random(1).shuffle(names)
     lock = threading.Lock()
     slots = threading.Semaphore(inflight)
     lat: List[float] = []
@@ -57,8 +68,9 @@ def main(argv: List[str]) -> int:
     while time.monotonic() - t0 < seconds:
         slots.acquire()
         start = time.monotonic()
-        if mode == "write":
-            ioctx.aio_write_full(f"lat.{n}", payload,
+        if mode in ("write", "rewrite"):
+            name = f"lat.{n}" if mode == "write" else names[n % len(names)]
+            ioctx.aio_write_full(name, payload,
                                  oncomplete=lambda c, s=start: finish(s, size, c.get_return_value()))
         else:
             name = names[n % len(names)]
