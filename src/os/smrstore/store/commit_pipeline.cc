@@ -91,6 +91,10 @@ void CommitPipeline::SyncLoop() {
     const uint64_t sync_start = NowNanos();
     Status s = core_.meta->SyncWal();
     const uint64_t callbacks_start = NowNanos();
+    {
+      MutexLock lock(&core_.counters_mu);  // counted before the answers go out
+      core_.counters.commit_sync_ns += callbacks_start - sync_start;
+    }
     if (!s.ok()) {
       s = Status::ReadOnly("store is read-only: syncing the metadata WAL failed (" +
                            s.ToString() + "); the last commit groups are not durable");
@@ -104,7 +108,6 @@ void CommitPipeline::SyncLoop() {
       }
     }
     MutexLock lock(&core_.counters_mu);
-    core_.counters.commit_sync_ns += callbacks_start - sync_start;
     core_.counters.commit_callback_ns += NowNanos() - callbacks_start;
   }
 }

@@ -1096,6 +1096,10 @@ TEST_P(StoreCommitTimes, EachStageIsCountedAndTheDrivesWriteTimeIsInTheWriteStag
     done.set_value(st);
   });
   ASSERT_OK(done.get_future().get());
+  // The callback stage is counted once the group's callbacks returned.
+  ASSERT_TRUE(smr::testing::WaitUntil([&] {
+    return (*s)->Counters().commit_callback_ns - before.commit_callback_ns >= 2'000'000;
+  }));
   const auto waited = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
           .count());
