@@ -55,6 +55,12 @@ void FaultInjectionDevice::ClearFaults() {
   activate_fail_ = Trigger{};
   corrupt_.clear();
   zone_faults_.clear();
+  powered_off_ = false;
+}
+
+void FaultInjectionDevice::PowerOff() {
+  MutexLock lock(&mu_);
+  powered_off_ = true;
 }
 
 uint64_t FaultInjectionDevice::injected_errors() const {
@@ -111,6 +117,7 @@ Status FaultInjectionDevice::ZoneOp(uint32_t first, uint32_t count, const char* 
                                     Status (ZonedDevice::*fn)(uint32_t, uint32_t)) {
   SMR_RETURN_IF_ERROR(CheckZoneRange(info(), first, count, op));
   MutexLock lock(&mu_);
+  if (powered_off_) return Status::IOError(std::string(op) + ": the drive is off (power cut)");
   for (uint32_t z = first; z < first + count; ++z) {
     auto it = zone_faults_.find(z);
     if (it != zone_faults_.end()) {
@@ -221,6 +228,9 @@ Status FaultInjectionDevice::Write(uint64_t offset, const void* buf, size_t len)
   const bool conventional = IsConventional(zone);
   MutexLock lock(&mu_);
   ++writes_;
+  if (powered_off_) {
+    return Status::IOError("write at " + std::to_string(offset) + ": the drive is off (power cut)");
+  }
   SMR_RETURN_IF_ERROR(CheckZoneFaults(offset, len, /*write=*/true));
   if (Tick(&write_fail_)) {
     ++injected_errors_;
@@ -251,6 +261,7 @@ Status FaultInjectionDevice::Write(uint64_t offset, const void* buf, size_t len)
 
 Status FaultInjectionDevice::Flush() {
   MutexLock lock(&mu_);
+  if (powered_off_) return Status::IOError("flush: the drive is off (power cut)");
   SMR_RETURN_IF_ERROR(base_->Flush());
   durable_wp_.clear();
   conv_undo_.clear();
@@ -284,6 +295,9 @@ Status FaultInjectionDevice::ActivateRealms(uint32_t first, uint32_t count, Zone
                                std::to_string(r.realm) + ": zone " + std::to_string(zone) +
                                " is " + ZoneConditionName(cond));
       }
+    }
+    if (powered_off_) {
+      return Status::IOError(info().path + ": activate realms: the drive is off (power cut)");
     }
     if (Tick(&activate_fail_)) {
       ++injected_errors_;

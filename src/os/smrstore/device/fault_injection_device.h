@@ -20,6 +20,10 @@
 //     a power cycle. The wrapper stays usable: callers remount their upper layers on it.
 //     PowerCut rewrites the surviving prefix of each affected zone (read, reset, rewrite),
 //     so it is meant for test-sized zones.
+//   * PowerOff(): the drive is off until ClearFaults(): every write, flush, zone operation
+//     and activation fails with kIOError (reads still work). A test that cuts power under
+//     a store that is still running calls it first, so that nothing the store does after
+//     the cut — a flush of writes the cut lost, a reset — reaches the drive as a success.
 //   * Hybrid drives: ReportRealms and ActivateRealms are forwarded. ActivateRealms fails
 //     with kIOError and changes nothing when a zone (of either domain) of a realm it would
 //     convert has a zone fault, and when FailNthActivate(n) fires: the n-th ActivateRealms
@@ -85,6 +89,7 @@ class FaultInjectionDevice final : public ZonedDevice {
   // Clears read/write/activate failures, corruptions and zone faults (not the unflushed
   // log).
   void ClearFaults();
+  void PowerOff();
 
   void PauseNextRead(uint64_t offset, uint64_t len);
   // REQUIRES: PauseNextRead was called. Returns the held read's offset.
@@ -137,6 +142,7 @@ class FaultInjectionDevice final : public ZonedDevice {
   // since then.
   std::map<uint32_t, uint64_t> durable_wp_ SMR_GUARDED_BY(mu_);
   std::vector<ConvUndo> conv_undo_ SMR_GUARDED_BY(mu_);  // in write order
+  bool powered_off_ SMR_GUARDED_BY(mu_) = false;          // PowerOff until ClearFaults
   uint64_t unflushed_ SMR_GUARDED_BY(mu_) = 0;
   uint64_t injected_errors_ SMR_GUARDED_BY(mu_) = 0;
   uint64_t zones_reset_ SMR_GUARDED_BY(mu_) = 0;
