@@ -21,6 +21,10 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# 12 GiB of drives per OSD on both sides (smrstore: two drives of 96 x 64 MiB zones; BlueStore:
+# a 12 GiB block file): the phases write about 6 GB per OSD once the commit path is fast, and
+# a store that fills aborts its OSD (lib.sh's default drives hold 6 GiB).
+SMRSTORE_QA_DRIVES=${SMRSTORE_QA_DRIVES:-"emu:@DIR@/drive0.img?zones=96&zone_mib=64&conv=2 emu:@DIR@/drive1.img?zones=96&zone_mib=64&conv=2"}
 . "$repo/qa/ceph/lib.sh"
 OUT=${1:-$repo/build/perf}
 mkdir -p "$OUT"
@@ -89,9 +93,9 @@ for store in $STORES; do
   if [ "$store" = memstore ]; then SECS=${OSD_BENCH_MEMSTORE_SECONDS:-5}; LSECS=$SECS; fi
   cl="$scratch/$store"
   echo "== $store: 4 OSDs, pool size 3"
-  # memstore keeps everything in RAM: 3 GiB per OSD; BlueStore: an 8 GiB file per OSD,
+  # memstore keeps everything in RAM: 3 GiB per OSD; BlueStore: a 12 GiB file per OSD,
   # memory target 1 GiB like the others' footprint.
-  CEPH_QA_BLUESTORE_BYTES=8589934592 CEPH_QA_MEMSTORE_BYTES=3221225472 \
+  CEPH_QA_BLUESTORE_BYTES=12884901888 CEPH_QA_MEMSTORE_BYTES=3221225472 \
     CEPH_QA_EXTRA_CONF="osd memory target = 1073741824" ceph_cluster_start "$cl" --objectstore "$store" --osds 4 --size 3 --cephx
   ceph_pool_create bench 32 3
   cd "$scratch"
