@@ -61,6 +61,15 @@ mkdir -p "$WORK"
 # (test_api checks the committed copy is current).
 (cd "$ROOT/mgr-module" && tar cf - --exclude=__pycache__ --exclude=.mypy_cache \
    --exclude=.pytest_cache smrstore tests tools openapi.json) | (cd "$WORK" && tar xf -)
+# Files some tests find through the repository layout, two levels up from the tests (mutmut
+# runs them in $WORK/mutants/tests, so the "repository" is $WORK): test_stats_schema's
+# generator check imports mgr-module/tools/gen_stats_models.py, which compares against
+# mgr-module/smrstore/stats_models.py; test_hybrid_live reads the web console's recorded
+# API answer.  Unmutated copies: only the tests' reference data.
+mkdir -p "$WORK/mgr-module" "$WORK/web/src/test/live"
+(cd "$ROOT/mgr-module" && tar cf - --exclude=__pycache__ smrstore tools openapi.json) \
+  | (cd "$WORK/mgr-module" && tar xf -)
+cp "$ROOT/web/src/test/live/hybrid-conversion.json" "$WORK/web/src/test/live/"
 {
   echo "[mutmut]"
   echo "source_paths=smrstore"
