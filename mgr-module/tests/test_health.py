@@ -472,3 +472,67 @@ def test_refusals_of_several_osds_in_order_and_bad_entries_skipped() -> None:
     c = osd_refusals(keys, osd_map((2, 0, 1), (5, 0, 1), (6, 0, 1), (10, 0, 1)))
     assert c is not None and [d.split(":")[0] for d in c.detail] == ["osd.2", "osd.10"]
     assert c.summary.startswith("2 smrstore OSDs not started")
+
+
+# --- survivors of the 2026-12-07 mutmut run -----------------------------------------------
+
+def test_conversion_stall_needs_progress_not_bound_violations() -> None:
+    # Samples from an OSD's counters: progress known, bound_violations not reported.  The
+    # run of unchanged progress counts; the missing violation count does not break it.
+    h = History()
+    for t in (1000.0, 1500.0):
+        d = doc(t=t, drives=[_conv_drive("converting", 0.3), drive(1)])
+        d["drives"][0]["hybrid"]["bound_violations"] = None
+        h.add({"demo-a": counters_view(d)}, now=t)
+    s = snap_of(2000.0, doc(t=2000.0, drives=[_conv_drive("converting", 0.3), drive(1)]))
+    assert [x for c in evaluate(s, h, Thresholds(conversion_stall_seconds=300,
+                                                 stale_seconds=1e6)) for x in c.detail] == [
+        "demo-a drive 0: no conversion progress for 1000 s (limit 300 s)"]
+
+
+def test_bound_violations_with_unknown_max_and_bound_show_a_dash() -> None:
+    assert _bound([0, 2], qmax=None) == [
+        "demo-a drive 0: 2 migration quanta over the 100 ms latency bound since the previous "
+        "sample (2 since mount) (max -)"]
+    assert _bound([0, 1], p99=None, bound=None) == [
+        "demo-a drive 0: 1 migration quantum over the - latency bound since the previous "
+        "sample (1 since mount) (max 180 ms)"]
+
+
+def test_bound_violations_when_the_previous_sample_lacks_the_drive() -> None:
+    # The previous sample had no hybrid block for drive 0 (no conversion entry): nothing to
+    # compare the count with, so only the p99 can raise the check (and nothing crashes).
+    h = History()
+    prev = doc(t=1000.0, drives=[drive(0, hybrid=None), drive(1)])
+    h.add({"demo-a": counters_view(prev)}, now=1000.0)
+    hy = hybrid("CcS", violations=5, p99=40.0, latency_bound_ms=100.0)
+    d = doc(t=1010.0, drives=[drive(0, hybrid=hy), drive(1)])
+    s = Snapshot(time=1010.0, daemons={"demo-a": counters_view(d)}, errors=[])
+    assert evaluate(s, h, Thresholds(stale_seconds=1e6)) == []
+
+
+def test_refusal_against_an_osd_map_without_osds_shows_nothing() -> None:
+    assert osd_refusals({KEY % 3: refusal()}, {"epoch": 50}) is None
+
+
+def test_refusal_shown_unless_the_osd_came_up_strictly_after_it() -> None:
+    # up_from equal to the refusal's epoch: up from before the refusal took effect; shown.
+    assert osd_refusals({KEY % 3: refusal(epoch=40)}, osd_map((3, 1, 40))) is not None
+    # Up, no up_from in the map: taken as 0, so a refusal at epoch 0 or later is shown.
+    m: Dict = {"epoch": 50, "osds": [{"osd": 3, "up": 1, "in": 1}]}
+    for epoch in (0, 40):
+        c = osd_refusals({KEY % 3: refusal(epoch=epoch)}, m)
+        assert c is not None and c.detail == ["osd.3: not started: " + REFUSED_LINE]
+
+
+def test_an_osd_up_after_its_refusal_does_not_hide_the_next_one() -> None:
+    keys = {KEY % 2: refusal(epoch=40), KEY % 7: refusal(epoch=40)}
+    c = osd_refusals(keys, osd_map((2, 1, 45), (7, 0, 12)))
+    assert c is not None and c.detail == ["osd.7: not started: " + REFUSED_LINE]
+
+
+def test_refusal_without_a_line_says_no_reason_was_recorded() -> None:
+    rec = json.dumps({"state": "refused", "osdmap_epoch": 40})
+    c = osd_refusals({KEY % 3: rec}, osd_map((3, 0, 12)))
+    assert c is not None and c.detail == [
+        "osd.3: not started: check-ceph refused it (no reason recorded)"]

@@ -1,11 +1,13 @@
-from typing import Dict, Tuple
+import re
+from typing import Any, Dict, Tuple
 
 from conftest import (PACK, PINNED, READ_AHEAD, READS, GiB, doc, drive, hybrid, osd_counters,
                       status)
 from prometheus_client.parser import text_string_to_metric_families
 
 from smrstore.model import OsdReading, merge
-from smrstore.prometheus import _fmt, render
+from smrstore.prometheus import METRICS, _fmt, render
+from smrstore.stats import Drive, StatsDoc
 
 
 def parse(text: str) -> Dict[Tuple[str, Tuple[Tuple[str, str], ...]], float]:
@@ -269,3 +271,28 @@ def test_read_ahead_counters() -> None:
     assert by_daemon("smrstore_gc_read_ahead_yields_total") == {"new": READ_AHEAD[1], "osd.1": 0}
     assert "# TYPE smrstore_gc_read_ahead_bytes_total counter\n" in text
     assert "# TYPE smrstore_gc_read_ahead_yields_total counter\n" in text
+
+
+# --- survivors of the 2026-12-07 mutmut run -----------------------------------------------
+
+def test_conversion_state_has_no_none_sample() -> None:
+    # "none" is the state of a drive that is not hybrid, which has no such metric at all; a
+    # hybrid drive has exactly the three states of a conversion.
+    m = hybrid_snapshot()
+    assert sorted(dict(lab)["state"] for n, lab in m
+                  if n == "smrstore_drive_conversion_state") == ["converting", "idle", "stalled"]
+
+
+def test_every_metric_path_names_fields_of_the_models() -> None:
+    """The document fields the metrics carry (x-prometheus paths) are fields of the models,
+    each path part a lower-case name: a metric reads None only when the daemon does not
+    report the field, never because its path is wrong."""
+    for m in METRICS:
+        if "path" not in m:
+            continue
+        scope = m.get("scope")
+        model: Any = StatsDoc if scope == "daemon" else Drive
+        assert re.fullmatch(r"(/[a-z][a-z0-9_]*)+", m["path"]), m["name"]
+        for part in m["path"].strip("/").split("/"):
+            assert part in model.__fields__, (m["name"], part)
+            model = model.__fields__[part].type_

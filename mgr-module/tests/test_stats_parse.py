@@ -6,8 +6,10 @@ from typing import Any, Dict
 import pytest
 from conftest import doc
 
-from smrstore.stats import (STREAM_CHARS, ZONEMAP_CHARS, StatsError, check_zone_string,
-                            parse_stats)
+from pydantic import ValidationError
+
+from smrstore.stats import (STREAM_CHARS, ZONEMAP_CHARS, StatsDoc, StatsError,
+                            check_zone_string, format_validation_error, parse_stats)
 
 
 def raw_doc() -> Dict[str, Any]:
@@ -115,3 +117,43 @@ def test_documents_without_the_gc_failure_fields_are_incomplete(absent: Any) -> 
     with pytest.raises(StatsError) as e:
         parse_stats(d, require_all_fields=True)
     assert str(e.value) == f"stats: missing field(s) {', '.join(absent)}"
+
+# --- survivors of the 2026-12-07 mutmut run -----------------------------------------------
+
+@pytest.mark.parametrize("key,value,message", [
+    ("drives", 5, "stats: drives: value is not a valid list"),
+    ("drives", {"0": {}}, "stats: drives: value is not a valid list"),
+    ("statfs", [1], "stats: statfs: value is not a valid dict"),
+])
+def test_a_field_of_the_wrong_kind_is_named_not_a_crash(key: str, value: Any,
+                                                        message: str) -> None:
+    # An object where the schema has an array (or the reverse): the missing-field walk
+    # skips it and validation names it.
+    d = raw_doc()
+    d[key] = value
+    with pytest.raises(StatsError) as e:
+        parse_stats(d)
+    assert str(e.value) == message
+
+
+def test_missing_and_invalid_fields_are_named_together() -> None:
+    d = raw_doc()
+    del d["statfs"]["allocated"]
+    d["io"]["crc_errors"] = "many"
+    with pytest.raises(StatsError) as e:
+        parse_stats(d)
+    assert str(e.value) == ("stats: missing field(s) statfs.allocated; "
+                            "io.crc_errors: value is not a valid integer")
+
+
+def test_format_validation_error_names_every_field_with_the_prefix() -> None:
+    d = raw_doc()
+    d["statfs"]["total"] = -1
+    del d["name"]
+    with pytest.raises(ValidationError) as e:
+        StatsDoc.parse_obj(d)
+    assert format_validation_error(e.value) == (
+        "name: field required; statfs.total: ensure this value is greater than or equal to 0")
+    assert format_validation_error(e.value, "demo-a: ") == (
+        "demo-a: name: field required; "
+        "demo-a: statfs.total: ensure this value is greater than or equal to 0")

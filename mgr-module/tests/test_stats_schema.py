@@ -18,7 +18,7 @@ import pytest
 from conftest import MiB, doc, drive, hybrid, osd_counters, status
 from pydantic import BaseModel
 
-from smrstore import stats
+from smrstore import stats, stats_codes
 from smrstore.model import parse_osd_counters
 from smrstore.stats import (HYBRID_STATES, REALMMAP_CHARS, REALMMAP_CODES,
                             SCHEMA_V1, STREAM_CHARS, ZONE_STATES, ZONEMAP_CHARS, ZONEMAP_OPEN,
@@ -439,6 +439,7 @@ def test_the_models_optional_fields_are_what_the_perf_counters_lack() -> None:
 @pytest.mark.parametrize("realmmap,realms,message", [
     ("CCxS", 4, "unknown realm-map character(s) 'x' (expected CSc" "s>)"),
     ("CC_S", 4, "unknown realm-map character(s) '_'"),
+    ("CxSQy", 5, "unknown realm-map character(s) 'Qxy' (expected CSc" "s>)"),
     ("CCS", 4, "3 characters for 4 realms"),
     ("CCSS>", 4, "5 characters for 4 realms"),
 ])
@@ -587,3 +588,70 @@ def test_every_zone_state_is_counted_in_the_documents_of_the_tests() -> None:
     d = all_codes_drive(0)
     z = d["zones"]
     assert zonemap_counts(d["zonemap"]) == tuple(z[s] for s in ZONE_STATES)
+
+
+# --- stats_codes: the schema file and the fill characters (survivors of the 2026-12-07 mutmut
+# run; the module-level tables are computed at import, so these call the functions) -------
+
+def test_load_schema_reads_the_shipped_schema() -> None:
+    assert stats_codes.load_schema() == json.loads(
+        stats_codes.SCHEMA_PATH.read_text(encoding="utf-8"))
+    assert stats_codes.load_schema()["properties"]["schema"]["const"] == stats.SCHEMA_V1
+
+
+def test_load_schema_reads_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    """The schema is UTF-8 (JSON's encoding), also under an ASCII locale (LC_ALL=C without
+    Python's UTF-8 mode or locale coercion): a daemon's environment must not change it."""
+    p = tmp_path / "schema.json"
+    want = "zone capacity \u2264 size, 48 MiB \u2013 64 MiB"
+    p.write_text(json.dumps({"description": want}, ensure_ascii=False), encoding="utf-8")
+    assert stats_codes.load_schema(p) == {"description": want}
+    # The same function in a fresh interpreter under the C locale (loaded by file, as the
+    # module it is here, so an active mutant, if any, is the one loaded there too).
+    code = ("import importlib.util, sys\n"
+            "spec = importlib.util.spec_from_file_location('smrstore.stats_codes', sys.argv[1])\n"
+            "m = importlib.util.module_from_spec(spec)\n"
+            "spec.loader.exec_module(m)\n"
+            "print(ascii(m.load_schema(m.Path(sys.argv[2]))['description']))\n")
+    env = dict(os.environ, LC_ALL="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0",
+               PYTHONIOENCODING="ascii")
+    r = subprocess.run([sys.executable, "-c", code, stats_codes.__file__, str(p)], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == ascii(want)
+
+
+def test_fill_characters_are_the_schemas_in_live_tenths_order() -> None:
+    assert stats_codes._fill_chars("open") == "ABCDEFGHIJK"
+    assert stats_codes._fill_chars("sealed") == "abcdefghijk"
+    assert stats_codes._fill_chars("free") == "."
+    assert stats_codes._fill_chars("nosuchstate") == ""
+
+
+def test_fill_characters_follow_live_tenths_not_the_characters(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A table whose characters do not sort like their live tenths (0 is "z", 10 is "p"):
+    # the order is the tenths'.
+    table = {chr(ord("z") - t): stats_codes.ZoneCode("open", t) for t in range(11)}
+    table["."] = stats_codes.ZoneCode("free", None)
+    monkeypatch.setattr(stats_codes, "ZONEMAP_CODES", table)
+    assert stats_codes._fill_chars("open") == "zyxwvutsrqp"
+
+
+def test_every_property_of_the_schema_names_its_type() -> None:
+    """Every property (after $ref) has a JSON Schema "type": a type name or a list of them.
+    stats._missing asks it whether a null is allowed."""
+    names = {"null", "boolean", "integer", "number", "string", "object", "array"}
+
+    def walk(node: Dict[str, Any], where: str) -> Iterator[str]:
+        node = stats._resolve(node)
+        if node.get("type") == "array":
+            yield from walk(node["items"], where + "[]")
+        for key, sub in node.get("properties", {}).items():
+            t = stats._resolve(sub).get("type")
+            if not (isinstance(t, str) and t in names
+                    or isinstance(t, list) and t and set(t) <= names):
+                yield f"{where}.{key}: {t!r}"
+            yield from walk(sub, f"{where}.{key}")
+
+    assert list(walk(stats.STATS_SCHEMA, "")) == []

@@ -61,14 +61,15 @@ mkdir -p "$WORK"
 # (test_api checks the committed copy is current).
 (cd "$ROOT/mgr-module" && tar cf - --exclude=__pycache__ --exclude=.mypy_cache \
    --exclude=.pytest_cache smrstore tests tools openapi.json) | (cd "$WORK" && tar xf -)
-# mutmut runs the tests in $WORK/mutants, so the tests' repository root is $WORK: what they
-# read there by its repository path gets an unmutated copy — the console's recorded API
-# answer (tests/test_hybrid_live.py) and mgr-module itself (test_stats_schema.py imports
-# the generators from mgr-module/tools and compares their output with the module's files).
-mkdir -p "$WORK/web/src/test/live" "$WORK/mgr-module"
+# Files some tests find through the repository layout, two levels up from the tests (mutmut
+# runs them in $WORK/mutants/tests, so the "repository" is $WORK): test_stats_schema's
+# generator check imports mgr-module/tools/gen_stats_models.py, which compares against
+# mgr-module/smrstore/stats_models.py; test_hybrid_live reads the web console's recorded
+# API answer.  Unmutated copies: only the tests' reference data.
+mkdir -p "$WORK/mgr-module" "$WORK/web/src/test/live"
+(cd "$ROOT/mgr-module" && tar cf - --exclude=__pycache__ smrstore tools openapi.json) \
+  | (cd "$WORK/mgr-module" && tar xf -)
 cp "$ROOT/web/src/test/live/hybrid-conversion.json" "$WORK/web/src/test/live/"
-(cd "$ROOT/mgr-module" && tar cf - --exclude=__pycache__ --exclude=.mypy_cache \
-   --exclude=.pytest_cache smrstore tools openapi.json) | (cd "$WORK/mgr-module" && tar xf -)
 {
   echo "[mutmut]"
   echo "source_paths=smrstore"
