@@ -191,6 +191,26 @@ TEST_P(FaultInjectionDeviceTest, ClearFaultsDisarmsPendingWriteFailure) {
   ASSERT_OK(Write(1, S(0) + kB, kB));
 }
 
+// PowerOff: the drive refuses every write, flush and zone operation (nothing reaches it:
+// the write pointer stays) until ClearFaults; reads still work.
+TEST_P(FaultInjectionDeviceTest, APoweredOffDriveRefusesWritesFlushesAndZoneOpsUntilCleared) {
+  ASSERT_OK(Write(4, S(0), kB));
+  ASSERT_OK(dev_->Flush());
+  dev_->PowerOff();
+  EXPECT_CODE(Write(4, S(0) + kB, kB), kIOError);
+  EXPECT_CODE(dev_->Flush(), kIOError);
+  EXPECT_CODE(dev_->ResetZones(dev_->ZoneIndexOf(S(0)), 1), kIOError);
+  EXPECT_CODE(dev_->FinishZones(dev_->ZoneIndexOf(S(0)), 1), kIOError);
+  EXPECT_TRUE(Matches(4, S(0), kB));
+  auto zi = dev_->ReportZones(dev_->ZoneIndexOf(S(0)), 1);
+  ASSERT_TRUE(zi.ok());
+  EXPECT_EQ((*zi)[0].wp, S(0) + kB);
+  dev_->ClearFaults();
+  ASSERT_OK(Write(4, S(0) + kB, kB));
+  ASSERT_OK(dev_->Flush());
+  EXPECT_TRUE(Matches(4, S(0), 2 * kB));
+}
+
 TEST_P(FaultInjectionDeviceTest, FailNthReadFailsOnlyTheNthRead) {
   ASSERT_OK(Write(3, S(0), 4 * kB));
   dev_->FailNthRead(2);
