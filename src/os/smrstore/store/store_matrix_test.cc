@@ -4,7 +4,8 @@
 // drives, open-zone limits, and the StoreOptions that change layout (inline_max, pack_max,
 // max_record_payload, small_write_max, max_group, journal_with_data, the pin limit that
 // makes checkpoints due), GC (policy, watermarks, reserve, read-ahead, idle yield, slices in
-// groups, one stream or several) and hybrid policy (H-Buffer, conversion and shrink
+// groups, one stream or several), the commit path (pipelined or one-thread: drawn apart, so
+// seeds drawn before it kept their workloads) and hybrid policy (H-Buffer, conversion and shrink
 // thresholds) — and drives the store and the reference model (store/testing/store_model.h)
 // with the model test's random transactions plus operations sized past every limit the
 // engine has: thousands of omap keys in one transaction, omap values and xattrs up to a
@@ -124,8 +125,8 @@ struct Config {
         "%s x%d zone %uK cap %uK zones %u conv %u max_open %u%s | inline_max %u pack_max %u "
         "max_record %u small_write_max %u max_group %u journal_with_data %s pins_max %u | "
         "gc %s auto %d start/urgent/stop %.2f/%.2f/%.2f reserve %u free_zones_max %u "
-        "read_ahead %s idle_yield %d in_groups %d streams %d | hbuffer %d convert %.2f "
-        "shrink %.2f",
+        "read_ahead %s idle_yield %d in_groups %d streams %d pipeline %d | hbuffer %d "
+        "convert %.2f shrink %.2f",
         KindName(kind), drives, zone_kib, cap_kib, zones, conv, max_open,
         kind == Kind::kHybrid
             ? (" realms " + std::to_string(realms) + "x" + std::to_string(realm_cmr) + "/" +
@@ -136,8 +137,8 @@ struct Config {
         opt(o.journal_with_data).c_str(), o.journal_pinned_zones_max,
         VictimPolicyName(o.gc_policy), o.gc_auto, o.gc_start_free, o.gc_urgent_free,
         o.gc_stop_free, o.gc_reserve_zones, o.gc_free_zones_max, opt(o.gc_read_ahead).c_str(),
-        o.gc_idle_yield, o.gc_in_groups, o.separate_streams, o.hybrid_hbuffer,
-        o.hybrid_convert_free, o.hybrid_shrink_free);
+        o.gc_idle_yield, o.gc_in_groups, o.separate_streams, o.commit_pipeline,
+        o.hybrid_hbuffer, o.hybrid_convert_free, o.hybrid_shrink_free);
     return buf;
   }
 };
@@ -233,6 +234,10 @@ class StoreMatrixTest : public ::testing::TestWithParam<uint64_t> {
     gen_ = std::make_unique<Generator>(seed_ * 7919 + 17);
     gen_->Reserve(kBulkColl);
     cfg_ = DrawConfig(gen_.get());
+    // The commit path (pipelined or one-thread) from a generator of its own, so that adding
+    // the draw left every seed's other draws and workload as they were.
+    Generator pipeline_gen(seed_ * 104729 + 3);
+    cfg_.options.commit_pipeline = pipeline_gen.Chance(70);
     std::printf("[ matrix   ] seed %" PRIu64 ": %s\n", seed_, cfg_.Describe().c_str());
     std::vector<std::string> specs;
     for (int d = 0; d < cfg_.drives; ++d) {
