@@ -149,14 +149,15 @@ fuzz-long: deps
 
 # 4 smrstore OSDs vs 4 BlueStore (file-backed) vs 4 memstore OSDs: rados bench 4 MiB
 # write/read, 4 KiB write, p99 latencies, smrstore's device WA (doc/performance.md,
-# "Real OSDs"); ~10 min. Output in $(BUILD_DIR)/perf/.
+# "Real OSDs"); ~10 min. Output in $(BUILD_DIR)/perf/. OSD_BENCH_PERF=1 adds a `perf` profile
+# of each store's OSDs over the 4 MiB and 4 KiB write phases (perf-STORE-PHASE.txt there).
 osd-bench: build
 	sh qa/perf/osd_bench.sh $(abspath $(BUILD_DIR))/perf
 
 # smrstore OSDs on emulated HM-SMR drives vs BlueStore OSDs on CMR drives (FUSE files served
 # by nbdfuse + nbdkit through the project's timing filter), the SAME HDD timing model on both
 # (default 25 MB/s, 8 ms seek; DRIVE_BENCH_MBPS / DRIVE_BENCH_SEEK_MS), 4 OSDs x one 1.5 GiB
-# drive (96 x 16 MiB zones), pool size 3 (128 PGs), filled to 70 % of raw: rados bench 4 MiB write / seq / rand read, 4 KiB
+# drive (96 x 16 MiB zones), pool size 3 (128 PGs), filled to 60 % of raw: rados bench 4 MiB write / seq / rand read, 4 KiB
 # write, 4 MiB overwrites and 4 KiB writes with p99 (rados_lat.py), verified RBD 4 KiB random
 # writes; runs alternate S, B, S, B (DRIVE_BENCH_RUNS each); medians, spread and ratios
 # (issue 46 goal 1; doc/performance.md, "On a drive model"). ~22 min; not part of `make

@@ -17,6 +17,11 @@
 # "commit_pipeline = false" for the one-thread commit path; the bench prints it. It also
 # prints where the smrstore OSDs' commit time went over the 4 MiB write phase (the stats
 # document's io.commit_*_ns).
+# OSD_BENCH_PERF=1 profiles the 4 OSDs with `perf record` (all their threads, 499 Hz, no call
+# graphs) over the rados bench 4 MiB and 4 KiB write phases: OUT/perf-STORE-w4m.txt and
+# -w4k.txt hold `perf report`'s flat profile by shared object and symbol (self time), and
+# OUT/perf-STORE-*-dso.txt the share of each shared object; the profiled phases' rates are
+# lowered by perf's sampling (~2 %), on both stores alike.
 #   sh qa/perf/osd_bench.sh [OUT_DIR]   (~10 min; default build/perf)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,8 +35,10 @@ OUT=${1:-$repo/build/perf}
 mkdir -p "$OUT"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/osd-bench.XXXXXX")
 cl=
+perf_pid=
 # The clusters' data (tens of GB after the 4 MiB writes) goes with the run; results are in $OUT.
 cleanup() {
+  [ -z "$perf_pid" ] || kill -INT "$perf_pid" 2>/dev/null || true
   [ -z "$cl" ] || [ ! -d "$cl/run" ] || ceph_cluster_stop "$cl" || true
   cd / && rm -rf "$scratch"
 }
@@ -82,6 +89,26 @@ while i < len(text):
 print(json.dumps(tot))'
 }
 
+# perf_start CLUSTER STORE PHASE: with OSD_BENCH_PERF=1, profile the cluster's OSDs in the
+# background until perf_stop.
+perf_start() {
+  [ "${OSD_BENCH_PERF:-0}" = 1 ] || return 0
+  pids=$(pgrep -d, -f "ceph-osd .*$1/") || { echo "osd-bench: no OSD processes to profile" >&2; exit 1; }
+  perf record -F 499 -o "$OUT/perf-$2-$3.data" -p "$pids" >"$OUT/perf-$2-$3.log" 2>&1 &
+  perf_pid=$!
+  sleep 1
+}
+perf_stop() {  # STORE PHASE
+  [ -n "$perf_pid" ] || return 0
+  kill -INT "$perf_pid"; wait "$perf_pid" || true
+  perf_pid=
+  perf report -i "$OUT/perf-$1-$2.data" --stdio --no-children --sort dso,sym --percent-limit 0.5 \
+    2>/dev/null | grep -v '^$' >"$OUT/perf-$1-$2.txt" || true
+  perf report -i "$OUT/perf-$1-$2.data" --stdio --no-children --sort dso --percent-limit 0.5 \
+    2>/dev/null | grep -v '^$' >"$OUT/perf-$1-$2-dso.txt" || true
+  rm -f "$OUT/perf-$1-$2.data"
+}
+
 bench_field() {  # FILE FIELD: a number from rados bench's summary
   sed -n "s/^$2: *\\([0-9.]*\\).*/\\1/p" "$1" | head -1
 }
@@ -100,12 +127,16 @@ for store in $STORES; do
   ceph_pool_create bench 32 3
   cd "$scratch"
   c0=$(smr_commit_totals "$cl" "$store")
+  perf_start "$cl" "$store" w4m
   rados bench -p bench "$SECS" write -b 4194304 -t 16 --no-cleanup >"$store.w4m" 2>&1
+  perf_stop "$store" w4m
   c1=$(smr_commit_totals "$cl" "$store")
   pc=$(cached_bytes "$cl" "$store")
   rados bench -p bench "$SECS" seq -t 16 >"$store.r4m" 2>&1
   rados -p bench cleanup >/dev/null 2>&1 || true
+  perf_start "$cl" "$store" w4k
   rados bench -p bench "$SECS" write -b 4096 -t 16 --no-cleanup >"$store.w4k" 2>&1
+  perf_stop "$store" w4k
   rados -p bench cleanup >/dev/null 2>&1 || true
   lw=$(/usr/bin/python3 "$here/rados_lat.py" bench write 4194304 "$LSECS")
   lr=$(/usr/bin/python3 "$here/rados_lat.py" bench read 4194304 "$LSECS")
