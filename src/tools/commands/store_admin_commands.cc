@@ -114,6 +114,7 @@ int CmdDf(const Args& args) {
                      {"free", st.available},
                      {"user_available", st.user_available},
                      {"reclaimable", st.reclaimable},
+                     {"writable", st.writable},
                      {"used", used},
                      {"allocated", st.allocated},
                      {"stored", st.stored},

@@ -315,13 +315,15 @@ std::string SMRStore::get_default_device_class() { return impl_->settings.device
 int SMRStore::statfs(store_statfs_t* buf, osd_alert_list_t* alerts) {
   if (!impl_->engine) return -EIO;
   const smr::StoreStatfs st = impl_->engine->Statfs();
-  // As BlueStore reports allocator-free space: dead records that zone GC can reclaim are
-  // available (the GC reserve guarantees GC can always run), so Ceph's full ratios see the
-  // space users can still get. `total` is the data zones' capacity and never changes; what
-  // is neither live nor available (the GC reserve zones, zone tails too small for a record)
-  // is internally reserved. RocksDB on flash is internal metadata, outside `total`.
+  // As BlueStore reports allocator-free space: what users can still write, counting what
+  // zone GC can give back (the GC reserve guarantees GC can always run), less the live
+  // records' headers and the zone tails GC cannot give back (StoreStatfs::writable) — so
+  // Ceph's full ratios stop writes before the store runs out. `total` is the data zones'
+  // capacity and never changes; what is neither live nor available (the GC reserve zones,
+  // zone tails too small for a record, headers) is internally reserved. RocksDB on flash
+  // is internal metadata, outside `total`.
   const uint64_t total = st.total;
-  const uint64_t available = std::min<uint64_t>(total, st.user_available + st.reclaimable);
+  const uint64_t available = std::min<uint64_t>(total, st.writable);
   const uint64_t live = st.allocated > st.reclaimable ? st.allocated - st.reclaimable : 0;
   const uint64_t used = std::min<uint64_t>(total - available, live);
   buf->reset();

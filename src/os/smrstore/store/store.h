@@ -135,6 +135,12 @@ struct StoreStatfs {
   // What users can surely still write now: free zones beyond the GC reserve plus the room in
   // open user zones, less a record's worth per zone (ZoneManager::user_free_bytes).
   uint64_t user_available = 0;
+  // What users can still write counting what GC can give back: user_available plus the dead
+  // bytes of open and sealed zones less the live records' headers and padding (a live
+  // payload byte's footprint, measured on the records written since mount) and a record's
+  // tail per zone. The space Ceph's full ratios see (SMRStore::statfs). Past it a write may
+  // get NoSpace; before it, only a transaction larger than it should.
+  uint64_t writable = 0;
 };
 
 // Counters since mount (bytes written for users vs to the devices -> write amplification).

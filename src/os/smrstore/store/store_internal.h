@@ -346,6 +346,8 @@ struct Store::Impl : StoreCore {
   // the next group the commit loop converts or cleans one whole zone (CleanForSpace,
   // gc_worker.space_short()).
   static constexpr uint32_t kSpaceRetries = 3;
+  // Payload written since mount before Statfs trusts its measured record footprint.
+  static constexpr uint64_t kFootprintSampleBytes = 4u << 20;
 
   // Reads one extent's bytes (verifying its record) into dst; `pending` may hold payloads
   // of records not yet on the drives.

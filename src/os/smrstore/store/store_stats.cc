@@ -1,5 +1,7 @@
 // The Store's statistics: Statfs, Counters and the store's own view (Stats/StatsJson) that
 // `smrstore-tool stats` and `zones` print; the operator document is stats_document.cc.
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -14,6 +16,22 @@ StoreStatfs Store::Statfs() {
   StoreStatfs st;
   st.total = impl_->zones->data_capacity();
   st.available = impl_->zones->free_bytes();
+  const uint64_t max_record = impl_->MaxRecordBytes();
+  // A live payload byte's footprint in its zone: record headers and block padding come with
+  // it and GC moves them too. Measured over the data records written since this mount (user
+  // writes and GC's relocations), never below one header block per largest record: the
+  // footprint a store of large objects has, and the estimate before anything is written.
+  double footprint = 1.0 + double(recfmt::kBlockSize) / double(max_record - recfmt::kBlockSize);
+  {
+    const StoreCounters c = Counters();
+    const uint64_t payload = c.user_bytes_written -
+                             std::min(c.user_bytes_written, c.inline_bytes_written) +
+                             c.gc_live_moved;
+    if (payload >= Impl::kFootprintSampleBytes && c.device_bytes_written > payload) {
+      footprint = std::max(footprint, double(c.device_bytes_written) / double(payload));
+    }
+  }
+  uint64_t gainable = 0;  // what cleaning every zone would give back, footprints included
   for (const ZoneStatus& z : impl_->zones->Snapshot()) {
     if (z.state == ZoneState::kReserved) continue;
     st.allocated += z.written;
@@ -22,6 +40,29 @@ StoreStatfs Store::Statfs() {
     if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) &&
         z.written > z.live_bytes) {
       st.reclaimable += z.written - z.live_bytes;
+      // GC cleans sealed zones only, and not one holding journal records a rebuild still
+      // needs (until a checkpoint). A user stream's open zone seals as users write on, so
+      // its dead bytes count; a GC stream's open zone's do not.
+      if (z.journal_pinned || (z.state != ZoneState::kSealed && !IsUserStream(z.stream))) {
+        continue;
+      }
+      // Its live records' footprint: in proportion to the payload placed in it when that is
+      // known (zones opened since mount), else by the store's measured footprint.
+      uint64_t live_footprint = z.written;
+      if (z.payload_written && *z.payload_written >= z.live_bytes) {
+        live_footprint = *z.payload_written == 0
+                             ? 0
+                             : static_cast<uint64_t>(std::ceil(
+                                   double(z.written) * (double(z.live_bytes) /
+                                                        double(*z.payload_written))));
+      } else if (!z.payload_written) {
+        live_footprint = std::min<uint64_t>(
+            z.written, static_cast<uint64_t>(std::ceil(double(z.live_bytes) * footprint)));
+      }
+      // Cleaning it gives back its dead footprint less the tail the relocated records may
+      // leave unusable at the end of the zone they go to (up to a record).
+      const uint64_t dead = z.written - live_footprint;
+      gainable += dead > max_record ? dead - max_record : 0;
     }
   }
   {
@@ -29,7 +70,8 @@ StoreStatfs Store::Statfs() {
     st.stored += impl_->inline_stored;
   }
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
-  st.user_available = impl_->zones->user_free_bytes(impl_->MaxRecordBytes());
+  st.user_available = impl_->zones->user_free_bytes(max_record);
+  st.writable = std::min(st.total, st.user_available + gainable);
   return st;
 }
 

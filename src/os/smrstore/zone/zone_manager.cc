@@ -161,6 +161,7 @@ Status ZoneManager::LoadCommittedZone(uint16_t d, uint32_t z, const ZoneInfo& zi
   zone.written = device_written;
   zone.device_cond = zone.cmr ? ZoneCondition::kNotWritePointer : zi.cond;
   zone.footer_ok = false;
+  zone.payload_known = false;
   std::optional<uint32_t>& slot = OpenSlot(drive, zone.stream);
   // Resume only a zone whose device write pointer is exactly where committed data ends:
   // bytes of a transaction that never committed may be torn, and records appended after
@@ -470,6 +471,7 @@ Result<Allocation> ZoneManager::Allocate(StreamId stream, uint64_t bytes,
     }
     if (zone.footer_ok) zone.footer.push_back(e);
     zone.written += bytes;
+    zone.payload += entry.payload_len;
     MarkDirty(d, z);
     return a;
   };
@@ -568,6 +570,7 @@ std::optional<Allocation> ZoneManager::AllocateIn(ZoneAddress at, uint64_t bytes
   e.block = static_cast<uint32_t>(zone.written / kBlock);
   if (zone.footer_ok) zone.footer.push_back(e);
   zone.written += bytes;
+  zone.payload += entry.payload_len;
   MarkDirty(at.drive, at.zone);
   return a;
 }
@@ -837,6 +840,7 @@ std::vector<ZoneStatus> ZoneManager::Snapshot() const {
       s.cmr = zone.cmr;
       s.journal_pinned = journal_pins_.count({d, z}) != 0;
       s.footer_at = zone.footer_at;
+      if (zone.payload_known) s.payload_written = zone.payload;
       if (auto r = RealmOfZone(drive.dev->info(), z)) s.realm = r->realm;
       out.push_back(s);
     }

@@ -126,6 +126,10 @@ struct ZoneStatus {
   // (persisted as ZoneMeta::footer_at, so later mounts know it too), 0 when not known: GC
   // reads the footer to skip records it can tell are dead without reading their headers.
   uint64_t footer_at = 0;
+  // Payload bytes of the records placed in the zone (their footer entries' payload_len),
+  // when known: for a zone opened since the manager loaded, else nullopt. With live_bytes it
+  // tells the live records' footprint (headers, padding) apart from the dead (Store::Statfs).
+  std::optional<uint64_t> payload_written;
 };
 
 // One realm of a hybrid drive as the manager sees it (ZoneManager::Realms).
@@ -334,6 +338,8 @@ class ZoneManager {
     uint64_t committed_wp = 0;
     uint64_t opened_seq = 0;
     bool footer_ok = true;  // footer entries complete (false for zones resumed at mount)
+    uint64_t payload = 0;        // ZoneStatus::payload_written ...
+    bool payload_known = true;   // ... false for zones loaded written at mount
     std::vector<ZoneFooterEntry> footer;
     uint64_t footer_at = 0;  // ZoneStatus::footer_at
     ZoneCondition device_cond = ZoneCondition::kEmpty;
