@@ -4,6 +4,7 @@
 
 #include "common/coding.h"
 #include "kv/kv_store.h"
+#include "kv/kv_wrapper_hook.h"
 #include "meta/key_schema.h"
 
 namespace smr {
@@ -260,7 +261,7 @@ Result<std::unique_ptr<MetaStore>> MetaStore::Create(const std::string& path) {
   if (!kv.ok()) return kv.status().WithContext("metadata");
   auto impl = std::make_unique<Impl>();
   impl->path = path;
-  impl->kv = std::move(kv).value();
+  impl->kv = WrapOpenedKvStore(path, KvOpenMode::kCreate, std::move(kv).value());
   std::unique_ptr<KvBatch> batch = impl->kv->NewBatch();
   SMR_RETURN_IF_ERROR(
       batch->Put(keys::FormatVersionKey(), keys::EncodeFormatVersion(keys::kFormatVersion)));
@@ -271,12 +272,12 @@ Result<std::unique_ptr<MetaStore>> MetaStore::Create(const std::string& path) {
 }
 
 Result<std::unique_ptr<MetaStore>> MetaStore::Open(const std::string& path, bool read_only) {
-  Result<std::unique_ptr<KvStore>> kv =
-      OpenKvStore(path, read_only ? KvOpenMode::kReadOnly : KvOpenMode::kOpen);
+  const KvOpenMode mode = read_only ? KvOpenMode::kReadOnly : KvOpenMode::kOpen;
+  Result<std::unique_ptr<KvStore>> kv = OpenKvStore(path, mode);
   if (!kv.ok()) return kv.status().WithContext("metadata");
   auto impl = std::make_unique<Impl>();
   impl->path = path;
-  impl->kv = std::move(kv).value();
+  impl->kv = WrapOpenedKvStore(path, mode, std::move(kv).value());
   SMR_ASSIGN_OR_RETURN(std::optional<std::string> version,
                        impl->Get(nullptr, keys::FormatVersionKey()));
   if (!version) {

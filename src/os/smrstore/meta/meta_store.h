@@ -4,6 +4,8 @@
 //   Stored in an ordered key-value store (kv/kv_store.h) opened with OpenKvStore: RocksDB,
 //   either linked into the program or loaded as the kv/ plugin behind dlopen(RTLD_DEEPBIND)
 //   (kv/kv_plugin.h) — the program's CMake target chooses. meta/ never includes RocksDB.
+//   The opened store goes through kv/kv_wrapper_hook.h's WrapOpenedKvStore (unchanged
+//   unless a test set a wrapper: how tests inject KvStore faults, kv/testing/fault_kv.h).
 //   Holds collections, onodes (extent maps, xattrs), omap headers and keys, per-zone
 //   accounting, counters and the store superblock copy, under the key layout of
 //   meta/key_schema.h (doc/format.md, "RocksDB keys"). Objects of a collection are keyed by

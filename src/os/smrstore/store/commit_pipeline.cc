@@ -99,8 +99,19 @@ void CommitPipeline::SyncLoop() {
       s = Status::ReadOnly("store is read-only: syncing the metadata WAL failed (" +
                            s.ToString() + "); the last commit groups are not durable");
       Log(LogLevel::kError, "%s", s.ToString().c_str());
-      MutexLock lock(&core_.mu);
-      if (core_.fatal.ok()) core_.fatal = s;
+      {
+        MutexLock lock(&core_.mu);
+        if (core_.fatal.ok()) core_.fatal = s;
+      }
+      // CommitGroup counted the batch's planned transactions committed; they are answered
+      // with the failure, so the counters say failed.
+      uint64_t answered_failed = 0;
+      for (const Answers& a : batch) {
+        for (const Status& r : a.results) answered_failed += r.ok() ? 1 : 0;
+      }
+      MutexLock lock(&core_.counters_mu);
+      core_.counters.txns_committed -= answered_failed;
+      core_.counters.txns_failed += answered_failed;
     }
     for (Answers& a : batch) {
       for (size_t i = 0; i < a.group.size(); ++i) {
