@@ -143,6 +143,10 @@ def row(store: str, run: str, work: str, t0: str, t1: str, victim: str, mbps: st
         r["new_drive"] = dict(new, write_mb_s=round(new["write_bytes"] / 1e6 / seconds, 2)
                               if seconds > 0 else None,
                               seeks_per_gb=_per_gb(new["seeks"], new["read_bytes"] + new["write_bytes"]))
+        r["new_drive"]["busy_fraction"] = (round(new["busy_seconds"] / seconds, 3)
+                                           if seconds > 0 else None)
+        # The new drive's writes per recovered byte (its write amplification in the backfill).
+        r["new_drive"]["wa"] = round(new["write_bytes"] / rec_bytes, 3) if rec_bytes else None
     else:
         r["new_drive"] = None
     # The largest number of PGs seen in each state during the backfill (backfilling vs
@@ -233,6 +237,8 @@ ROWS: Tuple[Tuple[str, Tuple[str, ...], float, str], ...] = (
     ("src_busy", ("source", "busy_fraction"), 100, "source drives: head busy, % of the backfill time"),
     ("new_write_mb_s", ("new_drive", "write_mb_s"), 1, "new drive: write MB/s over the backfill"),
     ("new_written", ("new_drive", "write_bytes"), 2.0 ** -20, "new drive: written, MiB"),
+    ("new_wa", ("new_drive", "wa"), 1, "new drive: written / recovered bytes"),
+    ("new_busy", ("new_drive", "busy_fraction"), 100, "new drive: head busy, % of the backfill time"),
     ("new_spg", ("new_drive", "seeks_per_gb"), 1, "new drive: seeks per GB"),
     ("pgs_backfilling", ("max_pgs_in_state", "backfilling"), 1, "PGs backfilling at once, most seen"),
     ("pgs_recovering", ("max_pgs_in_state", "recovering"), 1, "PGs recovering (log-based) at once, most seen"),
