@@ -170,8 +170,8 @@ drive-bench: build
 # timed until all PGs are active+clean, backfill at full speed (the same recovery settings
 # for both). Backfill MB/s and seconds, the source drives' reads and seeks per GB, the new
 # drive's writes; runs alternate S, B, S, B (RECOVERY_BENCH_RUNS each) (issue 46 goal 3;
-# doc/performance.md, "Recovery on a drive model"). ~20 min; not part of `make test`.
-# Output in $(BUILD_DIR)/recovery-bench/.
+# doc/performance.md, "Recovery on a drive model"). ~12 min (2 runs each); not part of
+# `make test`. Output in $(BUILD_DIR)/recovery-bench/.
 recovery-bench: build
 	SMRSTORE_BUILD_DIR=$(abspath $(BUILD_DIR)) bash qa/perf/recovery_bench.sh $(abspath $(BUILD_DIR))/recovery-bench
 

@@ -271,7 +271,8 @@ def report(path: str, out: str, model: str) -> None:
     print(f"\nGoal 3 (backfill ≥ 2x BlueStore's rate: {fmt(ratio)}x, "
           f"{'met' if g_ratio else 'not met'}; ≥ 80 % of the model's {mbps:g} MB/s: "
           f"{'n/a' if frac is None else f'{100 * frac:.0f} %'}, {'met' if g_frac else 'not met'}; "
-          "WA not measured here): " + ("met" if g_ratio and g_frac else "NOT met") + ".")
+          "WA: the new drive's written / recovered bytes above): "
+          + ("met" if g_ratio and g_frac else "NOT met") + ".")
     json.dump(summary, open(out, "w"), indent=1)
 
 
