@@ -9,7 +9,7 @@ JOBS ?= 2
 # them that `make test`'s cluster tier runs).
 SUITE_ARGS = $(shell qa/run.sh --suite-args)
 
-.PHONY: all deps configure build deb test test-long test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench drive-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
+.PHONY: all deps configure build deb test test-long test-alerts test-prometheus test-suites qa-matrix test-vm test-ansible test-osd-faults test-matrix crash-sweep crash-vm fuzz-long osd-bench drive-bench recovery-bench peers peers-hdd mutate unit demo demo-stop devbench storebench scale-bench clean
 
 all: build
 
@@ -164,6 +164,17 @@ osd-bench: build
 # test`. Output in $(BUILD_DIR)/drive-bench/.
 drive-bench: build
 	SMRSTORE_BUILD_DIR=$(abspath $(BUILD_DIR)) bash qa/perf/drive_bench.sh $(abspath $(BUILD_DIR))/drive-bench
+
+# Backfill of a replaced OSD on the same drive model as drive-bench (qa/perf/drive_model_lib.sh):
+# 4 OSDs x one 1.5 GiB drive, pool size 3 (128 PGs) filled to 50 % of raw / 3 in 4 MiB objects
+# (a quarter deleted); osd.0 stopped, destroyed, its drive wiped, re-created with the same id;
+# timed until all PGs are active+clean, backfill at full speed (the same recovery settings
+# for both). Backfill MB/s and seconds, the source drives' reads and seeks per GB, the new
+# drive's writes; runs alternate S, B, S, B (RECOVERY_BENCH_RUNS each) (issue 46 goal 3;
+# doc/performance.md, "Recovery on a drive model"). ~12 min (2 runs each); not part of
+# `make test`. Output in $(BUILD_DIR)/recovery-bench/.
+recovery-bench: build
+	SMRSTORE_BUILD_DIR=$(abspath $(BUILD_DIR)) bash qa/perf/recovery_bench.sh $(abspath $(BUILD_DIR))/recovery-bench
 
 # smrstore vs F2FS, btrfs and dm-zoned (+ext4, +XFS) on the same null_blk zoned device in
 # one QEMU VM run, same object workload (smrstore-tool bench): throughput / raw device and

@@ -143,6 +143,18 @@ class Hybrid(_Doc):
     _realmmap_check = validator("realmmap", allow_reuse=True)(_codes.realmmap_codes)
 
 
+class Head(_Doc):
+    "the drive's timing model's counters since the device was opened (device/head_model.h: the HDD cost model of an emulated drive with mbps=); null when the drive runs none (every real drive)"
+    ios: int = Field(..., ge=0, description="I/Os charged (reads and writes)")
+    bytes: int = Field(..., ge=0, description="bytes of the I/Os charged")
+    read_ios: int = Field(..., ge=0, description="of ios, the reads")
+    read_bytes: int = Field(..., ge=0, description="of bytes, the reads'")
+    sequential: int = Field(..., ge=0, description="I/Os that started exactly where the previous one ended")
+    skips: int = Field(..., ge=0, description="I/Os that started a short forward gap (at most 2 MiB) after the previous one's end: the platter turns past it")
+    seeks: int = Field(..., ge=0, description="every other I/O: charged a seek")
+    busy_seconds: float = Field(..., ge=0, description="device time booked, s")
+
+
 class Drive(_Doc):
     "one drive"
     index: int = Field(..., ge=0, description="drive index, 0..n-1 in order")
@@ -159,6 +171,7 @@ class Drive(_Doc):
     live_bytes: int = Field(..., ge=0, description="payload bytes committed extents reference, data zones")
     zones: ZoneCounts = Field(...)
     hybrid: Optional[Hybrid] = Field(None)
+    head: Optional[Head] = Field(None)
     _kind_enum = validator("kind", allow_reuse=True)(_enum("drive kind", ('emulated', 'zbd', 'unknown')))
 
 

@@ -14,6 +14,11 @@ GiB = 1 << 30
 MiB = 1 << 20
 
 
+# A drive's `head` block as an emulated drive with a timing model (mbps=) reports it.
+HEAD_MODEL: Dict[str, Any] = {"ios": 300, "bytes": 620_000_000, "read_ios": 240, "read_bytes": 600_000_000,
+              "sequential": 120, "skips": 10, "seeks": 170, "busy_seconds": 26.3}
+
+
 def drive(index: int, nr_zones: int = 16, zonemap: Optional[str] = None,
           streams: Optional[str] = None, **over: Any) -> Dict[str, Any]:
     zm = zonemap if zonemap is not None else ("#" + "." * 6 + "Ae" + "k" * (nr_zones - 9))[:nr_zones]
@@ -28,7 +33,7 @@ def drive(index: int, nr_zones: int = 16, zonemap: Optional[str] = None,
                   "sealed": sum(zm.count(c) for c in "abcdefghijk"), "reserved": zm.count("#"),
                   "offline": zm.count("X"), "readonly": zm.count("!"),
                   "conventional": zm.count("="), "inactive": zm.count("_")},
-        "hybrid": dict(NOT_HYBRID),
+        "hybrid": dict(NOT_HYBRID), "head": None,
         "zonemap": zm, "streams": st,
     }
     d.update(over)

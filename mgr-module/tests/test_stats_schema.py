@@ -15,7 +15,7 @@ from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, T
 
 import jsonschema
 import pytest
-from conftest import MiB, doc, drive, hybrid, osd_counters, status
+from conftest import HEAD_MODEL, MiB, doc, drive, hybrid, osd_counters, status
 from pydantic import BaseModel
 
 from smrstore import stats, stats_codes
@@ -375,7 +375,8 @@ def test_every_field_is_required() -> None:
     assert "x-added-within-v1" not in json.dumps(SCHEMA)
     # ... and parse_stats names each one a document lacks (the status-map strings travel
     # beside the document).
-    full = json.loads(status(doc(drives=[drive(0, hybrid=hybrid()), drive(1)]))["stats"])
+    full = json.loads(status(doc(drives=[drive(0, hybrid=hybrid(), head=dict(HEAD_MODEL)),
+                                          drive(1)]))["stats"])
     for where, parent in paths:
         key = where.rsplit(".", 1)[-1]
         if "x-in-status-map" in parent["properties"][key]:

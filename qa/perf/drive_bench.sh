@@ -19,6 +19,7 @@
 #              (`bluestore block db path`) is a plain file beside it (flash), as
 #              smrstore's. `bluestore debug enforce settings = hdd` (a FUSE file does not
 #              say it is rotational).
+# (The drives and their set-up are qa/perf/drive_model_lib.sh's, shared with make recovery-bench.)
 # Same cluster shape for both: DRIVE_BENCH_OSDS OSDs (4), pool `bench` size 3 with 128 PGs
 # (32 left the OSDs 20-27 PGs each: the fullest drive 15 % above the mean),
 # osd memory target 1 GiB, cephx, the same clients, on one private cluster at a time
@@ -80,39 +81,16 @@ TMO=$((SECS * 3 + 300))  # a phase that takes this long (a full or dead OSD) fai
 DRIVE_BYTES=$((ZONES * ZONE_MIB * 1048576))
 [ "$OSDS" -ge "$PSIZE" ] || { echo "drive-bench: DRIVE_BENCH_OSDS must be >= $PSIZE" >&2; exit 2; }
 
-"$repo/scripts/install-deps.sh" ceph
-for f in "$FILTER" "$SMRSTORE_OSD_LIB"; do
-  [ -f "$f" ] || { echo "drive-bench: $f not found (make build)" >&2; exit 1; }
-done
-for b in nbdfuse nbdkit fusermount3; do
-  command -v $b >/dev/null || { echo "drive-bench: $b not found (scripts/install-deps.sh ceph)" >&2; exit 1; }
-done
-[ -e /dev/fuse ] || { echo "drive-bench: /dev/fuse missing (FUSE is needed for BlueStore's drives)" >&2; exit 1; }
+# shellcheck source=qa/perf/drive_model_lib.sh
+. "$here/drive_model_lib.sh"
+dm_check_deps drive-bench
 
 mkdir -p "$OUT"
 scratch=$(mktemp -d "${DRIVE_BENCH_DIR:-/dev/shm}/drive-bench.XXXXXX")
 cl=
-mounts=
-loops=
-unmount_all() {
-  for l in $loops; do
-    losetup -d "$l" 2>/dev/null || true
-  done
-  loops=
-  for m in $mounts; do
-    fusermount3 -u "$m" 2>/dev/null || true
-  done
-  # nbdfuse exits once unmounted; give it (and its nbdkit) a moment to write final stats.
-  for m in $mounts; do
-    p=$(cat "$m.pid" 2>/dev/null || true)
-    n=0
-    while [ -n "$p" ] && kill -0 "$p" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-  done
-  mounts=
-}
 cleanup() {
   [ -z "$cl" ] || [ ! -d "$cl/run" ] || ceph_cluster_stop "$cl" || true
-  unmount_all
+  dm_unmount_all
   cd / && rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -150,36 +128,16 @@ one_run() {  # STORE RUN
   extra="osd memory target = 1073741824"
   if [ "$store" = bluestore ]; then
     for i in $(seq 0 $((OSDS - 1))); do
-      truncate -s "$DRIVE_BYTES" "$drives/drive.$i.img"
-      mkdir -p "$drives/mnt.$i"
-      mounts="$mounts $drives/mnt.$i"
-      nbdfuse -s -P "$drives/mnt.$i.pid" "$drives/mnt.$i/disk" --command nbdkit -s \
-        --filter="$FILTER" file "$drives/drive.$i.img" mbps="$MBPS" seek_ms="$SEEK_MS" \
-        stats="$drives/stats.$i.json" >"$drives/nbdfuse.$i.log" 2>&1 &
+      dm_bs_drive_start "$i" "$drives/stats.$i.json"
     done
     for i in $(seq 0 $((OSDS - 1))); do
-      _cq_wait 30 "nbdfuse $i" "$drives/nbdfuse.$i.log" test -s "$drives/mnt.$i.pid"
-      # A block device on the FUSE file, as BlueStore is used on a CMR disk: the kernel's
-      # block layer merges BlueStore's 64 KiB blob reads of one object (each an aio of its
-      # own) into large requests and mq-deadline orders them, as on a real disk; on the
-      # FUSE file itself every blob read was one request and the head sought between them.
-      dev=$(losetup --direct-io=on -f --show "$drives/mnt.$i/disk")
-      loops="$loops $dev"
-      echo 1 >"/sys/block/${dev#/dev/}/queue/rotational"
-      echo mq-deadline >"/sys/block/${dev#/dev/}/queue/scheduler" 2>/dev/null || true
-      ln -sfn "$dev" "$drives/blk.$i"
+      dm_bs_drive_attach "$i"
     done
-    # $id: Ceph's metavariable, the OSD's id. The DB on a plain (sparse) file beside the
-    # drives (BlueStore links osd.N/block.db to it; that path itself would link to itself).
     extra="$extra
-bluestore block path = $drives/blk.\$id
-bluestore block db path = $drives/db.\$id
-bluestore block db create = true
-bluestore block db size = 2147483648
-bluestore debug enforce settings = hdd"
+$(dm_bs_conf)"
     smr_drives=$SMRSTORE_QA_DRIVES
   else
-    smr_drives="emu:@DIR@/drive0.img?zones=$ZONES&zone_mib=$ZONE_MIB&conv=2&mbps=$MBPS&seek_ms=$SEEK_MS&direct=1"
+    smr_drives=$(dm_smr_spec)
   fi
   echo "== run $run: $store"
   SMRSTORE_QA_DRIVES=$smr_drives CEPH_QA_BLUESTORE_BYTES=$DRIVE_BYTES CEPH_QA_EXTRA_CONF="$extra" \
@@ -228,7 +186,7 @@ print(" ".join("%.0f%% (%d PGs)" % (100.0 * n["kb_used_data"] * 1024 / int(sys.a
   cd "$repo"
   ceph_cluster_stop "$cl"
   cl=
-  unmount_all
+  dm_unmount_all
   [ "$store" = smrstore ] || snap_final "$store"
   $PY "$here/drive_bench_report.py" row "$store" "$run" "$work" "$NA" "$NB" "$DRIVE_BYTES" >>"$results"
   $PY "$here/drive_bench_report.py" brief "$results" | tail -1

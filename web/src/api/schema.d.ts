@@ -392,6 +392,7 @@ export interface components {
              * @description conventional zones of the drive (null: only an OSD's perf counters known)
              */
             conventional_zones?: number;
+            head?: components["schemas"]["Head"];
             hybrid?: components["schemas"]["Hybrid"];
             /**
              * Index
@@ -641,6 +642,52 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * Head
+         * @description the drive's timing model's counters since the device was opened (device/head_model.h: the HDD cost model of an emulated drive with mbps=); null when the drive runs none (every real drive)
+         */
+        Head: {
+            /**
+             * Busy Seconds
+             * @description device time booked, s
+             */
+            busy_seconds: number;
+            /**
+             * Bytes
+             * @description bytes of the I/Os charged
+             */
+            bytes: number;
+            /**
+             * Ios
+             * @description I/Os charged (reads and writes)
+             */
+            ios: number;
+            /**
+             * Read Bytes
+             * @description of bytes, the reads'
+             */
+            read_bytes: number;
+            /**
+             * Read Ios
+             * @description of ios, the reads
+             */
+            read_ios: number;
+            /**
+             * Seeks
+             * @description every other I/O: charged a seek
+             */
+            seeks: number;
+            /**
+             * Sequential
+             * @description I/Os that started exactly where the previous one ended
+             */
+            sequential: number;
+            /**
+             * Skips
+             * @description I/Os that started a short forward gap (at most 2 MiB) after the previous one's end: the platter turns past it
+             */
+            skips: number;
         };
         /** HealthCheckOut */
         HealthCheckOut: {

@@ -192,6 +192,11 @@ Status EmulatedZonedDevice::OpenDirect() {
   return Status::OK();
 }
 
+std::optional<HeadModel::Stats> EmulatedZonedDevice::HeadStats() const {
+  if (!head_) return std::nullopt;
+  return head_->stats();
+}
+
 ZonedDevice::HostCacheUse EmulatedZonedDevice::HostCache() const {
   HostCacheUse use;
   use.mode = dio_fd_ >= 0 ? "direct" : "buffered";

@@ -64,7 +64,8 @@
 // kReadAhead bytes already read ahead into the drive's cache (as HDDs do). Turn it on to make throughput experiments resemble a disk. With it
 // on, buffered writes also start the file's writeback at once (sync_file_range), so Flush
 // costs what a drive's cache flush after streaming writes costs: little (direct writes,
-// below, leave nothing to write back).
+// below, leave nothing to write back). HeadStats() gives the model's counters (null
+// without it); the stats document shows them per drive (`drives[].head`).
 //
 // Dropped pieces (TimingModel::drop_piece_bytes > 0; spec key drop_kib): a scale bench's
 //   mode, never a drive's. Every rule above holds — write pointers advance, zones fill,
@@ -201,6 +202,7 @@ class EmulatedZonedDevice final : public ZonedDevice {
   Status WriteV(uint64_t offset, const std::vector<std::string_view>& pieces) override;
   Status Flush() override;
   HostCacheUse HostCache() const override;
+  std::optional<HeadModel::Stats> HeadStats() const override;
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override;
   Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override;
 

@@ -73,6 +73,7 @@ class FaultInjectionDevice final : public ZonedDevice {
   Status Write(uint64_t offset, const void* buf, size_t len) override;
   Status Flush() override;
   HostCacheUse HostCache() const override { return base_->HostCache(); }
+  std::optional<HeadModel::Stats> HeadStats() const override { return base_->HeadStats(); }
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override;
   Status ActivateRealms(uint32_t first, uint32_t count, ZoneDomain domain) override;
 

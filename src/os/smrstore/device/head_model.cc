@@ -37,6 +37,10 @@ HeadModel::Clock::time_point HeadModel::Charge(uint64_t offset, uint64_t len, bo
   ++stats_.ios;
   stats_.bytes += len;
   stats_.busy_seconds += seconds;
+  if (read) {
+    ++stats_.read_ios;
+    stats_.read_bytes += len;
+  }
   return free_;
 }
 

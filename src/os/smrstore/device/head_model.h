@@ -43,6 +43,8 @@ class HeadModel {
     uint64_t skips = 0;       // a forward gap of at most kSkipWindow
     uint64_t seeks = 0;       // anything else: charged seek_ms
     double busy_seconds = 0;  // device time booked (after read-ahead credit)
+    uint64_t read_ios = 0;    // of ios / bytes: the reads (the rest are writes)
+    uint64_t read_bytes = 0;
   };
 
   // seq_mbps > 0 (MB/s, 10^6 bytes); seek_ms >= 0. The head starts free, at offset 0.

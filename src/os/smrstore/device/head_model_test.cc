@@ -45,6 +45,21 @@ TEST(HeadModelTest, SequentialIosCostTheirBytesAndAnythingElseASeek) {
   EXPECT_EQ(s.skips, 0u);
   EXPECT_EQ(s.bytes, 4 * kMB);
   EXPECT_NEAR(s.busy_seconds, 0.060, 1e-6);
+  EXPECT_EQ(s.read_ios, 0u);  // all four were writes
+  EXPECT_EQ(s.read_bytes, 0u);
+}
+
+TEST(HeadModelTest, ReadsAreCountedApartFromWrites) {
+  HeadModel h(kMbps, kSeekMs);
+  const Clock::time_point t0 = Clock::now() + std::chrono::seconds(1);
+  h.Charge(0, kMB, /*read=*/false, t0);
+  h.Charge(500 * kMB, 3 * kMB, /*read=*/true, t0);
+  h.Charge(503 * kMB, kMB, /*read=*/true, t0);
+  const HeadModel::Stats s = h.stats();
+  EXPECT_EQ(s.ios, 3u);
+  EXPECT_EQ(s.bytes, 5 * kMB);
+  EXPECT_EQ(s.read_ios, 2u);
+  EXPECT_EQ(s.read_bytes, 4 * kMB);
 }
 
 TEST(HeadModelTest, AShortForwardGapCostsItsBytesNotASeek) {

@@ -75,6 +75,7 @@
 
 #include "common/result.h"
 #include "common/status.h"
+#include "device/head_model.h"
 
 namespace smr {
 
@@ -249,6 +250,11 @@ class ZonedDevice {
     uint64_t writeback_bytes = 0;
   };
   virtual HostCacheUse HostCache() const { return {}; }
+
+  // The drive's timing model's counters (HeadModel::Stats: I/Os, bytes, reads, sequential /
+  // skip / seek classification, device time) when the drive runs one (an emulated drive
+  // with `mbps=`), else nullopt (the default; wrappers report their base's). Any thread.
+  virtual std::optional<HeadModel::Stats> HeadStats() const { return std::nullopt; }
 
   // Hybrid drives (see the contract). Realms [first, first + count) clipped to the drive;
   // count 0 means "to the end". Errors: kNotSupported (not a hybrid drive; the default),

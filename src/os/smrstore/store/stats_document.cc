@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "common/json.h"
@@ -333,10 +334,24 @@ Json GcJson(const StoreCounters& c, bool gc_auto, uint64_t pinned_zones) {
           {"read_ahead_yields", c.gc_read_ahead_yields}};
 }
 
+// A drive's `head` block: its timing model's counters since the device was opened, null
+// when it runs none (doc/stats-schema.md).
+Json HeadJson(const std::optional<HeadModel::Stats>& head) {
+  if (!head) return nullptr;
+  return {{"ios", head->ios},
+          {"bytes", head->bytes},
+          {"read_ios", head->read_ios},
+          {"read_bytes", head->read_bytes},
+          {"sequential", head->sequential},
+          {"skips", head->skips},
+          {"seeks", head->seeks},
+          {"busy_seconds", JsonFixed(head->busy_seconds, 6)}};
+}
+
 // One drive's entry of `drives` (doc/stats-schema.md), without its zone maps.
 Json DriveJson(size_t d, const DeviceInfo& info, const std::string& spec, const DriveTally& t,
                const std::vector<RealmStatus>& realms, const HybridCounters& hybrid,
-               const StoreOptions& options) {
+               const StoreOptions& options, const std::optional<HeadModel::Stats>& head) {
   const char* kind = "unknown";
   if (auto parsed = DeviceSpec::Parse(spec); parsed.ok()) {
     kind = parsed->kind == DeviceSpec::Kind::kZbd ? "zbd" : "emulated";
@@ -362,7 +377,8 @@ Json DriveJson(size_t d, const DeviceInfo& info, const std::string& spec, const 
             {"readonly", t.readonly},
             {"conventional", t.conventional},
             {"inactive", t.inactive}}},
-              {"hybrid", HybridJson(static_cast<uint16_t>(d), info, realms, hybrid, options)}};
+          {"hybrid", HybridJson(static_cast<uint16_t>(d), info, realms, hybrid, options)},
+          {"head", HeadJson(head)}};
 }
 
 }  // namespace
@@ -432,7 +448,8 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
   for (size_t d = 0; d < nr_drives; ++d) {
     const DeviceInfo& info = impl_->devices[d]->info();
     const DriveTally& t = drives[d];
-    Json drive = DriveJson(d, info, specs[d], t, realms, hybrid, impl_->options);
+    Json drive = DriveJson(d, info, specs[d], t, realms, hybrid, impl_->options,
+                           impl_->devices[d]->HeadStats());
     if (options.zone_maps) {
       drive["zonemap"] = t.maps.zonemap;
       drive["streams"] = t.maps.streams;

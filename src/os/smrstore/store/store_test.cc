@@ -1394,3 +1394,52 @@ TEST_F(MixedStoreTest, GroupsWritingManyZonesOfTheNonRotationalDriveReadBack) {
 
 }  // namespace
 }  // namespace smr
+
+namespace smr {
+namespace {
+
+// The stats document's drives[].head: the timing model's counters of a drive that runs one
+// (mbps=), the reads apart, and null for a drive without one.
+TEST(StoreHeadStats, ADrivesTimingModelCountersAreInTheStatsDocument) {
+  testing::ScratchDir dir;
+  ASSERT_OK(Store::Mkfs(dir.path() + "/plain",
+                        {"emu:" + dir.path() + "/p.img?zones=24&zone_mib=4&conv=1"},
+                        StoreOptions{}));
+  {
+    auto plain = Store::Open(dir.path() + "/plain");
+    ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+    EXPECT_TRUE((*plain)->StatsDocumentJson("t").at("drives").at(0).at("head").is_null());
+  }
+  const std::string timed =
+      "emu:" + dir.path() + "/d0.img?zones=24&zone_mib=4&conv=1&mbps=500&seek_ms=1";
+  ASSERT_OK(Store::Mkfs(dir.path() + "/store", {timed}, StoreOptions{}));
+  auto s = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  Transaction mk;
+  mk.MkColl("c", 0);
+  ASSERT_OK((*s)->Apply(std::move(mk)));
+  const Json before = (*s)->StatsDocumentJson("t").at("drives").at(0).at("head");
+  ASSERT_TRUE(before.is_object()) << before.dump();
+  Transaction t;
+  t.Write("c", Obj("big"), 0, Pattern(7, 2 << 20));
+  ASSERT_OK((*s)->Apply(std::move(t)));
+  const Json h = (*s)->StatsDocumentJson("t").at("drives").at(0).at("head");
+  const uint64_t written = h.at("bytes").get<uint64_t>() - h.at("read_bytes").get<uint64_t>() -
+                           (before.at("bytes").get<uint64_t>() -
+                            before.at("read_bytes").get<uint64_t>());
+  EXPECT_GE(written, uint64_t{2} << 20);
+  EXPECT_EQ(h.at("ios").get<uint64_t>(), h.at("sequential").get<uint64_t>() +
+                                             h.at("skips").get<uint64_t>() +
+                                             h.at("seeks").get<uint64_t>());
+  EXPECT_GT(h.at("busy_seconds").get<double>(), 0.0);
+  auto r = (*s)->Read("c", Obj("big"), 0, 0);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), size_t{2} << 20);
+  const Json h2 = (*s)->StatsDocumentJson("t").at("drives").at(0).at("head");
+  EXPECT_GE(h2.at("read_bytes").get<uint64_t>() - h.at("read_bytes").get<uint64_t>(),
+            uint64_t{2} << 20);
+  EXPECT_GT(h2.at("read_ios").get<uint64_t>(), h.at("read_ios").get<uint64_t>());
+}
+
+}  // namespace
+}  // namespace smr

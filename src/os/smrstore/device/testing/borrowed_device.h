@@ -39,6 +39,7 @@ class BorrowedDevice : public ZonedDevice {
   // deriving from this one override to inject faults.
   Status Flush() override { return base_->Flush(); }
   HostCacheUse HostCache() const override { return base_->HostCache(); }
+  std::optional<HeadModel::Stats> HeadStats() const override { return base_->HeadStats(); }
   Result<std::vector<RealmInfo>> ReportRealms(uint32_t first, uint32_t count) override {
     return base_->ReportRealms(first, count);
   }
