@@ -11,7 +11,9 @@
 # measures the CPU paths of the stores, not drives.
 # smrstore's emulated drives write with O_DIRECT (spec key direct=1), as BlueStore writes
 # its block file and as a real drive's zbd: path writes; OSD_BENCH_SMR_WRITES=buffered
-# writes them through the page cache instead. After the 4 MiB write phase the bench records
+# writes them through the page cache instead; OSD_BENCH_SMR_READS=direct (with direct writes)
+# reads them with O_DIRECT too (spec key direct_reads=1), as a zbd: drive is read, instead of
+# through the page cache. After the 4 MiB write phase the bench records
 # how much of the stores' data files sits in the page cache (fincore).
 # SMRSTORE_QA_CONF (qa/ceph/lib.sh) sets the smrstore OSDs' smrstore.conf, e.g.
 # "commit_pipeline = false" for the one-thread commit path; the bench prints it. It also
@@ -49,14 +51,21 @@ STORES=${OSD_BENCH_STORES:-smrstore bluestore memstore}
 [ "${OSD_BENCH_APPEND:-0}" = 1 ] || : >"$results"
 
 SMR_WRITES=${OSD_BENCH_SMR_WRITES:-direct}
+SMR_READS=${OSD_BENCH_SMR_READS:-buffered}
+case $SMR_READS in
+  buffered) keys="direct=1" ;;
+  direct) keys="direct=1&direct_reads=1"
+    [ "$SMR_WRITES" = direct ] || { echo "osd-bench: OSD_BENCH_SMR_READS=direct needs direct writes" >&2; exit 2; } ;;
+  *) echo "osd-bench: OSD_BENCH_SMR_READS=$SMR_READS is neither direct nor buffered" >&2; exit 2 ;;
+esac
 case $SMR_WRITES in
   direct)
     drives=
     set -f  # the specs hold '?': no pathname expansion
     for spec in $SMRSTORE_QA_DRIVES; do
       case $spec in
-        emu:*\?*) spec="$spec&direct=1" ;;
-        emu:*) spec="$spec?direct=1" ;;
+        emu:*\?*) spec="$spec&$keys" ;;
+        emu:*) spec="$spec?$keys" ;;
       esac
       drives="${drives:+$drives }$spec"
     done
@@ -172,6 +181,7 @@ row["device"] = json.loads(wa)
 row["page_cache_after_w4m_bytes"] = json.loads(pc)
 if store == "smrstore":
     row["smr_writes"] = smr_writes
+    row["smr_reads"] = os.environ.get("OSD_BENCH_SMR_READS", "buffered")
     row["smr_conf"] = os.environ.get("SMRSTORE_QA_CONF", "")
     # The commit threads' time over the 4 MiB write phase, per stage (4 OSDs summed).
     a, b = json.loads(c0), json.loads(c1)
@@ -220,5 +230,5 @@ def mib(store):
     return "not measured" if v is None else f"{v / 2**20:.0f} MiB"
 if "smrstore" in rows:
     print(f"\nsmrstore.conf: {rows['smrstore'].get('smr_conf') or '(defaults)'}")
-    print(f"\nsmrstore drive writes: {rows['smrstore'].get('smr_writes', 'buffered')}; data files in the page cache after the 4 MiB writes: smrstore {mib('smrstore')}, BlueStore {mib('bluestore')}")
+    print(f"\nsmrstore drive writes: {rows['smrstore'].get('smr_writes', 'buffered')}, reads: {rows['smrstore'].get('smr_reads', 'buffered')}; data files in the page cache after the 4 MiB writes: smrstore {mib('smrstore')}, BlueStore {mib('bluestore')}")
 EOF

@@ -79,6 +79,14 @@ Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value
     spec->timing.direct_writes = value == "1";
     return Status::OK();
   }
+  if (key == "direct_reads") {
+    if (value != "0" && value != "1") {
+      return Status::InvalidArgument("device spec: direct_reads=" + std::string(value) +
+                                     " is neither 1 (O_DIRECT reads) nor 0");
+    }
+    spec->timing.direct_reads = value == "1";
+    return Status::OK();
+  }
   if (key == "mbps" || key == "seek_ms") {
     SMR_ASSIGN_OR_RETURN(double d, ParseDouble(key, value));
     (key == "mbps" ? spec->timing.seq_mbps : spec->timing.seek_ms) = d;
@@ -126,7 +134,7 @@ Status ApplyKey(DeviceSpec* spec, const std::string& key, std::string_view value
     return Status::InvalidArgument(
         "device spec: unknown key '" + key +
         "' (known: zones, zone_mib, zone_kib, cap_mib, cap_kib, conv, max_open, max_active, "
-        "lbs, mbps, seek_ms, drop_kib, direct, realms, realm_cmr, realm_smr, convert_ms, realm_init)");
+        "lbs, mbps, seek_ms, drop_kib, direct, direct_reads, realms, realm_cmr, realm_smr, convert_ms, realm_init)");
   }
   // Both spellings of a size name one setting.
   std::string canonical = key;
@@ -256,6 +264,9 @@ Result<DeviceSpec> DeviceSpec::Parse(std::string_view text) {
       }
     }
   }
+  if (spec.timing.direct_reads && !spec.timing.direct_writes) {
+    return Status::InvalidArgument("device spec: direct_reads=1 needs direct=1");
+  }
   EmulatedGeometry check = spec.geometry;
   SMR_RETURN_IF_ERROR(check.Normalize().WithContext("device spec"));
   // The zone count the drive gets: 64, or derived from the realms of a hybrid drive.
@@ -294,6 +305,7 @@ std::string DeviceSpec::ToString() const {
     parts.push_back("drop_kib=" + std::to_string(timing.drop_piece_bytes / kKiB));
   }
   if (timing.direct_writes) parts.push_back("direct=1");
+  if (timing.direct_reads) parts.push_back("direct_reads=1");
   for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "?" : "&") + parts[i];
   return out;
 }

@@ -19,6 +19,7 @@
 //                    reads return zeros (emulated_zoned_device.h "Dropped pieces")
 //   direct=1|0       data writes with O_DIRECT, bypassing the host's page cache; reads
 //                    stay buffered (emulated_zoned_device.h "Direct writes") (default 0)
+//   direct_reads=1|0 data reads with O_DIRECT too; needs direct=1           (default 0)
 // Hybrid drives (CMR<->SMR convertible realms, zoned_device.h "Hybrid drives"):
 //   realms=N         number of realms; 0 = not hybrid        (default 0)
 //   realm_cmr=N      CMR-domain zones per realm, >= 1        (default 4)
@@ -26,11 +27,12 @@
 //   convert_ms=N     wall time of one realm's conversion, ms (default 50, <= 600000)
 //   realm_init=cmr|smr  the domain of every realm at creation (default cmr)
 //   realm_cmr, realm_smr, convert_ms and realm_init need realms=N > 0.
-// Geometry keys (all but mbps, seek_ms, drop_kib and direct, the hybrid ones included)
+// Geometry keys (all but mbps, seek_ms, drop_kib, direct and direct_reads, the hybrid ones
+// included)
 // apply when the drive is created (mkdev); on open they must match the drive's stored
 // geometry (else kInvalidArgument; realm_init is compared with the domain the drive was
-// created with, not with the realms' current domains); mbps, seek_ms, drop_kib and direct
-// apply on every open.
+// created with, not with the realms' current domains); mbps, seek_ms, drop_kib, direct and
+// direct_reads apply on every open.
 //
 // Contract: Parse never touches the file system. OpenDevice never creates anything;
 // CreateDevice never overwrites anything. Errors are one line naming the problem.

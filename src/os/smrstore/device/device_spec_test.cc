@@ -160,6 +160,55 @@ TEST(DeviceSpecTest, DirectWritesApplyOnOpen) {
   EXPECT_TRUE(got == b);
 }
 
+TEST(DeviceSpecTest, DirectReadsKey) {
+  DeviceSpec s = MustParse("emu:/d/x.img?zones=16&direct=1&direct_reads=1");
+  EXPECT_TRUE(s.timing.direct_reads);
+  EXPECT_EQ(s.given.count("direct_reads"), 0u) << "an open-time behaviour, not geometry";
+  EXPECT_EQ(s.ToString(), "emu:/d/x.img?zones=16&direct=1&direct_reads=1");
+  EXPECT_EQ(MustParse(s.ToString()).ToString(), s.ToString());
+  EXPECT_FALSE(MustParse("emu:/d/x.img?direct=1&direct_reads=0").timing.direct_reads);
+  for (const char* bad : {"emu:/d/x.img?direct_reads=1", "emu:/d/x.img?direct=0&direct_reads=1",
+                          "emu:/d/x.img?direct=1&direct_reads=2"}) {
+    EXPECT_TRUE(DeviceSpec::Parse(bad).status().IsInvalidArgument()) << bad;
+  }
+}
+
+// direct_reads=1: data reads leave nothing in the host's page cache (buffered reads of the
+// same bytes fill it), return the bytes written, zeros past the write pointer, and a range
+// inside the written part.
+TEST(DeviceSpecTest, DirectReadsBypassThePageCache) {
+  ScratchDir dir;
+  const std::string path = dir.path() + "/d.img";
+  constexpr uint64_t kLen = 512 * kKiB;
+  std::string a(kLen, '\0');
+  for (uint64_t i = 0; i < kLen; ++i) a[i] = static_cast<char>('a' + i % 23);
+  {
+    auto dev = CreateDevice("emu:" + path + "?zones=8&zone_mib=1&conv=1&direct=1");
+    ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+    ASSERT_TRUE((*dev)->Write(kMiB, a.data(), kLen).ok());
+    ASSERT_TRUE((*dev)->Flush().ok());
+  }
+  auto dev = OpenDevice("emu:" + path + "?direct=1&direct_reads=1");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  const uint64_t before = (*dev)->HostCache().cached_bytes;
+  std::string got(kLen + 8 * kKiB, 'x');
+  ASSERT_TRUE((*dev)->Read(kMiB, got.data(), got.size()).ok());
+  EXPECT_TRUE(got.substr(0, kLen) == a);
+  EXPECT_EQ(got.substr(kLen), std::string(8 * kKiB, '\0')) << "past the write pointer";
+  std::string mid(8 * kKiB, 'x');  // a block-aligned range inside the written part
+  ASSERT_TRUE((*dev)->Read(kMiB + 12 * kKiB, mid.data(), mid.size()).ok());
+  EXPECT_EQ(mid, a.substr(12 * kKiB, 8 * kKiB));
+  ZonedDevice::HostCacheUse use = (*dev)->HostCache();
+  if (use.measured) {
+    EXPECT_LE(use.cached_bytes, before + 4 * kKiB) << "direct reads: past the page cache";
+    dev->reset();  // one open at a time
+    auto buffered = OpenDevice("emu:" + path + "?direct=1");
+    ASSERT_TRUE(buffered.ok());
+    ASSERT_TRUE((*buffered)->Read(kMiB, got.data(), kLen).ok());
+    EXPECT_GE((*buffered)->HostCache().cached_bytes, before + kLen) << "buffered reads fill it";
+  }
+}
+
 TEST(DeviceSpecTest, ParsesKibSizesAndZeroLimits) {
   DeviceSpec s = MustParse("emu:rel/path.img?zone_kib=512&cap_kib=384&max_open=0&conv=0");
   EXPECT_EQ(s.path, "rel/path.img");

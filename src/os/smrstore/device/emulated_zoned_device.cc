@@ -524,8 +524,11 @@ Status EmulatedZonedDevice::ReadV(uint64_t offset, const std::vector<ReadPiece>&
   for (const Piece& piece : pieces) {
     const size_t rel = static_cast<size_t>(piece.off - offset);
     if (piece.valid > 0) {
-      io = PreadvFull(fd_, data_offset_ + piece.off, ReadPieceSlices(targets, rel, piece.valid),
-                      path_);
+      io = timing_.direct_reads && dio_fd_ >= 0
+               ? PreadDirect(data_offset_ + piece.off, piece.valid,
+                             ReadPieceSlices(targets, rel, piece.valid))
+               : PreadvFull(fd_, data_offset_ + piece.off,
+                            ReadPieceSlices(targets, rel, piece.valid), path_);
       if (!io.ok()) break;
     }
     if (piece.valid < piece.len) {
@@ -836,6 +839,39 @@ Status EmulatedZonedDevice::PersistRealm(uint32_t r, ZoneDomain domain) {
 
 Status EmulatedZonedDevice::Flush() {
   if (::fdatasync(fd_) != 0) return Status::FromErrno(errno, path_ + ": flush");
+  return Status::OK();
+}
+
+Status EmulatedZonedDevice::PreadDirect(
+    uint64_t file_offset, size_t len, const std::vector<std::pair<char*, size_t>>& slices) const {
+  const uint64_t align = dio_off_align_;
+  const uint64_t start = file_offset / align * align;
+  const uint64_t end = (file_offset + len + align - 1) / align * align;
+  const auto span = static_cast<size_t>(end - start);
+  void* p = nullptr;
+  if (::posix_memalign(&p, std::max<size_t>(dio_mem_align_, sizeof(void*)), span) != 0) {
+    return Status::IOError(path_ + ": no memory for a direct read of " + std::to_string(span) +
+                           " bytes");
+  }
+  std::unique_ptr<char, decltype(&std::free)> bounce(static_cast<char*>(p), &std::free);
+  const auto need = static_cast<size_t>(file_offset - start) + len;
+  size_t got = 0;
+  while (got < need) {
+    const ssize_t r =
+        ::pread(dio_fd_, bounce.get() + got, span - got, static_cast<off_t>(start + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Status::FromErrno(errno, path_ + ": direct read");
+    if (r == 0) {
+      return Status::IOError(path_ + ": direct read at " + std::to_string(start + got) +
+                             " ends at the end of the file");
+    }
+    got += static_cast<size_t>(r);
+  }
+  const char* from = bounce.get() + (file_offset - start);
+  for (const auto& [to, n] : slices) {
+    std::memcpy(to, from, n);
+    from += n;
+  }
   return Status::OK();
 }
 

@@ -88,10 +88,13 @@
 //   into an aligned buffer; aligned pieces go as they are, in one pwritev. A run whose file
 //   offset or length the file system cannot take direct (only with dropped pieces) is
 //   written buffered. State slots, the superblock and realm conversions stay buffered
-//   (small writes; Flush's fdatasync makes them durable as before). Reads stay buffered:
-//   the kernel keeps them coherent with completed direct writes (it drops the cached pages
-//   of the range written), the store checks every record's crc, and the page cache is the
-//   only cache of object data the store has. Open fails with kNotSupported when the file
+//   (small writes; Flush's fdatasync makes them durable as before). Reads stay buffered
+//   by default: the kernel keeps them coherent with completed direct writes (it drops the
+//   cached pages of the range written), the store checks every record's crc, and the page
+//   cache is the only cache of object data the store has. With direct_reads (spec key
+//   direct_reads=1, given with direct=1) data reads go through the O_DIRECT descriptor as
+//   well, as a zbd: drive's do: the enclosing aligned range into an aligned buffer, then
+//   copied out (PreadDirect); nothing of the data area enters the page cache. Open fails with kNotSupported when the file
 //   system takes no O_DIRECT (e.g. tmpfs on older kernels), kInvalidArgument when it needs
 //   file offsets aligned coarser than the drive's logical block. Nothing else changes:
 //   the crash rules above hold (data before its slot), and Flush is still what makes
@@ -173,6 +176,8 @@ struct TimingModel {
   uint64_t drop_piece_bytes = 0;
   // Likewise given at open: data writes with O_DIRECT (see "Direct writes" above).
   bool direct_writes = false;
+  // And data reads with O_DIRECT too (needs direct_writes; see "Direct writes" above).
+  bool direct_reads = false;
   bool enabled() const { return seq_mbps > 0; }
 };
 
@@ -255,6 +260,10 @@ class EmulatedZonedDevice final : public ZonedDevice {
                            size_t len);
   // Full-length pread/pwrite at a *file* offset (data_offset_ + device offset for data).
   Status PreadFull(uint64_t file_offset, void* buf, size_t len) const;
+  // `len` bytes from `file_offset` into `slices` (their lengths sum to `len`) through
+  // dio_fd_ (direct_reads).
+  Status PreadDirect(uint64_t file_offset, size_t len,
+                     const std::vector<std::pair<char*, size_t>>& slices) const;
   Status PwriteFull(uint64_t file_offset, const void* buf, size_t len);
   // The pieces back to back from `file_offset`: pwritev, IOV_MAX pieces at a time (pieces
   // the drop rule drops are skipped, their range left as it is).
@@ -274,7 +283,7 @@ class EmulatedZonedDevice final : public ZonedDevice {
 
   const std::string path_;
   const int fd_;
-  int dio_fd_ = -1;                // O_DIRECT descriptor of the file (direct writes only)
+  int dio_fd_ = -1;                // O_DIRECT descriptor of the file (direct=1 only)
   uint32_t dio_mem_align_ = 4096;  // O_DIRECT alignment of buffers' addresses
   uint32_t dio_off_align_ = 4096;  // ... of file offsets and lengths
   const EmulatedGeometry geometry_;

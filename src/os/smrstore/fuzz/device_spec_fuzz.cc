@@ -49,7 +49,7 @@ void CheckValuesAsWritten(std::string_view text, const DeviceSpec& spec) {
     const std::string_view key = kv.substr(0, eq);
     unsigned __int128 v = 0;
     if (key == "mbps" || key == "seek_ms" || key == "drop_kib") continue;
-    if (key == "direct") {
+    if (key == "direct" || key == "direct_reads") {
       const std::string_view value = kv.substr(eq + 1);
       FUZZ_CHECK(value == "0" || value == "1");
       continue;  // the last one given counts
@@ -118,6 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(again->timing.seek_ms == spec->timing.seek_ms);
   FUZZ_CHECK(again->timing.drop_piece_bytes == spec->timing.drop_piece_bytes);
   FUZZ_CHECK(again->timing.direct_writes == spec->timing.direct_writes);
+  FUZZ_CHECK(again->timing.direct_reads == spec->timing.direct_reads);
   FUZZ_CHECK(again->ToString() == canon);
   return 0;
 }

@@ -39,6 +39,15 @@ Result<std::unique_ptr<ZonedDevice>> MakeEmuDirect(const std::string& dir) {
   return std::unique_ptr<ZonedDevice>(std::move(dev));
 }
 
+Result<std::unique_ptr<ZonedDevice>> MakeEmuDirectReads(const std::string& dir) {
+  TimingModel t;
+  t.direct_writes = true;
+  t.direct_reads = true;
+  SMR_ASSIGN_OR_RETURN(
+      auto dev, EmulatedZonedDevice::Create(dir + "/emu_direct_reads.img", EmuGeometry(), t));
+  return std::unique_ptr<ZonedDevice>(std::move(dev));
+}
+
 Result<std::unique_ptr<ZonedDevice>> MakeEmuZcap(const std::string& dir) {
   EmulatedGeometry g;
   g.nr_zones = 16;
@@ -73,6 +82,7 @@ std::vector<TestBackend> DeviceTestBackends() {
   std::vector<TestBackend> out = {
       {"emu", MakeEmu},
       {"emu_direct", MakeEmuDirect},
+      {"emu_direct_reads", MakeEmuDirectReads},
       {"emu_zcap", MakeEmuZcap},
       {"fault", MakeFault},
   };

@@ -4,7 +4,8 @@
 // Backends: "emu" (16 zones x 1 MiB, 2 conventional, max_open 4, no active limit),
 // "emu_zcap" (zone capacity 768 KiB < zone size, 3 conventional, max_open 4,
 // max_active 6, logical block 512), "emu_direct" ("emu" with direct writes: O_DIRECT,
-// emulated_zoned_device.h "Direct writes"), "fault" (FaultInjectionDevice over an "emu" drive,
+// emulated_zoned_device.h "Direct writes"), "emu_direct_reads" ("emu_direct" reading with
+// O_DIRECT too), "fault" (FaultInjectionDevice over an "emu" drive,
 // no fault armed), and "zbd" when the environment variable SMRSTORE_TEST_ZBD names a
 // kernel zoned block device (all its sequential zones are reset first; the test data is
 // destroyed). The geometry of a device is read from info(), never assumed.
