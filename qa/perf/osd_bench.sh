@@ -11,10 +11,11 @@
 # measures the CPU paths of the stores, not drives.
 # smrstore's emulated drives write with O_DIRECT (spec key direct=1), as BlueStore writes
 # its block file and as a real drive's zbd: path writes; OSD_BENCH_SMR_WRITES=buffered
-# writes them through the page cache instead; OSD_BENCH_SMR_READS=direct (with direct writes)
-# reads them with O_DIRECT too (spec key direct_reads=1), as a zbd: drive is read, instead of
-# through the page cache. After the 4 MiB write phase the bench records
-# how much of the stores' data files sits in the page cache (fincore).
+# writes them through the page cache instead. With direct writes the drives are read with
+# O_DIRECT too by default (spec key direct_reads=1), as a zbd: drive is read;
+# OSD_BENCH_SMR_READS=buffered reads them through the page cache instead. After the 4 MiB
+# write phase the bench records how much of the stores' data files sits in the page cache
+# (fincore).
 # SMRSTORE_QA_CONF (qa/ceph/lib.sh) sets the smrstore OSDs' smrstore.conf, e.g.
 # "commit_pipeline = false" for the one-thread commit path; the bench prints it. It also
 # prints where the smrstore OSDs' commit time went over the 4 MiB write phase (the stats
@@ -51,7 +52,7 @@ STORES=${OSD_BENCH_STORES:-smrstore bluestore memstore}
 [ "${OSD_BENCH_APPEND:-0}" = 1 ] || : >"$results"
 
 SMR_WRITES=${OSD_BENCH_SMR_WRITES:-direct}
-SMR_READS=${OSD_BENCH_SMR_READS:-buffered}
+if [ "$SMR_WRITES" = direct ]; then SMR_READS=${OSD_BENCH_SMR_READS:-direct}; else SMR_READS=${OSD_BENCH_SMR_READS:-buffered}; fi
 case $SMR_READS in
   buffered) keys="direct=1" ;;
   direct) keys="direct=1&direct_reads=1"
@@ -165,7 +166,7 @@ u = sum(d["io"]["user_bytes"] for d in docs); v = sum(d["io"]["device_bytes"] fo
 print(json.dumps({"user_bytes": u, "device_bytes": v, "wa": round(v / u, 4) if u else None}))')
   fi
   cd "$repo"
-  /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" "$pc" "$SMR_WRITES" "$c0" "$c1" >>"$results" <<'EOF'
+  SMR_READS=$SMR_READS /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" "$pc" "$SMR_WRITES" "$c0" "$c1" >>"$results" <<'EOF'
 import json, os, re, sys
 store, d, lw, lr, l4, wa, pc, smr_writes, c0, c1 = sys.argv[1:]
 def field(path, name):
@@ -181,7 +182,7 @@ row["device"] = json.loads(wa)
 row["page_cache_after_w4m_bytes"] = json.loads(pc)
 if store == "smrstore":
     row["smr_writes"] = smr_writes
-    row["smr_reads"] = os.environ.get("OSD_BENCH_SMR_READS", "buffered")
+    row["smr_reads"] = os.environ.get("SMR_READS", "buffered")
     row["smr_conf"] = os.environ.get("SMRSTORE_QA_CONF", "")
     # The commit threads' time over the 4 MiB write phase, per stage (4 OSDs summed).
     a, b = json.loads(c0), json.loads(c1)
