@@ -99,6 +99,31 @@ while i < len(text):
 print(json.dumps(tot))'
 }
 
+# osd_cpu CLUSTER: the cluster's OSD processes' CPU seconds (user + system, all threads) and
+# context switches (voluntary + involuntary, all threads) so far, as JSON; a phase's cost is
+# the difference, for either store (the 4 KiB rows are bound by the 2 cores here).
+osd_cpu() {
+  /usr/bin/python3 - "$1" <<'PY'
+import glob, json, os, sys
+tick = os.sysconf("SC_CLK_TCK"); cpu = 0.0; switches = 0
+for cmd in glob.glob("/proc/[0-9]*/cmdline"):
+    try:
+        argv = open(cmd, "rb").read().split(b"\0")
+        if not argv[0].endswith(b"ceph-osd") or not any(sys.argv[1].encode() + b"/" in a for a in argv):
+            continue
+        pid = cmd.split("/")[2]
+        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        cpu += (int(f[11]) + int(f[12])) / tick  # utime, stime (fields 14, 15)
+        for st in glob.glob(f"/proc/{pid}/task/*/status"):
+            for line in open(st):
+                if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                    switches += int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError):
+        continue
+print(json.dumps({"cpu_s": round(cpu, 2), "ctx_switches": switches}, separators=(",", ":")))
+PY
+}
+
 # perf_start CLUSTER STORE PHASE: with OSD_BENCH_PERF=1, profile the cluster's OSDs in the
 # background until perf_stop.
 perf_start() {
@@ -136,17 +161,19 @@ for store in $STORES; do
     CEPH_QA_EXTRA_CONF="osd memory target = 1073741824" ceph_cluster_start "$cl" --objectstore "$store" --osds 4 --size 3 --cephx
   ceph_pool_create bench 32 3
   cd "$scratch"
-  c0=$(smr_commit_totals "$cl" "$store")
+  c0=$(smr_commit_totals "$cl" "$store"); u0=$(osd_cpu "$cl")
   perf_start "$cl" "$store" w4m
   rados bench -p bench "$SECS" write -b 4194304 -t 16 --no-cleanup >"$store.w4m" 2>&1
   perf_stop "$store" w4m
-  c1=$(smr_commit_totals "$cl" "$store")
+  c1=$(smr_commit_totals "$cl" "$store"); u1=$(osd_cpu "$cl")
   pc=$(cached_bytes "$cl" "$store")
   rados bench -p bench "$SECS" seq -t 16 >"$store.r4m" 2>&1
   rados -p bench cleanup >/dev/null 2>&1 || true
+  c2=$(smr_commit_totals "$cl" "$store"); u2=$(osd_cpu "$cl")
   perf_start "$cl" "$store" w4k
   rados bench -p bench "$SECS" write -b 4096 -t 16 --no-cleanup >"$store.w4k" 2>&1
   perf_stop "$store" w4k
+  c3=$(smr_commit_totals "$cl" "$store"); u3=$(osd_cpu "$cl")
   rados -p bench cleanup >/dev/null 2>&1 || true
   lw=$(/usr/bin/python3 "$here/rados_lat.py" bench write 4194304 "$LSECS")
   lr=$(/usr/bin/python3 "$here/rados_lat.py" bench read 4194304 "$LSECS")
@@ -166,9 +193,9 @@ u = sum(d["io"]["user_bytes"] for d in docs); v = sum(d["io"]["device_bytes"] fo
 print(json.dumps({"user_bytes": u, "device_bytes": v, "wa": round(v / u, 4) if u else None}))')
   fi
   cd "$repo"
-  SMR_READS=$SMR_READS /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" "$pc" "$SMR_WRITES" "$c0" "$c1" >>"$results" <<'EOF'
+  SMR_READS=$SMR_READS /usr/bin/python3 - "$store" "$scratch" "$lw" "$lr" "$l4" "$wa" "$pc" "$SMR_WRITES" "$c0" "$c1" "$c2" "$c3" "$u0 $u1 $u2 $u3" >>"$results" <<'EOF'
 import json, os, re, sys
-store, d, lw, lr, l4, wa, pc, smr_writes, c0, c1 = sys.argv[1:]
+store, d, lw, lr, l4, wa, pc, smr_writes, c0, c1, c2, c3, cpu = sys.argv[1:]
 def field(path, name):
     m = re.search(r"^" + re.escape(name) + r":\s*([0-9.]+)", open(path).read(), re.M)
     return float(m.group(1)) if m else None
@@ -180,13 +207,23 @@ for tag, f in (("w4m", "w4m"), ("r4m", "r4m"), ("w4k", "w4k")):
 row["lat_w4m"], row["lat_r4m"], row["lat_w4k"] = json.loads(lw), json.loads(lr), json.loads(l4)
 row["device"] = json.loads(wa)
 row["page_cache_after_w4m_bytes"] = json.loads(pc)
+# The OSDs' CPU seconds and thread switches over each write phase, and per operation.
+u = [json.loads(x) for x in cpu.split(" ")]
+for tag, (a, b) in (("w4m", (u[0], u[1])), ("w4k", (u[2], u[3]))):
+    w = field(f"{d}/{store}.{tag}", "Total writes made")
+    cpu_s, sw = b["cpu_s"] - a["cpu_s"], b["ctx_switches"] - a["ctx_switches"]
+    row[f"osd_cpu_{tag}"] = {"cpu_s": round(cpu_s, 2), "ctx_switches": sw, "ops": w,
+                             "cpu_ms_per_op": round(1000 * cpu_s / w, 3) if w else None,
+                             "switches_per_op": round(sw / w, 1) if w else None}
 if store == "smrstore":
     row["smr_writes"] = smr_writes
     row["smr_reads"] = os.environ.get("SMR_READS", "buffered")
     row["smr_conf"] = os.environ.get("SMRSTORE_QA_CONF", "")
-    # The commit threads' time over the 4 MiB write phase, per stage (4 OSDs summed).
-    a, b = json.loads(c0), json.loads(c1)
-    row["commit_w4m"] = {k: b[k] - a.get(k, 0) for k in b}
+    # The commit threads' time over the 4 MiB and 4 KiB write phases, per stage (4 OSDs
+    # summed).
+    for tag, (a, b) in (("commit_w4m", (c0, c1)), ("commit_w4k", (c2, c3))):
+        a, b = json.loads(a), json.loads(b)
+        row[tag] = {k: b[k] - a.get(k, 0) for k in b}
 print(json.dumps(row))
 EOF
   ceph_cluster_stop "$cl"
@@ -220,12 +257,22 @@ for tag, name in (("lat_w4m", "4 MiB write p99, ms"), ("lat_r4m", "4 MiB read p9
 if "smrstore" in rows and rows["smrstore"].get("device"):
     d = rows["smrstore"]["device"]
     print(f"\nsmrstore device WA over the run: {d['wa']} ({d['device_bytes']} device bytes for {d['user_bytes']} user bytes, 4 OSDs)")
-if "smrstore" in rows and rows["smrstore"].get("commit_w4m"):
-    c = rows["smrstore"]["commit_w4m"]
+for tag, phase in (("commit_w4m", "4 MiB"), ("commit_w4k", "4 KiB")):
+    c = rows.get("smrstore", {}).get(tag)
+    if not c:
+        continue
     stages = ("plan", "write", "flush", "meta", "sync", "callback")
     busy = sum(c.get(f"commit_{k}_ns", 0) for k in stages)
     parts = ", ".join(f"{k} {c.get(f'commit_{k}_ns', 0) / 1e9:.2f} s" for k in stages)
-    print(f"\nsmrstore commit threads over the 4 MiB write phase (4 OSDs summed): {c.get('commit_groups', 0)} groups; {parts}; busy {busy / 1e9:.2f} s; transactions' queue wait {c.get('commit_queue_ns', 0) / 1e9:.2f} s")
+    print(f"\nsmrstore commit threads over the {phase} write phase (4 OSDs summed): {c.get('commit_groups', 0)} groups; {parts}; busy {busy / 1e9:.2f} s; transactions' queue wait {c.get('commit_queue_ns', 0) / 1e9:.2f} s")
+for tag, phase in (("w4m", "4 MiB"), ("w4k", "4 KiB")):
+    parts = []
+    for s in ("smrstore", "bluestore"):
+        c = rows.get(s, {}).get(f"osd_cpu_{tag}")
+        if c:
+            parts.append(f"{s} {c['cpu_ms_per_op']} ms CPU and {c['switches_per_op']} thread switches per write ({c['cpu_s']} s over {c['ops']:.0f} writes)")
+    if parts:
+        print(f"\nOSDs over the {phase} write phase (4 OSDs summed): " + "; ".join(parts))
 def mib(store):
     v = rows.get(store, {}).get("page_cache_after_w4m_bytes")
     return "not measured" if v is None else f"{v / 2**20:.0f} MiB"

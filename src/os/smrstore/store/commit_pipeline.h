@@ -7,8 +7,9 @@
 //   StoreOptions::max_group (fewer when space is tight), which CommitGroup plans into one
 //   MetaStore::Batch and one GroupWrites (PlanTransaction, with a GC slice riding along when
 //   StoreOptions::gc_in_groups), writes (WriteGroup: one device write per zone on the
-//   drives' `io_pool_` threads, then the zones sealed are finished and the drives touched
-//   flushed, in parallel on io_pool_: FlushDrives), commits (WriteAndCommit) and answers,
+//   drives' `io_pool_` threads — a group with a single chain of writes on the commit thread
+//   itself — then the zones sealed are finished and the drives touched flushed, in
+//   parallel on io_pool_ when more than one: FlushDrives), commits (WriteAndCommit) and answers,
 //   callbacks in submission order. With StoreOptions::commit_pipeline a user group's
 //   metadata is committed without a WAL sync and the group is handed to the sync thread,
 //   which syncs the WAL once for every group handed meanwhile (MetaStore::SyncWal) and then
