@@ -105,6 +105,7 @@ NB=$((NFILL / 4)); NA=$((NFILL - NB))
 
 snap() {  # STORE TAG: device counters now, one JSON line into $work/snaps.jsonl
   local store=$1 tag=$2 i
+  echo "$(date -u +%FT%T.%N | cut -c1-26) $tag" >>"$work/phases.txt"  # when each phase ended
   if [ "$store" = smrstore ]; then
     for i in $(seq 0 $((OSDS - 1))); do
       ceph --admin-daemon "$cl/run/osd.$i.asok" smrstore stats 2>/dev/null || echo '{}'
@@ -185,6 +186,15 @@ print(" ".join("%.0f%% (%d PGs)" % (100.0 * n["kb_used_data"] * 1024 / int(sys.a
   rm -f base.img model.img
   cd "$repo"
   ceph_cluster_stop "$cl"
+  # The engine's slow commit-thread steps (commit_pipeline.cc NoteStep: what held the
+  # commit thread >= 250 ms), with the phase ends, for reading the p99 rows against.
+  if [ "$store" = smrstore ]; then
+    { cat "$work/phases.txt"; grep -h "slow commit-thread step" "$cl"/log/osd.*.log || true; } |
+      sort >"$OUT/slow-steps.$store.$run.txt"
+    echo "slow commit-thread steps ($store run $run, per cause): $(grep -c "slow commit-thread step" "$OUT/slow-steps.$store.$run.txt" || true)"
+    sed -n 's/.*slow commit-thread step: \(.*\) took.*/\1/p' "$OUT/slow-steps.$store.$run.txt" |
+      sed 's/of [0-9]* transactions/of N transactions/' | sort | uniq -c | sort -rn
+  fi
   cl=
   dm_unmount_all
   [ "$store" = smrstore ] || snap_final "$store"

@@ -141,6 +141,11 @@ perf_stop() {  # STORE PHASE
     2>/dev/null | grep -v '^$' >"$OUT/perf-$1-$2.txt" || true
   perf report -i "$OUT/perf-$1-$2.data" --stdio --no-children --sort dso --percent-limit 0.5 \
     2>/dev/null | grep -v '^$' >"$OUT/perf-$1-$2-dso.txt" || true
+  # The store's own code (and its RocksDB) in finer detail: their symbols down to 0.05 %.
+  if [ "$1" = smrstore ]; then
+    perf report -i "$OUT/perf-$1-$2.data" --stdio --no-children --sort dso,sym --percent-limit 0.05 \
+      --dsos libsmrstore_osd.so,librocksdb.so.7.8.3 2>/dev/null | grep -v '^$' >"$OUT/perf-$1-$2-store.txt" || true
+  fi
   rm -f "$OUT/perf-$1-$2.data"
 }
 

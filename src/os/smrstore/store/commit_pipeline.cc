@@ -9,6 +9,7 @@
 #include <future>
 #include <iterator>
 #include <map>
+#include <string>
 
 #include "common/engine_log.h"
 #include "store/hybrid_manager.h"
@@ -27,7 +28,25 @@ uint64_t NowNanos() {
                                    .count());
 }
 
+// A step that holds the commit thread at least this long is logged with its cause, as
+// Ceph's OSDs log their slow operations: every transaction queued meanwhile waits behind
+// it (on the HDD model, doc/performance.md, GC and space cleaning between groups are where
+// a 4 KiB write's tail comes from).
+constexpr uint64_t kSlowStepNs = 250'000'000;
+
 }  // namespace
+
+void CommitPipeline::NoteStep(const char* what, uint64_t start_ns) {
+  const uint64_t took = NowNanos() - start_ns;
+  if (took < kSlowStepNs) return;
+  size_t queued = 0;
+  {
+    MutexLock lock(&core_.mu);
+    queued = queue_.size();
+  }
+  Log(LogLevel::kWarning, "slow commit-thread step: %s took %.0f ms (%zu transactions queued at its end)",
+      what, static_cast<double>(took) / 1e6, queued);
+}
 
 CommitPipeline::CommitPipeline(StoreCore& core) : core_(core) {}
 
@@ -209,22 +228,45 @@ void CommitPipeline::CommitLoop() {
         MutexLock clock(&core_.counters_mu);
         core_.counters.commit_queue_ns += waited;
       }
+      uint64_t t = NowNanos();
       if (core_.options.gc_in_groups) {
         ride = gc.RideGcSlice();
       } else {
         gc.MaybeGc(/*queued=*/true);
+        NoteStep("a paced GC round", t);
       }
       if (gc.gc_auto() || core_.options.hybrid_auto) {
-        if (gc.space_short()) gc.CleanForSpace();
+        if (gc.space_short()) {
+          t = NowNanos();
+          gc.CleanForSpace();
+          NoteStep("cleaning a whole victim for a transaction that found no room", t);
+        }
         gc.set_space_short(false);
+        t = NowNanos();
         gc.EnsureSpace(need);
+        NoteStep("cleaning for the group's room", t);
       }
     }
+    uint64_t t = NowNanos();
+    const size_t txns = group.size();
     CommitGroup(&group, ride);
+    if (NowNanos() - t >= kSlowStepNs) {
+      const std::string what = "a commit group of " + std::to_string(txns) +
+                               " transactions" + (ride ? " with a GC slice" : "");
+      NoteStep(what.c_str(), t);
+    }
+    t = NowNanos();
     core_.peers.journal->MaybeCheckpoint();
+    NoteStep("a metadata checkpoint", t);
+    t = NowNanos();
     core_.peers.hybrid->MaybeConvert(queued_more);
     core_.peers.hybrid->MaybeEvict(queued_more);
-    if (!queued_more) gc.MaybeGc(/*queued=*/false);
+    NoteStep("hybrid conversion or eviction", t);
+    if (!queued_more) {
+      t = NowNanos();
+      gc.MaybeGc(/*queued=*/false);
+      NoteStep("an idle GC round", t);
+    }
   }
 }
 

@@ -140,6 +140,9 @@ class CommitPipeline {
   // Zone bytes a transaction may need (its payload plus record headers).
   uint64_t SpaceNeeded(const Transaction& txn) const;
   void CommitLoop() SMR_EXCLUDES(core_.mu, core_.group_mu);
+  // Logs (kWarning) a step of the commit thread that began at `start_ns` and took at least
+  // kSlowStepNs (commit_pipeline.cc): what it was and how many transactions wait behind it.
+  void NoteStep(const char* what, uint64_t start_ns) SMR_EXCLUDES(core_.mu);
   // A GC request (Store::RunGc), taken off the queue: GcOne up to req->gc_zones times (each
   // with group_mu, a checkpoint after each when the journal grew), then req->gc_done.
   void RunGcRequest(Pending* req) SMR_EXCLUDES(core_.mu, core_.group_mu);
