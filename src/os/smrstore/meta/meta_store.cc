@@ -318,6 +318,20 @@ Status MetaStore::ForEachJournaledKey(
   return it->status().WithContext("iterate metadata for a checkpoint");
 }
 
+Result<bool> MetaStore::ForEachJournaledKeyFrom(
+    const std::string& from,
+    const std::function<Status(std::string_view, std::string_view, bool* stop)>& fn) {
+  std::unique_ptr<KvIterator> it = impl_->kv->NewIterator(KvBounds{});
+  bool stop = false;
+  for (it->Seek(from); it->Valid(); it->Next()) {
+    if (!IsJournaledKey(it->key())) continue;
+    SMR_RETURN_IF_ERROR(fn(it->key(), it->value(), &stop));
+    if (stop) break;
+  }
+  SMR_RETURN_IF_ERROR(it->status().WithContext("iterate metadata for a checkpoint"));
+  return !stop;
+}
+
 Result<std::optional<std::string>> MetaStore::GetValue(const Batch* batch,
                                                        const std::string& name) {
   return impl_->Get(batch, keys::ValueKey(name));

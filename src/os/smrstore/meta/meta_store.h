@@ -119,6 +119,12 @@ class MetaStore {
   // Every committed key the metadata journal carries (IsJournaledKey), in key order: what
   // a checkpoint holds (store/metadata_journal.cc). `fn`'s error stops the walk and is returned.
   Status ForEachJournaledKey(const std::function<Status(std::string_view, std::string_view)>& fn);
+  // The same walk from the first key >= `from` until `fn` sets *stop (after that key) or
+  // the keys end: a checkpoint taken in steps between commit groups resumes where the
+  // last step stopped. Returns whether the keys ended (false: stopped by `fn`).
+  Result<bool> ForEachJournaledKeyFrom(
+      const std::string& from,
+      const std::function<Status(std::string_view, std::string_view, bool* stop)>& fn);
 
   // Approximate database size on disk (for statfs).
   uint64_t ApproximateSizeBytes();

@@ -170,9 +170,13 @@ Result<ZoneStatus> GcWorker::PickVictim() {
     if (pinned_worth > 0) {
       // Only zones pinned by journal records have dead bytes: a checkpoint makes those
       // records obsolete and unpins them (every caller holds group_mu, as Checkpoint needs).
-      SMR_RETURN_IF_ERROR(
-          core_.peers.journal->Checkpoint().WithContext("checkpoint to unpin zones for GC"));
-      if (core_.zones->JournalPins().empty()) return PickVictim();
+      // A stepped checkpoint under way is finished (it unpins what was pinned when it
+      // began; a zone given a record since stays pinned), else one is taken at once, which
+      // unpins them all: at most two rounds.
+      const size_t pinned = core_.zones->JournalPins().size();
+      SMR_RETURN_IF_ERROR(core_.peers.journal->CheckpointForPins().WithContext(
+          "checkpoint to unpin zones for GC"));
+      if (core_.zones->JournalPins().size() < pinned) return PickVictim();
     }
     return Status::NotFound("no zone has dead bytes to reclaim");
   }

@@ -278,6 +278,9 @@ Status MetadataJournal::JournalBatch(MetaStore::Batch* batch, GroupWrites* write
     // Not live (GC skips journal records); the pin keeps the zone until a checkpoint. It
     // is persisted in this commit; one taken by a group that then fails stays (harmless:
     // the next checkpoint clears it).
+    // A checkpoint under way (stepped) must keep this pin when it completes: the record
+    // is newer than where its walk began.
+    if (stepping_) stepping_->repinned.insert({with_data->drive, with_data->zone});
     if (core_.zones->PinJournal({with_data->drive, with_data->zone})) {
       batch->PutDerivedValue(kValueJournalPins, EncodeJournalPins(core_.zones->JournalPins()));
     }
@@ -300,6 +303,7 @@ void MetadataJournal::JournalCommitted(bool ok) {
     journal_markers_.clear();
     journal_markers_now_ = false;
     journal_bytes_ += journal_bytes_pending_;
+    if (stepping_) stepping_->journal_bytes_since += journal_bytes_pending_;
     MutexLock lock(&core_.counters_mu);
     core_.counters.journal_bytes_written += journal_bytes_pending_;
   }
@@ -309,46 +313,84 @@ void MetadataJournal::JournalCommitted(bool ok) {
 Status MetadataJournal::Checkpoint() {
   group_mu_.AssertHeld();
   if (!core_.options.journal) return Status::OK();
-  CheckpointState c;
-  c.id = checkpoint_id_ + 1;
-  c.at_seq = ++core_.seq;
+  // A stepped checkpoint under way is dropped: its chunks are never completed (a rebuild
+  // ignores them), and this one's obsolete zones include every journal zone sealed now.
+  stepping_.reset();
+  std::unique_ptr<CheckpointState> c = BeginCheckpoint();
+  SMR_ASSIGN_OR_RETURN(bool ended, CheckpointStep(c.get(), UINT64_MAX));
+  if (!ended) return Status::Corruption("metadata walk for a checkpoint stopped early");
+  return FinishCheckpoint(c.get());
+}
+
+Status MetadataJournal::CheckpointForPins() {
+  group_mu_.AssertHeld();
+  if (!core_.options.journal) return Status::OK();
+  if (!stepping_) return Checkpoint();
+  // The stepped checkpoint under way, finished now: it unpins what was pinned when it began.
+  std::unique_ptr<CheckpointState> c = std::move(stepping_);
+  SMR_ASSIGN_OR_RETURN(bool ended, CheckpointStep(c.get(), UINT64_MAX));
+  if (!ended) return Status::Corruption("metadata walk for a checkpoint stopped early");
+  return FinishCheckpoint(c.get());
+}
+
+std::unique_ptr<MetadataJournal::CheckpointState> MetadataJournal::BeginCheckpoint() {
+  auto c = std::make_unique<CheckpointState>();
+  c->id = checkpoint_id_ + 1;
+  c->at_seq = ++core_.seq;
   // Journal zones sealed before this checkpoint: obsolete once it is complete.
-  std::vector<ZoneAddress> obsolete;
   for (const ZoneStatus& z : core_.zones->Snapshot()) {
     if (z.state == ZoneState::kSealed && z.stream == StreamId::kJournal) {
-      obsolete.push_back(z.addr);
+      c->obsolete.push_back(z.addr);
     }
   }
+  const std::vector<ZoneAddress> pins = core_.zones->JournalPins();
+  c->pins_at_begin.insert(pins.begin(), pins.end());
+  c->group = std::make_unique<GroupWrites>();
+  return c;
+}
+
+Result<bool> MetadataJournal::CheckpointStep(CheckpointState* c, uint64_t budget) {
   // Chunks of at most one record payload each, committed (zone accounting) every ~64 MiB
-  // so a large keyspace does not sit in memory whole.
+  // so a large keyspace does not sit in memory whole, and at the end of every step.
   // A chunk is one record, which must fit in a zone beside its footer: at most
   // max_record_payload, and at most what one journal record may hold (JournalOpsLimit; the
   // default max_record_payload of 1 MiB passes zones of 1 MiB or less).
   const uint64_t chunk_max = std::max<uint64_t>(
       kMinChunk, std::min<uint64_t>(core_.options.max_record_payload, JournalOpsLimit()));
-  c.group = std::make_unique<GroupWrites>();
-  Status walk = core_.meta->ForEachJournaledKey(
-      [&](std::string_view k, std::string_view v) SMR_REQUIRES(group_mu_) {
+  uint64_t walked = 0;
+  auto ended = core_.meta->ForEachJournaledKeyFrom(
+      c->next_key,
+      [&](std::string_view k, std::string_view v, bool* stop) SMR_REQUIRES(group_mu_) {
     const uint64_t need = 8 + k.size() + v.size();
-    if (!c.kvs.empty() && c.kv_bytes + need + 5 > chunk_max) {
-      SMR_RETURN_IF_ERROR(CheckpointEmitChunk(&c));
+    if (!c->kvs.empty() && c->kv_bytes + need + 5 > chunk_max) {
+      SMR_RETURN_IF_ERROR(CheckpointEmitChunk(c));
     }
-    c.kvs.emplace_back(std::string(k), std::string(v));
-    c.kv_bytes += need;
+    c->kvs.emplace_back(std::string(k), std::string(v));
+    c->kv_bytes += need;
+    walked += need;
+    // The smallest key after this one: where the next step resumes.
+    c->next_key.assign(k.data(), k.size());
+    c->next_key.push_back('\0');
+    if (walked >= budget) *stop = true;
     return Status::OK();
   });
-  SMR_RETURN_IF_ERROR(walk);
-  SMR_RETURN_IF_ERROR(CheckpointEmitChunk(&c));
-  SMR_RETURN_IF_ERROR(CheckpointFlushGroup(&c));
-  SMR_RETURN_IF_ERROR(CheckpointComplete(&c));
+  SMR_RETURN_IF_ERROR(ended.status());
+  SMR_RETURN_IF_ERROR(CheckpointEmitChunk(c));
+  SMR_RETURN_IF_ERROR(CheckpointFlushGroup(c));
+  return *ended;
+}
+
+Status MetadataJournal::FinishCheckpoint(CheckpointState* c) {
+  SMR_RETURN_IF_ERROR(CheckpointComplete(c));
   // The journal before it is obsolete: free its sealed zones. They are committed free
   // first and reset after: a crash in between leaves zones the metadata calls free that
   // still hold bytes, which mount resets (ZoneManager::Load); the other order left the
   // metadata naming committed journal data a reset drive no longer had, and no mount
-  // (qa/crash/repro_journal_release.sh). No allocation can take them meanwhile: the
-  // commit pipeline is paused (group_mu) and this is its thread.
-  if (obsolete.empty()) return Status::OK();
-  return ReleaseJournalZones(obsolete);
+  // (qa/crash/repro_journal_release.sh). No allocation can take them meanwhile: they were
+  // sealed when the checkpoint began and only a reset reopens a zone; this is the commit
+  // thread, with group_mu held.
+  if (c->obsolete.empty()) return Status::OK();
+  return ReleaseJournalZones(c->obsolete);
 }
 
 Status MetadataJournal::CheckpointFlushGroup(CheckpointState* c) {
@@ -419,19 +461,30 @@ Status MetadataJournal::CheckpointComplete(CheckpointState* c) {
   }
   auto batch = core_.meta->NewBatch();
   batch->PutValue(kValueJournal, EncodeJournalState(id, at_seq, bytes));
-  const bool had_pins = !core_.zones->JournalPins().empty();
-  if (had_pins) batch->PutDerivedValue(kValueJournalPins, "");
+  // The pins of records older than the checkpoint go; a zone that took a journal record
+  // after it began (a stepped checkpoint: groups committed between its steps) stays pinned,
+  // as a rebuild from this checkpoint replays that record.
+  const std::vector<ZoneAddress> pins = core_.zones->JournalPins();
+  std::vector<ZoneAddress> keep;
+  for (const ZoneAddress& z : pins) {
+    if (c->pins_at_begin.count(z) == 0 || c->repinned.count(z) != 0) keep.push_back(z);
+  }
+  const bool pins_change = keep.size() != pins.size();
+  if (pins_change) {
+    batch->PutDerivedValue(kValueJournalPins, keep.empty() ? "" : EncodeJournalPins(keep));
+  }
   journal_own_zones_now_ = true;
   Status done_commit = core_.peers.pipeline->WriteAndCommit(c->group.get(), batch.get(), 0);
   journal_own_zones_now_ = false;
   SMR_RETURN_IF_ERROR(done_commit);
-  if (had_pins) core_.zones->ClearJournalPins();
+  if (pins_change) core_.zones->SetJournalPins(keep);
   checkpoint_id_ = id;
   checkpoint_seq_ = at_seq;
   last_checkpoint_bytes_ = bytes;
   SizeJournalReserve();
   has_checkpoint_ = true;
-  journal_bytes_ = 0;
+  // What was journaled since the checkpoint began is still needed (a rebuild replays it).
+  journal_bytes_ = c->journal_bytes_since;
   {
     MutexLock lock(&core_.counters_mu);
     core_.counters.checkpoints++;
@@ -475,6 +528,7 @@ void MetadataJournal::SizeJournalReserve() {
 }
 
 bool MetadataJournal::CheckpointDue(bool for_pins) const {
+  if (stepping_) return true;  // a stepped checkpoint under way takes its next step
   // Journal since the last checkpoint over twice that checkpoint's size (and over one
   // zone): its space is then mostly obsolete records a checkpoint frees.
   const uint64_t zone_cap = core_.devices[0]->info().zone_capacity;
@@ -502,7 +556,22 @@ void MetadataJournal::MaybeCheckpoint(bool for_pins) {
     MutexLock lock(&core_.mu);
     if (!core_.fatal.ok()) return;
   }
-  Status s = Checkpoint();
+  const uint64_t step = core_.options.checkpoint_step;
+  Status s;
+  if (step == 0) {
+    s = Checkpoint();
+  } else {
+    // One step between commit groups: the walk goes on from where the last step stopped,
+    // so the commit thread is held for about `step` bytes of chunks, not the keyspace.
+    if (!stepping_) stepping_ = BeginCheckpoint();
+    Result<bool> ended = CheckpointStep(stepping_.get(), step);
+    if (!ended.ok()) {
+      s = ended.status();
+    } else if (*ended) {
+      s = FinishCheckpoint(stepping_.get());
+    }
+    if (!s.ok() || (ended.ok() && *ended)) stepping_.reset();
+  }
   if (!s.ok()) {
     Log(LogLevel::kError, "metadata checkpoint failed: %s", s.ToString().c_str());
   }

@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -123,12 +124,22 @@ class MetadataJournal {
   void SetLastGroupZone(const ZoneAddress& z);
 
   // --- Checkpoints.
-  // Writes a complete checkpoint and frees the journal zones it makes obsolete (group_mu
-  // held). Errors: the metadata walk's, placement and commit errors, a failed reset.
+  // Writes a complete checkpoint at once and frees the journal zones it makes obsolete
+  // (group_mu held); a stepped one under way is dropped. Errors: the metadata walk's,
+  // placement and commit errors, a failed reset.
   Status Checkpoint();
+  // For GC, which found only pinned zones worth cleaning (group_mu held): finishes the
+  // stepped checkpoint under way, which unpins the zones pinned when it began, or writes
+  // one at once (Checkpoint) when none is.
+  Status CheckpointForPins();
   // A checkpoint when the journal has grown enough (after a commit group; commit thread,
   // group_mu not held: taken for the checkpoint). Takes one when the journal since the last
   // one is large, or (with `for_pins`) when many data zones are pinned by journal records.
+  // With StoreOptions::checkpoint_step (not 0) a checkpoint is taken in steps, one per
+  // call, each walking about that many bytes of the keyspace into chunk records and
+  // committing them, while commit groups go on between the steps: a fuzzy checkpoint,
+  // made exact by the journal records written since it began (its sequence number), which
+  // a rebuild replays on top of it (store/rebuild.cc PlanReplay). Those records' pins stay.
   void MaybeCheckpoint(bool for_pins = true) SMR_EXCLUDES(group_mu_);
 
  private:
@@ -142,7 +153,20 @@ class MetadataJournal {
     uint64_t kv_bytes = 0;
     std::unique_ptr<GroupWrites> group;  // chunks placed and not yet committed
     uint64_t group_bytes = 0;
+    std::string next_key;  // where the walk resumes (the key after the last one walked)
+    std::vector<ZoneAddress> obsolete;  // journal zones sealed when it began
+    std::set<ZoneAddress> pins_at_begin;  // data zones pinned when it began
+    std::set<ZoneAddress> repinned;       // ... and given a journal record since
+    uint64_t journal_bytes_since = 0;     // journal record bytes committed since it began
   };
+  // A checkpoint's start: its id and sequence number, the journal zones it will free, the
+  // pins it may clear.
+  std::unique_ptr<CheckpointState> BeginCheckpoint() SMR_REQUIRES(group_mu_);
+  // Walks about `budget` bytes of keys from c->next_key into chunk records and commits
+  // them. Returns whether the keys ended.
+  Result<bool> CheckpointStep(CheckpointState* c, uint64_t budget) SMR_REQUIRES(group_mu_);
+  // The completing commit, then the obsolete journal zones freed.
+  Status FinishCheckpoint(CheckpointState* c) SMR_REQUIRES(group_mu_);
   // Writes and commits the chunks placed in c->group, if any, and starts a new group.
   Status CheckpointFlushGroup(CheckpointState* c) SMR_REQUIRES(group_mu_);
   // Places the chunk being filled (if any) as one kCheckpoint record in the journal
@@ -183,6 +207,8 @@ class MetadataJournal {
   bool journal_own_zones_now_ SMR_GUARDED_BY(group_mu_) = false;
   // The zone the last committed group wrote last (SetLastGroupZone).
   std::optional<ZoneAddress> last_group_zone_ SMR_GUARDED_BY(group_mu_);
+  // The stepped checkpoint under way (MaybeCheckpoint with checkpoint_step), if any.
+  std::unique_ptr<CheckpointState> stepping_ SMR_GUARDED_BY(group_mu_);
 };
 
 // The data zone (not a journal zone) the group's writes reach last, if any — the one whose

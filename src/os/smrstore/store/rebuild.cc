@@ -496,14 +496,21 @@ size_t CutUnconfirmedTail(const Rebuild& r, size_t first_tail) {
   return cut;
 }
 
-// Step 4, the replay plan: the live journal records from the checkpoint's completion on,
-// in order (r.replay), less the unconfirmed tail whose data the drives lack (r.replayed_seq,
-// report.dropped_tail_records); report.in_doubt_records says whether the newest is in doubt.
+// Step 4, the replay plan: the live journal records from the checkpoint's beginning on
+// (its mount and sequence number: a checkpoint taken in steps, StoreOptions::checkpoint_step,
+// walked the keyspace while commit groups went on, and the records they wrote make its
+// fuzzy image exact: puts and deletes of whole values, replayed in order; one taken at
+// once has only its chunks' commits there), in order (r.replay), less the unconfirmed tail
+// whose data the drives lack (r.replayed_seq, report.dropped_tail_records);
+// report.in_doubt_records says whether the newest is in doubt.
 void PlanReplay(Rebuild& r) {
   const std::vector<Found>& found = r.found;
   std::vector<size_t>& replay = r.replay;
-  for (size_t i = r.base->index; i < found.size(); ++i) {
-    if (r.live[i] && found[i].type == RecordType::kJournal) replay.push_back(i);
+  const uint64_t base_mount = found[r.base->index].mount;
+  for (size_t i = 0; i < found.size(); ++i) {
+    const bool after_begin = std::tie(found[i].mount, found[i].seq) >=
+                             std::tie(base_mount, r.base->seq);
+    if (after_begin && r.live[i] && found[i].type == RecordType::kJournal) replay.push_back(i);
   }
   const uint64_t last_mount =
       r.mounts.empty() ? 0 : std::max_element(r.mounts.begin(), r.mounts.end())->first;
