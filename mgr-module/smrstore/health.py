@@ -2,7 +2,11 @@
 
 | check                               | raised when                                                    |
 |-------------------------------------|----------------------------------------------------------------|
-| SMRSTORE_SPACE_LOW                  | (statfs available + reclaimable) / total < space_low_ratio     |
+| SMRSTORE_SPACE_LOW                  | statfs writable / total < space_low_ratio (writable: what      |
+|                                     | users can still write, counting only what GC can really give   |
+|                                     | back: Ceph's statfs available in an OSD). A daemon from before |
+|                                     | statfs.writable: (available + reclaimable) / total, which      |
+|                                     | counts every dead byte (see _space_low)                        |
 | SMRSTORE_GC_BEHIND                  | a drive's free zones < gc_free_zones_min while GC ran in the   |
 |                                     | last gc_window s, or GC throttle time grew by more than        |
 |                                     | gc_throttle_ratio of the wall time in that window              |
@@ -34,7 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .history import History
 from .model import SOURCE_OSD, Snapshot
-from .stats import Hybrid
+from .stats import Hybrid, Statfs
 
 
 @dataclass(frozen=True)
@@ -101,15 +105,9 @@ def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthChe
                               f"{_quarantine_fix(name, d.source)}")
         if age > th.stale_seconds:
             stale.append(f"{name}: last update {age:.0f} s ago (limit {th.stale_seconds:.0f} s)")
-        if doc.statfs.total > 0:
-            # Dead records zone GC will reclaim are space users can still get (Ceph's own
-            # statfs counts them as available inside an OSD).
-            reclaimable = doc.statfs.reclaimable or 0
-            ratio = (doc.statfs.available + reclaimable) / doc.statfs.total
-            if ratio < th.space_low_ratio:
-                space.append(f"{name}: {ratio * 100:.1f}% available "
-                             f"({doc.statfs.available} free + {reclaimable} reclaimable of "
-                             f"{doc.statfs.total} bytes; limit {th.space_low_ratio * 100:.1f}%)")
+        low = _space_low(name, doc.statfs, th.space_low_ratio)
+        if low is not None:
+            space.append(low)
         rates = history.rates(name, th.gc_window, now)
         throttled = rates is not None and rates.throttle_fraction > th.gc_throttle_ratio
         gc_ran = rates is not None and rates.gc_runs_per_s > 0
@@ -164,6 +162,34 @@ def evaluate(snap: Snapshot, history: History, th: Thresholds) -> List[HealthChe
     add("SMRSTORE_STATUS_INVALID", "warning", "{n} smrstore daemon(s) publish an unreadable status",
         [f"{e.name}: {e.message}" for e in snap.errors])
     return checks
+
+
+def _space_low(name: str, st: Statfs, limit: float) -> Optional[str]:
+    """SMRSTORE_SPACE_LOW's detail line for one daemon, or None when it is not low.
+
+    The free ratio is statfs ``writable`` / ``total``: what users can still write, counting
+    only the dead bytes GC can really give back (not the live records' headers, zone tails,
+    journal-pinned zones or GC zones still open), as Store::Statfs counts it and an OSD
+    reports it to Ceph's full ratios.  A daemon from before that field (a mixed-version
+    cluster during an upgrade: its document, or its OSD's perf counters, lack it) is judged
+    by the old formula, (available + reclaimable) / total, which counts every dead byte as
+    free and so can miss a store that is nearly full; its detail line says so."""
+    if st.total <= 0:
+        return None
+    lim = f"limit {limit * 100:.1f}%"
+    if st.writable is not None:
+        ratio = st.writable / st.total
+        if ratio >= limit:
+            return None
+        return (f"{name}: {ratio * 100:.1f}% available ({st.writable} writable of {st.total} "
+                f"bytes; {lim})")
+    reclaimable = st.reclaimable or 0
+    ratio = (st.available + reclaimable) / st.total
+    if ratio >= limit:
+        return None
+    return (f"{name}: {ratio * 100:.1f}% available ({st.available} free + {reclaimable} "
+            f"reclaimable of {st.total} bytes; {lim}; the daemon reports no statfs writable "
+            f"(older version): every dead byte counted as free)")
 
 
 def _quarantine_fix(name: str, source: str) -> str:

@@ -50,7 +50,7 @@ class Module(MgrModule):
         Option("history_seconds", type="int", default=3600, min=60, max=7 * 24 * 3600,
                desc="how far back the history goes"),
         Option("space_low_ratio", type="float", default=0.10, min=0.0, max=1.0,
-               desc="SMRSTORE_SPACE_LOW when available / total is below this"),
+               desc="SMRSTORE_SPACE_LOW when statfs writable / total is below this"),
         Option("gc_free_zones_min", type="int", default=4, min=0,
                desc="SMRSTORE_GC_BEHIND when a drive has fewer free zones while GC runs"),
         Option("gc_throttle_ratio", type="float", default=0.5, min=0.01, max=1.0,

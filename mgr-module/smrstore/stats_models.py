@@ -59,6 +59,7 @@ class Statfs(_Doc):
     stored: int = Field(..., ge=0, description="sum of the drives' live_bytes + bytes of objects inline in RocksDB")
     meta_bytes: Optional[int] = Field(None, ge=0, description="approximate size of the metadata (RocksDB) (null: only an OSD's perf counters known)")
     reclaimable: int = Field(..., ge=0, description="sum of (written - live) over open and sealed zones: dead records zone GC can give back (upper bound)")
+    writable: Optional[int] = Field(None, ge=0, description="what users can still write counting what zone GC can really give back (Store::Statfs's writable; what an OSD reports to Ceph as available): free zones beyond the GC reserve and the room in open user zones, plus the dead bytes of sealed and open user zones not pinned by the metadata journal less the live records' headers and padding and a record's tail per zone; at most total. Not required: daemons from before it (added within version 1) leave it out, and readers then fall back to available + reclaimable (null: absent)")
 
 
 class IoStats(_Doc):

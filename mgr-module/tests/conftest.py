@@ -94,20 +94,28 @@ def doc(name: str = "demo-a", t: float = 1000.0, drives: Optional[List[Dict[str,
         total: int = 30 * GiB, available: int = 20 * GiB,
         reclaimable: int = 0, gc_failures: int = 0, quarantined_zones: int = 0,
         pack: Tuple[int, int, int, int] = PACK, reads: Tuple[int, int] = READS,
-        pinned_zones: int = PINNED, read_ahead: Tuple[int, int] = READ_AHEAD) -> Dict[str, Any]:
+        pinned_zones: int = PINNED, read_ahead: Tuple[int, int] = READ_AHEAD,
+        writable: Optional[int] = None, with_writable: bool = True) -> Dict[str, Any]:
     """A complete document (every field the schema requires).  ``pack`` is io's
     (pack_records, pack_entries, pack_payload_bytes, pack_record_bytes), ``reads`` io's
     (data_reads, data_read_records), ``read_ahead`` gc's (read_ahead_bytes,
-    read_ahead_yields) with store.gc_read_ahead true."""
+    read_ahead_yields) with store.gc_read_ahead true.  statfs.writable is ``writable``, by
+    default available + reclaimable (at most total: a store whose dead bytes GC can all give
+    back); ``with_writable=False`` leaves it out, as a daemon from before it does."""
     drs = drives if drives is not None else [drive(0), drive(1)]
+    statfs: Dict[str, Any] = {"total": total, "available": available, "allocated": 9 * GiB,
+                              "stored": 8 * GiB, "meta_bytes": 1 * MiB,
+                              "reclaimable": reclaimable}
+    if with_writable:
+        statfs["writable"] = (min(total, available + reclaimable) if writable is None
+                              else writable)
     return {
         "schema": "smrstore.stats/1", "name": name, "time": t,
         "store": {"uuid": "u-1", "dir": "/var/tmp/st", "mount_count": 2,
                   "gc_policy": "lifetime", "gc_auto": True, "pack_max": 32768,
                   "gc_read_ahead": True, "gc_start_free": 0.03, "gc_urgent_free": 0.01,
                   "gc_stop_free": 0.05, "gc_free_zones_max": 64},
-        "statfs": {"total": total, "available": available, "allocated": 9 * GiB,
-                   "stored": 8 * GiB, "meta_bytes": 1 * MiB, "reclaimable": reclaimable},
+        "statfs": statfs,
         "io": {"user_bytes": user, "device_bytes": device, "inline_bytes": 0,
                "bytes_read": 0, "txns_committed": 100, "txns_failed": 0, "crc_errors": 0,
                "write_amplification": device / user if user else 0.0,
@@ -150,10 +158,12 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
                  quarantined_zones: int = 0, pack: Tuple[int, int, int, int] = (0, 0, 0, 0),
                  reads: Tuple[int, int] = (0, 0), pinned_zones: int = 0,
                  read_ahead: Tuple[int, int] = (0, 0), reclaimable: int = 0,
+                 writable: int = 40 * GiB,
                  without: Tuple[str, ...] = ()) -> Dict[str, Dict[str, Any]]:
     """Every counter of the schema's x-perf-counters (and one of another logger), 0 unless
     given here; pack is (records, entries, payload bytes, record bytes), reads (data reads,
-    data read records), read_ahead (bytes, yields); ``without``: counter names left out."""
+    data read records), read_ahead (bytes, yields), writable statfs.writable (by default
+    the 40 GiB available); ``without``: counter names left out."""
     from smrstore.stats import PERF_COUNTERS
     store = {"user_bytes": user, "device_bytes": device, "gc_bytes": device - user,
              "wa_milli": device * 1000 // user, "gc_runs": 7, "gc_zones_reset": 9,
@@ -161,7 +171,8 @@ def osd_counters(user: int = 4 * GiB, device: int = 5 * GiB, conv: int = 0,
              "txns": 1234, "statfs_total": 64 * GiB, "statfs_available": 40 * GiB,
              "statfs_stored": 20 * GiB, "conversion_state": conv, "gc_failures": gc_failures,
              "gc_quarantined_zones": quarantined_zones, "gc_pinned_zones": pinned_zones,
-             "statfs_reclaimable": reclaimable, "data_reads": reads[0],
+             "statfs_reclaimable": reclaimable, "statfs_writable": writable,
+             "data_reads": reads[0],
              "data_read_records": reads[1], "gc_read_ahead_bytes": read_ahead[0],
              "gc_read_ahead_yields": read_ahead[1],
              **{f"pack_{k}": v for k, v in zip(("records", "entries", "payload_bytes",

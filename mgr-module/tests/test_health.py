@@ -40,16 +40,43 @@ def test_space_low_follows_threshold() -> None:
     assert evaluate(s, History(), Thresholds(space_low_ratio=0.05)) == []
 
 
-def test_reclaimable_space_is_not_low_space() -> None:
-    # The make-demo case: 1.37 GB live in 3.71 GB, only 8.3 % in free zones, the rest dead
-    # records GC reclaims: not low on space. Without the reclaimable bytes it would be.
-    total, free = 3_710_000_000, 308_000_000
-    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=2_030_000_000))
+def test_space_low_counts_only_what_gc_can_really_give_back() -> None:
+    # The make-demo case: 1.37 GB live in 3.71 GB, only 8.3 % in free zones, 2.03 GB of dead
+    # records. When GC can give most of them back (statfs writable 2.2 GB), not low on space.
+    total, free, dead = 3_710_000_000, 308_000_000, 2_030_000_000
+    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=dead,
+                            writable=2_200_000_000))
     assert evaluate(s, History(), Thresholds()) == []
-    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=0))
+    # When the dead bytes are mostly what GC cannot give back (live records' headers,
+    # journal-pinned zones, GC's open zones, zone tails), writable is 7.5 %: low on space,
+    # although (available + reclaimable) / total, the old formula, is 63 %.
+    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=dead, writable=278_250_000))
     checks = evaluate(s, History(), Thresholds())
     assert names(checks) == ["SMRSTORE_SPACE_LOW"]
-    assert "8.3% available" in checks[0].detail[0] and "0 reclaimable" in checks[0].detail[0]
+    assert checks[0].detail == [
+        "demo-a: 7.5% available (278250000 writable of 3710000000 bytes; limit 10.0%)"]
+    # The same store as a daemon from before statfs.writable reports it: the old formula
+    # counts every dead byte as free, and does not see it.
+    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=dead, with_writable=False))
+    assert s.daemons["demo-a"].doc.statfs.writable is None
+    assert evaluate(s, History(), Thresholds()) == []
+
+
+def test_space_low_falls_back_for_a_daemon_without_writable() -> None:
+    # A mixed-version cluster during an upgrade: a document without statfs.writable is read
+    # (no SMRSTORE_STATUS_INVALID) and judged by (available + reclaimable) / total, which the
+    # detail says.
+    total, free = 3_710_000_000, 308_000_000
+    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=0, with_writable=False))
+    checks = evaluate(s, History(), Thresholds())
+    assert names(checks) == ["SMRSTORE_SPACE_LOW"]
+    assert checks[0].detail == [
+        "demo-a: 8.3% available (308000000 free + 0 reclaimable of 3710000000 bytes; limit "
+        "10.0%; the daemon reports no statfs writable (older version): every dead byte counted "
+        "as free)"]
+    s = snap_of(1001.0, doc(total=total, available=free, reclaimable=100_000_000,
+                            with_writable=False))
+    assert evaluate(s, History(), Thresholds()) == []     # 11.0 %
 
 
 def test_stale_daemon() -> None:
@@ -142,16 +169,32 @@ def test_thresholds_validated(kw: Dict) -> None:
         Thresholds(**kw)
 
 
-@pytest.mark.parametrize("available,reclaimable", [(GiB, 0), (0, GiB), (GiB // 4, 3 * GiB // 4)])
+@pytest.mark.parametrize("available,reclaimable", [(0, 0), (GiB, 0), (5 * GiB, 5 * GiB)])
 def test_space_low_boundary_is_exclusive(available: int, reclaimable: int) -> None:
-    # health.py raises SMRSTORE_SPACE_LOW when (available + reclaimable) / total < ratio:
-    # one byte under the limit raises, exactly at the limit and one byte over do not.
-    # 1 GiB / 10 GiB is exactly the double 0.1, the default space_low_ratio.
+    # health.py raises SMRSTORE_SPACE_LOW when statfs writable / total < ratio, whatever
+    # available and reclaimable say: one byte under the limit raises, exactly at the limit
+    # and one byte over do not. 1 GiB / 10 GiB is exactly the double 0.1, the default
+    # space_low_ratio.
+    total = 10 * GiB
+
+    def low(delta: int) -> List[str]:
+        s = snap_of(1001.0, doc(total=total, available=available, reclaimable=reclaimable,
+                                writable=GiB + delta))
+        return names(evaluate(s, History(), Thresholds(space_low_ratio=0.10)))
+
+    assert low(-1) == ["SMRSTORE_SPACE_LOW"]
+    assert low(0) == []
+    assert low(+1) == []
+
+
+@pytest.mark.parametrize("available,reclaimable", [(GiB, 0), (0, GiB), (GiB // 4, 3 * GiB // 4)])
+def test_space_low_fallback_boundary_is_exclusive(available: int, reclaimable: int) -> None:
+    # Without statfs.writable (an older daemon): (available + reclaimable) / total < ratio.
     total = 10 * GiB
 
     def low(delta: int) -> List[str]:
         a, r = (available + delta, reclaimable) if available else (0, reclaimable + delta)
-        s = snap_of(1001.0, doc(total=total, available=a, reclaimable=r))
+        s = snap_of(1001.0, doc(total=total, available=a, reclaimable=r, with_writable=False))
         return names(evaluate(s, History(), Thresholds(space_low_ratio=0.10)))
 
     assert low(-1) == ["SMRSTORE_SPACE_LOW"]
@@ -162,13 +205,13 @@ def test_space_low_boundary_is_exclusive(available: int, reclaimable: int) -> No
 def test_space_low_boundary_follows_the_configured_ratio() -> None:
     total = 8 * GiB      # a quarter of it is 2 GiB
     for free, raised in ((2 * GiB - 1, True), (2 * GiB, False), (2 * GiB + 1, False)):
-        s = snap_of(1001.0, doc(total=total, available=free // 2, reclaimable=free - free // 2))
+        s = snap_of(1001.0, doc(total=total, available=free // 2, reclaimable=total // 2,
+                                writable=free))
         checks = evaluate(s, History(), Thresholds(space_low_ratio=0.25))
         assert (names(checks) == ["SMRSTORE_SPACE_LOW"]) is raised, free
         if raised:
             assert checks[0].detail == [
-                f"demo-a: 25.0% available ({free // 2} free + {free - free // 2} reclaimable "
-                f"of {total} bytes; limit 25.0%)"]
+                f"demo-a: 25.0% available ({free} writable of {total} bytes; limit 25.0%)"]
 
 
 def test_threshold_limits_are_inclusive_where_documented() -> None:

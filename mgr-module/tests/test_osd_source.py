@@ -14,7 +14,10 @@ records, reads, GC failures, quarantine, pinned zones and read-ahead, statfs.rec
 zones.inactive, the hybrid block's realms and quanta): the format being unreleased, every
 field is required, so mgr-module/tools/fill_fixtures.py filled those in (counters and counts
 0, the options' defaults, a non-hybrid drive's hybrid block: what the engine writes for such a
-store now); rerun it after adding a field or a counter.
+store now); rerun it after adding a field or a counter.  The one field the schema does not
+require, statfs.writable (and its counter smrstore_statfs_writable), is left out: no value
+would be true for these stores, and they stand for OSDs from before it (the health check's
+fallback).
 """
 
 import copy
@@ -30,7 +33,7 @@ from smrstore.history import History
 from smrstore.model import SOURCE_OSD, OsdReading, merge, parse_osd, parse_osd_counters
 from smrstore.osd_source import (STATS_COMMAND, OsdSource, capture_osd, smrstore_osds,
                                  up_osds)
-from smrstore.stats import PERF_COUNTERS, StatsError
+from smrstore.stats import PERF_COUNTERS, STATS_SCHEMA, StatsError
 from smrstore import views
 
 FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "osd")
@@ -89,6 +92,20 @@ def real() -> FakeMgr:
     return FakeMgr([load("capture-osd.0.json"), load("capture-osd.1.json")])
 
 
+def optional_counters(logger: str) -> List[str]:
+    """The counters of a logger of x-perf-counters that carry a field the schema does not
+    require (statfs.writable): an OSD from before the field lacks them."""
+    out = []
+    for e in PERF_COUNTERS[logger]:
+        node: Any = STATS_SCHEMA if logger == "smrstore" else STATS_SCHEMA["$defs"]["drive"]
+        *parents, key = e.get("path", "/").strip("/").split("/")
+        for p in parents:
+            node = node["properties"][p]
+        if e.get("path") and key not in node.get("required", []):
+            out.append(e["name"])
+    return out
+
+
 def test_recorded_captures_are_real_osds() -> None:
     c = load("capture-osd.0.json")
     meta = c["osd_metadata"]["0"]
@@ -98,7 +115,11 @@ def test_recorded_captures_are_real_osds() -> None:
     # Every smrstore counter reaches the mgr: priority >= PRIO_USEFUL (mgr_stats_threshold).
     schema = c["perf_schema"]["osd.0"]
     smr = [p for p in schema if p.startswith("smrstore")]
-    assert len(smr) == len(PERF_COUNTERS["smrstore"]) + 2 * len(PERF_COUNTERS["smrstore-drive.<i>"])
+    # (all but those of fields a document may lack: recorded before statfs.writable)
+    assert optional_counters("smrstore") == ["smrstore_statfs_writable"]
+    assert optional_counters("smrstore-drive.<i>") == []
+    assert not any(p.endswith(".smrstore_statfs_writable") for p in smr)
+    assert len(smr) == len(PERF_COUNTERS["smrstore"]) - 1 + 2 * len(PERF_COUNTERS["smrstore-drive.<i>"])
     assert all(schema[p]["priority"] >= 5 for p in smr)
     assert all(c["latest_counter"][p] for p in smr)
 
@@ -129,7 +150,9 @@ def test_collect_and_parse_real_osds() -> None:
     assert d.doc.io.lifetime_gc_bytes == raw["io"]["lifetime_gc_bytes"]
     assert d.doc.gc.dict() == raw["gc"]
     assert d.doc.store is not None and d.doc.store.uuid == raw["store"]["uuid"]
-    assert d.doc.statfs.dict() == raw["statfs"]
+    # (an OSD from before statfs.writable: neither its counters nor its document have it)
+    assert "writable" not in raw["statfs"] and d.doc.statfs.writable is None
+    assert d.doc.statfs.dict(exclude={"writable"}) == raw["statfs"]
     for i, dr in enumerate(raw["drives"]):
         assert d.zonemaps[i] == dr["zonemap"] and d.streams[i] == dr["streams"]
         got = d.doc.drives[i]
@@ -364,6 +387,35 @@ def test_counters_win_over_the_document_and_are_required(counters_of: Dict[str, 
     without = {k: v for k, v in with_counters.items() if k != f"smrstore.smrstore_{first}"}
     with pytest.raises(StatsError, match=f"counter smrstore.smrstore_{first} missing"):
         parse_osd("osd.0", OsdReading(counters=without, document=json.dumps(newer)), 1.0)
+
+
+def test_space_low_of_a_real_osd_follows_its_writable_counter() -> None:
+    """osd.0 as recorded (no statfs.writable: an OSD from before it) is judged by
+    (available + reclaimable) / total; given the counter smrstore_statfs_writable (and the
+    field in its document, as an OSD of this version answers), by writable / total."""
+    counters, raw = _capture_osd0()
+    t = counters["smrstore.smrstore_gc_runs"][0]
+    total = counters["smrstore.smrstore_statfs_total"][1]
+    available = counters["smrstore.smrstore_statfs_available"][1]
+    assert available / total > 0.2
+
+    def space(counters: Dict[str, Any], raw: Dict[str, Any]) -> List[str]:
+        snap = merge(t + 1, {}, {"osd.0": OsdReading(counters=counters,
+                                                      document=json.dumps(raw))})
+        return [line for c in evaluate(snap, History(), Thresholds())
+                if c.name == "SMRSTORE_SPACE_LOW" for line in c.detail]
+
+    assert space(counters, raw) == []
+    # GC could give back half the store by the old count, but only 5 % is writable.
+    writable = total // 20
+    newer = dict(counters)
+    newer["smrstore.smrstore_statfs_reclaimable"] = [t, total // 2]
+    newer["smrstore.smrstore_statfs_writable"] = [t, writable]
+    doc = dict(raw, statfs=dict(raw["statfs"], reclaimable=total // 2, writable=writable))
+    assert space(newer, doc) == [f"osd.0: 5.0% available ({writable} writable of {total} "
+                                 f"bytes; limit 10.0%)"]
+    d = parse_osd("osd.0", OsdReading(counters=newer), 1.0)     # counters only
+    assert d.doc.statfs.writable == writable
 
 
 def test_health_names_a_real_osd_with_quarantined_zones() -> None:

@@ -204,8 +204,9 @@ def find_tool() -> Optional[Path]:
 
 
 @pytest.fixture(scope="module")
-def engine_documents(tmp_path_factory: pytest.TempPathFactory) -> Tuple[str, str]:
-    """(full, compact) documents the engine writes now for a small store with objects."""
+def engine_documents(tmp_path_factory: pytest.TempPathFactory) -> Tuple[str, str, str]:
+    """(full, compact) documents the engine writes now for a small store with objects, and
+    `df --json` of it."""
     tool = find_tool()
     if tool is None:
         pytest.skip("no smrstore-tool (build/src/tools/smrstore-tool or $SMRSTORE_TOOL); "
@@ -225,15 +226,22 @@ def engine_documents(tmp_path_factory: pytest.TempPathFactory) -> Tuple[str, str
     run("put", st, "1.0_head", "small", "-", stdin=b"s" * 5000)
     run("put", st, "1.0_head", "large", "-", stdin=os.urandom(9 * MiB))
     run("put", st, "1.0_head", "large", "-", stdin=os.urandom(3 * MiB))   # leaves dead bytes
-    return (run("stats", st, "--document"), run("stats", st, "--document", "--compact"))
+    return (run("stats", st, "--document"), run("stats", st, "--document", "--compact"),
+            run("df", st, "--json"))
 
 
-def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> None:
-    full, compact = engine_documents
+def test_the_engines_document_validates(engine_documents: Tuple[str, str, str]) -> None:
+    full, compact, df = engine_documents
     d = json.loads(full)
     assert errors(d) == []
-    # The engine writes every field (the schema requires them all).
+    # The engine writes every field (the schema requires them all but statfs.writable, which
+    # it writes too).
     assert "reclaimable" in d["statfs"] and "failures" in d["gc"]
+    # statfs.writable is what `df --json` calls writable (Store::Statfs: an OSD's available),
+    # and the overwrite's dead bytes are reclaimable but not all writable.
+    assert d["statfs"]["writable"] == json.loads(df)["writable"]
+    assert 0 < d["statfs"]["writable"] <= d["statfs"]["total"]
+    assert d["statfs"]["reclaimable"] > 0
     assert d["store"]["pack_max"] == 32768
     assert {k for k in d["io"] if k.startswith("pack_")} == {
         "pack_records", "pack_entries", "pack_payload_bytes", "pack_record_bytes"}
@@ -251,6 +259,7 @@ def test_the_engines_document_validates(engine_documents: Tuple[str, str]) -> No
     assert errors(json.loads(compact), jsonschema.Draft202012Validator(compact_schema())) == []
     # ... and this module reads it whole.
     parsed = parse_stats(json.loads(compact))
+    assert parsed.statfs.writable == d["statfs"]["writable"]
     for dr, raw in zip(parsed.drives, d["drives"]):
         assert zonemap_counts(raw["zonemap"]) == (
             dr.zones.reserved, dr.zones.free, dr.zones.open, dr.zones.sealed, dr.zones.offline,
@@ -364,14 +373,25 @@ def field_paths(node: Dict[str, Any], path: str) -> Iterator[Tuple[str, Dict[str
         yield from field_paths(sub, where)
 
 
+# Properties the schema does not require: documents of daemons from before them lack them,
+# and readers fall back (statfs.writable: SMRSTORE_SPACE_LOW, health.py).
+NOT_REQUIRED = {"statfs.writable"}
+
+
 def test_every_field_is_required() -> None:
     # The format is unreleased: no document without a field exists, so the schema requires
-    # every property (one legitimately absent sometimes would say when in its description);
-    # no compatibility marks are left.
+    # every property but the ones a reader must do without during an upgrade (NOT_REQUIRED),
+    # each of which says so in its description; no compatibility marks are left.
     paths = list(field_paths(SCHEMA, ""))
     assert len(paths) > 90
     for where, parent in paths:
-        assert where.rsplit(".", 1)[-1] in parent.get("required", []), f"{where}: not required"
+        key = where.rsplit(".", 1)[-1]
+        if where in NOT_REQUIRED:
+            assert key not in parent.get("required", []), where
+            assert "Not required: daemons from before it" in parent["properties"][key][
+                "description"], where
+            continue
+        assert key in parent.get("required", []), f"{where}: not required"
     assert "x-added-within-v1" not in json.dumps(SCHEMA)
     # ... and parse_stats names each one a document lacks (the status-map strings travel
     # beside the document).
@@ -387,6 +407,9 @@ def test_every_field_is_required() -> None:
         for p in parents:
             node = node[int(p)] if p.isdigit() else node[p]
         del node[key]
+        if where in NOT_REQUIRED:
+            assert parse_stats(d) is not None     # read, the field None
+            continue
         with pytest.raises(StatsError, match=re.escape(
                 f"missing field(s) {where.replace('[]', '[0]')}")):
             parse_stats(d)
@@ -430,8 +453,13 @@ def test_the_models_optional_fields_are_what_the_perf_counters_lack() -> None:
 
     seen = list(walk(d.doc, ""))
     assert [w for w, required, none in seen if required and none] == []
-    # (the hybrid block: there with the store's conversion state when the store is hybrid)
-    assert [w for w, required, none in seen if not required and not none] == ["drives[].hybrid"]
+    # (the hybrid block: there with the store's conversion state when the store is hybrid;
+    # statfs.writable: a counter carries it, but a document may lack it)
+    assert [w for w, required, none in seen if not required and not none] == [
+        "statfs.writable", "drives[].hybrid"]
+    # An OSD from before statfs.writable (no such counter): the field is None.
+    old = parse_osd_counters("osd.0", osd_counters(without=("smrstore_statfs_writable",)), 1.0)
+    assert old is not None and old.doc.statfs.writable is None
     assert {w for w, _, none in seen if none} >= {"store", "statfs.allocated",
                                                   "drives[].zones.inactive",
                                                   "drives[].hybrid.realmmap"}

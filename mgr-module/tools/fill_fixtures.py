@@ -5,6 +5,9 @@ stats schema: the format is unreleased and every field and every x-perf-counters
 required, so a field or counter added after a recording is filled in with what the engine
 writes for such a store (counters and counts 0, the store options' defaults below, null
 where the schema allows it, a non-hybrid drive's hybrid block); recorded values are kept.
+A field the schema does not require (statfs.writable: daemons from before it lack it) and
+its counter are not filled in: no value would be true for the recorded store, and the
+fixtures then stand for such older daemons.
 Idempotent: running it on up-to-date fixtures changes nothing.
 
 usage: fill_fixtures.py
@@ -54,6 +57,8 @@ def fill(obj: Any, node: Dict[str, Any], path: str, compact: bool) -> Any:
             out[k] = fill(obj[k], sub, where, compact)
         elif compact and "x-in-status-map" in sub:
             continue
+        elif k not in node.get("required", []):
+            continue
         else:
             out[k] = _default(_res(sub), where)
             filled.add(where)
@@ -83,11 +88,24 @@ def _schema_entry(e: Dict[str, Any], asok: bool) -> Dict[str, Any]:
             "units": 1 if e.get("unit") == "bytes" else 0}
 
 
+def _carries_required_field(logger: str, e: Dict[str, Any]) -> bool:
+    """Whether counter e (of x-perf-counters' logger) carries a field the schema requires
+    (or is derived): the counters of the others are not filled in, like those fields."""
+    if "path" not in e:
+        return True
+    node = S if logger == "smrstore" else S["$defs"]["drive"]
+    *parents, key = e["path"].strip("/").split("/")
+    for p in parents:
+        node = _res(node["properties"][p])
+    return key in node.get("required", [])
+
+
 def main(argv: List[str]) -> int:
     if argv[1:]:
         print(__doc__, file=sys.stderr)
         return 2
-    pc = S["x-perf-counters"]
+    pc = {logger: [e for e in entries if _carries_required_field(logger, e)]
+          for logger, entries in S["x-perf-counters"].items() if logger != "description"}
     for f in sorted(glob.glob(str(TESTS / "fixtures/osd/capture-*.json"))):
         raw = Path(f).read_text()
         c = json.loads(raw)

@@ -183,6 +183,20 @@ describe("daemon", () => {
     expect(p.getAttribute("data-value")).toBe("3");
   });
 
+  it("shows statfs writable beside available, and nothing for a daemon from before it", async () => {
+    at("#/daemons/demo-a&token=t");
+    const { unmount } = render(<App fetch={fakeFetch(OK).fetch} baseUrl={BASE} />);
+    const w = await screen.findByTestId("stat-writable");
+    expect(w.textContent).toBe("writable18.0 GiB60.0 %, GC's real gain included");
+    expect(w.getAttribute("data-value")).toBe(String(18 * 1024 ** 3));
+    unmount();
+    // As the module serves an older daemon's document: writable null.
+    const old = { ...fx.detail, statfs: { ...fx.detail.statfs, writable: null } };
+    render(<App fetch={fakeFetch({ ...OK, "/api/v1/daemons/demo-a": { body: old } }).fetch} baseUrl={BASE} />);
+    await screen.findByTestId("stat-gc-pinned");
+    expect(screen.queryByTestId("stat-writable")).toBeNull();
+  });
+
   it("shows 0 reads and pinned zones as such", async () => {
     at("#/daemons/demo-a&token=t");
     const zero = {

@@ -1029,6 +1029,11 @@ export interface components {
              * @description sum of the drives' capacity_bytes
              */
             total: number;
+            /**
+             * Writable
+             * @description what users can still write counting what zone GC can really give back (Store::Statfs's writable; what an OSD reports to Ceph as available): free zones beyond the GC reserve and the room in open user zones, plus the dead bytes of sealed and open user zones not pinned by the metadata journal less the live records' headers and padding and a record's tail per zone; at most total. Not required: daemons from before it (added within version 1) leave it out, and readers then fall back to available + reclaimable (null: absent)
+             */
+            writable?: number;
         };
         /**
          * StoreInfo

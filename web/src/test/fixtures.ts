@@ -99,7 +99,7 @@ export const detail: DaemonDetail = {
     gc_stop_free: 0.05,
     gc_free_zones_max: 64,
   },
-  statfs: { total: 30 * GiB, available: 20 * GiB, allocated: 9 * GiB, stored: 8 * GiB, meta_bytes: 1 << 20, reclaimable: 0 },
+  statfs: { total: 30 * GiB, available: 20 * GiB, allocated: 9 * GiB, stored: 8 * GiB, meta_bytes: 1 << 20, reclaimable: 0, writable: 18 * GiB },
   io: {
     user_bytes: 10 * GiB,
     device_bytes: 12 * GiB,

@@ -19,6 +19,9 @@ function Detail({ d }: { d: DaemonDetail }) {
   const pinned = d.gc.pinned_zones;
   const readAhead = readAheadFigures(d.gc, d.store?.gc_read_ahead);
   const watermarks = watermarkText(d.store);
+  // What users can still write counting what GC can really give back (null/absent: a daemon
+  // from before statfs.writable).
+  const writable = d.statfs.writable ?? null;
   return (
     <>
       <p>
@@ -51,6 +54,15 @@ function Detail({ d }: { d: DaemonDetail }) {
         <Stat label="total" value={formatBytes(d.statfs.total)} />
         <Stat label="stored" value={formatBytes(d.statfs.stored)} hint={formatPercent(ratio(d.statfs.stored, d.statfs.total))} />
         <Stat label="available" value={formatBytes(d.statfs.available)} />
+        {writable !== null ? (
+          <Stat
+            label="writable"
+            value={formatBytes(writable)}
+            hint={`${formatPercent(ratio(writable, d.statfs.total))}, GC's real gain included`}
+            exact={writable}
+            testId="stat-writable"
+          />
+        ) : null}
         <Stat label="free zones" value={formatCount(freeZones)} exact={freeZones} testId="stat-free-zones" />
         <Stat label="user bytes (since mount)" value={formatBytes(d.io.user_bytes)} exact={d.io.user_bytes} testId="stat-user-bytes" />
         <Stat label="device bytes (since mount)" value={formatBytes(d.io.device_bytes)} exact={d.io.device_bytes} testId="stat-device-bytes" />

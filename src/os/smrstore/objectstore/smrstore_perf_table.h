@@ -51,6 +51,7 @@ inline constexpr PerfCounterDef kStorePerfCounters[] = {
     {"smrstore_statfs_available", PerfSource::kPath, "/statfs/available", PerfKind::kGauge, true, "", false, "Free zones plus room in open zones"},
     {"smrstore_statfs_stored", PerfSource::kPath, "/statfs/stored", PerfKind::kGauge, true, "", false, "Live object bytes"},
     {"smrstore_statfs_reclaimable", PerfSource::kPath, "/statfs/reclaimable", PerfKind::kGauge, true, "", false, "Dead record bytes zone GC can reclaim"},
+    {"smrstore_statfs_writable", PerfSource::kPath, "/statfs/writable", PerfKind::kGauge, true, "", false, "What users can still write, counting what GC can really give back"},
     {"smrstore_conversion_state", PerfSource::kConversionState, "", PerfKind::kGauge, false, "", false, "Hybrid CMR/SMR conversion: 0 none, 1 idle, 2 converting, 3 stalled"},
 };
 // Loggers `smrstore-drive.<i>`, one per drive.

@@ -464,6 +464,47 @@ TEST_F(SMRStoreTest, GcReadAheadInThePerfDump) {
   EXPECT_EQ(out.to_str(), std::string(1u << 20, 'c'));
 }
 
+// statfs.writable reaches Ceph three ways that agree on a store at rest (GC stopped): the
+// stats document (`smrstore stats`), the perf counter smrstore_statfs_writable in the Ceph
+// CLI's perf dump, and statfs()'s available. With dead records it is less than available +
+// reclaimable (the live records' headers, zone tails and the GC reserve are not writable).
+TEST_F(SMRStoreTest, StatfsWritableInTheDocumentThePerfDumpAndStatfs) {
+  if (::access("/usr/bin/ceph", X_OK) != 0) GTEST_SKIP() << "ceph CLI not installed";
+  const std::string cli = "/usr/bin/ceph --admin-daemon " + asok_ + " ";
+  RunCommand(cli + "smrstore gc stop");
+  const coll_t cid = coll_t::pg(spg_t(pg_t(1, 2)));
+  auto ch = store_->create_new_collection(cid);
+  {
+    Transaction t;
+    t.create_collection(cid, 0);
+    ASSERT_EQ(Commit(store_.get(), ch, std::move(t)), 0);
+  }
+  // Six objects of 1 MiB, then two of them overwritten: dead records in the user zones.
+  for (uint32_t i = 0; i < 8; ++i) {
+    Transaction t;
+    const uint32_t o = i < 6 ? i : (i - 6) * 2 + 1;
+    ceph::buffer::list b = Bl(std::string(1u << 20, static_cast<char>('a' + i)));
+    t.write(cid, Obj("o" + std::to_string(o), o), 0, b.length(), b);
+    ASSERT_EQ(Commit(store_.get(), ch, std::move(t)), 0);
+  }
+  // The admin command refreshes the counters from the document it answers.
+  auto doc = smr::ParseJson(RunCommand(cli + "smrstore stats"));
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  const smr::Json& st = doc->at("statfs");
+  const uint64_t writable = st.at("writable").get<uint64_t>();
+  const std::string dump = RunCommand(cli + "perf dump smrstore");
+  auto perf = smr::ParseJson(dump);
+  ASSERT_TRUE(perf.ok()) << perf.status().ToString() << ": " << dump;
+  EXPECT_EQ(perf->at("smrstore").at("smrstore_statfs_writable").get<uint64_t>(), writable)
+      << dump;
+  store_statfs_t sf;
+  ASSERT_EQ(store_->statfs(&sf), 0);
+  EXPECT_EQ(static_cast<uint64_t>(sf.available), writable);
+  EXPECT_GT(st.at("reclaimable").get<uint64_t>(), 0u);
+  EXPECT_LT(writable, st.at("available").get<uint64_t>() + st.at("reclaimable").get<uint64_t>());
+  RunCommand(cli + "smrstore gc start");
+}
+
 // Ceph's statfs: total never changes; dead records GC can reclaim are available; what is
 // neither live nor available (the GC reserve) is internally reserved.
 TEST_F(SMRStoreTest, StatfsCountsReclaimableSpaceAsAvailable) {

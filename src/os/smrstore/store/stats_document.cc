@@ -395,7 +395,9 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
     c = impl_->counters;
     inline_stored = impl_->inline_stored;
   }
-  const std::vector<ZoneStatus> snapshot = impl_->zones->Snapshot();
+  uint64_t user_available = 0;
+  const std::vector<ZoneStatus> snapshot =
+      impl_->zones->Snapshot(impl_->MaxRecordBytes(), &user_available);
   const size_t nr_drives = impl_->devices.size();
 
   // The specs the store was made with (the device list kept in the metadata).
@@ -421,6 +423,8 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
   TallyZones(snapshot, superblock_zones, &drives, &st, &pinned_zones);
   st.stored += inline_stored;
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
+  // As Store::Statfs counts it (what an OSD reports to Ceph as available), from this snapshot.
+  st.writable = impl_->Writable(snapshot, user_available, st.total, c);
 
   Json doc;
   doc["schema"] = "smrstore.stats/1";
@@ -439,7 +443,8 @@ Json Store::StatsDocumentJson(const std::string& name, const StatsDocumentOption
                   {"gc_free_zones_max", impl_->options.gc_free_zones_max}};
   doc["statfs"] = {{"total", st.total},         {"available", st.available},
                    {"allocated", st.allocated}, {"stored", st.stored},
-                   {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable}};
+                   {"meta_bytes", st.meta_bytes}, {"reclaimable", st.reclaimable},
+                   {"writable", st.writable}};
   doc["io"] = IoJson(c);
   doc["gc"] = GcJson(c, impl_->gc_worker.gc_auto(), pinned_zones);
   doc["drives"] = Json::array();

@@ -199,6 +199,12 @@ class StatsDocumentTest : public ::testing::Test {
     EXPECT_EQ(st.at("allocated").get<uint64_t>(), written);
     EXPECT_GE(st.at("stored").get<uint64_t>(), live);  // plus what is inline in RocksDB
     EXPECT_LE(st.at("available").get<uint64_t>(), st.at("total").get<uint64_t>());
+    // writable is Store::Statfs's (what an OSD reports to Ceph as available): the store is
+    // at rest (gc_auto off), so a Statfs now sees the same zones and counters.
+    const StoreStatfs now = store_->Statfs();
+    EXPECT_EQ(st.at("writable").get<uint64_t>(), now.writable);
+    EXPECT_LE(st.at("writable").get<uint64_t>(), st.at("total").get<uint64_t>());
+    EXPECT_GE(st.at("writable").get<uint64_t>(), now.user_available);
 
     const Json& io = doc.at("io");
     const uint64_t user = io.at("user_bytes").get<uint64_t>(), device = io.at("device_bytes").get<uint64_t>();
@@ -411,6 +417,8 @@ TEST_F(StatsDocumentRotationalTest, GatheredReadsAndJournalPinnedZones) {
   Json more = Doc(store.get());
   EXPECT_EQ(UserZones(more), 2u) << more.dump();
   EXPECT_EQ(Pinned(more), 2u) << more.dump();
+  // statfs.writable is Statfs's with journal records in the data zones too.
+  EXPECT_EQ(more.at("statfs").at("writable").get<uint64_t>(), store->Statfs().writable);
 
   // The pins are persisted: a remount has them (and its counters start again).
   ASSERT_OK(store->Close());
@@ -432,6 +440,55 @@ TEST_F(StatsDocumentRotationalTest, GatheredReadsAndJournalPinnedZones) {
   ASSERT_OK(own->Apply(std::move(o)));
   EXPECT_EQ(Pinned(Doc(own.get())), 0u);
   ASSERT_OK(own->Close());
+}
+
+// statfs.writable is StoreStatfs::writable, not available + reclaimable: it leaves out the
+// GC reserve, zone tails and the live records' headers, and counts only the dead bytes GC
+// can really give back.
+TEST_F(StatsDocumentTest, WritableIsStatfsWritable) {
+  auto writable = [](const Json& doc) { return doc.at("statfs").at("writable").get<uint64_t>(); };
+  auto field = [](const Json& doc, const char* k) { return doc.at("statfs").at(k).get<uint64_t>(); };
+  // Fresh: nothing dead, so writable is what users can surely write (free zones beyond the
+  // GC reserve, less a record per zone): below the free zones' bytes.
+  Json fresh = CheckDocument("fresh");
+  StoreStatfs st = store_->Statfs();
+  EXPECT_EQ(writable(fresh), st.writable);
+  EXPECT_EQ(writable(fresh), st.user_available);
+  EXPECT_LT(writable(fresh), field(fresh, "available"));
+  EXPECT_GT(writable(fresh), 0u);
+
+  // Sealed zones with dead records: overwrite half of 24 objects, remove a quarter.
+  Transaction mk;
+  mk.MkColl("1.0_head", 0);
+  ASSERT_OK(store_->Apply(std::move(mk)));
+  for (int i = 0; i < 24; ++i) {
+    Transaction t;
+    t.Write("1.0_head", Obj("o" + std::to_string(i)), 0, Pattern(i, 1 << 20));
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  for (int i = 0; i < 24; i += 2) {
+    Transaction t;
+    t.Write("1.0_head", Obj("o" + std::to_string(i)), 0, Pattern(100 + i, 1 << 20));
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  for (int i = 1; i < 24; i += 4) {
+    Transaction t;
+    t.Remove("1.0_head", Obj("o" + std::to_string(i)));
+    ASSERT_OK(store_->Apply(std::move(t)));
+  }
+  Json churned = CheckDocument("churned");
+  st = store_->Statfs();
+  EXPECT_EQ(writable(churned), st.writable);
+  EXPECT_GT(field(churned, "reclaimable"), 0u);
+  EXPECT_GT(writable(churned), st.user_available) << "GC can give some dead bytes back";
+  EXPECT_LT(writable(churned), field(churned, "available") + field(churned, "reclaimable"))
+      << "live headers, zone tails and the GC reserve are not writable";
+
+  // After GC: still Statfs's figure.
+  auto gc = store_->RunGc(100);
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  Json after = CheckDocument("after");
+  EXPECT_EQ(writable(after), store_->Statfs().writable);
 }
 
 TEST_F(StatsDocumentTest, CompactFormAndNameEscaping) {

@@ -348,6 +348,11 @@ struct Store::Impl : StoreCore {
   static constexpr uint32_t kSpaceRetries = 3;
   // Payload written since mount before Statfs trusts its measured record footprint.
   static constexpr uint64_t kFootprintSampleBytes = 4u << 20;
+  // StoreStatfs::writable (at most `total`) from one zone snapshot, the user_free_bytes of
+  // the same moment (ZoneManager::Snapshot(max_record, &user_free)) and the counters: what
+  // Store::Statfs and the stats document (statfs.writable) both report.
+  uint64_t Writable(const std::vector<ZoneStatus>& zones, uint64_t user_available,
+                    uint64_t total, const StoreCounters& c) const;
 
   // Reads one extent's bytes (verifying its record) into dst; `pending` may hold payloads
   // of records not yet on the drives.

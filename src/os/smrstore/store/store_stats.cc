@@ -12,27 +12,64 @@
 
 namespace smr {
 
-StoreStatfs Store::Statfs() {
-  StoreStatfs st;
-  st.total = impl_->zones->data_capacity();
-  st.available = impl_->zones->free_bytes();
-  const uint64_t max_record = impl_->MaxRecordBytes();
+uint64_t Store::Impl::Writable(const std::vector<ZoneStatus>& zones, uint64_t user_available,
+                               uint64_t total, const StoreCounters& c) const {
+  const uint64_t max_record = MaxRecordBytes();
   // A live payload byte's footprint in its zone: record headers and block padding come with
   // it and GC moves them too. Measured over the data records written since this mount (user
   // writes and GC's relocations), never below one header block per largest record: the
   // footprint a store of large objects has, and the estimate before anything is written.
   double footprint = 1.0 + double(recfmt::kBlockSize) / double(max_record - recfmt::kBlockSize);
   {
-    const StoreCounters c = Counters();
     const uint64_t payload = c.user_bytes_written -
                              std::min(c.user_bytes_written, c.inline_bytes_written) +
                              c.gc_live_moved;
-    if (payload >= Impl::kFootprintSampleBytes && c.device_bytes_written > payload) {
+    if (payload >= kFootprintSampleBytes && c.device_bytes_written > payload) {
       footprint = std::max(footprint, double(c.device_bytes_written) / double(payload));
     }
   }
   uint64_t gainable = 0;  // what cleaning every zone would give back, footprints included
-  for (const ZoneStatus& z : impl_->zones->Snapshot()) {
+  for (const ZoneStatus& z : zones) {
+    if (z.state == ZoneState::kReserved) continue;
+    if (z.stream == StreamId::kJournal && z.state != ZoneState::kFree) continue;  // metadata
+    if ((z.state != ZoneState::kOpen && z.state != ZoneState::kSealed) ||
+        z.written <= z.live_bytes) {
+      continue;
+    }
+    // GC cleans sealed zones only, and not one holding journal records a rebuild still
+    // needs (until a checkpoint). A user stream's open zone seals as users write on, so
+    // its dead bytes count; a GC stream's open zone's do not.
+    if (z.journal_pinned || (z.state != ZoneState::kSealed && !IsUserStream(z.stream))) {
+      continue;
+    }
+    // Its live records' footprint: in proportion to the payload placed in it when that is
+    // known (zones opened since mount), else by the store's measured footprint.
+    uint64_t live_footprint = z.written;
+    if (z.payload_written && *z.payload_written >= z.live_bytes) {
+      live_footprint = *z.payload_written == 0
+                           ? 0
+                           : static_cast<uint64_t>(std::ceil(
+                                 double(z.written) *
+                                 (double(z.live_bytes) / double(*z.payload_written))));
+    } else if (!z.payload_written) {
+      live_footprint = std::min<uint64_t>(
+          z.written, static_cast<uint64_t>(std::ceil(double(z.live_bytes) * footprint)));
+    }
+    // Cleaning it gives back its dead footprint less the tail the relocated records may
+    // leave unusable at the end of the zone they go to (up to a record).
+    const uint64_t dead = z.written - live_footprint;
+    gainable += dead > max_record ? dead - max_record : 0;
+  }
+  return std::min(total, user_available + gainable);
+}
+
+StoreStatfs Store::Statfs() {
+  StoreStatfs st;
+  st.total = impl_->zones->data_capacity();
+  st.available = impl_->zones->free_bytes();
+  const std::vector<ZoneStatus> zones =
+      impl_->zones->Snapshot(impl_->MaxRecordBytes(), &st.user_available);
+  for (const ZoneStatus& z : zones) {
     if (z.state == ZoneState::kReserved) continue;
     st.allocated += z.written;
     if (z.stream == StreamId::kJournal && z.state != ZoneState::kFree) continue;  // metadata
@@ -40,29 +77,6 @@ StoreStatfs Store::Statfs() {
     if ((z.state == ZoneState::kOpen || z.state == ZoneState::kSealed) &&
         z.written > z.live_bytes) {
       st.reclaimable += z.written - z.live_bytes;
-      // GC cleans sealed zones only, and not one holding journal records a rebuild still
-      // needs (until a checkpoint). A user stream's open zone seals as users write on, so
-      // its dead bytes count; a GC stream's open zone's do not.
-      if (z.journal_pinned || (z.state != ZoneState::kSealed && !IsUserStream(z.stream))) {
-        continue;
-      }
-      // Its live records' footprint: in proportion to the payload placed in it when that is
-      // known (zones opened since mount), else by the store's measured footprint.
-      uint64_t live_footprint = z.written;
-      if (z.payload_written && *z.payload_written >= z.live_bytes) {
-        live_footprint = *z.payload_written == 0
-                             ? 0
-                             : static_cast<uint64_t>(std::ceil(
-                                   double(z.written) * (double(z.live_bytes) /
-                                                        double(*z.payload_written))));
-      } else if (!z.payload_written) {
-        live_footprint = std::min<uint64_t>(
-            z.written, static_cast<uint64_t>(std::ceil(double(z.live_bytes) * footprint)));
-      }
-      // Cleaning it gives back its dead footprint less the tail the relocated records may
-      // leave unusable at the end of the zone they go to (up to a record).
-      const uint64_t dead = z.written - live_footprint;
-      gainable += dead > max_record ? dead - max_record : 0;
     }
   }
   {
@@ -70,8 +84,7 @@ StoreStatfs Store::Statfs() {
     st.stored += impl_->inline_stored;
   }
   st.meta_bytes = impl_->meta->ApproximateSizeBytes();
-  st.user_available = impl_->zones->user_free_bytes(max_record);
-  st.writable = std::min(st.total, st.user_available + gainable);
+  st.writable = impl_->Writable(zones, st.user_available, st.total, Counters());
   return st;
 }
 

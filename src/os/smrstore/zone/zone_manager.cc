@@ -821,6 +821,17 @@ std::vector<uint32_t> ZoneManager::ReservedZones(uint16_t drive) const {
 
 std::vector<ZoneStatus> ZoneManager::Snapshot() const {
   MutexLock lock(&mu_);
+  return SnapshotLocked();
+}
+
+std::vector<ZoneStatus> ZoneManager::Snapshot(uint64_t max_record_bytes,
+                                              uint64_t* user_free) const {
+  MutexLock lock(&mu_);
+  *user_free = UserFreeBytesLocked(max_record_bytes);
+  return SnapshotLocked();
+}
+
+std::vector<ZoneStatus> ZoneManager::SnapshotLocked() const {
   std::vector<ZoneStatus> out;
   for (uint16_t d = 0; d < state_.size(); ++d) {
     const Drive& drive = state_[d];
@@ -886,6 +897,10 @@ uint64_t ZoneManager::free_bytes() const {
 
 uint64_t ZoneManager::user_free_bytes(uint64_t max_record_bytes) const {
   MutexLock lock(&mu_);
+  return UserFreeBytesLocked(max_record_bytes);
+}
+
+uint64_t ZoneManager::UserFreeBytesLocked(uint64_t max_record_bytes) const {
   uint64_t bytes = 0;
   for (const Drive& drive : state_) {
     uint64_t free_zones = 0;

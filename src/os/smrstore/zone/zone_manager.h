@@ -315,6 +315,9 @@ class ZoneManager {
   ZonedDevice* drive(uint16_t d) const { return drives_[d]; }
 
   std::vector<ZoneStatus> Snapshot() const;
+  // Snapshot() and user_free_bytes(max_record_bytes) of the same moment (taken under one
+  // lock): what Store::Statfs and the stats document count StoreStatfs::writable from.
+  std::vector<ZoneStatus> Snapshot(uint64_t max_record_bytes, uint64_t* user_free) const;
   // One zone's state (kReserved for an address out of range).
   ZoneState StateOf(uint16_t drive, uint32_t zone) const;
   // Live bytes of open and sealed zones per stream (index = StreamId value; 0 unused), and
@@ -360,6 +363,9 @@ class ZoneManager {
   };
   // Whether zone `z` of `drive` lies in a realm that is draining or taken.
   bool InDrainingRealm(const Drive& drive, uint32_t z) const SMR_REQUIRES(mu_);
+  // Snapshot() and user_free_bytes() with mu_ held.
+  std::vector<ZoneStatus> SnapshotLocked() const SMR_REQUIRES(mu_);
+  uint64_t UserFreeBytesLocked(uint64_t max_record_bytes) const SMR_REQUIRES(mu_);
   // Sets the zones of one realm from a zone report of the drive (Attach, RefreshRealm).
   void ApplyRealm(Drive& drive, uint32_t realm, const std::vector<ZoneInfo>& report)
       SMR_REQUIRES(mu_);
