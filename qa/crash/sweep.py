@@ -1384,6 +1384,10 @@ def draw_config(seed, i):
     c["fzm"] = rng.choice([64, 2, 0])
     c["conv"] = {"zoned": rng.choice([1, 2]), "zoned-noconv": 0,
                  "zoned-cap": rng.choice([0, 1]), "hybrid": 2}[kind]
+    # Checkpoints in steps (checkpoint_step; 64K: many steps with commits between them on
+    # these small stores) or at once (0), from a generator of its own so that every seed's
+    # other draws stay as they were.
+    c["ckpt"] = random.Random("%d:config:%d:ckpt" % (seed, i)).choice([65536, 65536, 0, 1 << 20])
     # About 48 MiB per drive (hybrid: its CMR capacity, at least 6 realms).
     c["zones"] = max(24, (48 << 10) // c["zone_kib"])
     c["realms"] = max(6, (24 << 10) // (3 * c["zone_kib"]))
@@ -1397,10 +1401,11 @@ def config_name(i, c):
     drive = ("hybrid(%d realms)" % c["realms"] if c["kind"] == "hybrid"
              else "%s(%d zones)" % (c["kind"], c["zones"]))
     return ("c%d %s zone=%s%s conv=%d jwd=%s ra=%s inline=%s pack=%s rec=%s pin=%d gc=%s "
-            "wm=%s fzm=%d" % (i, drive, k(c["zone_kib"] << 10),
-                              " cap=%s" % k(c["cap_kib"] << 10) if c["cap_kib"] else "",
-                              c["conv"], c["jwd"], c["ra"], k(c["inline"]), k(c["pack"]),
-                              k(c["rec"]), c["pin"], c["gc"], c["wm"], c["fzm"]))
+            "wm=%s fzm=%d ckpt=%s" % (i, drive, k(c["zone_kib"] << 10),
+                                      " cap=%s" % k(c["cap_kib"] << 10) if c["cap_kib"] else "",
+                                      c["conv"], c["jwd"], c["ra"], k(c["inline"]), k(c["pack"]),
+                                      k(c["rec"]), c["pin"], c["gc"], c["wm"], c["fzm"],
+                                      k(c["ckpt"])))
 
 
 def config_args(a, i, c):
@@ -1421,7 +1426,8 @@ def config_args(a, i, c):
     b.inline_max, b.max_record = c["inline"], c["rec"]
     b.mkfs_opts = a.mkfs_opts + ["--pack-max", str(c["pack"]), "--journal-pinned-zones-max",
                                  str(c["pin"]), "--gc-policy", c["gc"], "--gc-free",
-                                 c["wm"], "--gc-free-zones-max", str(c["fzm"])]
+                                 c["wm"], "--gc-free-zones-max", str(c["fzm"]),
+                                 "--opt", "checkpoint_step=%d" % c["ckpt"]]
     b.big = True
     return b
 
