@@ -191,9 +191,8 @@ print(" ".join("%.0f%% (%d PGs)" % (100.0 * n["kb_used_data"] * 1024 / int(sys.a
   if [ "$store" = smrstore ]; then
     { cat "$work/phases.txt"; grep -h "slow commit-thread step" "$cl"/log/osd.*.log || true; } |
       sort >"$OUT/slow-steps.$store.$run.txt"
-    echo "slow commit-thread steps ($store run $run, per cause): $(grep -c "slow commit-thread step" "$OUT/slow-steps.$store.$run.txt" || true)"
-    sed -n 's/.*slow commit-thread step: \(.*\) took.*/\1/p' "$OUT/slow-steps.$store.$run.txt" |
-      sed 's/of [0-9]* transactions/of N transactions/' | sort | uniq -c | sort -rn
+    echo "slow commit-thread steps ($store run $run, by phase and cause):"
+    $PY "$here/drive_bench_report.py" slow-steps "$OUT/slow-steps.$store.$run.txt" | sed 's/^/    /'
   fi
   cl=
   dm_unmount_all

@@ -7,6 +7,8 @@
   drive_bench_report.py row STORE RUN WORKDIR NA NB DRIVE_BYTES   one run's figures, one JSON line
   drive_bench_report.py brief RESULTS.jsonl             one line per run so far
   drive_bench_report.py report RESULTS.jsonl OUT.json MODEL   the markdown table
+  drive_bench_report.py slow-steps FILE   the commit thread's slow steps (OSD log lines,
+                                          with the phase ends) by phase and cause
 
 Snapshots are cumulative counters; the row takes deltas over the measured phases (from
 after the fill to the end) and over the 4 MiB overwrite phase alone (ow4m, GC's steady state).
@@ -46,6 +48,15 @@ def snap_smr(tag):
         s["gc_bytes"] += d["gc"]["bytes_written"]
         s["gc_runs"] += d["gc"]["runs"]
         s["gc_live_moved"] += d["gc"]["live_moved"]
+        # The drives' HeadModel counters (doc/stats-schema.md `drives[].head`): seeks and
+        # bytes moved, reads and writes; absent when a drive runs no timing model.
+        for drive in d.get("drives", []):
+            h = drive.get("head")
+            if not h:
+                continue
+            s["head_seeks"] = s.get("head_seeks", 0) + int(h["seeks"])
+            s["head_bytes"] = s.get("head_bytes", 0) + int(h["bytes"])
+            s["head_busy_seconds"] = s.get("head_busy_seconds", 0.0) + float(h["busy_seconds"])
     print(json.dumps(s))
 
 
@@ -111,7 +122,8 @@ def row(store, run, work, na, nb, drive_bytes):
     if end and snaps.get("final"):  # BlueStore: the filter's counters at close, perf at "rbd"
         end = dict(end, **{k: snaps["final"][k] for k in FILTER_KEYS})
     if store == "smrstore":
-        keys = ("user_bytes", "device_bytes", "gc_bytes", "bytes_read", "gc_runs", "gc_live_moved")
+        keys = ("user_bytes", "device_bytes", "gc_bytes", "bytes_read", "gc_runs", "gc_live_moved",
+                "head_seeks", "head_bytes", "head_busy_seconds")
     else:
         keys = FILTER_KEYS + ("user_bytes", "deferred_bytes", "bluefs_bytes")
     dev = {}
@@ -121,6 +133,8 @@ def row(store, run, work, na, nb, drive_bytes):
             d = delta(a, b, keys)
             if store == "smrstore":
                 d["wa"] = round(d["device_bytes"] / d["user_bytes"], 3) if d.get("user_bytes") else None
+                if d.get("head_bytes"):  # both snapshots had the head counters
+                    d["seeks_per_gb"] = round(d["head_seeks"] / (d["head_bytes"] / 1e9), 1)
             else:
                 io_bytes = d.get("read_bytes", 0) + d.get("write_bytes", 0)
                 d["seeks_per_gb"] = round(d["seeks"] / (io_bytes / 1e9), 1) if io_bytes else None
@@ -215,9 +229,35 @@ def report(path, out, model):
         wo = cell(med([r["device"].get("ow4m", {}).get("wa") for r in rs]))
         gc = cell(med([r["device"].get("measured", {}).get("gc_bytes", None) and
                        r["device"]["measured"]["gc_bytes"] / 2**20 for r in rs])) + " MiB" if st == "smrstore" else "—"
-        sk = cell(med([r["device"].get("measured", {}).get("seeks_per_gb") for r in rs])) if st == "bluestore" else "not exposed"
+        seeks = [r["device"].get("measured", {}).get("seeks_per_gb") for r in rs]
+        sk = cell(med(seeks)) if any(v is not None for v in seeks) else "not exposed"
         print(f"| {name} | {use} | {wa} | {wo} | {gc} | {sk} |")
     json.dump(summary, open(out, "w"), indent=1)
+
+
+def slow_steps(path):
+    """Per phase (the steps logged before its end line), per cause: count, max, median ms."""
+    phase_end = re.compile(r"^(\S+) (\w+)$")
+    step = re.compile(r"slow commit-thread step: (.*?) took (\d+) ms")
+    causes = {}
+    for line in open(path):
+        line = line.rstrip("\n")
+        m = step.search(line)
+        if m:
+            cause = re.sub(r"of \d+ transactions", "of N transactions", m.group(1))
+            causes.setdefault(cause, []).append(int(m.group(2)))
+            continue
+        m = phase_end.match(line)
+        if not m:
+            continue
+        print(f"{m.group(2)} (ended {m.group(1)[11:19]}):" + ("" if causes else " none"))
+        for cause, ms in sorted(causes.items(), key=lambda kv: -len(kv[1])):
+            print(f"  {len(ms):4d} x {cause}: max {max(ms)} ms, median {statistics.median(ms):.0f} ms")
+        causes = {}
+    if causes:
+        print("after the last phase:")
+        for cause, ms in causes.items():
+            print(f"  {len(ms):4d} x {cause}: max {max(ms)} ms")
 
 
 def main(argv):
@@ -232,6 +272,8 @@ def main(argv):
         brief(argv[1])
     elif cmd == "report":
         report(argv[1], argv[2], argv[3])
+    elif cmd == "slow-steps":
+        slow_steps(argv[1])
     else:
         print(__doc__, file=sys.stderr)
         return 2
