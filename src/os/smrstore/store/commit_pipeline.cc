@@ -634,6 +634,10 @@ Status CommitPipeline::WriteAndCommit(GroupWrites* w, MetaStore::Batch* batch,
     core_.counters.commit_meta_ns += NowNanos() - meta_start;
   }
   if (!s.ok()) {
+    // kReadOnly, as a failed WAL sync answers on the pipelined path (SyncLoop): the store
+    // takes no more writes, whatever the database's own code was (kept in the message).
+    s = Status::ReadOnly("store is read-only: committing a group's metadata failed (" +
+                         s.ToString() + ")");
     Log(LogLevel::kError, "commit group failed, store stops taking writes: %s",
                  s.ToString().c_str());
     MutexUniqueLock lock(&core_.mu);
