@@ -60,17 +60,9 @@ class HybridPinnedTest : public testing::StoreOnFaultyDrive {
     auto report = Store::RebuildMeta(store_dir_, {spec_});
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     const testing::MetaDump after = testing::DumpMeta(store_dir_ + "/meta");
-    size_t lost = 0, differ = 0;
-    for (const auto& [k, v] : before.journaled) {
-      auto it = after.journaled.find(k);
-      if (it == after.journaled.end()) {
-        ++lost;
-      } else if (it->second != v) {
-        ++differ;
-      }
-    }
-    EXPECT_EQ(lost, 0u) << "keys the rebuild lost (of " << before.journaled.size() << ")";
-    EXPECT_EQ(differ, 0u) << "keys the rebuild got wrong";
+    const testing::JournaledDiff diff = testing::DiffJournaled(before, after);
+    EXPECT_EQ(diff.lost, 0u) << "keys the rebuild lost (of " << before.journaled.size() << ")";
+    EXPECT_EQ(diff.differ, 0u) << "keys the rebuild got wrong";
     EXPECT_EQ(after.journaled.size(), before.journaled.size());
   }
 };

@@ -345,17 +345,9 @@ TEST_P(RebuildTest, ACheckpointTakenInStepsWhileCommitsGoOnRebuildsExactly) {
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_GE(report->checkpoint_id, 2u);
   const Dump after = DumpMeta(store_dir() + "/meta");
-  size_t differ = 0, lost = 0;
-  for (const auto& [k, v] : before.journaled) {
-    auto it = after.journaled.find(k);
-    if (it == after.journaled.end()) {
-      ++lost;
-    } else if (it->second != v) {
-      ++differ;
-    }
-  }
-  EXPECT_EQ(lost, 0u);
-  EXPECT_EQ(differ, 0u) << "values the rebuild took from the checkpoint's stale chunks";
+  const testing::JournaledDiff diff = testing::DiffJournaled(before, after);
+  EXPECT_EQ(diff.lost, 0u);
+  EXPECT_EQ(diff.differ, 0u) << "values the rebuild took from the checkpoint's stale chunks";
   EXPECT_EQ(after.journaled.size(), before.journaled.size());
   EXPECT_EQ(after.counters, before.counters);
   EXPECT_EQ(after.journal_pins, before.journal_pins);

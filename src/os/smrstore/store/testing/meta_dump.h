@@ -6,6 +6,7 @@
 // their arguments only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -46,6 +47,25 @@ inline MetaDump DumpMeta(const std::string& meta_dir) {
   auto pins = (*meta)->GetDerivedValue(nullptr, "journal_pins");
   EXPECT_TRUE(pins.ok());
   if (pins.ok() && *pins) d.journal_pins = **pins;
+  return d;
+}
+
+// How many of `before`'s journaled keys `after` lacks, and how many it holds with another
+// value.
+struct JournaledDiff {
+  size_t lost = 0;
+  size_t differ = 0;
+};
+inline JournaledDiff DiffJournaled(const MetaDump& before, const MetaDump& after) {
+  JournaledDiff d;
+  for (const auto& [k, v] : before.journaled) {
+    auto it = after.journaled.find(k);
+    if (it == after.journaled.end()) {
+      ++d.lost;
+    } else if (it->second != v) {
+      ++d.differ;
+    }
+  }
   return d;
 }
 
