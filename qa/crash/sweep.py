@@ -1388,6 +1388,9 @@ def draw_config(seed, i):
     # these small stores) or at once (0), from a generator of its own so that every seed's
     # other draws stay as they were.
     c["ckpt"] = random.Random("%d:config:%d:ckpt" % (seed, i)).choice([65536, 65536, 0, 1 << 20])
+    # GC slices sized by time and paced by bytes written (gc_slice_ms; 0: fixed slices paced
+    # by groups), from a generator of its own as well.
+    c["slice"] = random.Random("%d:config:%d:slice" % (seed, i)).choice([0, 10, 150])
     # About 48 MiB per drive (hybrid: its CMR capacity, at least 6 realms).
     c["zones"] = max(24, (48 << 10) // c["zone_kib"])
     c["realms"] = max(6, (24 << 10) // (3 * c["zone_kib"]))
@@ -1401,11 +1404,11 @@ def config_name(i, c):
     drive = ("hybrid(%d realms)" % c["realms"] if c["kind"] == "hybrid"
              else "%s(%d zones)" % (c["kind"], c["zones"]))
     return ("c%d %s zone=%s%s conv=%d jwd=%s ra=%s inline=%s pack=%s rec=%s pin=%d gc=%s "
-            "wm=%s fzm=%d ckpt=%s" % (i, drive, k(c["zone_kib"] << 10),
+            "wm=%s fzm=%d ckpt=%s slice=%dms" % (i, drive, k(c["zone_kib"] << 10),
                                       " cap=%s" % k(c["cap_kib"] << 10) if c["cap_kib"] else "",
                                       c["conv"], c["jwd"], c["ra"], k(c["inline"]), k(c["pack"]),
                                       k(c["rec"]), c["pin"], c["gc"], c["wm"], c["fzm"],
-                                      k(c["ckpt"])))
+                                      k(c["ckpt"]), c["slice"]))
 
 
 def config_args(a, i, c):
@@ -1427,7 +1430,8 @@ def config_args(a, i, c):
     b.mkfs_opts = a.mkfs_opts + ["--pack-max", str(c["pack"]), "--journal-pinned-zones-max",
                                  str(c["pin"]), "--gc-policy", c["gc"], "--gc-free",
                                  c["wm"], "--gc-free-zones-max", str(c["fzm"]),
-                                 "--opt", "checkpoint_step=%d" % c["ckpt"]]
+                                 "--opt", "checkpoint_step=%d" % c["ckpt"],
+                                 "--opt", "gc_slice_ms=%d" % c["slice"]]
     b.big = True
     return b
 

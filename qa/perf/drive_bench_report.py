@@ -245,6 +245,7 @@ def slow_steps(path):
         m = step.search(line)
         if m:
             cause = re.sub(r"of \d+ transactions", "of N transactions", m.group(1))
+            cause = re.sub(r"slice of \d+ KiB", "slice", cause)
             causes.setdefault(cause, []).append(int(m.group(2)))
             continue
         m = phase_end.match(line)

@@ -33,6 +33,28 @@ bool GcPacer::StartRound(double free, bool cleaning, bool queued) {
   return true;
 }
 
+uint64_t GcPacer::PacedBytes(double free, bool cleaning, uint64_t written, double victim_live,
+                             uint64_t budget) {
+  if (free >= o_.start_free && !cleaning) {
+    credit_ = 0;
+    return 0;
+  }
+  if (Urgent(free)) {
+    // Every group carries a slice: its budget (sized to the group's own write time when
+    // that is longer), not a fixed size that would hold small groups for long.
+    credit_ = std::max(0.0, credit_ - static_cast<double>(budget));
+    return budget != 0 ? budget : kUrgentBytes;
+  }
+  const double u = std::clamp(victim_live, 0.05, 0.9);
+  credit_ += static_cast<double>(written) * 2 * Debt(free) * u / (1 - u);
+  credit_ = std::min(credit_, static_cast<double>(kCreditMax));
+  // 1e-9: a debt of 0.1 / 0.2 computes as 0.4999...; a budget's worth of writes must
+  // still earn the budget.
+  if (budget == 0 || credit_ < static_cast<double>(budget) * (1 - 1e-9)) return 0;
+  credit_ = std::max(0.0, credit_ - static_cast<double>(budget));
+  return budget;
+}
+
 bool GcPacer::NextSlice(double free, bool cleaning, bool foreground_arrived) {
   groups_since_gc_ = 0;
   ++slices_;

@@ -22,8 +22,23 @@
 //   midpoint of start and stop — so an arrival waits behind less; kIdleFull (4 MiB, a paced
 //   slice's size) below it, so each slice's fixed cost (seeks, journal record, sync) buys
 //   more and idle cleaning keeps up on a drive that seeks.
+//   Byte pacing (PacedBytes; the store's gc_slice_ms > 0, slices sized by time): instead of
+//   a fixed slice every 1/debt groups, each commit group earns GC credit for the zone
+//   bytes it consumes: written * 2 * debt * u / (1 - u), u the live fraction of the victim
+//   in hand (clamped to [0.05, 0.9]) — moving u / (1 - u) live bytes frees one byte, so at
+//   debt 0.5 cleaning frees what the writes take; above, less, below, more. A group
+//   carries a slice when the credit reaches the slice's size (`budget`: the bytes the
+//   store's fitted slice time allows), and the slice's bytes are taken off the credit.
+//   Below urgent every group carries a slice of its budget (kUrgentBytes when it has
+//   none), whatever the credit: GC advances with every group, each slice still bounded in
+//   time (room for a group that does not fit is the store's cleaning for space). The
+//   credit is capped at kCreditMax and dropped when free space is back above start.
+//   Groups that write nothing to the zones (metadata only, inline objects) earn nothing:
+//   the debt they leave is idle GC's.
 //   Invariants: Debt() is in [0.05, 1]; a paced (queued, not urgent) round is at most one
-//   slice; an urgent queued round at most two; IdleSlice() is kIdleShort or kIdleFull.
+//   slice; an urgent queued round at most two; IdleSlice() is kIdleShort or kIdleFull;
+//   0 <= credit() <= kCreditMax; PacedBytes returns 0, `budget`, or (urgent, no budget)
+//   kUrgentBytes.
 //   GcPacedFree: the `free` the store passes is free / total data zones, unless the stop
 //   watermark would then keep more than a cap of zones free (a large drive: 5 % of 76,000
 //   zones is 3,800, about 1 TB): then it is scaled up as if all three watermarks were
@@ -62,6 +77,15 @@ class GcPacer {
     return free >= (o_.start_free + o_.stop_free) / 2 ? kIdleShort : kIdleFull;
   }
 
+  // Byte pacing (see the contract): the live bytes of the slice the commit group that
+  // writes `written` zone bytes carries now, or 0; `victim_live` the live fraction of the
+  // victim in hand (or that would be picked), `budget` the slice's size by time.
+  static constexpr uint64_t kUrgentBytes = 8ull << 20;
+  static constexpr uint64_t kCreditMax = 64ull << 20;
+  uint64_t PacedBytes(double free, bool cleaning, uint64_t written, double victim_live,
+                      uint64_t budget);
+  double credit() const { return credit_; }
+
   // After a commit group (queued) or when idle: whether to run a slice now.
   bool StartRound(double free, bool cleaning, bool queued);
   // After a slice that succeeded: whether to run another in this round.
@@ -75,6 +99,7 @@ class GcPacer {
   bool queued_ = false;           // the round started with foreground work queued
   bool urgent_ = false;           // ... below the urgent watermark
   int slices_ = 0;                // slices run in this round
+  double credit_ = 0;             // byte pacing: live bytes GC owes
 };
 
 }  // namespace smr

@@ -133,6 +133,88 @@ TEST(GcPacerTest, IdleSlicesAreShortOnlyWhileCleaningIsAhead) {
   EXPECT_LT(GcPacer::kIdleShort, GcPacer::kIdleFull);
 }
 
+// Byte pacing (gc_slice_ms > 0). Watermarks as above: at free 0.20 the debt is 0.5, and a
+// victim half live (u = 0.5) costs one live byte moved per byte freed, so the credit is
+// one byte per byte written: a slice of budget B rides once the groups since the last one
+// wrote B.
+constexpr uint64_t kKiB = 1024;
+constexpr uint64_t kMiB = 1024 * kKiB;
+
+std::vector<int> BytePacedGroups(GcPacer& p, double free, uint64_t written, double live,
+                                 uint64_t budget, int groups) {
+  std::vector<int> ran;
+  for (int g = 1; g <= groups; ++g) {
+    const uint64_t b = p.PacedBytes(free, /*cleaning=*/false, written, live, budget);
+    if (b != 0) {
+      EXPECT_EQ(b, budget) << "group " << g;
+      ran.push_back(g);
+    }
+  }
+  return ran;
+}
+
+TEST(GcPacerTest, BytePacingRunsASliceOfTheBudgetOnceTheGroupsWroteItsWorth) {
+  GcPacer p = MakePacer();
+  // 256 KiB per group, 1 MiB budget: every fourth group.
+  EXPECT_EQ(BytePacedGroups(p, 0.20, 256 * kKiB, 0.5, kMiB, 12), (std::vector<int>{4, 8, 12}));
+  EXPECT_NEAR(p.credit(), 0.0, 1.0);
+  // Debt 0.25 (free 0.25): half the credit per byte, every eighth group.
+  GcPacer q = MakePacer();
+  EXPECT_EQ(BytePacedGroups(q, 0.25, 256 * kKiB, 0.5, kMiB, 16), (std::vector<int>{8, 16}));
+}
+
+TEST(GcPacerTest, BytePacingFollowsTheVictimsLiveFraction) {
+  // u = 0.8: four live bytes moved per byte freed, so four times the credit of u = 0.5.
+  GcPacer full = MakePacer();
+  EXPECT_EQ(BytePacedGroups(full, 0.20, 256 * kKiB, 0.8, kMiB, 4), (std::vector<int>{1, 2, 3, 4}));
+  // u = 0.2: a quarter; every sixteenth group.
+  GcPacer empty = MakePacer();
+  EXPECT_EQ(BytePacedGroups(empty, 0.20, 256 * kKiB, 0.2, kMiB, 32), (std::vector<int>{16, 32}));
+  // Clamped to [0.05, 0.9]: a victim all live is figured as 0.9 (nine bytes per byte), not
+  // as an infinite debt; an all-dead one as 0.05.
+  GcPacer all = MakePacer();
+  EXPECT_EQ(all.PacedBytes(0.20, false, kMiB, 1.0, 64 * kMiB), 0u);
+  EXPECT_NEAR(all.credit(), 9.0 * kMiB, 1.0);
+  GcPacer none = MakePacer();
+  EXPECT_EQ(none.PacedBytes(0.20, false, kMiB, 0.0, 64 * kMiB), 0u);
+  EXPECT_NEAR(none.credit(), kMiB * 0.05 / 0.95, 1.0);
+}
+
+TEST(GcPacerTest, BytePacingGroupsThatWriteNothingEarnNothing) {
+  GcPacer p = MakePacer();
+  EXPECT_TRUE(BytePacedGroups(p, 0.15, 0, 0.5, 64 * kKiB, 1000).empty());
+  EXPECT_EQ(p.credit(), 0.0);
+}
+
+TEST(GcPacerTest, BytePacingBelowUrgentCarriesItsBudgetEveryGroup) {
+  GcPacer p = MakePacer();
+  for (uint64_t written : {uint64_t{0}, 4 * kKiB, 64 * kMiB}) {
+    EXPECT_EQ(p.PacedBytes(0.05, false, written, 0.5, 256 * kKiB), 256 * kKiB) << written;
+  }
+  EXPECT_EQ(p.PacedBytes(0.05, false, 0, 0.5, 0), GcPacer::kUrgentBytes) << "no budget";
+}
+
+TEST(GcPacerTest, BytePacingCreditIsCappedAndDroppedAboveStart) {
+  GcPacer p = MakePacer();
+  // A 1 GiB group at debt 1 with a 4 MiB budget: one slice now, and what the credit holds
+  // beyond it is at most kCreditMax: groups writing nothing then run at most 16 more.
+  EXPECT_EQ(p.PacedBytes(0.10, false, 1024 * kMiB, 0.5, 4 * kMiB), 4 * kMiB);
+  EXPECT_LE(p.credit(), static_cast<double>(GcPacer::kCreditMax));
+  const std::vector<int> more = BytePacedGroups(p, 0.10, 0, 0.5, 4 * kMiB, 100);
+  EXPECT_EQ(more.size(), GcPacer::kCreditMax / (4 * kMiB) - 1);
+  // Back above start with nothing half cleaned: the credit is gone.
+  GcPacer q = MakePacer();
+  EXPECT_EQ(q.PacedBytes(0.20, false, 3 * kMiB, 0.5, 4 * kMiB), 0u);
+  EXPECT_GT(q.credit(), 0.0);
+  EXPECT_EQ(q.PacedBytes(0.35, false, 3 * kMiB, 0.5, 4 * kMiB), 0u);
+  EXPECT_EQ(q.credit(), 0.0);
+  EXPECT_EQ(q.PacedBytes(0.20, false, 3 * kMiB, 0.5, 4 * kMiB), 0u) << "counted from zero";
+  // Above start with a victim half cleaned: credit at the least debt (0.05) goes on.
+  GcPacer r = MakePacer();
+  EXPECT_EQ(r.PacedBytes(0.40, true, 20 * kMiB, 0.5, kMiB), kMiB);
+  EXPECT_EQ(r.PacedBytes(0.40, true, 0, 0.5, 0), 0u) << "no budget, no slice";
+}
+
 // The cap on free zones: below it the fraction is free / total; above it the fraction is
 // scaled so that the stop watermark is met with exactly the cap free, and start and urgent
 // keep their ratio to stop.

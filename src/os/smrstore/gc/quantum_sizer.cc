@@ -10,7 +10,7 @@ uint64_t QuantumSizer::Next(double bound_ms) {
   ++calls_;
   double target;
   if (fitted_) {
-    target = fixed_ms_ >= bound_ms ? 0 : (bound_ms - fixed_ms_) * kShare / ms_per_byte_;
+    target = fixed_ms_ >= bound_ms ? 0 : (bound_ms - fixed_ms_) * share_ / ms_per_byte_;
   } else if (samples_.size() < 2) {
     target = static_cast<double>(samples_.empty() ? kFirstProbe : 2 * kFirstProbe);
   } else {

@@ -1,5 +1,6 @@
 // Sizing the quanta of a hybrid conversion's migration (store/hybrid_manager.cc), so that each one
-// stays within the operator's latency bound.
+// stays within the operator's latency bound, and background GC's slices (store/gc_worker.cc,
+// StoreOptions::gc_slice_ms), so that each takes about the time it is given.
 //
 // Contract
 //   The store calls Next(bound_ms) for the live bytes the next quantum may move, runs the
@@ -8,10 +9,12 @@
 //   (fixed: the seeks, the journal write and the sync every quantum pays whatever it moves),
 //   fitted robustly (Theil-Sen: median pairwise slope, median intercept) over the last
 //   kWindow quanta that moved at least kMinSample bytes, so that a few quanta that also
-//   paid for a zone reset or a host stall do not move it. The next quantum targets a third of what the fixed cost leaves of the bound:
-//       bytes = (bound - fixed) / 3 / ms_per_byte
-//   the other two thirds are the margin for a slow tail (on an HDD a quantum's extra seek
-//   is a step of one positioning time). Sizes are dithered by +-25 % around that
+//   paid for a zone reset or a host stall do not move it. The next quantum targets a share
+//   (the constructor's; kShare, a third, for hybrid quanta) of what the fixed cost leaves
+//   of the bound:
+//       bytes = (bound - fixed) * share / ms_per_byte
+//   the rest is the margin for a slow tail (on an HDD a quantum's extra seek is a step of
+//   one positioning time). Sizes are dithered by +-25 % around that
 //   target so the fit always sees different sizes. Before a fit exists (fewer than 3
 //   samples, or sizes too alike) the probes are kFirstProbe, then twice it, then sizes from
 //   the mean rate with no fixed cost (the conservative side). A quantum over the bound
@@ -35,6 +38,8 @@ class QuantumSizer {
   static constexpr uint64_t kMinSample = 16ull << 10;
   static constexpr size_t kWindow = 32;
   static constexpr double kShare = 1.0 / 3;  // of (bound - fixed) spent on bytes
+  // `share` in (0, 1]: of (bound - fixed), the part the next quantum's bytes may take.
+  explicit QuantumSizer(double share = kShare) : share_(share) {}
 
   // Live bytes the next quantum may move under a bound of `bound_ms`.
   uint64_t Next(double bound_ms);
@@ -55,6 +60,7 @@ class QuantumSizer {
   };
   void Fit();
 
+  double share_;
   std::deque<Sample> samples_;
   bool fitted_ = false;
   double fixed_ms_ = 0;

@@ -230,9 +230,9 @@ void CommitPipeline::CommitLoop() {
       }
       uint64_t t = NowNanos();
       if (core_.options.gc_in_groups) {
-        ride = gc.RideGcSlice();
+        ride = gc.RideGcSlice(need);
       } else {
-        gc.MaybeGc(/*queued=*/true);
+        gc.MaybeGc(/*queued=*/true, need);
         NoteStep("a paced GC round", t);
       }
       if (gc.gc_auto() || core_.options.hybrid_auto) {
@@ -252,7 +252,9 @@ void CommitPipeline::CommitLoop() {
     CommitGroup(&group, ride);
     if (NowNanos() - t >= kSlowStepNs) {
       const std::string what = "a commit group of " + std::to_string(txns) +
-                               " transactions" + (ride ? " with a GC slice" : "");
+                               " transactions" +
+                               (ride ? " with a GC slice of " + std::to_string(ride >> 10) + " KiB"
+                                     : "");
       NoteStep(what.c_str(), t);
     }
     t = NowNanos();
@@ -348,14 +350,27 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
       }
       return;
     }
+    const uint64_t ride_start = NowNanos();
     if (ride_live > 0 && core_.peers.gc->gc_cursor()) {
       PlanRiddenSlice(ride_live, batch.get(), writes.get(), &ride, &s);
     }
+    const uint64_t write_start = NowNanos();
     // Pipelined, the WAL sync is the sync thread's; a group carrying a GC slice syncs here,
     // as its victim may be reset right after (GcFinishSlice).
     if (s.ok()) {
       s = WriteAndCommit(writes.get(), batch.get(), ok_count, /*recoverable_writes=*/true,
                          /*sync=*/!pipelined_ || ride.has_value());
+    }
+    if (s.ok() && ride) {
+      // What the slice added to the group, for its time fit (gc_slice_ms): its planning
+      // (the victim's reads) and its share by bytes of the group's write and commit.
+      const double total = static_cast<double>(writes->user_bytes + writes->gc_bytes);
+      const double share = total > 0 ? static_cast<double>(writes->gc_bytes) / total : 1.0;
+      const uint64_t end = NowNanos();
+      core_.peers.gc->NoteRiddenSlice(
+          ride->report.live_moved,
+          (static_cast<double>(write_start - ride_start) +
+           share * static_cast<double>(end - write_start)) / 1e6);
     }
     if (s.ok()) break;
     {

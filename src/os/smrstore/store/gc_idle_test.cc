@@ -50,6 +50,30 @@ TEST_F(GcTest, BackgroundGcSustainsChurnWithoutNoSpace) {
   ExpectModel();
 }
 
+// Byte pacing with slices sized by time (gc_slice_ms) keeps up with the same churn:
+// twice the capacity written, never NoSpace, the store equal to its model before and
+// after a remount.
+TEST_F(GcTest, GcPacedByBytesSustainsChurnWithoutNoSpace) {
+  StoreOptions o = options_;
+  o.gc_slice_ms = 10;
+  ASSERT_NO_FATAL_FAILURE(ReplaceStore("sliced", o));
+  store_->SetGcAuto(true);
+  std::mt19937_64 rng(11);
+  for (uint64_t i = 0; i < 52; ++i) ASSERT_OK(Put(i, i));
+  for (uint64_t round = 0; round < 160; ++round) {
+    auto it = model_.begin();
+    std::advance(it, rng() % model_.size());
+    ASSERT_OK(Remove(it->first));
+    Status s = Put(1000 + round, round + 77);
+    ASSERT_TRUE(s.ok()) << "round " << round << ": " << s.ToString();
+  }
+  const StoreCounters c = store_->Counters();
+  EXPECT_GT(c.gc_zones_reset, 0u);
+  ExpectModel();
+  Remount();
+  ExpectModel();
+}
+
 // A store in `dir` on one emulated drive of `zones` zones x `zone_mib` MiB (1
 // conventional) with `options`, mounted with auto GC off, collection kColl made.
 void MkfsAndOpen(const ScratchDir& dir, int zones, int zone_mib, const StoreOptions& options,
@@ -291,6 +315,34 @@ TEST(GcIdleTest, SizedIdleSlicesAreFullWhileCleaningIsBehind) {
   EXPECT_GE(run.moved, run.slices * (2 * kMiB))
       << run.moved << " bytes in " << run.slices << " idle slices";
   EXPECT_LE(run.moved, run.slices * (5 * kMiB));  // 4 MiB and a record
+}
+
+// gc_slice_ms: idle slices sized by time, from the fit of the slices measured so far. On a
+// drive of 50 MB/s a slice costs at least 20 ms per MiB written (40 with its reads), so 30
+// ms leaves room for about a record per slice (a slice moves at least its first record:
+// 1 MiB or the 256 KiB tail of these objects); the same store on a drive of 1,000 MB/s with
+// 200 ms per slice gets the full 4 MiB (gc_idle_slice), so the size follows the drive's
+// time and is not a fixed cut. A slow host only makes the first case's slices smaller.
+TEST(GcIdleTest, SlicesSizedByTimeFollowTheDrivesSpeed) {
+  StoreOptions options;
+  options.gc_start_free = 0.30;
+  options.gc_stop_free = 0.35;
+  options.gc_slice_ms = 30;
+  IdleRun slow;
+  ASSERT_NO_FATAL_FAILURE(RunIdleGc(options, "&mbps=50&seek_ms=2", 4, &slow));
+  options.gc_slice_ms = 200;
+  IdleRun fast;
+  ASSERT_NO_FATAL_FAILURE(RunIdleGc(options, "&mbps=1000&seek_ms=0", 4, &fast));
+  std::printf("sized by time: 50 MB/s, 30 ms: %llu bytes in %llu slices; 1000 MB/s, 200 ms: "
+              "%llu bytes in %llu slices\n",
+              static_cast<unsigned long long>(slow.moved),
+              static_cast<unsigned long long>(slow.slices),
+              static_cast<unsigned long long>(fast.moved),
+              static_cast<unsigned long long>(fast.slices));
+  EXPECT_LE(slow.moved, slow.slices * (3 * kMiB / 2))
+      << slow.moved << " bytes in " << slow.slices << " slices of a 30 ms budget at 50 MB/s";
+  EXPECT_GE(fast.moved, fast.slices * (2 * kMiB))
+      << fast.moved << " bytes in " << fast.slices << " slices of a 200 ms budget at 1000 MB/s";
 }
 
 // ... and 1 MiB while it is ahead. Watermarks start 0.10, stop 0.90 (midpoint 0.50), a full

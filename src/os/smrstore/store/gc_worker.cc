@@ -97,8 +97,10 @@ Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_
       return GcReport{};
     }
   }
+  const uint64_t t0 = NowNs();
   auto r = GcSlice(&gc_cursor_, max_live, zone_done, std::nullopt, std::nullopt,
                    /*split_records=*/false, stop_on_arrival);
+  last_slice_ms_ = static_cast<double>(NowNs() - t0) / 1e6;
   if (!r.ok()) {
     gc_cursor_.reset();
     Quarantine(victim, r.status());
@@ -180,7 +182,11 @@ Result<ZoneStatus> GcWorker::PickVictim() {
     }
     return Status::NotFound("no zone has dead bytes to reclaim");
   }
-  return snap[index[ranked[0]]];
+  const ZoneStatus& picked = snap[index[ranked[0]]];
+  last_victim_live_ = picked.written == 0 ? 0.5
+                                          : static_cast<double>(picked.live_bytes) /
+                                                static_cast<double>(picked.written);
+  return picked;
 }
 
 // Relocates the live extents of the cursor's victim, from the cursor on, until about
@@ -627,11 +633,32 @@ Result<GcReport> GcWorker::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlic
   return report;
 }
 
-void GcWorker::MaybeGc(bool queued) {
+void GcWorker::MaybeGc(bool queued, uint64_t group_bytes) {
   if (!gc_auto_) return;
   {
     MutexLock lock(&core_.mu);
     if (!core_.fatal.ok()) return;
+  }
+  if (queued && core_.options.gc_slice_ms != 0) {
+    // Byte pacing, slices sized by time (gc_slice_ms): one slice of what the group's bytes
+    // earned, committed alone before the group (gc_in_groups = false).
+    const uint64_t live = PacedSliceBytes(group_bytes);
+    if (live == 0) return;
+    MutexLock glock(&core_.group_mu);
+    const uint64_t t0 = NowNs();
+    bool zone_done = false;
+    auto r = GcStep(live, &zone_done);
+    if (r.ok()) {
+      NoteRiddenSlice(r->live_moved, static_cast<double>(NowNs() - t0) / 1e6);
+    } else {
+      gc_cursor_.reset();
+      if (!r.status().IsNotFound()) {
+        Log(LogLevel::kError, "background GC: %s", r.status().ToString().c_str());
+      }
+    }
+    MutexLock lock(&core_.counters_mu);
+    core_.counters.gc_throttle_ns += NowNs() - t0;
+    return;
   }
   // When and how much: gc/pacer.h (slices spaced by the debt below the start watermark
   // under load; idle, on to the stop watermark, yielding to foreground work).
@@ -647,6 +674,10 @@ void GcWorker::MaybeGc(bool queued) {
     const bool idle_yield = !queued && core_.options.gc_idle_yield;
     // peer: gc_read_ahead
     auto r = GcStep(slice, &zone_done, idle_yield, idle_yield && core_.gc_read_ahead);
+    if (r.ok() && !queued && core_.options.gc_slice_ms != 0) {
+      // The slice's own time (its read-ahead, which yields to arrivals, is not in it).
+      idle_sizer_.Note(r->live_moved, last_slice_ms_, core_.options.gc_slice_ms);
+    }
     if (!r.ok()) {
       gc_cursor_.reset();
       if (!r.status().IsNotFound()) {
@@ -663,11 +694,22 @@ void GcWorker::MaybeGc(bool queued) {
   }
 }
 
-uint64_t GcWorker::RideGcSlice() {
+uint64_t GcWorker::RideGcSlice(uint64_t group_bytes) {
   if (!gc_auto_) return 0;
   {
     MutexLock lock(&core_.mu);
     if (!core_.fatal.ok()) return 0;
+  }
+  if (core_.options.gc_slice_ms != 0) {
+    const uint64_t live = PacedSliceBytes(group_bytes);
+    if (live == 0) return 0;
+    if (!gc_cursor_) {
+      MutexLock glock(&core_.group_mu);
+      auto victim = PickVictim();
+      if (!victim.ok()) return 0;  // nothing to clean
+      gc_cursor_ = GcCursor{*victim, victim->start, nullptr, nullptr, false};
+    }
+    return live;
   }
   const double free = GcFree();
   if (!gc_pacer_.StartRound(free, gc_cursor_.has_value(), /*queued=*/true)) return 0;
@@ -784,8 +826,40 @@ bool GcWorker::ForegroundWaiting() {
 }
 
 uint64_t GcWorker::IdleSliceBytes() {
-  if (core_.options.gc_idle_slice != 0) return core_.options.gc_idle_slice;
-  return gc_pacer_.IdleSlice(GcFree());
+  const uint64_t size = core_.options.gc_idle_slice != 0 ? core_.options.gc_idle_slice
+                                                         : gc_pacer_.IdleSlice(GcFree());
+  if (core_.options.gc_slice_ms == 0) return size;
+  return std::min(size, idle_sizer_.Next(core_.options.gc_slice_ms));
+}
+
+uint64_t GcWorker::SliceBudget(uint64_t group_bytes) {
+  double ms = core_.options.gc_slice_ms;
+  if (ride_sizer_.fitted()) {
+    const double own = static_cast<double>(group_bytes) / (1 << 20) * ride_sizer_.ms_per_mib() / 2;
+    ms = std::max(ms, own);
+  }
+  last_ride_bound_ms_ = ms;
+  return ride_sizer_.Next(ms);
+}
+
+uint64_t GcWorker::PacedSliceBytes(uint64_t group_bytes) {
+  const double free = GcFree();
+  const bool cleaning = gc_cursor_.has_value();
+  // The budget (which advances the sizer's probes) only when a slice may run.
+  const bool may = cleaning || free < core_.options.gc_start_free;
+  return gc_pacer_.PacedBytes(free, cleaning, group_bytes, VictimLive(),
+                              may ? SliceBudget(group_bytes) : 0);
+}
+
+double GcWorker::VictimLive() const {
+  if (!gc_cursor_ || gc_cursor_->victim.written == 0) return last_victim_live_;
+  return static_cast<double>(gc_cursor_->victim.live_bytes) /
+         static_cast<double>(gc_cursor_->victim.written);
+}
+
+void GcWorker::NoteRiddenSlice(uint64_t moved, double ms) {
+  if (core_.options.gc_slice_ms == 0) return;
+  ride_sizer_.Note(moved, ms, last_ride_bound_ms_);
 }
 
 double GcWorker::GcFree() const {

@@ -56,6 +56,7 @@
 #include "device/zoned_device.h"
 #include "format/record.h"
 #include "gc/pacer.h"
+#include "gc/quantum_sizer.h"
 #include "gc/read_ahead.h"
 #include "meta/meta_store.h"
 #include "store/store.h"
@@ -124,8 +125,9 @@ class GcWorker {
   // Cleans one victim; NotFound when no zone has dead bytes. group_mu held.
   Result<GcReport> GcOne();
   // Runs background GC per the watermarks before a commit group; `queued` tells whether
-  // foreground work is waiting (counted as throttle time).
-  void MaybeGc(bool queued) SMR_EXCLUDES(core_.group_mu);
+  // foreground work is waiting (counted as throttle time); `group_bytes`, the zone bytes
+  // the group about to commit needs (byte pacing, gc_slice_ms > 0).
+  void MaybeGc(bool queued, uint64_t group_bytes = 0) SMR_EXCLUDES(core_.group_mu);
   // Cleans until users can write `bytes` (or nothing is left to clean).
   void EnsureSpace(uint64_t bytes) SMR_EXCLUDES(core_.group_mu);
   // A transaction found no zone for a record (space_short): a conversion, else one whole
@@ -133,8 +135,17 @@ class GcWorker {
   // streams.
   void CleanForSpace() SMR_EXCLUDES(core_.group_mu);
   // Whether the pacer wants a slice with this group (picking a victim if none is in hand):
-  // its live bytes, or 0.
-  uint64_t RideGcSlice() SMR_EXCLUDES(core_.group_mu);
+  // its live bytes, or 0. `group_bytes`: the zone bytes the group needs (SpaceNeeded);
+  // with gc_slice_ms > 0 they earn the credit and bound the slice's time (gc/pacer.h,
+  // PacedBytes; SliceBudget).
+  uint64_t RideGcSlice(uint64_t group_bytes) SMR_EXCLUDES(core_.group_mu);
+  // A slice that rode in a commit group moved `moved` live bytes and added `ms` to it (its
+  // planning, and its share by bytes of the group's write and commit): the ridden slices'
+  // time fit (gc_slice_ms > 0). Commit thread.
+  void NoteRiddenSlice(uint64_t moved, double ms);
+  // The current fits of slice time (ms = fixed + per MiB * MiB), for the log and tests.
+  const QuantumSizer& ride_sizer() const { return ride_sizer_; }
+  const QuantumSizer& idle_sizer() const { return idle_sizer_; }
 
   // One slice of cleaning `cursor`'s victim (the GC's own cursor, or a hybrid conversion's):
   // until about `max_live` live bytes moved, the zone's end, or — when given — `deadline`
@@ -268,13 +279,34 @@ class GcWorker {
     return GcReadAhead::Key{victim.addr.drive, victim.addr.zone, victim.start, victim.opened_seq};
   }
   // Live bytes of the next idle GC slice: options.gc_idle_slice, or (0) the pacer's
-  // IdleSlice for the current free space.
+  // IdleSlice for the current free space; with gc_slice_ms > 0, at most what the idle
+  // slices' time fit allows in gc_slice_ms.
   uint64_t IdleSliceBytes();
+  // Byte pacing (gc_slice_ms > 0): the live bytes a slice riding in (or paced against) a
+  // group needing `group_bytes` may move: the ridden slices' fit for the larger of
+  // gc_slice_ms and the group's own write time (group_bytes at half the fitted slice rate:
+  // a slice reads and writes each byte, the group only writes).
+  uint64_t SliceBudget(uint64_t group_bytes);
+  // The live fraction the pacer's credit is figured for: the victim in hand's, else the
+  // last victim's.
+  double VictimLive() const;
+  // Byte pacing: the live bytes of the slice the group needing `group_bytes` carries (or
+  // is preceded by), 0 for none (gc/pacer.h, PacedBytes with SliceBudget).
+  uint64_t PacedSliceBytes(uint64_t group_bytes);
 
   StoreCore& core_;
 
   std::atomic<bool> gc_auto_{true};
   GcPacer gc_pacer_{GcPaceOptions{}};  // when background GC runs (set from options at open)
+  // gc_slice_ms > 0: slice time fits, of slices riding in groups (or paced against them)
+  // and of idle slices (which read ahead: mostly write time). A slice targets half of what
+  // a fit's fixed cost leaves of its time; commit thread only.
+  static constexpr double kSliceShare = 0.5;
+  QuantumSizer ride_sizer_{kSliceShare};
+  QuantumSizer idle_sizer_{kSliceShare};
+  double last_victim_live_ = 0.5;  // live / written of the last victim picked
+  double last_ride_bound_ms_ = 0;  // the time SliceBudget sized the last budget for
+  double last_slice_ms_ = 0;       // GcStep: how long its slice (not its read-ahead) took
   uint64_t lifetime_gc_bytes_ = 0;     // commit thread (and the opening thread)
   std::optional<GcCursor> gc_cursor_;  // commit thread
   GcReadAhead gc_ahead_ SMR_GUARDED_BY(core_.group_mu);

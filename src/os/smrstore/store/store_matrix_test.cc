@@ -125,7 +125,7 @@ struct Config {
         "%s x%d zone %uK cap %uK zones %u conv %u max_open %u%s | inline_max %u pack_max %u "
         "max_record %u small_write_max %u max_group %u journal_with_data %s pins_max %u | "
         "gc %s auto %d start/urgent/stop %.2f/%.2f/%.2f reserve %u free_zones_max %u "
-        "read_ahead %s idle_yield %d in_groups %d streams %d pipeline %d | hbuffer %d "
+        "read_ahead %s idle_yield %d in_groups %d slice_ms %u streams %d pipeline %d | hbuffer %d "
         "convert %.2f shrink %.2f",
         KindName(kind), drives, zone_kib, cap_kib, zones, conv, max_open,
         kind == Kind::kHybrid
@@ -137,7 +137,7 @@ struct Config {
         opt(o.journal_with_data).c_str(), o.journal_pinned_zones_max,
         VictimPolicyName(o.gc_policy), o.gc_auto, o.gc_start_free, o.gc_urgent_free,
         o.gc_stop_free, o.gc_reserve_zones, o.gc_free_zones_max, opt(o.gc_read_ahead).c_str(),
-        o.gc_idle_yield, o.gc_in_groups, o.separate_streams, o.commit_pipeline,
+        o.gc_idle_yield, o.gc_in_groups, o.gc_slice_ms, o.separate_streams, o.commit_pipeline,
         o.hybrid_hbuffer, o.hybrid_convert_free, o.hybrid_shrink_free);
     return buf;
   }
@@ -238,6 +238,10 @@ class StoreMatrixTest : public ::testing::TestWithParam<uint64_t> {
     // the draw left every seed's other draws and workload as they were.
     Generator pipeline_gen(seed_ * 104729 + 3);
     cfg_.options.commit_pipeline = pipeline_gen.Chance(70);
+    // GC slices sized by time and paced by bytes (gc_slice_ms; 10 ms: slices of a record or
+    // two on these drives), drawn apart for the same reason.
+    Generator slice_gen(seed_ * 7919 + 5);
+    cfg_.options.gc_slice_ms = PickOf<uint32_t>(&slice_gen, {0, 0, 10, 150});
     std::printf("[ matrix   ] seed %" PRIu64 ": %s\n", seed_, cfg_.Describe().c_str());
     std::vector<std::string> specs;
     for (int d = 0; d < cfg_.drives; ++d) {
