@@ -282,6 +282,7 @@ void ExpectIdleGcCleansInSlicesOf(uint32_t idle_slice) {
   options.gc_start_free = 0.30;
   options.gc_stop_free = 0.35;
   options.gc_idle_slice = idle_slice;
+  options.gc_slice_ms = 0;  // the configured size, not sized by time
   IdleRun run;
   ASSERT_NO_FATAL_FAILURE(RunIdleGc(options, "", 2, &run));
   // A slice stops at the first record that takes it past the slice (records are <= 1 MiB).
@@ -307,6 +308,7 @@ TEST(GcIdleTest, SizedIdleSlicesAreFullWhileCleaningIsBehind) {
   options.gc_start_free = 0.30;
   options.gc_stop_free = 0.35;
   options.gc_idle_slice = 0;
+  options.gc_slice_ms = 0;  // the pacer's IdleSlice, not sized by time
   IdleRun run;
   ASSERT_NO_FATAL_FAILURE(RunIdleGc(options, "", 4, &run));
   std::printf("behind: %llu bytes in %llu idle slices\n",
@@ -358,6 +360,7 @@ TEST(GcIdleTest, SizedIdleSlicesAreShortWhileCleaningIsAhead) {
   options.gc_urgent_free = 0.01;
   options.gc_stop_free = 0.90;
   options.gc_idle_slice = 0;
+  options.gc_slice_ms = 0;  // the pacer's IdleSlice, not sized by time
   std::unique_ptr<Store> opened;
   ASSERT_NO_FATAL_FAILURE(MkfsAndOpen(dir, /*zones=*/40, /*zone_mib=*/16, options, &opened));
   Store& store = *opened;
@@ -434,6 +437,7 @@ TEST_F(GcTest, AnIdleSliceEndsAtTheNextRecordWhenATransactionArrivesOnlyWithYiel
     options.gc_urgent_free = 0;
     options.gc_stop_free = 0.98;
     options.gc_idle_slice = 64u << 20;
+    options.gc_slice_ms = 0;  // the idle slice as configured, not sized by time
     options.gc_idle_yield = yield;
     // Reading ahead, an arrival stops GC before any slice (the test after this one); this
     // drive has no timing model, so it is off by default, and off here whatever that is.
@@ -719,6 +723,7 @@ TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
   ScratchDir dir;
   StoreOptions options;
   options.max_group = 1;  // one commit group per transaction
+  options.gc_slice_ms = 0;  // fixed slices paced by groups (byte pacing: the test below)
   std::unique_ptr<Store> opened;
   ASSERT_NO_FATAL_FAILURE(MakeStoreJustBelowTheStartWatermark(dir, options, &opened, nullptr));
   Store& store = *opened;
@@ -762,6 +767,67 @@ TEST(GcIdleTest, GcUnderLoadRunsOneSlicePerPacedGroupNotTwo) {
   EXPECT_GE(slices, 1u) << "no GC at all below the start watermark";
   EXPECT_LE(slices, 6u) << "more slices than the cleaning needed: two per paced group?";
   ASSERT_OK(store.Close());
+}
+
+// Byte pacing (gc_slice_ms): commit groups earn GC credit by the zone bytes they write. The
+// store just below the start watermark (not urgent), 40 queued groups: metadata-only
+// groups (an xattr each) earn nothing and carry no slice; overwrites of 1 MiB earn a
+// slice's worth within a few groups (the budget's first probes are 256 and 512 KiB).
+TEST(GcIdleTest, BytePacedSlicesRideOnlyWithGroupsThatWriteToTheZones) {
+  for (const bool data : {false, true}) {
+    SCOPED_TRACE(data ? "1 MiB overwrites" : "xattrs only");
+    ScratchDir dir;
+    StoreOptions options;
+    options.max_group = 1;  // one commit group per transaction
+    options.gc_slice_ms = 150;
+    // Callbacks on the commit thread: the gate holds it until all 40 are queued, so no
+    // idle GC runs between them.
+    options.commit_pipeline = false;
+    std::unique_ptr<Store> opened;
+    std::map<uint64_t, bool> live;
+    ASSERT_NO_FATAL_FAILURE(MakeStoreJustBelowTheStartWatermark(dir, options, &opened, &live));
+    Store& store = *opened;
+    const StoreCounters before = store.Counters();
+    std::atomic<int> done{0};
+    std::atomic<uint64_t> slices_at_end{0};
+    std::promise<void> all_queued;
+    std::shared_future<void> queued_gate = all_queued.get_future().share();
+    {
+      Transaction t;
+      t.SetAttr(kColl, Obj(1), "gate", "v");
+      store.Submit(std::move(t), [queued_gate](const Status&) { queued_gate.wait(); });
+    }
+    int n = 0;
+    for (auto it = live.begin(); it != live.end() && n < 40; ++it, ++n) {
+      Transaction t;
+      if (data) {
+        t.Write(kColl, Obj(it->first), 0, Data(it->first + 5000, kMiB));
+      } else {
+        t.SetAttr(kColl, Obj(it->first), "k", "v");
+      }
+      store.Submit(std::move(t), [&](const Status& s) {
+        EXPECT_OK(s);
+        const int k = done.load() + 1;
+        // The last group's callback runs before the idle GC after it.
+        if (k == 40) slices_at_end = store.Counters().gc_slices;
+        done = k;
+      });
+    }
+    ASSERT_EQ(n, 40);
+    all_queued.set_value();
+    ASSERT_TRUE(smr::testing::WaitUntil([&] { return done.load() == 40; }));
+    const uint64_t slices = slices_at_end.load() - before.gc_slices;
+    std::printf("%s: %llu GC slices in 40 queued groups\n", data ? "overwrites" : "xattrs",
+                static_cast<unsigned long long>(slices));
+    if (data) {
+      EXPECT_GE(slices, 1u) << "groups that wrote 40 MiB below the start watermark earned no slice";
+    } else {
+      // At most one: a slice of the idle cleaning the set-up left running may end after
+      // `before` was read.
+      EXPECT_LE(slices, 1u) << "metadata-only groups earned GC slices";
+    }
+    ASSERT_OK(store.Close());
+  }
 }
 
 // Paced GC slices under load ride in the commit group they are paced against

@@ -80,6 +80,7 @@ class GcTest : public testing::StoreOnFaultyDrive {
     o.gc_urgent_free = 0;
     o.gc_stop_free = 0.98;
     o.gc_idle_slice = idle_slice;
+    o.gc_slice_ms = 0;  // idle slices of idle_slice, not sized by time
     o.gc_read_ahead = true;
     return o;
   }
