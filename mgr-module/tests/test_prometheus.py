@@ -155,7 +155,7 @@ def test_every_metric_of_a_service_daemon() -> None:
     want = {
         "smrstore_up": 1, "smrstore_last_update_seconds": 990.0,
         "smrstore_statfs_total_bytes": 30 * GiB, "smrstore_statfs_available_bytes": 20 * GiB,
-        "smrstore_statfs_stored_bytes": 8 * GiB, "smrstore_user_bytes_total": 10 * GiB,
+        "smrstore_statfs_writable_bytes": 20 * GiB, "smrstore_statfs_stored_bytes": 8 * GiB, "smrstore_user_bytes_total": 10 * GiB,
         "smrstore_device_bytes_total": 12 * GiB, "smrstore_gc_bytes_total": 2 * GiB,
         "smrstore_write_amplification": 1.2, "smrstore_lifetime_write_amplification": 1.2,
         "smrstore_gc_runs_total": 3, "smrstore_gc_zones_reset_total": 5,
@@ -296,3 +296,12 @@ def test_every_metric_path_names_fields_of_the_models() -> None:
         for part in m["path"].strip("/").split("/"):
             assert part in model.__fields__, (m["name"], part)
             model = model.__fields__[part].type_
+
+
+def test_writable_only_from_a_daemon_that_reports_it() -> None:
+    new = doc(name="new", available=2 * GiB, writable=9 * GiB)
+    old = doc(name="old", available=2 * GiB, with_writable=False)
+    m = parse(render(merge(1000.0, {"new": status(new), "old": status(old)}, {}), 30.0))
+    assert m[("smrstore_statfs_writable_bytes", (("daemon", "new"),))] == 9 * GiB
+    assert ("smrstore_statfs_writable_bytes", (("daemon", "old"),)) not in m
+    assert m[("smrstore_statfs_available_bytes", (("daemon", "old"),))] == 2 * GiB
