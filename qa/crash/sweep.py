@@ -1430,8 +1430,8 @@ def config_args(a, i, c):
     b.mkfs_opts = a.mkfs_opts + ["--pack-max", str(c["pack"]), "--journal-pinned-zones-max",
                                  str(c["pin"]), "--gc-policy", c["gc"], "--gc-free",
                                  c["wm"], "--gc-free-zones-max", str(c["fzm"]),
-                                 "--opt", "checkpoint_step=%d" % c["ckpt"],
-                                 "--opt", "gc_slice_ms=%d" % c["slice"]]
+                                 "--opt", "checkpoint_step=%d,gc_slice_ms=%d" % (c["ckpt"],
+                                                                                 c["slice"])]
     b.big = True
     return b
 

@@ -4,8 +4,10 @@
 // drives, open-zone limits, and the StoreOptions that change layout (inline_max, pack_max,
 // max_record_payload, small_write_max, max_group, journal_with_data, the pin limit that
 // makes checkpoints due), GC (policy, watermarks, reserve, read-ahead, idle yield, slices in
-// groups, one stream or several), the commit path (pipelined or one-thread: drawn apart, so
-// seeds drawn before it kept their workloads) and hybrid policy (H-Buffer, conversion and shrink
+// groups, slices sized by time or fixed, one stream or several), the commit path (pipelined
+// or one-thread: drawn apart, so seeds drawn before it kept their workloads), the drives' I/O
+// path (buffered, O_DIRECT writes, O_DIRECT writes and reads) and logical block (4096 or 512
+// bytes), both drawn apart too, and hybrid policy (H-Buffer, conversion and shrink
 // thresholds) — and drives the store and the reference model (store/testing/store_model.h)
 // with the model test's random transactions plus operations sized past every limit the
 // engine has: thousands of omap keys in one transaction, omap values and xattrs up to a
@@ -83,6 +85,10 @@ struct Config {
   uint32_t max_open = 0;
   uint32_t realms = 0, realm_cmr = 0, realm_smr = 0;
   std::string realm_init = "cmr";
+  // The drives' I/O path and logical block (drawn apart, see Setup): buffered, O_DIRECT
+  // writes, or O_DIRECT writes and reads; 4096- or 512-byte logical blocks.
+  std::string io = "buffered";
+  uint32_t lbs = 4096;
   StoreOptions options;
 
   static const char* KindName(Kind k) {
@@ -105,6 +111,8 @@ struct Config {
     } else {
       s += "&zones=" + std::to_string(zones);
     }
+    if (lbs != 4096) s += "&lbs=" + std::to_string(lbs);
+    if (io != "buffered") s += io == "direct" ? "&direct=1" : "&direct=1&direct_reads=1";
     return s;
   }
 
@@ -122,17 +130,19 @@ struct Config {
     char buf[1024];
     std::snprintf(
         buf, sizeof buf,
-        "%s x%d zone %uK cap %uK zones %u conv %u max_open %u%s | inline_max %u pack_max %u "
-        "max_record %u small_write_max %u max_group %u journal_with_data %s pins_max %u | "
+        "%s x%d zone %uK cap %uK zones %u conv %u max_open %u%s io %s lbs %u | "
+        "inline_max %u pack_max %u max_record %u small_write_max %u max_group %u "
+        "journal_with_data %s pins_max %u | "
         "gc %s auto %d start/urgent/stop %.2f/%.2f/%.2f reserve %u free_zones_max %u "
-        "read_ahead %s idle_yield %d in_groups %d slice_ms %u streams %d pipeline %d | hbuffer %d "
-        "convert %.2f shrink %.2f",
+        "read_ahead %s idle_yield %d in_groups %d slice_ms %u streams %d pipeline %d | "
+        "hbuffer %d convert %.2f shrink %.2f",
         KindName(kind), drives, zone_kib, cap_kib, zones, conv, max_open,
         kind == Kind::kHybrid
             ? (" realms " + std::to_string(realms) + "x" + std::to_string(realm_cmr) + "/" +
                std::to_string(realm_smr) + " init " + realm_init)
                   .c_str()
             : "",
+        io.c_str(), lbs,
         o.inline_max, o.pack_max, o.max_record_payload, o.small_write_max, o.max_group,
         opt(o.journal_with_data).c_str(), o.journal_pinned_zones_max,
         VictimPolicyName(o.gc_policy), o.gc_auto, o.gc_start_free, o.gc_urgent_free,
@@ -242,6 +252,11 @@ class StoreMatrixTest : public ::testing::TestWithParam<uint64_t> {
     // two on these drives), drawn apart for the same reason.
     Generator slice_gen(seed_ * 7919 + 5);
     cfg_.options.gc_slice_ms = PickOf<uint32_t>(&slice_gen, {0, 0, 10, 150});
+    // The drives' I/O path (O_DIRECT writes, and reads) and logical block size: the paths
+    // the OSD benches use, under every drive kind and option drawn above.
+    Generator io_gen(seed_ * 6271 + 7);
+    cfg_.io = PickOf<std::string>(&io_gen, {"buffered", "buffered", "direct", "direct_reads"});
+    cfg_.lbs = PickOf<uint32_t>(&io_gen, {4096, 4096, 512});
     std::printf("[ matrix   ] seed %" PRIu64 ": %s\n", seed_, cfg_.Describe().c_str());
     std::vector<std::string> specs;
     for (int d = 0; d < cfg_.drives; ++d) {
