@@ -21,6 +21,9 @@ DS: Dict[str, str] = {"type": "prometheus", "uid": "${datasource}"}
 D = 'daemon=~"$daemon"'
 DD = 'daemon=~"$daemon", drive=~"$drive"'
 RI = "$__rate_interval"
+# statfs writable (what users can still write), available from a daemon without it: what
+# the space alerts judge (monitoring/alerts.yml).
+W = f"smrstore_statfs_writable_bytes{{{D}}} or smrstore_statfs_available_bytes{{{D}}}"
 
 Target = Tuple[str, str]          # (expr, legendFormat)
 Panel = Dict[str, Any]
@@ -130,10 +133,11 @@ def build() -> Dict[str, Any]:
             thresholds=[("green", None), ("red", 1)])
     b.panel("stat", "Capacity", "statfs total of the selected daemons.",
             [(f"sum(smrstore_statfs_total_bytes{{{D}}})", "total")], "bytes", w=4, h=4)
-    b.panel("stat", "Available", "statfs available / total (alerts SMRStoreSpaceLow below 10 %, "
-            "SMRStoreSpaceCritical below 5 %).",
-            [(f"sum(smrstore_statfs_available_bytes{{{D}}}) / sum(smrstore_statfs_total_bytes{{{D}}})",
-              "available")], "percentunit", w=4, h=4,
+    b.panel("stat", "Writable", "statfs writable / total: what users can still write, counting "
+            "what GC can really give back (available from a daemon that does not report "
+            "writable; alerts SMRStoreSpaceLow below 10 %, SMRStoreSpaceCritical below 5 %).",
+            [(f"sum({W}) / sum(smrstore_statfs_total_bytes{{{D}}})",
+              "writable")], "percentunit", w=4, h=4,
             thresholds=[("red", None), ("orange", 0.05), ("green", 0.10)])
     b.panel("stat", "Write amplification", "Device bytes / user bytes written over the rate "
             "interval, all selected daemons (empty or NaN while nobody writes).",
@@ -158,8 +162,9 @@ def build() -> Dict[str, Any]:
             "(ceph tell osd.N smrstore gc start|stop).",
             [(f"smrstore_gc_auto{{{D}}}", "{{daemon}}")], "none", w=8, h=8, mappings=ONOFF,
             thresholds=[("orange", None), ("green", 1)])
-    b.panel("timeseries", "Space used", "1 - statfs available / total per daemon.",
-            [(f"1 - smrstore_statfs_available_bytes{{{D}}} / smrstore_statfs_total_bytes{{{D}}}",
+    b.panel("timeseries", "Space used", "1 - statfs writable / total per daemon (available "
+            "from a daemon that does not report writable).",
+            [(f"1 - ({W}) / smrstore_statfs_total_bytes{{{D}}}",
               "{{daemon}}")], "percentunit", w=8, h=8, minv=0, maxv=1,
             thresholds=[("green", None), ("orange", 0.90), ("red", 0.95)])
     b.panel("timeseries", "Free-space forecast: available now and in 7 days",
