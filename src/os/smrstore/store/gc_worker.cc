@@ -700,23 +700,18 @@ uint64_t GcWorker::RideGcSlice(uint64_t group_bytes) {
     MutexLock lock(&core_.mu);
     if (!core_.fatal.ok()) return 0;
   }
+  uint64_t live = 0;
   if (core_.options.gc_slice_ms != 0) {
-    const uint64_t live = PacedSliceBytes(group_bytes);
-    if (live == 0) return 0;
-    if (!gc_cursor_) {
-      MutexLock glock(&core_.group_mu);
-      auto victim = PickVictim();
-      if (!victim.ok()) return 0;  // nothing to clean
-      gc_cursor_ = GcCursor{*victim, victim->start, nullptr, nullptr, false};
-    }
-    return live;
+    live = PacedSliceBytes(group_bytes);  // by bytes written, sized by time
+  } else {
+    const double free = GcFree();
+    if (!gc_pacer_.StartRound(free, gc_cursor_.has_value(), /*queued=*/true)) return 0;
+    // Under the urgent watermark a paced round is two slices; here it is one of twice the
+    // size.
+    live = gc_pacer_.Urgent(free) ? 2 * kGcSliceBytes : kGcSliceBytes;
+    (void)gc_pacer_.NextSlice(free, true, false);
   }
-  const double free = GcFree();
-  if (!gc_pacer_.StartRound(free, gc_cursor_.has_value(), /*queued=*/true)) return 0;
-  // Under the urgent watermark a paced round is two slices; here it is one of twice the
-  // size.
-  const uint64_t live = gc_pacer_.Urgent(free) ? 2 * kGcSliceBytes : kGcSliceBytes;
-  (void)gc_pacer_.NextSlice(free, true, false);
+  if (live == 0) return 0;
   if (!gc_cursor_) {
     MutexLock glock(&core_.group_mu);
     auto victim = PickVictim();
