@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -715,6 +716,33 @@ void MakeStoreJustBelowTheStartWatermark(const ScratchDir& dir, const StoreOptio
   *out = std::move(opened);
 }
 
+// Submits `txns` behind a gate (a first transaction whose callback waits until all of them
+// are queued), so every commit group but the last has foreground work behind it; waits for
+// all of them. `on_done(k)` runs in the k-th callback (1-based), on the thread that runs the
+// callbacks, before the next callback and before any idle GC after the last.
+void SubmitBehindAGate(Store& store, std::vector<Transaction> txns,
+                       const std::function<void(int)>& on_done) {
+  std::atomic<int> done{0};
+  std::promise<void> all_queued;
+  std::shared_future<void> queued_gate = all_queued.get_future().share();
+  {
+    Transaction t;
+    t.SetAttr(kColl, Obj(1), "gate", "v");
+    store.Submit(std::move(t), [queued_gate](const Status&) { queued_gate.wait(); });
+  }
+  const int n = static_cast<int>(txns.size());
+  for (Transaction& t : txns) {
+    store.Submit(std::move(t), [&](const Status& s) {
+      EXPECT_OK(s);
+      const int k = done.load() + 1;
+      on_done(k);
+      done = k;  // after on_done: the test thread never reads its figures unset
+    });
+  }
+  all_queued.set_value();
+  ASSERT_TRUE(smr::testing::WaitUntil([&] { return done.load() == n; }));
+}
+
 // Under load, a little below the start watermark, background GC runs one slice per paced
 // commit group (two only when urgent): 40 queued groups need 4 slices here, a GC that ran
 // two per group ran 9. (Most of these 4 come from the commit thread making room for a
@@ -788,34 +816,21 @@ TEST(GcIdleTest, BytePacedSlicesRideOnlyWithGroupsThatWriteToTheZones) {
     ASSERT_NO_FATAL_FAILURE(MakeStoreJustBelowTheStartWatermark(dir, options, &opened, &live));
     Store& store = *opened;
     const StoreCounters before = store.Counters();
-    std::atomic<int> done{0};
-    std::atomic<uint64_t> slices_at_end{0};
-    std::promise<void> all_queued;
-    std::shared_future<void> queued_gate = all_queued.get_future().share();
-    {
-      Transaction t;
-      t.SetAttr(kColl, Obj(1), "gate", "v");
-      store.Submit(std::move(t), [queued_gate](const Status&) { queued_gate.wait(); });
-    }
-    int n = 0;
-    for (auto it = live.begin(); it != live.end() && n < 40; ++it, ++n) {
+    std::vector<Transaction> txns;
+    for (auto it = live.begin(); it != live.end() && txns.size() < 40; ++it) {
       Transaction t;
       if (data) {
         t.Write(kColl, Obj(it->first), 0, Data(it->first + 5000, kMiB));
       } else {
         t.SetAttr(kColl, Obj(it->first), "k", "v");
       }
-      store.Submit(std::move(t), [&](const Status& s) {
-        EXPECT_OK(s);
-        const int k = done.load() + 1;
-        // The last group's callback runs before the idle GC after it.
-        if (k == 40) slices_at_end = store.Counters().gc_slices;
-        done = k;
-      });
+      txns.push_back(std::move(t));
     }
-    ASSERT_EQ(n, 40);
-    all_queued.set_value();
-    ASSERT_TRUE(smr::testing::WaitUntil([&] { return done.load() == 40; }));
+    ASSERT_EQ(txns.size(), 40u);
+    std::atomic<uint64_t> slices_at_end{0};
+    ASSERT_NO_FATAL_FAILURE(SubmitBehindAGate(store, std::move(txns), [&](int k) {
+      if (k == 40) slices_at_end = store.Counters().gc_slices;
+    }));
     const uint64_t slices = slices_at_end.load() - before.gc_slices;
     std::printf("%s: %llu GC slices in 40 queued groups\n", data ? "overwrites" : "xattrs",
                 static_cast<unsigned long long>(slices));
