@@ -36,7 +36,7 @@ constexpr uint64_t kSlowStepNs = 250'000'000;
 
 }  // namespace
 
-void CommitPipeline::NoteStep(const char* what, uint64_t start_ns) {
+void CommitPipeline::NoteStep(const char* what, uint64_t start_ns, bool gc_trace) {
   const uint64_t took = NowNanos() - start_ns;
   if (took < kSlowStepNs) return;
   size_t queued = 0;
@@ -44,8 +44,11 @@ void CommitPipeline::NoteStep(const char* what, uint64_t start_ns) {
     MutexLock lock(&core_.mu);
     queued = queue_.size();
   }
-  Log(LogLevel::kWarning, "slow commit-thread step: %s took %.0f ms (%zu transactions queued at its end)",
-      what, static_cast<double>(took) / 1e6, queued);
+  const std::string detail =
+      gc_trace ? " [" + core_.peers.gc->last_round().ToString() + "]" : std::string();
+  Log(LogLevel::kWarning,
+      "slow commit-thread step: %s took %.0f ms (%zu transactions queued at its end)%s", what,
+      static_cast<double>(took) / 1e6, queued, detail.c_str());
 }
 
 CommitPipeline::CommitPipeline(StoreCore& core) : core_(core) {}
@@ -231,20 +234,21 @@ void CommitPipeline::CommitLoop() {
       uint64_t t = NowNanos();
       if (core_.options.gc_in_groups) {
         ride = gc.RideGcSlice(need);
+        NoteStep("picking a victim for a ridden GC slice", t, true);
       } else {
         gc.MaybeGc(/*queued=*/true, need);
-        NoteStep("a paced GC round", t);
+        NoteStep("a paced GC round", t, true);
       }
       if (gc.gc_auto() || core_.options.hybrid_auto) {
         if (gc.space_short()) {
           t = NowNanos();
           gc.CleanForSpace();
-          NoteStep("cleaning a whole victim for a transaction that found no room", t);
+          NoteStep("cleaning a whole victim for a transaction that found no room", t, true);
         }
         gc.set_space_short(false);
         t = NowNanos();
         gc.EnsureSpace(need);
-        NoteStep("cleaning for the group's room", t);
+        NoteStep("cleaning for the group's room", t, true);
       }
     }
     uint64_t t = NowNanos();
@@ -267,7 +271,7 @@ void CommitPipeline::CommitLoop() {
     if (!queued_more) {
       t = NowNanos();
       gc.MaybeGc(/*queued=*/false);
-      NoteStep("an idle GC round", t);
+      NoteStep("an idle GC round", t, true);
     }
   }
 }

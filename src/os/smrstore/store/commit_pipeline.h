@@ -142,7 +142,10 @@ class CommitPipeline {
   void CommitLoop() SMR_EXCLUDES(core_.mu, core_.group_mu);
   // Logs (kWarning) a step of the commit thread that began at `start_ns` and took at least
   // kSlowStepNs (commit_pipeline.cc): what it was and how many transactions wait behind it.
-  void NoteStep(const char* what, uint64_t start_ns) SMR_EXCLUDES(core_.mu);
+  // `gc_trace`: the step was the GC worker's; the log line adds what its round did
+  // (GcWorker::last_round).
+  void NoteStep(const char* what, uint64_t start_ns, bool gc_trace = false)
+      SMR_EXCLUDES(core_.mu);
   // A GC request (Store::RunGc), taken off the queue: GcOne up to req->gc_zones times (each
   // with group_mu, a checkpoint after each when the journal grew), then req->gc_done.
   void RunGcRequest(Pending* req) SMR_EXCLUDES(core_.mu, core_.group_mu);

@@ -12,6 +12,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/engine_log.h"
 #include "format/record.h"
 #include "store/store.h"
 #include "store/testing/gc_test_fixture.h"
@@ -235,6 +237,7 @@ TEST(GcIdleTest, IdleGcYieldsToATransactionThatArrives) {
 // poke until `zones` more zones are reset: the live bytes idle GC moved and its slices.
 struct IdleRun {
   uint64_t moved = 0, slices = 0;
+  uint64_t moved_with_poke = 0;  // counted from before the poke (its group's slice too)
 };
 void RunIdleGc(const StoreOptions& options, const std::string& timing, uint64_t zones,
                IdleRun* out) {
@@ -257,6 +260,7 @@ void RunIdleGc(const StoreOptions& options, const std::string& timing, uint64_t 
     (void)store.Apply(std::move(t));  // NotFound past the last object written
   }
   store.SetGcAuto(true);
+  const StoreCounters before_poke = store.Counters();
   Transaction poke;
   poke.SetAttr(kColl, Obj(1), "k", "v");
   ASSERT_OK(store.Apply(std::move(poke)));
@@ -270,9 +274,47 @@ void RunIdleGc(const StoreOptions& options, const std::string& timing, uint64_t 
   const StoreCounters c = store.Counters();
   out->slices = c.gc_slices - at_poke.gc_slices;
   out->moved = c.gc_live_moved - at_poke.gc_live_moved;
+  out->moved_with_poke = c.gc_live_moved - before_poke.gc_live_moved;
   // Zones of ~8 MiB live each, cleaned while idle: several slices of real work.
   ASSERT_GE(out->moved, zones * 4 * kMiB) << "idle GC moved too little to tell its slices";
   ASSERT_GE(out->slices, 2u);
+}
+
+// The commit thread's slow-step line for an idle GC round says what the round did
+// (GcWorker::RoundTrace): its slices, the live bytes they moved, where its time went. On a
+// drive of 100 MB/s the one idle round after the poke (no other transaction arrives until
+// Close) cleans two zones of ~8 MiB live: far over the 250 ms that make a step slow. Its
+// bytes are at least what the counters saw moved after the poke returned (the round may
+// have begun just before) and at most what they saw from before the poke.
+TEST(GcIdleTest, TheSlowStepLineSaysWhatAnIdleRoundDid) {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  LogSink old = SetLogSink([&](LogLevel, const std::string& line) {
+    std::lock_guard<std::mutex> l(mu);
+    if (line.find("an idle GC round took") != std::string::npos) lines.push_back(line);
+  });
+  StoreOptions options;
+  options.gc_start_free = 0.30;
+  options.gc_stop_free = 0.35;
+  options.gc_slice_ms = 0;
+  IdleRun run;
+  RunIdleGc(options, "&mbps=100&seek_ms=2", 2, &run);
+  SetLogSink(std::move(old));
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  ASSERT_EQ(lines.size(), 1u) << "one slow idle round expected";
+  unsigned slices = 0, done = 0;
+  double mib = 0;
+  const size_t at = lines[0].find('[');
+  ASSERT_NE(at, std::string::npos) << lines[0];
+  ASSERT_EQ(std::sscanf(lines[0].c_str() + at, "[%u slices, %u victims done, %lf MiB moved",
+                        &slices, &done, &mib),
+            3)
+      << lines[0];
+  std::printf("%s\n", lines[0].c_str());
+  EXPECT_GE(done, 2u) << lines[0];
+  EXPECT_GE(slices, run.slices) << lines[0];
+  EXPECT_GE(mib + 0.05, static_cast<double>(run.moved) / kMiB) << lines[0];
+  EXPECT_LE(mib - 0.05, static_cast<double>(run.moved_with_poke) / kMiB) << lines[0];
 }
 
 // Idle background GC works in slices of about `idle_slice` live bytes (a bound on how long

@@ -73,8 +73,11 @@ Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_
                                   bool read_ahead) {
   *zone_done = false;
   if (!gc_cursor_) {
-    SMR_ASSIGN_OR_RETURN(ZoneStatus victim, PickVictim());
-    gc_cursor_ = GcCursor{victim, victim.start, nullptr, nullptr, false};
+    const uint64_t pick_start = NowNs();
+    auto picked = PickVictim();
+    round_.pick_ms += static_cast<double>(NowNs() - pick_start) / 1e6;
+    SMR_RETURN_IF_ERROR(picked.status());
+    gc_cursor_ = GcCursor{*picked, picked->start, nullptr, nullptr, false};
   }
   // A slice that fails gives back what it allocated (GcSlice rolls back before its commit;
   // after it, only the reset can fail), and its victim waits in quarantine: the store
@@ -84,7 +87,9 @@ Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_
   if (read_ahead) {
     // At least a paced slice's worth: shorter idle slices then write what one read-ahead
     // (one trip of the head to the victim) brought in, slice after slice.
+    const uint64_t ahead_start = NowNs();
     auto held = GcReadAheadFor(&*gc_cursor_, max_live, std::max(max_live, kGcSliceBytes));
+    round_.read_ahead_ms += static_cast<double>(NowNs() - ahead_start) / 1e6;
     if (!held.ok()) {
       gc_cursor_.reset();
       gc_ahead_.Clear();
@@ -92,6 +97,7 @@ Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_
       return held.status();
     }
     if (!*held) {
+      ++round_.read_ahead_yields;
       MutexLock lock(&core_.counters_mu);
       core_.counters.gc_read_ahead_yields++;
       return GcReport{};
@@ -101,10 +107,15 @@ Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_
   auto r = GcSlice(&gc_cursor_, max_live, zone_done, std::nullopt, std::nullopt,
                    /*split_records=*/false, stop_on_arrival);
   last_slice_ms_ = static_cast<double>(NowNs() - t0) / 1e6;
+  round_.slice_ms += last_slice_ms_;
+  ++round_.slices;
   if (!r.ok()) {
     gc_cursor_.reset();
     Quarantine(victim, r.status());
+    return r;
   }
+  round_.live_moved += r->live_moved;
+  if (*zone_done) ++round_.victims_done;
   return r;
 }
 
@@ -176,8 +187,10 @@ Result<ZoneStatus> GcWorker::PickVictim() {
       // began; a zone given a record since stays pinned), else one is taken at once, which
       // unpins them all: at most two rounds.
       const size_t pinned = core_.zones->JournalPins().size();
-      SMR_RETURN_IF_ERROR(core_.peers.journal->CheckpointForPins().WithContext(
-          "checkpoint to unpin zones for GC"));
+      const uint64_t cp_start = NowNs();
+      Status cp = core_.peers.journal->CheckpointForPins();
+      round_.checkpoint_ms += static_cast<double>(NowNs() - cp_start) / 1e6;
+      SMR_RETURN_IF_ERROR(cp.WithContext("checkpoint to unpin zones for GC"));
       if (core_.zones->JournalPins().size() < pinned) return PickVictim();
     }
     return Status::NotFound("no zone has dead bytes to reclaim");
@@ -633,7 +646,19 @@ Result<GcReport> GcWorker::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlic
   return report;
 }
 
+std::string GcWorker::RoundTrace::ToString() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%u slices, %u victims done, %.1f MiB moved; pick %.0f ms (checkpoint %.0f ms), "
+                "read-ahead %.0f ms (%u yields), slices %.0f ms%s",
+                slices, victims_done, static_cast<double>(live_moved) / (1 << 20), pick_ms,
+                checkpoint_ms, read_ahead_ms, read_ahead_yields, slice_ms,
+                arrival ? "; ended for a waiting transaction or the unmount" : "");
+  return buf;
+}
+
 void GcWorker::MaybeGc(bool queued, uint64_t group_bytes) {
+  round_ = RoundTrace{};
   if (!gc_auto_) return;
   {
     MutexLock lock(&core_.mu);
@@ -686,6 +711,7 @@ void GcWorker::MaybeGc(bool queued, uint64_t group_bytes) {
       break;
     }
     const bool arrived = !queued && ForegroundWaiting();
+    round_.arrival = arrived;
     if (!gc_pacer_.NextSlice(GcFree(), gc_cursor_.has_value(), arrived)) break;
   }
   if (queued) {
@@ -695,6 +721,7 @@ void GcWorker::MaybeGc(bool queued, uint64_t group_bytes) {
 }
 
 uint64_t GcWorker::RideGcSlice(uint64_t group_bytes) {
+  round_ = RoundTrace{};
   if (!gc_auto_) return 0;
   {
     MutexLock lock(&core_.mu);
@@ -714,7 +741,9 @@ uint64_t GcWorker::RideGcSlice(uint64_t group_bytes) {
   if (live == 0) return 0;
   if (!gc_cursor_) {
     MutexLock glock(&core_.group_mu);
+    const uint64_t pick_start = NowNs();
     auto victim = PickVictim();
+    round_.pick_ms += static_cast<double>(NowNs() - pick_start) / 1e6;
     if (!victim.ok()) return 0;  // nothing to clean
     gc_cursor_ = GcCursor{*victim, victim->start, nullptr, nullptr, false};
   }
@@ -887,6 +916,7 @@ void StoreCore::UpdateDeathRates(const GroupWrites& w) {
 }
 
 void GcWorker::EnsureSpace(uint64_t bytes) {
+  round_ = RoundTrace{};
   if (core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
   // Hybrid drives grow first (store/hybrid_manager.h): converting a CMR realm gains capacity for
   // good, cleaning only gives dead space back.
@@ -933,6 +963,7 @@ void GcWorker::EnsureSpace(uint64_t bytes) {
 }
 
 void GcWorker::CleanForSpace() {
+  round_ = RoundTrace{};
   // A conversion gains room for good; otherwise one whole victim (a few tries past victims
   // whose cleaning fails), which frees a zone to the user streams.
   if (core_.peers.hybrid->GrowForSpace(UINT64_MAX)) return;

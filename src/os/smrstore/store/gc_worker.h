@@ -143,6 +143,26 @@ class GcWorker {
   // planning, and its share by bytes of the group's write and commit): the ridden slices'
   // time fit (gc_slice_ms > 0). Commit thread.
   void NoteRiddenSlice(uint64_t moved, double ms);
+  // What the last background round (MaybeGc), cleaning for space (EnsureSpace,
+  // CleanForSpace) or ridden slice's victim pick (RideGcSlice) did, for the commit
+  // thread's slow-step log: slices and victims finished, live bytes moved, and where the
+  // time went (victim picks, the checkpoints a pick takes to unpin zones, read-ahead,
+  // slices). Reset as each of those begins. Commit thread.
+  struct RoundTrace {
+    uint32_t slices = 0;
+    uint32_t victims_done = 0;
+    uint32_t read_ahead_yields = 0;
+    uint64_t live_moved = 0;
+    double pick_ms = 0;        // PickVictim, its checkpoints included
+    double checkpoint_ms = 0;  // checkpoints a pick took to unpin journal-pinned zones
+    double read_ahead_ms = 0;
+    double slice_ms = 0;  // GcSlice: the victim's reads not read ahead, writes, commit, reset
+    bool arrival = false;  // an idle round ended because a transaction arrived
+    // "3 slices, 1 victim done, 2.0 MiB moved; pick 5 ms (checkpoint 0 ms), read-ahead 120
+    // ms (1 yield), slices 300 ms"
+    std::string ToString() const;
+  };
+  const RoundTrace& last_round() const { return round_; }
   // The current fits of slice time (ms = fixed + per MiB * MiB), for the log and tests.
   const QuantumSizer& ride_sizer() const { return ride_sizer_; }
   const QuantumSizer& idle_sizer() const { return idle_sizer_; }
@@ -307,6 +327,7 @@ class GcWorker {
   double last_victim_live_ = 0.5;  // live / written of the last victim picked
   double last_ride_bound_ms_ = 0;  // the time SliceBudget sized the last budget for
   double last_slice_ms_ = 0;       // GcStep: how long its slice (not its read-ahead) took
+  RoundTrace round_;               // commit thread (last_round)
   uint64_t lifetime_gc_bytes_ = 0;     // commit thread (and the opening thread)
   std::optional<GcCursor> gc_cursor_;  // commit thread
   GcReadAhead gc_ahead_ SMR_GUARDED_BY(core_.group_mu);
