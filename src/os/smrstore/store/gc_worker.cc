@@ -246,16 +246,23 @@ Result<GcReport> GcWorker::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64
                                          bool split_records, bool stop_on_arrival) {
   auto batch = core_.meta->NewBatch();
   GroupWrites writes;
+  const uint64_t t0 = NowNs();
   SMR_ASSIGN_OR_RETURN(GcSlicePlan plan,
                        GcPlanSlice(cursor, max_live, batch.get(), &writes, deadline, to_stream,
                                    split_records, stop_on_arrival));
+  const uint64_t t1 = NowNs();
+  round_.plan_ms += static_cast<double>(t1 - t0) / 1e6;
   if (plan.any) {
     SMR_RETURN_IF_ERROR(
         core_.peers.pipeline->WriteAndCommit(&writes, batch.get(), 0, /*recoverable_writes=*/true));
   }
+  const uint64_t t2 = NowNs();
+  round_.commit_ms += static_cast<double>(t2 - t1) / 1e6;
   *committed = true;
   CountSliceMoves(plan);
-  return GcFinishSlice(cursor, std::move(plan), zone_done);
+  auto finished = GcFinishSlice(cursor, std::move(plan), zone_done);
+  round_.finish_ms += static_cast<double>(NowNs() - t2) / 1e6;
+  return finished;
 }
 
 void GcWorker::CountSliceMoves(const GcSlicePlan& plan) {
@@ -647,12 +654,14 @@ Result<GcReport> GcWorker::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlic
 }
 
 std::string GcWorker::RoundTrace::ToString() const {
-  char buf[256];
+  char buf[384];
   std::snprintf(buf, sizeof buf,
                 "%u slices, %u victims done, %.1f MiB moved; pick %.0f ms (checkpoint %.0f ms), "
-                "read-ahead %.0f ms (%u yields), slices %.0f ms%s",
+                "read-ahead %.0f ms (%u yields), slices %.0f ms (plan %.0f, write and commit "
+                "%.0f, finish %.0f)%s",
                 slices, victims_done, static_cast<double>(live_moved) / (1 << 20), pick_ms,
-                checkpoint_ms, read_ahead_ms, read_ahead_yields, slice_ms,
+                checkpoint_ms, read_ahead_ms, read_ahead_yields, slice_ms, plan_ms, commit_ms,
+                finish_ms,
                 arrival ? "; ended for a waiting transaction or the unmount" : "");
   return buf;
 }

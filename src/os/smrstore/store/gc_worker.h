@@ -157,9 +157,12 @@ class GcWorker {
     double checkpoint_ms = 0;  // checkpoints a pick took to unpin journal-pinned zones
     double read_ahead_ms = 0;
     double slice_ms = 0;  // GcSlice: the victim's reads not read ahead, writes, commit, reset
+    double plan_ms = 0;    // ... of which planning (the victim's reads not read ahead)
+    double commit_ms = 0;  // ... writing the relocations and committing them
+    double finish_ms = 0;  // ... the cursor's advance, a finished victim's fence and reset
     bool arrival = false;  // an idle round ended because a transaction arrived
-    // "3 slices, 1 victim done, 2.0 MiB moved; pick 5 ms (checkpoint 0 ms), read-ahead 120
-    // ms (1 yield), slices 300 ms"
+    // "3 slices, 1 victims done, 2.0 MiB moved; pick 5 ms (checkpoint 0 ms), read-ahead 120
+    // ms (1 yields), slices 300 ms (plan 20, write and commit 250, finish 30)"
     std::string ToString() const;
   };
   const RoundTrace& last_round() const { return round_; }
