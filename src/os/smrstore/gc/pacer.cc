@@ -55,6 +55,10 @@ uint64_t GcPacer::PacedBytes(double free, bool cleaning, uint64_t written, doubl
   return budget;
 }
 
+void GcPacer::Paid(uint64_t live) {
+  credit_ = std::max(0.0, credit_ - static_cast<double>(live));
+}
+
 bool GcPacer::NextSlice(double free, bool cleaning, bool foreground_arrived) {
   groups_since_gc_ = 0;
   ++slices_;

@@ -34,7 +34,8 @@
 //   time (room for a group that does not fit is the store's cleaning for space). The
 //   credit is capped at kCreditMax and dropped when free space is back above start.
 //   Groups that write nothing to the zones (metadata only, inline objects) earn nothing:
-//   the debt they leave is idle GC's.
+//   the debt they leave is idle GC's. Cleaning outside the pacing (idle slices, cleaning for
+//   space) pays the credit off (Paid).
 //   Invariants: Debt() is in [0.05, 1]; a paced (queued, not urgent) round is at most one
 //   slice; an urgent queued round at most two; IdleSlice() is kIdleShort or kIdleFull;
 //   0 <= credit() <= kCreditMax; PacedBytes returns 0, `budget`, or (urgent, no budget)
@@ -85,6 +86,9 @@ class GcPacer {
   uint64_t PacedBytes(double free, bool cleaning, uint64_t written, double victim_live,
                       uint64_t budget);
   double credit() const { return credit_; }
+  // Cleaning outside byte pacing (idle slices, cleaning for space) moved `live` bytes:
+  // it pays what the credit owes.
+  void Paid(uint64_t live);
 
   // After a commit group (queued) or when idle: whether to run a slice now.
   bool StartRound(double free, bool cleaning, bool queued);

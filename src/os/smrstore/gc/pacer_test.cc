@@ -194,6 +194,22 @@ TEST(GcPacerTest, BytePacingBelowUrgentCarriesItsBudgetEveryGroup) {
   EXPECT_EQ(p.PacedBytes(0.05, false, 0, 0.5, 0), GcPacer::kUrgentBytes) << "no budget";
 }
 
+// Cleaning outside the pacing (idle slices, cleaning for space) pays what the credit owes:
+// a group's credit of 3 MiB less 2 MiB cleaned idle leaves 1 MiB, and a 1 MiB budget then
+// rides once; paying more than is owed leaves nothing, not a debt of GC's.
+TEST(GcPacerTest, BytePacingCleaningOutsideThePacingPaysTheCredit) {
+  GcPacer p = MakePacer();
+  // debt 0.5 at free 0.2 (start 0.3, urgent 0.1), u 0.5: credit = written.
+  EXPECT_EQ(p.PacedBytes(0.20, false, 3 * kMiB, 0.5, 4 * kMiB), 0u);
+  EXPECT_NEAR(p.credit(), 3.0 * kMiB, 1.0);
+  p.Paid(2 * kMiB);
+  EXPECT_NEAR(p.credit(), 1.0 * kMiB, 1.0);
+  EXPECT_EQ(p.PacedBytes(0.20, false, 0, 0.5, kMiB), kMiB);
+  EXPECT_EQ(p.PacedBytes(0.20, false, 0, 0.5, kMiB), 0u) << "paid off";
+  p.Paid(8 * kMiB);
+  EXPECT_EQ(p.credit(), 0.0);
+}
+
 TEST(GcPacerTest, BytePacingCreditIsCappedAndDroppedAboveStart) {
   GcPacer p = MakePacer();
   // A 1 GiB group at debt 1 with a 4 MiB budget: one slice now, and what the credit holds

@@ -34,6 +34,9 @@ uint64_t NowNanos() {
 // a 4 KiB write's tail comes from).
 constexpr uint64_t kSlowStepNs = 250'000'000;
 
+// How often an idle commit thread looks again at GC victims whose reset waits for reads.
+constexpr int kResetPollMs = 10;
+
 }  // namespace
 
 void CommitPipeline::NoteStep(const char* what, uint64_t start_ns, bool gc_trace) {
@@ -185,16 +188,28 @@ void CommitPipeline::CommitLoop() {
         if (queue_.empty() && !core_.stopping) {
           lock.Unlock();
           hybrid.MaybeConvert(/*queued=*/false);
+          gc.ReapResetsBetweenGroups(/*wait=*/false);
           continue;
         }
       } else {
         while (!core_.stopping && queue_.empty() && !hybrid.RequestQueued()) {
+          if (gc.resets_pending()) {
+            // Emptied victims wait for reads still using them (GcWorker::ReapResets):
+            // look again shortly, so that an idle store still gets its zones back.
+            core_.cv.WaitFor(&lock, std::chrono::milliseconds(kResetPollMs));
+            if (core_.stopping || !queue_.empty() || hybrid.RequestQueued()) break;
+            lock.Unlock();
+            gc.ReapResetsBetweenGroups(/*wait=*/false);
+            lock.Lock();
+            continue;
+          }
           core_.cv.Wait(&lock);
         }
         if (queue_.empty() && !core_.stopping) continue;  // a conversion request: handled above
       }
       if (queue_.empty() && core_.stopping) {
         lock.Unlock();
+        gc.ReapResetsBetweenGroups(/*wait=*/true);
         // An activation waited for, a drain dropped, the requests answered (kBusy).
         hybrid.StopForUnmount();
         return;
@@ -385,7 +400,10 @@ void CommitPipeline::CommitGroup(std::vector<Pending>* group, uint64_t ride_live
     if (RetryGroupElsewhere(mark, attempt < kMaxFaultRetries, &s)) continue;
     break;
   }
-  if (s.ok()) core_.UpdateDeathRates(*writes);
+  if (s.ok()) {
+    core_.UpdateDeathRates(*writes);
+    core_.peers.gc->NoteGroupZoneBytes(writes->user_bytes);
+  }
   if (ride && s.ok()) core_.peers.gc->CountSliceMoves(*ride);
   {
     MutexLock lock(&core_.counters_mu);

@@ -850,6 +850,9 @@ TEST(GcIdleTest, BytePacedSlicesRideOnlyWithGroupsThatWriteToTheZones) {
     StoreOptions options;
     options.max_group = 1;  // one commit group per transaction
     options.gc_slice_ms = 150;
+    // No urgent watermark: below it every group carries a slice whatever it wrote, and
+    // the set-up sometimes leaves the store there (a third of the runs failed so).
+    options.gc_urgent_free = 0;
     // Callbacks on the commit thread: the gate holds it until all 40 are queued, so no
     // idle GC runs between them.
     options.commit_pipeline = false;
@@ -857,7 +860,6 @@ TEST(GcIdleTest, BytePacedSlicesRideOnlyWithGroupsThatWriteToTheZones) {
     std::map<uint64_t, bool> live;
     ASSERT_NO_FATAL_FAILURE(MakeStoreJustBelowTheStartWatermark(dir, options, &opened, &live));
     Store& store = *opened;
-    const StoreCounters before = store.Counters();
     std::vector<Transaction> txns;
     for (auto it = live.begin(); it != live.end() && txns.size() < 40; ++it) {
       Transaction t;
@@ -869,19 +871,22 @@ TEST(GcIdleTest, BytePacedSlicesRideOnlyWithGroupsThatWriteToTheZones) {
       txns.push_back(std::move(t));
     }
     ASSERT_EQ(txns.size(), 40u);
-    std::atomic<uint64_t> slices_at_end{0};
+    // Counted from the third group's answer: the set-up's own writes leave credit, which
+    // the first groups may spend (the sizer's first two probes, 256 and 512 KiB; a third
+    // of the runs rode one or two so), and the idle cleaning it left running may end a
+    // slice after the gate.
+    std::atomic<uint64_t> slices_at_3{0}, slices_at_end{0};
     ASSERT_NO_FATAL_FAILURE(SubmitBehindAGate(store, std::move(txns), [&](int k) {
+      if (k == 3) slices_at_3 = store.Counters().gc_slices;
       if (k == 40) slices_at_end = store.Counters().gc_slices;
     }));
-    const uint64_t slices = slices_at_end.load() - before.gc_slices;
-    std::printf("%s: %llu GC slices in 40 queued groups\n", data ? "overwrites" : "xattrs",
+    const uint64_t slices = slices_at_end.load() - slices_at_3.load();
+    std::printf("%s: %llu GC slices in the last 37 of 40 queued groups\n", data ? "overwrites" : "xattrs",
                 static_cast<unsigned long long>(slices));
     if (data) {
       EXPECT_GE(slices, 1u) << "groups that wrote 40 MiB below the start watermark earned no slice";
     } else {
-      // At most one: a slice of the idle cleaning the set-up left running may end after
-      // `before` was read.
-      EXPECT_LE(slices, 1u) << "metadata-only groups earned GC slices";
+      EXPECT_EQ(slices, 0u) << "metadata-only groups earned GC slices";
     }
     ASSERT_OK(store.Close());
   }

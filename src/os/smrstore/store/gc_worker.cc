@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
+#include <utility>
 
 #include "store/commit_pipeline.h"
 #include "store/store_internal.h"
@@ -65,7 +66,11 @@ Result<GcReport> GcWorker::GcOne() {
     total.live_moved += r.live_moved;
     total.bytes_written += r.bytes_written;
     total.bytes_freed += r.bytes_freed;
-    if (zone_done) return total;
+    if (zone_done) {
+      // Whole victims are for callers that need the zone now (RunGc, cleaning for space).
+      SMR_RETURN_IF_ERROR(ReapResets(/*wait=*/true));
+      return total;
+    }
   }
 }
 
@@ -152,6 +157,7 @@ Result<ZoneStatus> GcWorker::PickVictim() {
     }
     // Being emptied by a hybrid conversion or the H-Buffer's eviction (store/hybrid_manager.h).
     if (core_.peers.hybrid->EmptiesZone(z.addr)) continue;
+    if (IsPendingReset(z.addr)) continue;  // emptied, its reset waits for reads
     if (auto q = quarantine_.find(z.addr);
         q != quarantine_.end() && gc_picks_ < q->second.retry_at_pick) {
       continue;
@@ -632,7 +638,58 @@ Result<GcReport> GcWorker::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlic
       return Status::Corruption("GC: live bytes remain in the victim zone; run fsck");
     }
   }
-  core_.FenceReaders();
+  report.zones_cleaned = 1;
+  report.bytes_freed = victim.capacity;
+  // The reset waits for reads that may still use the old extents (read_fence.h). The GC's
+  // own victims do not hold the commit thread for them: reads of any zone, queued on a
+  // busy drive, can take seconds. Their reset is deferred (ReapResets) until those reads
+  // have ended; a hybrid drain's victims are reset now, as its conversion needs them.
+  pending_resets_.push_back(PendingReset{victim, core_.read_fence.Advance()});
+  SMR_RETURN_IF_ERROR(ReapResets(/*wait=*/cursor != &gc_cursor_));
+  return report;
+}
+
+bool GcWorker::IsPendingReset(const ZoneAddress& zone) const {
+  return std::any_of(pending_resets_.begin(), pending_resets_.end(),
+                     [&](const PendingReset& p) { return p.victim.addr == zone; });
+}
+
+Status GcWorker::ReapResets(bool wait) {
+  core_.group_mu.AssertHeld();
+  if (pending_resets_.empty()) return Status::OK();
+  Status first;
+  std::vector<ZoneStatus> snap;
+  for (auto it = pending_resets_.begin(); it != pending_resets_.end();) {
+    if (core_.read_fence.ReadersBefore(it->epoch)) {
+      if (!it->waited) {
+        it->waited = true;
+        MutexLock lock(&core_.counters_mu);
+        core_.counters.gc_fence_waits++;
+      }
+      if (!wait) {
+        ++it;
+        continue;
+      }
+      core_.read_fence.WaitForReadersBefore(it->epoch);
+    }
+    const ZoneStatus victim = it->victim;
+    it = pending_resets_.erase(it);
+    // Still the zone GC emptied: not reset meanwhile (a hybrid drain may have taken it).
+    if (snap.empty()) snap = core_.zones->Snapshot();
+    const auto now = std::find_if(snap.begin(), snap.end(),
+                                  [&](const ZoneStatus& z) { return z.addr == victim.addr; });
+    if (now == snap.end() || now->state != ZoneState::kSealed ||
+        now->opened_seq != victim.opened_seq || now->live_bytes != 0) {
+      continue;
+    }
+    Status st = ResetVictim(victim);
+    if (!st.ok() && first.ok()) first = st;
+    snap.clear();  // the zones changed
+  }
+  return first;
+}
+
+Status GcWorker::ResetVictim(const ZoneStatus& victim) {
   SMR_RETURN_IF_ERROR(core_.zones->ResetZone(victim.addr.drive, victim.addr.zone));
   core_.zones->ReleaseZone(victim.addr.drive, victim.addr.zone);
   if (quarantine_.erase(victim.addr)) {
@@ -644,13 +701,18 @@ Result<GcReport> GcWorker::GcFinishSlice(std::optional<GcCursor>* cursor, GcSlic
     done->PutZone(addr.drive, addr.zone, zm);
   }
   SMR_RETURN_IF_ERROR(core_.meta->Commit(done.get(), /*sync=*/true));
-  report.zones_cleaned = 1;
-  report.bytes_freed = victim.capacity;
   MutexLock lock(&core_.counters_mu);
   core_.counters.gc_runs++;
   core_.counters.gc_zones_reset++;
   if (!victim.cmr) core_.counters.gc_smr_zones_reset++;
-  return report;
+  return Status::OK();
+}
+
+void GcWorker::ReapResetsBetweenGroups(bool wait) {
+  if (pending_resets_.empty()) return;
+  MutexLock glock(&core_.group_mu);
+  Status st = ReapResets(wait);
+  if (!st.ok()) Log(LogLevel::kError, "GC zone reset: %s", st.ToString().c_str());
 }
 
 std::string GcWorker::RoundTrace::ToString() const {
@@ -668,7 +730,11 @@ std::string GcWorker::RoundTrace::ToString() const {
 
 void GcWorker::MaybeGc(bool queued, uint64_t group_bytes) {
   round_ = RoundTrace{};
-  if (!gc_auto_) return;
+  ReapResetsBetweenGroups(/*wait=*/false);
+  if (!gc_auto_) {
+    if (queued) zone_bytes_written_ = 0;  // what is written while GC is off earns no credit
+    return;
+  }
   {
     MutexLock lock(&core_.mu);
     if (!core_.fatal.ok()) return;
@@ -708,6 +774,7 @@ void GcWorker::MaybeGc(bool queued, uint64_t group_bytes) {
     const bool idle_yield = !queued && core_.options.gc_idle_yield;
     // peer: gc_read_ahead
     auto r = GcStep(slice, &zone_done, idle_yield, idle_yield && core_.gc_read_ahead);
+    if (r.ok() && !queued) gc_pacer_.Paid(r->live_moved);
     if (r.ok() && !queued && core_.options.gc_slice_ms != 0) {
       // The slice's own time (its read-ahead, which yields to arrivals, is not in it).
       idle_sizer_.Note(r->live_moved, last_slice_ms_, core_.options.gc_slice_ms);
@@ -731,7 +798,11 @@ void GcWorker::MaybeGc(bool queued, uint64_t group_bytes) {
 
 uint64_t GcWorker::RideGcSlice(uint64_t group_bytes) {
   round_ = RoundTrace{};
-  if (!gc_auto_) return 0;
+  ReapResetsBetweenGroups(/*wait=*/false);
+  if (!gc_auto_) {
+    zone_bytes_written_ = 0;  // what is written while GC is off earns no credit
+    return 0;
+  }
   {
     MutexLock lock(&core_.mu);
     if (!core_.fatal.ok()) return 0;
@@ -880,7 +951,11 @@ uint64_t GcWorker::PacedSliceBytes(uint64_t group_bytes) {
   const bool cleaning = gc_cursor_.has_value();
   // The budget (which advances the sizer's probes) only when a slice may run.
   const bool may = cleaning || free < core_.options.gc_start_free;
-  return gc_pacer_.PacedBytes(free, cleaning, group_bytes, VictimLive(),
+  // Credit is earned by what user groups wrote to the zones (NoteGroupZoneBytes): the
+  // groups since the last pacing decision, so that metadata-only and inline groups, whose
+  // estimate (group_bytes) still counts a header per op, earn nothing.
+  const uint64_t earned = std::exchange(zone_bytes_written_, 0);
+  return gc_pacer_.PacedBytes(free, cleaning, earned, VictimLive(),
                               may ? SliceBudget(group_bytes) : 0);
 }
 
@@ -897,7 +972,8 @@ void GcWorker::NoteRiddenSlice(uint64_t moved, double ms) {
 
 double GcWorker::GcFree() const {
   const ZoneManager::FreeZones z = core_.zones->free_zones();
-  return GcPacedFree(z.free, z.total, core_.options.gc_stop_free,
+  // Victims whose reset waits for reads (ReapResets) are as good as free.
+  return GcPacedFree(z.free + pending_resets_.size(), z.total, core_.options.gc_stop_free,
                      static_cast<uint64_t>(core_.options.gc_free_zones_max) * core_.devices.size());
 }
 
@@ -927,6 +1003,9 @@ void StoreCore::UpdateDeathRates(const GroupWrites& w) {
 void GcWorker::EnsureSpace(uint64_t bytes) {
   round_ = RoundTrace{};
   if (core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
+  // Emptied victims waiting for reads give room without more cleaning.
+  ReapResetsBetweenGroups(/*wait=*/true);
+  if (core_.zones->user_free_bytes(core_.MaxRecordBytes()) >= bytes) return;
   // Hybrid drives grow first (store/hybrid_manager.h): converting a CMR realm gains capacity for
   // good, cleaning only gives dead space back.
   core_.peers.hybrid->GrowForSpace(bytes);
@@ -946,7 +1025,11 @@ void GcWorker::EnsureSpace(uint64_t bytes) {
   while (core_.zones->user_free_bytes(core_.MaxRecordBytes()) < bytes) {
     bool zone_done = false;
     auto r = GcStep(kGcSliceBytes, &zone_done);
+    if (r.ok()) gc_pacer_.Paid(r->live_moved);
     if (r.ok() && zone_done) {
+      if (Status st = ReapResets(/*wait=*/true); !st.ok()) {
+        Log(LogLevel::kError, "GC for space: %s", st.ToString().c_str());
+      }
       const uint64_t free_now = core_.zones->free_zones().free;
       const uint64_t room_now = core_.zones->user_free_bytes(core_.MaxRecordBytes());
       if (free_now > best_free || room_now > best_room) {

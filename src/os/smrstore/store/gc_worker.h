@@ -4,9 +4,12 @@
 //   Picks victims (sealed data zones with dead bytes, gc/victim_policy.h), relocates their
 //   live extents into the GC streams and commits the new locations (records durable, then
 //   the metadata that points at them), and resets a victim only after (1) that commit and
-//   (2) every read that may still use its old extents has ended (StoreCore::FenceReaders).
-//   A crash before (1) leaves the victim as it was (the new records are dead space); a crash
-//   between (1) and the reset leaves a sealed zone with no live bytes, which mount resets.
+//   (2) every read that may still use its old extents has ended (the read fence). The GC's
+//   own victims wait for (2) off the commit thread (ReapResets, between groups); whole
+//   victims for callers that need the zone now (GcOne, cleaning for space) and a hybrid
+//   drain's wait for it. A crash before (1) leaves the victim as it was (the new records
+//   are dead space); a crash between (1) and the reset leaves a sealed zone with no live
+//   bytes, which mount resets.
 //   For the commit pipeline: background GC between groups (MaybeGc, paced by gc/pacer.h),
 //   a slice riding in a commit group (RideGcSlice, then GcPlanSlice into the group's batch,
 //   CountSliceMoves and GcFinishSlice after its commit), cleaning for space (EnsureSpace,
@@ -135,14 +138,19 @@ class GcWorker {
   // streams.
   void CleanForSpace() SMR_EXCLUDES(core_.group_mu);
   // Whether the pacer wants a slice with this group (picking a victim if none is in hand):
-  // its live bytes, or 0. `group_bytes`: the zone bytes the group needs (SpaceNeeded);
-  // with gc_slice_ms > 0 they earn the credit and bound the slice's time (gc/pacer.h,
-  // PacedBytes; SliceBudget).
+  // its live bytes, or 0. `group_bytes`: the zone bytes the group may need (SpaceNeeded);
+  // with gc_slice_ms > 0 they bound the slice's time (SliceBudget), and the credit is
+  // earned by what the groups before it did write to the zones (NoteGroupZoneBytes;
+  // gc/pacer.h, PacedBytes).
   uint64_t RideGcSlice(uint64_t group_bytes) SMR_EXCLUDES(core_.group_mu);
   // A slice that rode in a commit group moved `moved` live bytes and added `ms` to it (its
   // planning, and its share by bytes of the group's write and commit): the ridden slices'
   // time fit (gc_slice_ms > 0). Commit thread.
   void NoteRiddenSlice(uint64_t moved, double ms);
+  // A user group committed `bytes` of user records to the zones (GroupWrites::user_bytes;
+  // inline data and metadata are not in it): byte pacing's credit is earned from these
+  // at the next pacing decision (gc_slice_ms > 0). Commit thread.
+  void NoteGroupZoneBytes(uint64_t bytes) { zone_bytes_written_ += bytes; }
   // What the last background round (MaybeGc), cleaning for space (EnsureSpace,
   // CleanForSpace) or ridden slice's victim pick (RideGcSlice) did, for the commit
   // thread's slow-step log: slices and victims finished, live bytes moved, and where the
@@ -202,6 +210,18 @@ class GcWorker {
   Result<GcReport> GcFinishSlice(std::optional<GcCursor>* cursor, GcSlicePlan plan,
                                  bool* zone_done);
   void CountSliceMoves(const GcSlicePlan& plan) SMR_EXCLUDES(core_.counters_mu);
+  // Victims of the GC's own cursor whose relocations committed wait here for the reads
+  // that may still use their old extents (those that entered the read fence before the
+  // commit) before they are reset (GcFinishSlice defers them; a hybrid drain's victims are
+  // reset at once). ReapResets resets those whose reads have ended — `wait`: all of them,
+  // waiting — each checked to be still sealed, empty and the same zone (not reset and
+  // reused meanwhile); returns the first reset's error (the zone stays sealed and empty:
+  // mount resets it). group_mu held. ReapResetsBetweenGroups: the same, taking group_mu,
+  // logging an error. Victims waiting count as free for the pacer (GcFree) and are never
+  // picked again. Commit thread.
+  Status ReapResets(bool wait);
+  void ReapResetsBetweenGroups(bool wait) SMR_EXCLUDES(core_.group_mu);
+  bool resets_pending() const { return !pending_resets_.empty(); }
   // A zone whose cleaning failed (a record failing its crc, a read or write error): left
   // out of the victims for a while (see Invariants), logged and counted (gc_failures,
   // gc_quarantined_zones). group_mu held.
@@ -314,7 +334,8 @@ class GcWorker {
   // last victim's.
   double VictimLive() const;
   // Byte pacing: the live bytes of the slice the group needing `group_bytes` carries (or
-  // is preceded by), 0 for none (gc/pacer.h, PacedBytes with SliceBudget).
+  // is preceded by), 0 for none (gc/pacer.h, PacedBytes with SliceBudget, credited with
+  // the zone bytes noted since the last call).
   uint64_t PacedSliceBytes(uint64_t group_bytes);
 
   StoreCore& core_;
@@ -331,6 +352,16 @@ class GcWorker {
   double last_ride_bound_ms_ = 0;  // the time SliceBudget sized the last budget for
   double last_slice_ms_ = 0;       // GcStep: how long its slice (not its read-ahead) took
   RoundTrace round_;               // commit thread (last_round)
+  uint64_t zone_bytes_written_ = 0;  // NoteGroupZoneBytes since the last PacedSliceBytes
+  struct PendingReset {
+    ZoneStatus victim;     // as GcFinishSlice found it
+    uint64_t epoch = 0;    // the read fence's epoch after its relocations committed
+    bool waited = false;   // counted in gc_fence_waits
+  };
+  std::vector<PendingReset> pending_resets_;  // commit thread (ReapResets)
+  bool IsPendingReset(const ZoneAddress& zone) const;
+  // Resets an emptied victim, releases it, commits its zone metadata (sync), counts it.
+  Status ResetVictim(const ZoneStatus& victim) SMR_REQUIRES(core_.group_mu);
   uint64_t lifetime_gc_bytes_ = 0;     // commit thread (and the opening thread)
   std::optional<GcCursor> gc_cursor_;  // commit thread
   GcReadAhead gc_ahead_ SMR_GUARDED_BY(core_.group_mu);
