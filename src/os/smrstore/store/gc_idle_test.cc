@@ -881,7 +881,8 @@ TEST(GcIdleTest, BytePacedSlicesRideOnlyWithGroupsThatWriteToTheZones) {
       if (k == 40) slices_at_end = store.Counters().gc_slices;
     }));
     const uint64_t slices = slices_at_end.load() - slices_at_3.load();
-    std::printf("%s: %llu GC slices in the last 37 of 40 queued groups\n", data ? "overwrites" : "xattrs",
+    std::printf("%s: %llu GC slices in the last 37 of 40 queued groups\n",
+                data ? "overwrites" : "xattrs",
                 static_cast<unsigned long long>(slices));
     if (data) {
       EXPECT_GE(slices, 1u) << "groups that wrote 40 MiB below the start watermark earned no slice";

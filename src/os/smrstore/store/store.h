@@ -200,7 +200,7 @@ struct StoreCounters {
   uint64_t gc_zones_reset = 0;
   uint64_t gc_smr_zones_reset = 0;  // of those, sequential (SMR) zones: the drive rewrote them
   uint64_t gc_throttle_ns = 0;     // foreground time spent waiting for GC
-  uint64_t gc_fence_waits = 0;     // victim resets that waited for reads still using them
+  uint64_t gc_fence_waits = 0;     // victim resets that waited (or were deferred) for reads
   // Idle GC's read-ahead (StoreOptions::gc_read_ahead): victim bytes read ahead of the
   // slices that move them, and the read-aheads a foreground arrival stopped.
   uint64_t gc_read_ahead_bytes = 0;
