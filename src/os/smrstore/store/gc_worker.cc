@@ -37,6 +37,9 @@ uint64_t NowNs() {
                                    .count());
 }
 
+// Milliseconds since `start_ns` (a NowNs value).
+double MsSince(uint64_t start_ns) { return static_cast<double>(NowNs() - start_ns) / 1e6; }
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -80,7 +83,7 @@ Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_
   if (!gc_cursor_) {
     const uint64_t pick_start = NowNs();
     auto picked = PickVictim();
-    round_.pick_ms += static_cast<double>(NowNs() - pick_start) / 1e6;
+    round_.pick_ms += MsSince(pick_start);
     SMR_RETURN_IF_ERROR(picked.status());
     gc_cursor_ = GcCursor{*picked, picked->start, nullptr, nullptr, false};
   }
@@ -94,7 +97,7 @@ Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_
     // (one trip of the head to the victim) brought in, slice after slice.
     const uint64_t ahead_start = NowNs();
     auto held = GcReadAheadFor(&*gc_cursor_, max_live, std::max(max_live, kGcSliceBytes));
-    round_.read_ahead_ms += static_cast<double>(NowNs() - ahead_start) / 1e6;
+    round_.read_ahead_ms += MsSince(ahead_start);
     if (!held.ok()) {
       gc_cursor_.reset();
       gc_ahead_.Clear();
@@ -111,7 +114,7 @@ Result<GcReport> GcWorker::GcStep(uint64_t max_live, bool* zone_done, bool stop_
   const uint64_t t0 = NowNs();
   auto r = GcSlice(&gc_cursor_, max_live, zone_done, std::nullopt, std::nullopt,
                    /*split_records=*/false, stop_on_arrival);
-  last_slice_ms_ = static_cast<double>(NowNs() - t0) / 1e6;
+  last_slice_ms_ = MsSince(t0);
   round_.slice_ms += last_slice_ms_;
   ++round_.slices;
   if (!r.ok()) {
@@ -195,7 +198,7 @@ Result<ZoneStatus> GcWorker::PickVictim() {
       const size_t pinned = core_.zones->JournalPins().size();
       const uint64_t cp_start = NowNs();
       Status cp = core_.peers.journal->CheckpointForPins();
-      round_.checkpoint_ms += static_cast<double>(NowNs() - cp_start) / 1e6;
+      round_.checkpoint_ms += MsSince(cp_start);
       SMR_RETURN_IF_ERROR(cp.WithContext("checkpoint to unpin zones for GC"));
       if (core_.zones->JournalPins().size() < pinned) return PickVictim();
     }
@@ -267,7 +270,7 @@ Result<GcReport> GcWorker::GcSliceOrFail(std::optional<GcCursor>* cursor, uint64
   *committed = true;
   CountSliceMoves(plan);
   auto finished = GcFinishSlice(cursor, std::move(plan), zone_done);
-  round_.finish_ms += static_cast<double>(NowNs() - t2) / 1e6;
+  round_.finish_ms += MsSince(t2);
   return finished;
 }
 
@@ -749,7 +752,7 @@ void GcWorker::MaybeGc(bool queued, uint64_t group_bytes) {
     bool zone_done = false;
     auto r = GcStep(live, &zone_done);
     if (r.ok()) {
-      NoteRiddenSlice(r->live_moved, static_cast<double>(NowNs() - t0) / 1e6);
+      NoteRiddenSlice(r->live_moved, MsSince(t0));
     } else {
       gc_cursor_.reset();
       if (!r.status().IsNotFound()) {
@@ -823,7 +826,7 @@ uint64_t GcWorker::RideGcSlice(uint64_t group_bytes) {
     MutexLock glock(&core_.group_mu);
     const uint64_t pick_start = NowNs();
     auto victim = PickVictim();
-    round_.pick_ms += static_cast<double>(NowNs() - pick_start) / 1e6;
+    round_.pick_ms += MsSince(pick_start);
     if (!victim.ok()) return 0;  // nothing to clean
     gc_cursor_ = GcCursor{*victim, victim->start, nullptr, nullptr, false};
   }
